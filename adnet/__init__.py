@@ -1,0 +1,1 @@
+"""adnet: an advertising network for Web3 sites."""

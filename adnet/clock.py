@@ -1,0 +1,26 @@
+"""Time as a dependency: production reads the system clock, tests move a frozen one by hand."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+
+class Clock:
+    """The wall clock in UTC."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class FrozenClock(Clock):
+    """A clock that stands still until ``advance`` moves it; for deterministic tests of windows and expiry."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, **delta: float) -> datetime:
+        self._now += timedelta(**delta)
+        return self._now

@@ -1,0 +1,245 @@
+"""Settings: one object read from ``ADNET_*`` environment variables.
+
+Development needs no configuration at all: secrets are generated once and kept in a git-ignored file under the
+data directory, the database is a SQLite file there, and the chain is the embedded development chain.
+Production (``ADNET_ENV=production``) refuses to start on anything that only suits development and names the
+variable to set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from eth_account import Account
+
+from adnet.wallets import InvalidWallet, normalize_wallet
+
+ENVIRONMENTS = ("development", "test", "production")
+DEV_SECRETS_FILE = "dev-secrets.json"
+# Names of the generated development secrets and the variables that replace them in production.
+SECRET_VARIABLES = {
+    "secret_key": "ADNET_SECRET_KEY",
+    "tracking_secret": "ADNET_TRACKING_SECRET",
+    "signer_key": "ADNET_SIGNER_KEY",
+}
+
+
+class ConfigError(Exception):
+    """The environment does not describe a service that may start."""
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """``count`` requests per ``seconds``, parsed from ``"count/seconds"``."""
+
+    count: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, name: str, text: str) -> RateLimit:
+        try:
+            count, seconds = (int(part) for part in text.split("/", 1))
+        except ValueError:
+            raise ConfigError(f"{name} must look like 600/60 (requests/seconds), got {text!r}") from None
+        if count < 1 or seconds < 1:
+            raise ConfigError(f"{name} must have a positive count and period, got {text!r}")
+        return cls(count, seconds)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything adnet reads from its environment, validated once at start."""
+
+    env: str
+    data_dir: Path
+    database_url: str
+    public_url: str
+    host: str
+    port: int
+    secret_key: str
+    tracking_secret: str
+    tracking_secret_previous: str | None
+    signer_key: str
+    chain_rpc_url: str | None
+    chain_confirmations: int
+    vault_address: str | None
+    gs_token_address: str | None
+    sov_token_address: str | None
+    publisher_share_bps: int
+    claim_deadline_seconds: int
+    min_withdrawal: int
+    operators: tuple[str, ...]
+    trusted_proxies: int
+    rate_limit_public: RateLimit
+    rate_limit_auth: RateLimit
+    rate_limit_account: RateLimit
+    generated_secrets: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
+
+    @property
+    def embedded_chain(self) -> bool:
+        return self.chain_rpc_url is None
+
+    @property
+    def public_origin(self) -> str:
+        parts = urlsplit(self.public_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def signer_address(self) -> str:
+        return Account.from_key(self.signer_key).address.lower()
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read and validate the settings; raise ConfigError saying what to fix."""
+    env_vars = os.environ if environ is None else environ
+
+    def get(name: str, default: str | None = None) -> str | None:
+        value = env_vars.get(name, "").strip()
+        return value or default
+
+    env = get("ADNET_ENV", "development")
+    if env not in ENVIRONMENTS:
+        raise ConfigError(f"ADNET_ENV must be one of {', '.join(ENVIRONMENTS)}, got {env!r}")
+    production = env == "production"
+    data_dir = Path(get("ADNET_DATA_DIR", "var") or "var").resolve()
+
+    secrets_given = {key: get(var) for key, var in SECRET_VARIABLES.items()}
+    missing = [SECRET_VARIABLES[key] for key, value in secrets_given.items() if value is None]
+    if production and missing:
+        raise ConfigError(f"production needs {', '.join(missing)}; development secrets are refused")
+    generated = _development_secrets(data_dir) if missing else {}
+    values = {key: secrets_given[key] or generated[key] for key in SECRET_VARIABLES}
+    if production:
+        _check_secret_strength(values)
+    try:
+        Account.from_key(values["signer_key"])
+    except (ValueError, TypeError):
+        raise ConfigError("ADNET_SIGNER_KEY must be a 32-byte hex private key") from None
+
+    chain_rpc_url = get("ADNET_CHAIN_RPC_URL")
+    if production and chain_rpc_url is None:
+        raise ConfigError("production needs ADNET_CHAIN_RPC_URL; the embedded chain is for development only")
+    vault = {name: _optional_address(get, var) for name, var in (
+        ("vault_address", "ADNET_VAULT_ADDRESS"),
+        ("gs_token_address", "ADNET_GS_TOKEN_ADDRESS"),
+        ("sov_token_address", "ADNET_SOV_TOKEN_ADDRESS"),
+    )}
+    if production:
+        absent = [var for name, var in (
+            ("vault_address", "ADNET_VAULT_ADDRESS"),
+            ("gs_token_address", "ADNET_GS_TOKEN_ADDRESS"),
+            ("sov_token_address", "ADNET_SOV_TOKEN_ADDRESS"),
+        ) if vault[name] is None]
+        if absent:
+            raise ConfigError(f"production needs {', '.join(absent)} (printed by `adnet chain deploy`)")
+
+    host = get("ADNET_HOST", "127.0.0.1") or "127.0.0.1"
+    port = _int(get, "ADNET_PORT", 8000, minimum=1, maximum=65535)
+    public_url = (get("ADNET_PUBLIC_URL", f"http://{host}:{port}") or "").rstrip("/")
+    parts = urlsplit(public_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"ADNET_PUBLIC_URL must be an absolute http(s) URL, got {public_url!r}")
+    if production and parts.scheme != "https":
+        raise ConfigError("production needs an https ADNET_PUBLIC_URL")
+
+    default_db = f"sqlite://{data_dir / 'adnet.sqlite3'}"
+    database_url = get("ADNET_DATABASE_URL", default_db) or default_db
+    if not database_url.startswith(("sqlite://", "postgres://", "postgresql://", "asyncpg://")):
+        raise ConfigError("ADNET_DATABASE_URL must be a sqlite:// or postgres:// URL")
+
+    operators = tuple(
+        _address("ADNET_OPERATORS", item) for item in (get("ADNET_OPERATORS", "") or "").split(",") if item.strip()
+    )
+    return Settings(
+        env=env,
+        data_dir=data_dir,
+        database_url=database_url,
+        public_url=public_url,
+        host=host,
+        port=port,
+        secret_key=values["secret_key"],
+        tracking_secret=values["tracking_secret"],
+        tracking_secret_previous=get("ADNET_TRACKING_SECRET_PREVIOUS"),
+        signer_key=values["signer_key"],
+        chain_rpc_url=chain_rpc_url,
+        chain_confirmations=_int(get, "ADNET_CHAIN_CONFIRMATIONS", 1 if chain_rpc_url else 0, minimum=0),
+        vault_address=vault["vault_address"],
+        gs_token_address=vault["gs_token_address"],
+        sov_token_address=vault["sov_token_address"],
+        publisher_share_bps=_int(get, "ADNET_PUBLISHER_SHARE_BPS", 7000, minimum=0, maximum=10000),
+        claim_deadline_seconds=_int(get, "ADNET_CLAIM_DEADLINE_SECONDS", 7 * 24 * 3600, minimum=300),
+        min_withdrawal=_int(get, "ADNET_MIN_WITHDRAWAL", 10**18, minimum=1),
+        operators=operators,
+        trusted_proxies=_int(get, "ADNET_TRUSTED_PROXIES", 0, minimum=0, maximum=10),
+        rate_limit_public=RateLimit.parse("ADNET_RATE_LIMIT_PUBLIC",
+                                          get("ADNET_RATE_LIMIT_PUBLIC", "1200/60") or ""),
+        rate_limit_auth=RateLimit.parse("ADNET_RATE_LIMIT_AUTH", get("ADNET_RATE_LIMIT_AUTH", "30/60") or ""),
+        rate_limit_account=RateLimit.parse("ADNET_RATE_LIMIT_ACCOUNT",
+                                           get("ADNET_RATE_LIMIT_ACCOUNT", "120/60") or ""),
+        generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
+    )
+
+
+def _development_secrets(data_dir: Path) -> dict[str, str]:
+    """Load, or create once, the development secrets file (mode 0600, git-ignored with the data directory)."""
+    path = data_dir / DEV_SECRETS_FILE
+    try:
+        stored = json.loads(path.read_text())
+    except FileNotFoundError:
+        stored = {}
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read development secrets at {path}: {exc}") from None
+    if all(isinstance(stored.get(key), str) for key in SECRET_VARIABLES):
+        return stored
+    fresh = {
+        "secret_key": secrets.token_urlsafe(48),
+        "tracking_secret": secrets.token_urlsafe(48),
+        "signer_key": "0x" + secrets.token_hex(32),
+    }
+    stored = {**fresh, **{k: v for k, v in stored.items() if isinstance(v, str)}}
+    data_dir.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        json.dump(stored, handle, indent=2)
+    return stored
+
+
+def _check_secret_strength(values: dict[str, str]) -> None:
+    for key in ("secret_key", "tracking_secret"):
+        if len(values[key]) < 32:
+            raise ConfigError(f"{SECRET_VARIABLES[key]} must be at least 32 characters")
+
+
+def _int(get, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    text = get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, got {text!r}") from None
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ConfigError(f"{name} must be between {minimum} and {maximum}, got {value}")
+    return value
+
+
+def _address(name: str, text: str) -> str:
+    try:
+        return normalize_wallet(text.strip())
+    except InvalidWallet as exc:
+        raise ConfigError(f"{name}: {exc}") from None
+
+
+def _optional_address(get, name: str) -> str | None:
+    text = get(name)
+    return None if text is None else _address(name, text)

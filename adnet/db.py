@@ -1,0 +1,74 @@
+"""The database: Tortoise configuration, migrations, and the lifecycle the app and the CLI share.
+
+One migration history (Tortoise's native, dialect-neutral migrations in ``migrations/``) serves SQLite and
+PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from tortoise import Tortoise, connections
+from tortoise.migrations.api import migrate as run_migrations
+from tortoise.migrations.autodetector import MigrationAutodetector
+
+log = logging.getLogger(__name__)
+
+APP_LABEL = "models"
+MIGRATIONS_MODULE = "migrations"
+
+
+def tortoise_config(database_url: str) -> dict[str, Any]:
+    """The Tortoise configuration for ``database_url`` (sqlite:// or postgres://)."""
+    if database_url.startswith("sqlite://"):
+        path = database_url.removeprefix("sqlite://")
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    elif database_url.startswith("postgresql://"):
+        database_url = "postgres://" + database_url.removeprefix("postgresql://")
+    return {
+        "connections": {"default": database_url},
+        "apps": {
+            APP_LABEL: {
+                "models": ["adnet.models"],
+                "migrations": MIGRATIONS_MODULE,
+                "default_connection": "default",
+            }
+        },
+        "use_tz": True,
+        "timezone": "UTC",
+    }
+
+
+async def migrate(database_url: str) -> None:
+    """Apply every pending migration."""
+    await run_migrations(config=tortoise_config(database_url))
+    await Tortoise.close_connections()
+
+
+async def pending_changes(database_url: str) -> list[str]:
+    """Names of the migrations the models would need beyond ``migrations/`` (empty when they agree)."""
+    config = tortoise_config(database_url)
+    await Tortoise.init(config=config, init_connections=False)
+    try:
+        detector = MigrationAutodetector(Tortoise.apps, config["apps"])
+        return [writer.name for writer in await detector.changes()]
+    finally:
+        await Tortoise.close_connections()
+
+
+async def open_database(database_url: str) -> None:
+    """Connect the ORM for a serving process (the app's startup, CLI commands)."""
+    await Tortoise.init(config=tortoise_config(database_url), _enable_global_fallback=True)
+
+
+async def close_database() -> None:
+    """Close the connections and release the ORM's process-wide context."""
+    await Tortoise.close_connections()
+
+
+async def ping() -> None:
+    """One round trip; raises when the database is unreachable."""
+    await connections.get("default").execute_query("SELECT 1")

@@ -1,0 +1,28 @@
+"""Request facts shared by handlers: the client's address behind trusted proxies, and rate-limit keys."""
+
+from __future__ import annotations
+
+from quart import current_app, request
+
+
+def client_ip() -> str:
+    """The client's address. ``X-Forwarded-For`` is believed only for the number of proxies configured in
+    ``ADNET_TRUSTED_PROXIES``, counted from the right (the hops our own proxies appended); never its first hop."""
+    trusted = current_app.extensions["adnet"].settings.trusted_proxies
+    remote = request.remote_addr or ""
+    if trusted == 0:
+        return remote
+    hops = [hop.strip() for hop in request.headers.get("X-Forwarded-For", "").split(",") if hop.strip()]
+    if len(hops) < trusted:
+        return remote
+    return hops[-trusted]
+
+
+async def client_ip_key() -> str:
+    """Rate-limit key: the client's address."""
+    return client_ip()
+
+
+async def skip_preflight() -> bool:
+    """CORS preflights do not count against a route's rate limit."""
+    return request.method == "OPTIONS"

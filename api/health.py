@@ -1,0 +1,27 @@
+"""GET /healthz: whether the database and the chain answer, for load balancers and operators."""
+
+from quart import Response, jsonify
+from quart_rate_limiter import rate_exempt
+from quart_schema import hide
+
+from adnet import db
+from adnet.app import runtime
+from api import ops_blueprint
+
+
+@ops_blueprint.get("/healthz")
+@rate_exempt
+@hide
+async def healthz() -> tuple[Response, int]:
+    """Report ``ok`` only when the database and the chain both answer; 503 otherwise."""
+    report: dict[str, object] = {}
+    try:
+        await db.ping()
+        report["database"] = "ok"
+    except Exception as exc:  # any failure is reported, not raised: this endpoint must always answer
+        report["database"] = f"unavailable: {type(exc).__name__}"
+    chain = runtime().extras.get("chain")
+    report["chain"] = await chain.health() if chain is not None else {"status": "not started"}
+    healthy = report["database"] == "ok" and report["chain"].get("status") == "ok"  # type: ignore[union-attr]
+    report = {"status": "ok" if healthy else "degraded", **report}
+    return jsonify(report), 200 if healthy else 503

@@ -1,0 +1,7 @@
+"""The publisher portal: server-rendered pages under /portal, and the site's front page."""
+
+from quart import Blueprint
+
+blueprint = Blueprint("portal", __name__)
+
+from portal import home  # noqa: E402,F401

@@ -1,0 +1,96 @@
+"""Test harness: one migrated database per session (SQLite by default, PostgreSQL when
+``ADNET_TEST_DATABASE_URL`` names one), emptied before every test; an app whose startup and shutdown run around
+each test; a frozen clock and a seeded random source."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from tortoise import Tortoise, connections
+
+from adnet import db
+from adnet.app import create_app
+from adnet.clock import FrozenClock
+from adnet.config import Settings, load_settings
+
+TEST_SIGNER_KEY = "0x" + "11" * 32
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A freshly migrated database for the whole session."""
+    url = os.environ.get("ADNET_TEST_DATABASE_URL")
+    if url is None:
+        url = f"sqlite://{tmp_path_factory.mktemp('db') / 'adnet-test.sqlite3'}"
+    else:
+        asyncio.run(_recreate_postgres(url))
+    asyncio.run(db.migrate(url))
+    yield url
+
+
+async def _recreate_postgres(url: str) -> None:
+    """Drop and create the test database named by ``url`` through the server's maintenance database."""
+    import asyncpg
+
+    base, name = url.rsplit("/", 1)
+    admin = await asyncpg.connect(base.replace("postgres://", "postgresql://", 1) + "/postgres")
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+
+
+def make_settings(database_url: str, data_dir: Path, **overrides: str) -> Settings:
+    env = {
+        "ADNET_ENV": "test",
+        "ADNET_DATA_DIR": str(data_dir),
+        "ADNET_DATABASE_URL": database_url,
+        "ADNET_SECRET_KEY": "test-secret-key-" + "x" * 32,
+        "ADNET_TRACKING_SECRET": "test-tracking-secret-" + "y" * 32,
+        "ADNET_SIGNER_KEY": TEST_SIGNER_KEY,
+        "ADNET_PUBLIC_URL": "http://adnet.test",
+        **overrides,
+    }
+    return load_settings(env)
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return make_settings(database_url, tmp_path)
+
+
+@pytest.fixture
+async def app(settings: Settings, clock: FrozenClock) -> AsyncIterator:
+    """The app with its startup run, on an emptied database."""
+    application = create_app(settings, clock=clock, rng=random.Random(1234))
+    async with application.test_app() as test_app:
+        await empty_database()
+        yield test_app.app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+async def empty_database() -> None:
+    """Delete every row of every model's table, keeping the schema and the migration history."""
+    tables = [model._meta.db_table for model in Tortoise.apps["models"].values()]
+    connection = connections.get("default")
+    if connection.capabilities.dialect == "postgres":
+        await connection.execute_script(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+    else:
+        await connection.execute_script(
+            "PRAGMA foreign_keys = OFF;" + "".join(f"DELETE FROM {t};" for t in tables) + "PRAGMA foreign_keys = ON;"
+        )

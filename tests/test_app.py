@@ -1,0 +1,81 @@
+"""The app's contract on every endpoint: error shape, request ids, body limits, JSON-only, security headers."""
+
+from quart import Blueprint
+
+ERROR_KEYS = {"error", "message"}
+
+
+def assert_error(body: dict, code: str) -> None:
+    assert ERROR_KEYS <= body.keys()
+    assert body["error"] == code
+    assert isinstance(body["message"], str) and body["message"]
+
+
+async def test_unknown_route_is_json_404(client):
+    response = await client.get("/api/nothing-here")
+    assert response.status_code == 404
+    assert_error(await response.get_json(), "not_found")
+    assert response.headers["X-Request-ID"]
+
+
+async def test_wrong_method_is_json_405(client):
+    response = await client.delete("/healthz")
+    assert response.status_code == 405
+    assert_error(await response.get_json(), "method_not_allowed")
+
+
+async def test_post_that_is_not_json_is_415(client):
+    response = await client.post("/api/track", data="type=CLICK", headers={"Content-Type": "text/plain"})
+    assert response.status_code == 415
+    assert_error(await response.get_json(), "unsupported_media_type")
+
+
+async def test_body_over_64_kib_is_413(client):
+    body = b'{"pad": "' + b"x" * (64 * 1024) + b'"}'
+    response = await client.post(
+        "/api/track", data=body,
+        headers={"Content-Type": "application/json", "Content-Length": str(len(body))},
+    )
+    assert response.status_code == 413
+    assert_error(await response.get_json(), "payload_too_large")
+
+
+async def test_request_id_is_echoed_when_well_formed_and_replaced_otherwise(client):
+    kept = await client.get("/healthz", headers={"X-Request-ID": "abc-12345678"})
+    assert kept.headers["X-Request-ID"] == "abc-12345678"
+    replaced = await client.get("/healthz", headers={"X-Request-ID": "<script>"})
+    assert replaced.headers["X-Request-ID"] != "<script>"
+    assert len(replaced.headers["X-Request-ID"]) == 16
+
+
+async def test_security_headers_on_every_response(client):
+    for path in ("/", "/healthz", "/api/nothing-here"):
+        headers = (await client.get(path)).headers
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
+        assert "Strict-Transport-Security" not in headers  # only in production
+
+
+async def test_internal_error_leaks_nothing(app):
+    broken = Blueprint("broken", __name__)
+
+    @broken.get("/api/test-broken")
+    async def explode():
+        raise RuntimeError("SELECT secret FROM table; Traceback")
+
+    app.register_blueprint(broken)
+    response = await app.test_client().get("/api/test-broken")
+    assert response.status_code == 500
+    body = await response.get_json()
+    assert_error(body, "internal_error")
+    assert "SELECT" not in str(body) and "Traceback" not in str(body)
+    assert response.headers["X-Request-ID"]
+
+
+async def test_openapi_document_and_docs_page(client):
+    document = await (await client.get("/openapi.json")).get_json()
+    assert document["info"]["title"] == "adnet"
+    docs = await client.get("/docs")
+    assert docs.status_code == 200
+    assert "swagger" in (await docs.get_data(as_text=True)).lower()
