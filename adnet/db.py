@@ -13,6 +13,7 @@ from typing import Any
 from tortoise import Tortoise, connections
 from tortoise.migrations.api import migrate as run_migrations
 from tortoise.migrations.autodetector import MigrationAutodetector
+from tortoise.migrations.writer import MigrationWriter, format_migration_name
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +51,24 @@ async def migrate(database_url: str) -> None:
 
 async def pending_changes(database_url: str) -> list[str]:
     """Names of the migrations the models would need beyond ``migrations/`` (empty when they agree)."""
+    return [writer.name for writer in await _detect_changes(database_url)]
+
+
+async def write_migrations(database_url: str, name: str | None = None) -> list[str]:
+    """Write the migrations the models need into ``migrations/``; returns their names."""
+    writers = await _detect_changes(database_url)
+    for writer in writers:
+        if name:
+            writer.name = format_migration_name(int(writer.name.split("_", 1)[0]), name)
+        writer.write()
+    return [writer.name for writer in writers]
+
+
+async def _detect_changes(database_url: str) -> list[MigrationWriter]:
     config = tortoise_config(database_url)
     await Tortoise.init(config=config, init_connections=False)
     try:
-        detector = MigrationAutodetector(Tortoise.apps, config["apps"])
-        return [writer.name for writer in await detector.changes()]
+        return await MigrationAutodetector(Tortoise.apps, config["apps"]).changes()
     finally:
         await Tortoise.close_connections()
 

@@ -1,0 +1,43 @@
+# adnet: the two commands of the README, and the developer's others.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
+
+.PHONY: run test test-postgres lint contracts contracts-check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## run: install, migrate SQLite, prepare the development chain, load demo data, serve on 127.0.0.1:8000
+run: $(STAMP)
+	$(BIN)/adnet migrate
+	$(BIN)/adnet demo
+	$(BIN)/adnet serve
+
+## test: install and run the whole suite (SQLite, embedded chain)
+test: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+## test-postgres: the same suite against PostgreSQL at $(PG_URL)
+test-postgres: $(STAMP)
+	ADNET_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+## contracts: rebuild the committed contract artifacts with the pinned compiler
+contracts:
+	cd contracts && npm ci --no-audit --no-fund && node build.mjs
+
+contracts-check:
+	cd contracts && npm ci --no-audit --no-fund && node build.mjs --check
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,95 @@
+"""The ``adnet`` command: serve, migrate, load demo data, and operator tasks.
+
+Every subcommand reads the same settings as the server (``ADNET_*``); a configuration problem is printed as one
+line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Callable
+
+from adnet import db
+from adnet.config import ConfigError, Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"adnet: configuration error: {exc}", file=sys.stderr)
+        return 2
+    command: Callable[[Settings, argparse.Namespace], int] = args.command
+    return command(settings, args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="adnet", description="adnet advertising network")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="apply migrations, then serve the app")
+    serve.add_argument("--host", default=None, help="default: ADNET_HOST or 127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default: ADNET_PORT or 8000")
+    serve.add_argument("--workers", type=int, default=1)
+    serve.set_defaults(command=_serve)
+
+    migrate = commands.add_parser("migrate", help="apply pending database migrations")
+    migrate.set_defaults(command=_migrate)
+
+    makemigrations = commands.add_parser("makemigrations", help="write a migration for model changes")
+    makemigrations.add_argument("--name", default=None)
+    makemigrations.set_defaults(command=_makemigrations)
+
+    demo = commands.add_parser("demo", help="load demo data (idempotent)")
+    demo.add_argument("--json", action="store_true", help="print what exists as JSON")
+    demo.set_defaults(command=_demo)
+    return parser
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    asyncio.run(db.migrate(settings.database_url))
+    uvicorn.run(
+        "adnet.app:create_app",
+        factory=True,
+        host=args.host or settings.host,
+        port=args.port or settings.port,
+        workers=args.workers,
+        loop="uvloop",
+        http="httptools",
+        proxy_headers=False,
+        server_header=False,
+        access_log=False,
+        log_level="info",
+    )
+    return 0
+
+
+def _migrate(settings: Settings, args: argparse.Namespace) -> int:
+    asyncio.run(db.migrate(settings.database_url))
+    print("migrations applied")
+    return 0
+
+
+def _makemigrations(settings: Settings, args: argparse.Namespace) -> int:
+    names = asyncio.run(db.write_migrations(settings.database_url, args.name))
+    print("\n".join(f"created {name}" for name in names) or "no changes")
+    return 0
+
+
+def _demo(settings: Settings, args: argparse.Namespace) -> int:
+    from adnet.demo import load_demo
+
+    summary = asyncio.run(load_demo(settings))
+    print(json.dumps(summary, indent=2) if args.json else f"demo data ready: site {summary['siteId']}")
+    return 0

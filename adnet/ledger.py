@@ -1,0 +1,188 @@
+"""Double-entry bookkeeping: every money movement is one balanced transaction, booked once.
+
+Amounts are Python ints in the smallest token unit. ``book`` must run inside a database transaction together
+with whatever the movement pays for (an event, a completion, a claim), so both happen or neither does.
+
+Guarantees, enforced by the database rather than by a check before a write:
+- a (kind, reference) pair is booked at most once (unique key) - a second attempt raises ``AlreadyBooked``;
+- an account's balance changes only by a compare-and-swap on its version, so concurrent bookings never lose an
+  update, and an account that may not go negative refuses a debit it cannot cover (``InsufficientFunds``),
+  with nothing of the transaction kept;
+- accounts are updated in one global order, so concurrent transactions cannot deadlock each other.
+
+Sign convention: every account is what adnet owes its holder (a site's earnings, a campaign's remaining budget,
+a task's pool, the platform's revenue, claims signed but not yet redeemed). ``external`` is the contra account
+for tokens outside adnet's books: a deposit moves value from ``external`` into a holder's account, a redeemed
+claim moves it back out, so ``-external`` is what the vault should hold.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from tortoise.exceptions import IntegrityError
+
+from adnet.ids import new_id
+from adnet.models import LedgerAccount, LedgerPosting, LedgerTransaction
+
+log = logging.getLogger(__name__)
+
+TOKENS = ("G$", "SOV")
+# Accounts that may go below zero: only the contra account for the world outside the books.
+NEGATIVE_KINDS = frozenset({"external"})
+ACCOUNT_KINDS = frozenset(
+    {"external", "site", "campaign", "task", "advertiser", "platform", "claims"}
+)
+_MAX_SWAP_ATTEMPTS = 50
+
+
+class LedgerError(Exception):
+    """A booking that cannot be made."""
+
+
+class AlreadyBooked(LedgerError):
+    """This (kind, reference) was booked before."""
+
+
+class InsufficientFunds(LedgerError):
+    """A debit larger than what the account holds."""
+
+    def __init__(self, account: AccountKey, balance: int, amount: int) -> None:
+        super().__init__(f"{account} holds {balance}, cannot pay {-amount}")
+        self.account = account
+        self.balance = balance
+
+
+@dataclass(frozen=True, order=True)
+class AccountKey:
+    """Names a ledger account: what kind of holder, which one, in which token."""
+
+    kind: str
+    owner: str
+    token: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in ACCOUNT_KINDS:
+            raise ValueError(f"unknown ledger account kind {self.kind!r}")
+        if self.token not in TOKENS:
+            raise ValueError(f"unknown token {self.token!r}")
+
+
+def external(token: str) -> AccountKey:
+    return AccountKey("external", "", token)
+
+
+def platform(token: str) -> AccountKey:
+    return AccountKey("platform", "", token)
+
+
+def outstanding_claims(token: str) -> AccountKey:
+    return AccountKey("claims", "", token)
+
+
+def site(site_id: str, token: str = "G$") -> AccountKey:
+    return AccountKey("site", site_id, token)
+
+
+def campaign(campaign_id: str) -> AccountKey:
+    return AccountKey("campaign", campaign_id, "G$")
+
+
+def task_pool(task_id: str) -> AccountKey:
+    return AccountKey("task", task_id, "G$")
+
+
+def advertiser(advertiser_id: str, token: str = "G$") -> AccountKey:
+    return AccountKey("advertiser", advertiser_id, token)
+
+
+async def book(
+    kind: str,
+    reference: str,
+    legs: list[tuple[AccountKey, int]],
+    *,
+    now: datetime,
+    memo: str = "",
+) -> LedgerTransaction:
+    """Book one balanced transaction. Call inside ``in_transaction()`` with the change it pays for."""
+    _check_balanced(legs)
+    try:
+        transaction = await LedgerTransaction.create(
+            id=new_id("ltx"), kind=kind, reference=reference, memo=memo[:500], created_at=now
+        )
+    except IntegrityError:
+        raise AlreadyBooked(f"{kind} {reference} is already booked") from None
+    merged: dict[AccountKey, int] = defaultdict(int)
+    for key, amount in legs:
+        merged[key] += amount
+    for key in sorted(merged):
+        account = await _account(key)
+        await _apply(account, key, merged[key])
+        await LedgerPosting.create(transaction=transaction, account=account, amount=Decimal(merged[key]),
+                                   created_at=now)
+    return transaction
+
+
+async def balance(key: AccountKey) -> int:
+    """The current balance of an account (0 for one never used)."""
+    account = await LedgerAccount.get_or_none(kind=key.kind, owner=key.owner, token=key.token)
+    return int(account.balance) if account else 0
+
+
+async def balances(kind: str, token: str = "G$") -> dict[str, int]:
+    """Balances of every account of a kind, by owner (e.g. every campaign's remaining budget)."""
+    rows = await LedgerAccount.filter(kind=kind, token=token).values_list("owner", "balance")
+    return {owner: int(amount) for owner, amount in rows}
+
+
+async def is_booked(kind: str, reference: str) -> bool:
+    return await LedgerTransaction.exists(kind=kind, reference=reference)
+
+
+def _check_balanced(legs: list[tuple[AccountKey, int]]) -> None:
+    if not legs:
+        raise LedgerError("a transaction needs postings")
+    totals: dict[str, int] = defaultdict(int)
+    for key, amount in legs:
+        if type(amount) is not int:
+            raise LedgerError(f"amounts are integers in the smallest unit, got {amount!r}")
+        totals[key.token] += amount
+    unbalanced = {token: total for token, total in totals.items() if total != 0}
+    if unbalanced:
+        raise LedgerError(f"postings do not balance: {unbalanced}")
+
+
+async def _account(key: AccountKey) -> LedgerAccount:
+    """The account row for ``key``, created on first use (a race to create it is settled by the unique key)."""
+    account = await LedgerAccount.get_or_none(kind=key.kind, owner=key.owner, token=key.token)
+    if account is not None:
+        return account
+    try:
+        return await LedgerAccount.create(
+            kind=key.kind, owner=key.owner, token=key.token, balance=Decimal(0),
+            allow_negative=key.kind in NEGATIVE_KINDS,
+        )
+    except IntegrityError:
+        return await LedgerAccount.get(kind=key.kind, owner=key.owner, token=key.token)
+
+
+async def _apply(account: LedgerAccount, key: AccountKey, amount: int) -> None:
+    """Add ``amount`` to the account by compare-and-swap on its version, re-reading after a lost race."""
+    for _ in range(_MAX_SWAP_ATTEMPTS):
+        current = int(account.balance)
+        updated = current + amount
+        if updated < 0 and not account.allow_negative:
+            raise InsufficientFunds(key, current, amount)
+        swapped = await LedgerAccount.filter(id=account.id, version=account.version).update(
+            balance=Decimal(updated), version=account.version + 1
+        )
+        if swapped == 1:
+            account.balance = Decimal(updated)
+            account.version += 1
+            return
+        await account.refresh_from_db(fields=["balance", "version"])
+    raise LedgerError(f"{key} is too contended to update")
