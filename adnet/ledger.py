@@ -4,7 +4,8 @@ Amounts are Python ints in the smallest token unit. ``book`` must run inside a d
 with whatever the movement pays for (an event, a completion, a claim), so both happen or neither does.
 
 Guarantees, enforced by the database rather than by a check before a write:
-- a (kind, reference) pair is booked at most once (unique key) - a second attempt raises ``AlreadyBooked``;
+- a (kind, reference) pair is booked at most once (unique key) - a second attempt raises ``AlreadyBooked``,
+  and the surrounding database transaction must then be abandoned (PostgreSQL aborts it);
 - an account's balance changes only by a compare-and-swap on its version, so concurrent bookings never lose an
   update, and an account that may not go negative refuses a debit it cannot cover (``InsufficientFunds``),
   with nothing of the transaction kept;
@@ -157,17 +158,17 @@ def _check_balanced(legs: list[tuple[AccountKey, int]]) -> None:
 
 
 async def _account(key: AccountKey) -> LedgerAccount:
-    """The account row for ``key``, created on first use (a race to create it is settled by the unique key)."""
+    """The account row for ``key``, created on first use. Creation is an insert that ignores a conflict, so a
+    race to create the same account neither fails nor aborts the surrounding transaction."""
     account = await LedgerAccount.get_or_none(kind=key.kind, owner=key.owner, token=key.token)
     if account is not None:
         return account
-    try:
-        return await LedgerAccount.create(
-            kind=key.kind, owner=key.owner, token=key.token, balance=Decimal(0),
-            allow_negative=key.kind in NEGATIVE_KINDS,
-        )
-    except IntegrityError:
-        return await LedgerAccount.get(kind=key.kind, owner=key.owner, token=key.token)
+    await LedgerAccount.bulk_create(
+        [LedgerAccount(kind=key.kind, owner=key.owner, token=key.token, balance=Decimal(0),
+                       allow_negative=key.kind in NEGATIVE_KINDS)],
+        ignore_conflicts=True,
+    )
+    return await LedgerAccount.get(kind=key.kind, owner=key.owner, token=key.token)
 
 
 async def _apply(account: LedgerAccount, key: AccountKey, amount: int) -> None:

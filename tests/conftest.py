@@ -24,7 +24,7 @@ TEST_SIGNER_KEY = "0x" + "11" * 32
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A freshly migrated database for the whole session."""
-    url = os.environ.get("ADNET_TEST_DATABASE_URL")
+    url = os.environ.get("ADNET_TEST_DATABASE_URL") or None
     if url is None:
         url = f"sqlite://{tmp_path_factory.mktemp('db') / 'adnet-test.sqlite3'}"
     else:
