@@ -85,8 +85,8 @@ def outstanding_claims(token: str) -> AccountKey:
     return AccountKey("claims", "", token)
 
 
-def site(site_id: str, token: str = "G$") -> AccountKey:
-    return AccountKey("site", site_id, token)
+def site(site_id: str, symbol: str = "G$") -> AccountKey:
+    return AccountKey("site", site_id, symbol)
 
 
 def campaign(campaign_id: str) -> AccountKey:
@@ -97,8 +97,8 @@ def task_pool(task_id: str) -> AccountKey:
     return AccountKey("task", task_id, "G$")
 
 
-def advertiser(advertiser_id: str, token: str = "G$") -> AccountKey:
-    return AccountKey("advertiser", advertiser_id, token)
+def advertiser(advertiser_id: str, symbol: str = "G$") -> AccountKey:
+    return AccountKey("advertiser", advertiser_id, symbol)
 
 
 async def book(
@@ -134,9 +134,9 @@ async def balance(key: AccountKey) -> int:
     return int(account.balance) if account else 0
 
 
-async def balances(kind: str, token: str = "G$") -> dict[str, int]:
+async def balances(kind: str, symbol: str = "G$") -> dict[str, int]:
     """Balances of every account of a kind, by owner (e.g. every campaign's remaining budget)."""
-    rows = await LedgerAccount.filter(kind=kind, token=token).values_list("owner", "balance")
+    rows = await LedgerAccount.filter(kind=kind, token=symbol).values_list("owner", "balance")
     return {owner: int(amount) for owner, amount in rows}
 
 

@@ -14,14 +14,13 @@ from api import ops_blueprint
 @hide
 async def healthz() -> tuple[Response, int]:
     """Report ``ok`` only when the database and the chain both answer; 503 otherwise."""
-    report: dict[str, object] = {}
     try:
         await db.ping()
-        report["database"] = "ok"
+        database = "ok"
     except Exception as exc:  # any failure is reported, not raised: this endpoint must always answer
-        report["database"] = f"unavailable: {type(exc).__name__}"
+        database = f"unavailable: {type(exc).__name__}"
     chain = runtime().extras.get("chain")
-    report["chain"] = await chain.health() if chain is not None else {"status": "not started"}
-    healthy = report["database"] == "ok" and report["chain"].get("status") == "ok"  # type: ignore[union-attr]
-    report = {"status": "ok" if healthy else "degraded", **report}
+    chain_report = await chain.health() if chain is not None else {"status": "not started"}
+    healthy = database == "ok" and chain_report.get("status") == "ok"
+    report = {"status": "ok" if healthy else "degraded", "database": database, "chain": chain_report}
     return jsonify(report), 200 if healthy else 503

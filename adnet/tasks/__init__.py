@@ -1,0 +1,1 @@
+"""CTA tasks and standalone units: their configuration, public views, verifiers and completion rules."""

@@ -1,0 +1,236 @@
+"""What an advertiser configures for each kind of task or unit, and the part of it a viewer may see.
+
+``Task.config`` is stored as JSON; ``parse_config`` validates it against the schema of the task's kind (used
+when a task is created or edited, so a stored config is always valid). ``public_task`` is the one place that
+turns a task into what leaves the server: it is built field by field from the schema, never by copying the
+config, so a secret (a quiz's accepted answers) cannot leak by accident.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
+
+from adnet.models import Task, TaskKind
+from adnet.money import to_decimal_string
+from adnet.wallets import InvalidWallet, normalize_wallet
+
+OptionId = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")]
+Label = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Option(_Config):
+    id: OptionId
+    label: Label
+
+
+def _unique_option_ids(options: list[Option]) -> list[Option]:
+    ids = [option.id for option in options]
+    if len(set(ids)) != len(ids):
+        raise ValueError("option ids must be unique")
+    return options
+
+
+class VisitUrlConfig(_Config):
+    """VISIT_URL: the viewer goes to ``url`` through our visit link and stays at least ``minDwellMs``."""
+
+    url: HttpUrl
+    minDwellMs: int = Field(default=5000, ge=1000, le=3_600_000)
+
+
+class SignMessageConfig(_Config):
+    """SIGN_MESSAGE: the wallet signs ``message`` (EIP-191) with ``{wallet}`` and ``{nonce}`` filled in."""
+
+    message: str = Field(min_length=1, max_length=1000)
+
+    @field_validator("message")
+    @classmethod
+    def needs_nonce(cls, message: str) -> str:
+        if "{nonce}" not in message:
+            raise ValueError("the message must contain {nonce}, so a signature cannot be reused")
+        return message
+
+
+class OnchainEventConfig(_Config):
+    """ONCHAIN_EVENT: a successful transaction from the wallet to ``contract`` that emitted ``eventTopic``
+    from ``emitter`` (default: the contract), with ``confirmations`` blocks on top."""
+
+    contract: str
+    eventTopic: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
+    emitter: str | None = None
+    confirmations: int = Field(default=1, ge=0, le=100)
+
+    @field_validator("contract", "emitter")
+    @classmethod
+    def address(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return normalize_wallet(value)
+        except InvalidWallet as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("eventTopic")
+    @classmethod
+    def lower_topic(cls, value: str) -> str:
+        return value.lower()
+
+
+class QuizConfig(_Config):
+    """QUIZ: ``answers`` are the accepted answers (secret); ``choices`` are shown when it is multiple choice."""
+
+    question: str = Field(min_length=1, max_length=500)
+    answers: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(min_length=1, max_length=20)
+    choices: list[Label] = Field(default_factory=list, max_length=10)
+    maxAttempts: int = Field(default=3, ge=1, le=10)
+
+
+class PollConfig(_Config):
+    question: str = Field(min_length=1, max_length=500)
+    options: list[Option] = Field(min_length=2, max_length=10)
+
+    _unique = field_validator("options")(_unique_option_ids)
+
+
+class RatingBounds(_Config):
+    min: int = Field(default=1, ge=0, le=10)
+    max: int = Field(default=5, ge=1, le=10)
+    required: bool = True
+
+    @model_validator(mode="after")
+    def ordered(self) -> RatingBounds:
+        if self.min >= self.max:
+            raise ValueError("rating min must be below max")
+        return self
+
+
+class TextBounds(_Config):
+    minLength: int = Field(default=0, ge=0, le=5000)
+    maxLength: int = Field(default=1000, ge=1, le=5000)
+    required: bool = False
+
+    @model_validator(mode="after")
+    def ordered(self) -> TextBounds:
+        if self.minLength > self.maxLength:
+            raise ValueError("text minLength must not exceed maxLength")
+        return self
+
+
+class FeedbackConfig(_Config):
+    """FEEDBACK: a rating and/or a text; each says whether it is required (at least one must be)."""
+
+    question: str = Field(min_length=1, max_length=500)
+    rating: RatingBounds | None = Field(default_factory=RatingBounds)
+    text: TextBounds | None = Field(default_factory=TextBounds)
+
+    @model_validator(mode="after")
+    def something_to_answer(self) -> FeedbackConfig:
+        if self.rating is None and self.text is None:
+            raise ValueError("feedback needs a rating, a text, or both")
+        return self
+
+
+class SurveyQuestion(_Config):
+    id: OptionId
+    type: Literal["single", "multiple", "rating", "text"]
+    prompt: str = Field(min_length=1, max_length=500)
+    required: bool = True
+    options: list[Option] = Field(default_factory=list, max_length=20)
+    min: int = Field(default=1, ge=0, le=10)
+    max: int = Field(default=5, ge=1, le=10)
+    maxLength: int = Field(default=1000, ge=1, le=5000)
+
+    _unique = field_validator("options")(_unique_option_ids)
+
+    @model_validator(mode="after")
+    def shape(self) -> SurveyQuestion:
+        if self.type in ("single", "multiple") and len(self.options) < 2:
+            raise ValueError(f"question {self.id}: a choice question needs at least two options")
+        if self.type not in ("single", "multiple") and self.options:
+            raise ValueError(f"question {self.id}: only choice questions have options")
+        if self.type == "rating" and self.min >= self.max:
+            raise ValueError(f"question {self.id}: rating min must be below max")
+        return self
+
+
+class SurveyConfig(_Config):
+    """SURVEY: ordered questions, answered one step at a time in a session."""
+
+    questions: list[SurveyQuestion] = Field(min_length=1, max_length=30)
+
+    @field_validator("questions")
+    @classmethod
+    def unique_ids(cls, questions: list[SurveyQuestion]) -> list[SurveyQuestion]:
+        ids = [question.id for question in questions]
+        if len(set(ids)) != len(ids):
+            raise ValueError("question ids must be unique")
+        if not any(question.required for question in questions):
+            raise ValueError("a survey needs at least one required question")
+        return questions
+
+
+CONFIG_SCHEMAS: dict[TaskKind, type[_Config]] = {
+    TaskKind.VISIT_URL: VisitUrlConfig,
+    TaskKind.SIGN_MESSAGE: SignMessageConfig,
+    TaskKind.ONCHAIN_EVENT: OnchainEventConfig,
+    TaskKind.QUIZ: QuizConfig,
+    TaskKind.POLL: PollConfig,
+    TaskKind.FEEDBACK: FeedbackConfig,
+    TaskKind.SURVEY: SurveyConfig,
+}
+
+# The keys of ``proof`` each verifier takes (interface spec, part 4.4).
+PROOF_KEYS: dict[TaskKind, frozenset[str]] = {
+    TaskKind.VISIT_URL: frozenset({"dwellMs"}),
+    TaskKind.SIGN_MESSAGE: frozenset({"signature", "message"}),
+    TaskKind.ONCHAIN_EVENT: frozenset({"txHash"}),
+    TaskKind.QUIZ: frozenset({"answer"}),
+}
+
+
+def parse_config(kind: TaskKind, raw: dict[str, Any]) -> Any:
+    """Validate ``raw`` as the config of ``kind``; raises pydantic.ValidationError naming the field."""
+    return CONFIG_SCHEMAS[kind].model_validate(raw)
+
+
+def config_json(kind: TaskKind, raw: dict[str, Any]) -> dict[str, Any]:
+    """The validated config in the normalised JSON form it is stored in."""
+    return parse_config(kind, raw).model_dump(mode="json")
+
+
+def public_task(task: Task, base_url: str = "") -> dict[str, Any]:
+    """What a viewer's client needs to render and complete ``task``, and nothing secret."""
+    config = parse_config(task.kind, task.config)
+    view: dict[str, Any] = {
+        "id": task.id,
+        "kind": task.kind.value,
+        "title": task.title,
+        "description": task.description,
+        "campaignId": task.campaign_id,  # type: ignore[attr-defined]
+        "rewards": {"points": task.reward_points, "gs": to_decimal_string(int(task.reward_gs))},
+    }
+    if isinstance(config, VisitUrlConfig):
+        view.update(visitUrl=f"{base_url}/api/tasks/{task.id}/visit", minDwellMs=config.minDwellMs)
+    elif isinstance(config, SignMessageConfig):
+        view.update(messageUrl=f"{base_url}/api/tasks/{task.id}/message")
+    elif isinstance(config, OnchainEventConfig):
+        view.update(contract=config.contract, confirmations=config.confirmations)
+    elif isinstance(config, QuizConfig):
+        view.update(question=config.question, choices=list(config.choices), maxAttempts=config.maxAttempts)
+    elif isinstance(config, PollConfig):
+        view.update(question=config.question, options=[option.model_dump() for option in config.options])
+    elif isinstance(config, FeedbackConfig):
+        view.update(
+            question=config.question,
+            rating=config.rating.model_dump() if config.rating else None,
+            text=config.text.model_dump() if config.text else None,
+        )
+    elif isinstance(config, SurveyConfig):
+        view.update(questions=[question.model_dump() for question in config.questions],
+                    totalSteps=len(config.questions))
+    return view
