@@ -91,6 +91,7 @@ def create_app(
     )
     RateLimiter(app, key_function=client_ip_key, skip_function=skip_preflight)
 
+    from adnet.chain import rpc_proxy
     from api import blueprint as api_blueprint
     from api import ops_blueprint
     from portal import blueprint as portal_blueprint
@@ -98,15 +99,22 @@ def create_app(
     app.register_blueprint(api_blueprint)
     app.register_blueprint(ops_blueprint)
     app.register_blueprint(portal_blueprint)
+    app.register_blueprint(rpc_proxy.blueprint)
     _register_request_hooks(app)
     _register_error_handlers(app)
 
     @app.before_serving
     async def startup() -> None:
+        from adnet.chain import service as chain_service
+
         await db.open_database(settings.database_url)
+        await chain_service.start(app.extensions["adnet"])
 
     @app.after_serving
     async def shutdown() -> None:
+        from adnet.chain import service as chain_service
+
+        await chain_service.stop(app.extensions["adnet"])
         await db.close_database()
 
     return app

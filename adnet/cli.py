@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 
 from adnet import db
+from adnet.chain import cli as chain_cli
 from adnet.config import ConfigError, Settings, load_settings
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="load demo data (idempotent)")
     demo.add_argument("--json", action="store_true", help="print what exists as JSON")
     demo.set_defaults(command=_demo)
+    chain_cli.register(commands)
     return parser
 
 
@@ -59,19 +61,20 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     asyncio.run(db.migrate(settings.database_url))
-    uvicorn.run(
-        "adnet.app:create_app",
-        factory=True,
-        host=args.host or settings.host,
-        port=args.port or settings.port,
-        workers=args.workers,
-        loop="uvloop",
-        http="httptools",
-        proxy_headers=False,
-        server_header=False,
-        access_log=False,
-        log_level="info",
-    )
+    with chain_cli.serving(settings):
+        uvicorn.run(
+            "adnet.app:create_app",
+            factory=True,
+            host=args.host or settings.host,
+            port=args.port or settings.port,
+            workers=args.workers,
+            loop="uvloop",
+            http="httptools",
+            proxy_headers=False,
+            server_header=False,
+            access_log=False,
+            log_level="info",
+        )
     return 0
 
 
