@@ -1,0 +1,256 @@
+"""Signed claims: the only way value leaves adnet.
+
+A claim is an EIP-712 voucher (domain ``{name: "adnet", version: "1", chainId, verifyingContract: vault}``, type
+``Claim(address recipient,address token,uint256 amount,bytes32 claimRef,uint256 nonce,uint256 deadline)``) that
+its recipient redeems on the vault. Its life in the books:
+
+- ``issue_claim`` books ``claim_issue``: the amount leaves its sources (a task's pool, a site's earnings) for the
+  ``claims`` account, in the caller's database transaction, so a completion or withdrawal and its claim commit
+  together or not at all;
+- the watcher sees the vault's ``Claimed`` event and calls ``mark_redeemed``, which books ``claim_redeem``
+  (``claims`` → ``external``): the tokens have left the vault;
+- a claim not redeemed by its deadline is expired by ``expire_due``, which books ``claim_expire``, the exact
+  reverse of its ``claim_issue``: a withdrawal returns to the site, a reward to its pool.
+
+``expire_due`` must be given the chain's time (the timestamp of a confirmed block), never the wall clock: the vault
+refuses a claim once ``block.timestamp > deadline``, and every later block is later still, so a claim expired on
+that basis can never be redeemed afterwards. Only a reorganisation deeper than the confirmations could undo that
+block; ``mark_redeemed`` then takes the amount back from where the expiry returned it (see its docstring).
+
+Each claimRef is signed once: asking again returns the stored claim. Nonces are a per-signer sequence taken by an
+atomic increment, so concurrent claims never share one and all of them stay redeemable.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from eth_account.messages import encode_typed_data
+from eth_utils import keccak, to_checksum_address
+from tortoise.exceptions import IntegrityError
+from tortoise.expressions import F
+from tortoise.transactions import in_transaction
+
+from adnet import ledger
+from adnet.chain.client import ChainClient
+from adnet.ids import new_id
+from adnet.models import Claim, ClaimPurpose, ClaimStatus, LedgerPosting, SignerNonce, Withdrawal, WithdrawalStatus
+from adnet.wallets import normalize_wallet
+
+log = logging.getLogger(__name__)
+
+DOMAIN_NAME = "adnet"
+DOMAIN_VERSION = "1"
+CLAIM_TYPES = {
+    "EIP712Domain": [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+        {"name": "verifyingContract", "type": "address"},
+    ],
+    "Claim": [
+        {"name": "recipient", "type": "address"},
+        {"name": "token", "type": "address"},
+        {"name": "amount", "type": "uint256"},
+        {"name": "claimRef", "type": "bytes32"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "deadline", "type": "uint256"},
+    ],
+}
+_BYTES32 = re.compile(r"^0x[0-9a-f]{64}$")
+
+
+class ClaimConflict(Exception):
+    """A claimRef already names a claim with other terms: a bug in the caller, never a client's doing."""
+
+
+def claim_ref_for(purpose: str, record_id: str) -> str:
+    """The claimRef of a completion, withdrawal or interaction: keccak256 of a domain-separated string, so two
+    records (or two purposes) never share one, and the same record always gets the same one."""
+    if purpose not in {item.value for item in ClaimPurpose}:
+        raise ValueError(f"unknown claim purpose {purpose!r}")
+    return "0x" + keccak(text=f"adnet/claim-ref/v1/{purpose}/{record_id}").hex()
+
+
+def claim_typed_data(*, chain_id: int, vault: str, recipient: str, token: str, amount: int, claim_ref: str,
+                     nonce: int, deadline: int) -> dict[str, Any]:
+    """The EIP-712 message of a claim, as eth-account and wallets take it."""
+    return {
+        "types": CLAIM_TYPES,
+        "primaryType": "Claim",
+        "domain": {"name": DOMAIN_NAME, "version": DOMAIN_VERSION, "chainId": chain_id,
+                   "verifyingContract": to_checksum_address(vault)},
+        "message": {"recipient": to_checksum_address(recipient), "token": to_checksum_address(token),
+                    "amount": amount, "claimRef": bytes.fromhex(claim_ref[2:]), "nonce": nonce,
+                    "deadline": deadline},
+    }
+
+
+def claim_digest(**fields: Any) -> str:
+    """The 32-byte hash the signer signs; equals the vault's ``claimDigest`` for the same fields."""
+    signable = encode_typed_data(full_message=claim_typed_data(**fields))
+    return "0x" + keccak(b"\x19" + signable.version + signable.header + signable.body).hex()
+
+
+async def issue_claim(
+    *,
+    purpose: ClaimPurpose,
+    recipient: str,
+    token_symbol: str,
+    amount: int,
+    claim_ref: str,
+    sources: list[tuple[ledger.AccountKey, int]],
+    now: datetime,
+    chain: ChainClient,
+) -> Claim:
+    """Sign a claim paying ``amount`` of ``token_symbol`` to ``recipient`` and book it from ``sources``.
+
+    Call inside the caller's ``in_transaction()``, with the record the claim pays for. The signer's next nonce,
+    the signature, the Claim row and the ``claim_issue`` booking happen in one savepoint; a failure (for example
+    ``ledger.InsufficientFunds`` from a source) leaves nothing behind, the nonce included. A claimRef that was
+    issued before returns its stored claim unchanged (never a second signature); with other terms it raises
+    ClaimConflict."""
+    recipient = normalize_wallet(recipient)
+    _check_terms(purpose, token_symbol, amount, claim_ref, sources)
+    existing = await Claim.get_or_none(claim_ref=claim_ref)
+    if existing is not None:
+        return _same_terms(existing, purpose, recipient, token_symbol, amount)
+    signer = chain.signer.address.lower()
+    token = chain.token_address(token_symbol)
+    deadline = int(now.timestamp()) + chain.claim_deadline_seconds
+    try:
+        async with in_transaction():
+            nonce = await _next_nonce(signer)
+            typed = claim_typed_data(chain_id=chain.chain_id, vault=chain.vault_address, recipient=recipient,
+                                     token=token, amount=amount, claim_ref=claim_ref, nonce=nonce, deadline=deadline)
+            signature = chain.signer.sign_message(encode_typed_data(full_message=typed)).signature.to_0x_hex()
+            claim = await Claim.create(
+                id=new_id("clm"), claim_ref=claim_ref, purpose=purpose, chain_id=chain.chain_id,
+                vault=chain.vault_address, signer=signer, nonce=nonce, recipient=recipient, token=token,
+                token_symbol=token_symbol, amount=Decimal(amount), deadline=deadline, signature=signature,
+                status=ClaimStatus.ISSUED, created_at=now,
+            )
+            legs = [(source, -share) for source, share in sources]
+            await ledger.book("claim_issue", claim_ref, [*legs, (ledger.outstanding_claims(token_symbol), amount)],
+                              now=now, memo=f"{purpose.value} claim to {recipient}")
+    except IntegrityError:
+        # Another request issued this claimRef first; our savepoint (and nonce) is gone, theirs stands.
+        existing = await Claim.get_or_none(claim_ref=claim_ref)
+        if existing is None:
+            raise
+        return _same_terms(existing, purpose, recipient, token_symbol, amount)
+    log.info("claim issued claim_ref=%s purpose=%s nonce=%d amount=%d token=%s", claim_ref, purpose.value, nonce,
+             amount, token_symbol)
+    return claim
+
+
+def claim_payload(claim: Claim) -> dict[str, Any]:
+    """The API's ``transaction`` object: everything a wallet needs to redeem the claim on the vault."""
+    return {
+        "claimRef": claim.claim_ref,
+        "signature": claim.signature,
+        "nonce": str(claim.nonce),
+        "deadline": str(claim.deadline),
+        "to": to_checksum_address(claim.vault),
+        "chainId": int(claim.chain_id),
+        "recipient": to_checksum_address(claim.recipient),
+        "token": to_checksum_address(claim.token),
+        "amount": str(int(claim.amount)),
+    }
+
+
+async def mark_redeemed(claim_ref: str, tx_hash: str, now: datetime) -> bool:
+    """Record that the vault paid ``claim_ref`` (its ``Claimed`` event, in ``tx_hash``). Returns whether this call
+    recorded it; a second call, or a claimRef that is not ours, changes nothing.
+
+    Normally the claim is ``issued``: it becomes ``redeemed`` and ``claim_redeem`` moves the amount from
+    ``claims`` to ``external``. A claim already ``expired`` in the books can only be redeemed after a chain
+    reorganisation deeper than the confirmations (see the module docstring); its amount went back to its sources,
+    so ``claim_redeem`` takes it from them again. If a source no longer holds it, ``ledger.InsufficientFunds``
+    is raised and nothing changes: an operator must settle that loss by hand."""
+    async with in_transaction():
+        if await Claim.filter(claim_ref=claim_ref, status=ClaimStatus.ISSUED).update(
+                status=ClaimStatus.REDEEMED, redeemed_at=now, redeemed_tx=tx_hash):
+            claim = await Claim.get(claim_ref=claim_ref)
+            amount = int(claim.amount)
+            await ledger.book("claim_redeem", claim_ref, [(ledger.outstanding_claims(claim.token_symbol), -amount),
+                                                          (ledger.external(claim.token_symbol), amount)], now=now)
+            await Withdrawal.filter(claim_id=claim.id, status=WithdrawalStatus.ISSUED).update(
+                status=WithdrawalStatus.REDEEMED, settled_at=now)
+            log.info("claim redeemed claim_ref=%s tx=%s", claim_ref, tx_hash)
+            return True
+        if await Claim.filter(claim_ref=claim_ref, status=ClaimStatus.EXPIRED).update(
+                status=ClaimStatus.REDEEMED, redeemed_at=now, redeemed_tx=tx_hash):
+            claim = await Claim.get(claim_ref=claim_ref)
+            sources = [(key, amount) for key, amount in await _issue_legs(claim_ref) if amount < 0]
+            await ledger.book("claim_redeem", claim_ref,
+                              [*sources, (ledger.external(claim.token_symbol), int(claim.amount))], now=now,
+                              memo="redeemed after expiry in the books (chain reorganisation)")
+            await Withdrawal.filter(claim_id=claim.id, status=WithdrawalStatus.RELEASED).update(
+                status=WithdrawalStatus.REDEEMED, settled_at=now)
+            log.error("claim redeemed after it expired in the books claim_ref=%s tx=%s", claim_ref, tx_hash)
+            return True
+    return False
+
+
+async def expire_due(now: datetime) -> int:
+    """Expire every issued claim whose deadline is before ``now``, which must be the chain's time (the timestamp
+    of a confirmed block), and return how many. Each expiry books ``claim_expire``, the exact reverse of the
+    claim's ``claim_issue``, and releases its withdrawal; each claim is expired at most once, also when several
+    watchers run this at the same time."""
+    cutoff = int(now.timestamp())
+    due = await Claim.filter(status=ClaimStatus.ISSUED, deadline__lt=cutoff).values_list("id", "claim_ref")
+    expired = 0
+    for claim_id, claim_ref in due:
+        async with in_transaction():
+            if not await Claim.filter(id=claim_id, status=ClaimStatus.ISSUED).update(status=ClaimStatus.EXPIRED):
+                continue
+            reversal = [(key, -amount) for key, amount in await _issue_legs(claim_ref)]
+            await ledger.book("claim_expire", claim_ref, reversal, now=now)
+            await Withdrawal.filter(claim_id=claim_id, status=WithdrawalStatus.ISSUED).update(
+                status=WithdrawalStatus.RELEASED, settled_at=now)
+        expired += 1
+        log.info("claim expired claim_ref=%s", claim_ref)
+    return expired
+
+
+async def _next_nonce(signer: str) -> int:
+    """Take the signer's next nonce: one atomic increment of its row (created by an insert that ignores a
+    conflict), so concurrent transactions get distinct nonces and a rolled-back one gives its nonce back."""
+    await SignerNonce.bulk_create([SignerNonce(signer=signer, next_nonce=0)], ignore_conflicts=True)
+    await SignerNonce.filter(signer=signer).update(next_nonce=F("next_nonce") + 1)
+    return (await SignerNonce.get(signer=signer)).next_nonce - 1
+
+
+async def _issue_legs(claim_ref: str) -> list[tuple[ledger.AccountKey, int]]:
+    """The postings of a claim's ``claim_issue`` transaction."""
+    rows = await LedgerPosting.filter(transaction__kind="claim_issue", transaction__reference=claim_ref).values_list(
+        "account__kind", "account__owner", "account__token", "amount")
+    return [(ledger.AccountKey(kind, owner, token), int(amount)) for kind, owner, token, amount in rows]
+
+
+def _check_terms(purpose: ClaimPurpose, token_symbol: str, amount: int, claim_ref: str,
+                 sources: list[tuple[ledger.AccountKey, int]]) -> None:
+    if not isinstance(purpose, ClaimPurpose):
+        raise ValueError(f"unknown claim purpose {purpose!r}")
+    if token_symbol not in ledger.TOKENS:
+        raise ValueError(f"unknown token {token_symbol!r}")
+    if type(amount) is not int or amount <= 0:
+        raise ValueError(f"a claim pays a positive integer amount, got {amount!r}")
+    if not _BYTES32.match(claim_ref):
+        raise ValueError(f"a claimRef is 0x and 64 lower-case hex digits, got {claim_ref!r}")
+    if any(key.token != token_symbol or type(share) is not int or share <= 0 for key, share in sources):
+        raise ValueError("every source pays a positive integer share in the claim's token")
+    if sum(share for _, share in sources) != amount:
+        raise ValueError("the sources must add up to the claim's amount")
+
+
+def _same_terms(claim: Claim, purpose: ClaimPurpose, recipient: str, token_symbol: str, amount: int) -> Claim:
+    if (claim.purpose, claim.recipient, claim.token_symbol, int(claim.amount)) != (
+            purpose, recipient, token_symbol, amount):
+        raise ClaimConflict(f"claimRef {claim.claim_ref} was issued with other terms")
+    return claim
