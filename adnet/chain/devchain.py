@@ -34,7 +34,7 @@ from eth.chains.base import MiningChain
 from eth.db.atomic import AtomicDB
 from eth.db.backends.base import BaseDB
 from eth.db.backends.memory import MemoryDB
-from eth.exceptions import CanonicalHeadNotFound, Revert
+from eth.exceptions import CanonicalHeadNotFound, PyEVMError, Revert
 from eth.exceptions import TransactionNotFound as EVMTransactionNotFound
 from eth.vm.forks import PragueVM
 from eth.vm.spoof import SpoofTransaction
@@ -47,6 +47,7 @@ from eth_tester.exceptions import TransactionFailed, TransactionNotFound
 from eth_typing import BlockNumber, Hash32
 from eth_utils import ValidationError, to_hex
 from eth_utils.toolz import assoc
+from rlp.exceptions import RLPException
 from web3._utils.encoding import Web3JsonEncoder
 from web3.providers.async_base import AsyncBaseProvider
 from web3.providers.eth_tester.defaults import API_ENDPOINTS
@@ -301,7 +302,7 @@ class DevChain:
                 return _revert(request_id, exc.data)
             except TransactionFailed as exc:
                 return _revert(request_id, _revert_data(exc))
-            except (ValidationError, ValueError, TypeError, KeyError) as exc:
+            except (ValidationError, PyEVMError, RLPException, ValueError, TypeError, KeyError) as exc:
                 self._discard_if_write(method)
                 return _error(request_id, -32000, str(exc) or type(exc).__name__)
             except Exception:
@@ -365,14 +366,15 @@ class DevChain:
         return self._tester.call(transaction, block)
 
     def _stamp_pending_block(self) -> None:
-        """Stamp the block about to be mined with the current time (eth-tester would keep the time at which the
-        previous block was mined), never earlier than one second after its parent."""
+        """Stamp the block about to be mined with our clock (py-evm stamped it with the wall clock when the previous
+        block was mined), never earlier than one second after its parent. The pending block holds no transaction
+        yet (each one is mined at once), so its time may still change."""
         chain = self._backend.chain
         parent = chain.get_canonical_head().timestamp
         wanted = self._next_timestamp if self._next_timestamp is not None else (
             int(self._time_source()) + self._time_offset)
         self._next_timestamp = None
-        chain.set_header_timestamp(max(parent + 1, wanted, chain.header.timestamp))
+        chain.set_header_timestamp(max(parent + 1, wanted))
 
 
 class InProcessProvider(AsyncBaseProvider):

@@ -1,0 +1,139 @@
+"""Chain fixtures: the in-memory development chain of the app, and anvil (a real JSON-RPC node) started once per
+session from the npm package pinned in ``tests/chain/anvil``.
+
+Modules that must hold on both chains set ``pytestmark = ON_BOTH_CHAINS``; their tests then get ``chain`` (a bound
+``ChainClient`` with freshly deployed contracts and funded development accounts) for each chain. The ``clock`` of
+these tests starts at the chain's own time, so claims signed "now" are valid on the chain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from eth_account import Account
+
+from adnet.chain.client import ChainClient
+from adnet.chain.deploy import Deployment, deploy_development
+from adnet.chain.devchain import dev_accounts
+from adnet.chain.service import http_web3
+from adnet.clock import FrozenClock
+from adnet.config import Settings
+from tests.conftest import TEST_SIGNER_KEY
+
+ANVIL_DIR = Path(__file__).parent / "anvil"
+ANVIL_BINARY = ANVIL_DIR / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
+ANVIL_CHAIN_ID = 31337
+ON_BOTH_CHAINS = pytest.mark.parametrize("chain_kind", ["embedded", "anvil"], indirect=True)
+
+
+def install_anvil() -> Path:
+    """The anvil binary, installed by npm from the committed lock file when missing (``npm ci`` rejects a lock file
+    that lists only this platform's optional binary, so ``npm install``, which follows the lock file too)."""
+    if not ANVIL_BINARY.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("the chain tests need anvil from npm, and npm is not installed (Node 20 + npm)")
+        result = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=ANVIL_DIR, capture_output=True,  # noqa: S603
+                                text=True, timeout=300, check=False)
+        if result.returncode != 0 or not ANVIL_BINARY.exists():
+            pytest.fail(f"`npm install` in {ANVIL_DIR} could not install anvil:\n{result.stdout}\n{result.stderr}")
+    return ANVIL_BINARY
+
+
+def rpc(url: str, method: str, params: list | None = None) -> dict:
+    """One synchronous JSON-RPC call (for fixtures that run outside the event loop)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}).encode()
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})  # noqa: S310
+    with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - a local test node
+        return json.loads(response.read())
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def anvil_url() -> Iterator[str]:
+    """A running anvil on 127.0.0.1 for the whole session, stopped at its end."""
+    binary = install_anvil()
+    port = free_port()
+    process = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(port),  # noqa: S603
+                                "--chain-id", str(ANVIL_CHAIN_ID), "--silent"])
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            rpc(url, "eth_chainId")
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"anvil did not start (exit status {process.poll()})")
+            time.sleep(0.05)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def chain_kind(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", "embedded")
+
+
+@pytest.fixture
+def clock(chain_kind: str, request: pytest.FixtureRequest) -> FrozenClock:
+    """Frozen at the chain's time: the wall clock for the embedded chain (whose blocks then follow this clock),
+    anvil's latest block otherwise (earlier tests may have moved anvil's time forward)."""
+    if chain_kind == "anvil":
+        latest = rpc(request.getfixturevalue("anvil_url"), "eth_getBlockByNumber", ["latest", False])["result"]
+        return FrozenClock(datetime.fromtimestamp(int(latest["timestamp"], 16), UTC))
+    return FrozenClock(datetime.fromtimestamp(int(time.time()), UTC))
+
+
+@pytest.fixture(scope="session")
+def anvil_deployment(anvil_url: str) -> Deployment:
+    """The contracts on anvil, deployed once per session; each test runs on a snapshot taken after it."""
+
+    async def deploy() -> Deployment:
+        w3 = http_web3(anvil_url)
+        try:
+            accounts = dev_accounts()
+            return await deploy_development(w3, accounts[0], Account.from_key(TEST_SIGNER_KEY).address.lower(),
+                                            [account.address for account in accounts[1:5]])
+        finally:
+            await w3.provider.disconnect()
+
+    # Requested from inside the running test loop, so deploy on a loop of its own.
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        return executor.submit(asyncio.run, deploy()).result()
+
+
+@pytest.fixture
+async def chain(app, chain_kind: str, settings: Settings, request: pytest.FixtureRequest) -> AsyncIterator[ChainClient]:
+    """A chain client with the vault and both tokens deployed, the vault and development accounts 1-4 funded,
+    signing with the test settings' signer; every test starts from the same chain state."""
+    if chain_kind == "embedded":
+        yield app.extensions["adnet"].extras["chain"]
+        return
+    url = request.getfixturevalue("anvil_url")
+    deployment = request.getfixturevalue("anvil_deployment")
+    snapshot = rpc(url, "evm_snapshot")["result"]
+    client = ChainClient(http_web3(url), deployment, signer=Account.from_key(settings.signer_key),
+                         claim_deadline_seconds=settings.claim_deadline_seconds,
+                         confirmations=settings.chain_confirmations, rpc_url=url)
+    yield client
+    await client.close()
+    rpc(url, "evm_revert", [snapshot])

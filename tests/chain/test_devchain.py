@@ -1,0 +1,144 @@
+"""The development chain: standard JSON-RPC answers in process, one persistent chain process that survives a
+crash and a restart, and a database that refuses any other chain."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from web3 import AsyncWeb3
+
+from adnet.chain import devserver
+from adnet.chain.binding import ChainMismatch
+from adnet.chain.devchain import DEV_CHAIN_ID, DevChain, InProcessProvider, dev_accounts
+from adnet.chain.service import connect
+from adnet.models import ChainBinding
+from tests.chain.helpers import G
+from tests.conftest import make_settings
+
+
+def call(chain: DevChain, method: str, *params) -> dict:
+    return chain.handle({"jsonrpc": "2.0", "id": 7, "method": method, "params": list(params)})
+
+
+def test_answers_follow_json_rpc_conventions():
+    chain = DevChain.in_memory(time_source=lambda: 1_800_000_000)
+    assert call(chain, "eth_chainId") == {"jsonrpc": "2.0", "id": 7, "result": hex(DEV_CHAIN_ID)}
+    assert call(chain, "net_version")["result"] == str(DEV_CHAIN_ID)
+    assert call(chain, "evm_revert", "0x1")["error"]["code"] == -32601
+    assert call(chain, "eth_sendRawTransaction", "0x1234")["error"]["code"] == -32000
+    batch = chain.handle([{"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []},
+                          {"jsonrpc": "2.0", "id": 2, "method": "nope", "params": []}])
+    assert [answer["id"] for answer in batch] == [1, 2]
+    assert batch[0]["result"] == "0x0" and batch[1]["error"]["code"] == -32601
+    genesis = call(chain, "eth_getBlockByNumber", "0x0", False)["result"]
+    assert int(genesis["timestamp"], 16) == 1_800_000_000 and len(genesis["logsBloom"]) == 2 + 512
+
+
+async def test_time_moves_as_on_anvil():
+    now = [1_800_000_000]
+    chain = DevChain.in_memory(time_source=lambda: now[0])
+    w3 = AsyncWeb3(InProcessProvider(chain))
+    await w3.provider.make_request("evm_mine", [])
+    assert (await w3.eth.get_block("latest"))["timestamp"] == 1_800_000_001  # one second after genesis, at least
+    now[0] += 100
+    await w3.provider.make_request("evm_increaseTime", [50])
+    await w3.provider.make_request("evm_mine", [])
+    assert (await w3.eth.get_block("latest"))["timestamp"] == 1_800_000_150
+    await w3.provider.make_request("evm_setNextBlockTimestamp", [1_900_000_000])
+    await w3.provider.make_request("evm_mine", [])
+    assert (await w3.eth.get_block("latest"))["timestamp"] == 1_900_000_000
+
+
+async def test_dev_rpc_relays_what_a_wallet_needs_and_nothing_else(client, app):
+    answer = await client.post("/dev/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []})
+    assert (await answer.get_json())["result"] == hex(app.extensions["adnet"].extras["chain"].chain_id)
+    batch = await client.post("/dev/rpc", json=[
+        {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []},
+        {"jsonrpc": "2.0", "id": 2, "method": "eth_sendTransaction", "params": [{"from": dev_accounts()[0].address}]},
+        {"jsonrpc": "2.0", "id": 3, "method": "evm_increaseTime", "params": [10**9]},
+    ])
+    answers = {answer["id"]: answer for answer in await batch.get_json()}
+    assert "result" in answers[1]
+    assert answers[2]["error"]["code"] == answers[3]["error"]["code"] == -32601
+
+
+async def test_dev_rpc_does_not_exist_in_production(database_url, tmp_path):
+    from adnet.app import create_app
+
+    production = make_settings(database_url, tmp_path, ADNET_ENV="production", ADNET_PUBLIC_URL="https://adnet.example",
+                               ADNET_CHAIN_RPC_URL="http://127.0.0.1:1", ADNET_VAULT_ADDRESS="0x" + "01" * 20,
+                               ADNET_GS_TOKEN_ADDRESS="0x" + "02" * 20, ADNET_SOV_TOKEN_ADDRESS="0x" + "03" * 20)
+    response = await create_app(production).test_client().post(
+        "/dev/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []})
+    assert response.status_code == 404
+
+
+async def test_health_reports_the_chain(client, app):
+    body = await (await client.get("/healthz")).get_json()
+    chain = app.extensions["adnet"].extras["chain"]
+    assert body["chain"]["status"] == "ok"
+    assert body["chain"]["chainId"] == chain.chain_id
+    assert body["chain"]["blockNumber"] == await chain.block_number()
+
+
+@pytest.fixture
+async def unbound_database(app) -> AsyncIterator[None]:
+    """The test database without its binding, and without whatever binding the test leaves (the next test's app
+    starts before its database is emptied)."""
+    await ChainBinding.all().delete()
+    yield
+    await ChainBinding.all().delete()
+
+
+async def test_the_development_chain_survives_a_crash_and_a_restart(unbound_database, database_url, tmp_path,
+                                                                   clock):
+    settings = make_settings(database_url, tmp_path, ADNET_ENV="development")
+    state = devserver.state_path(settings.data_dir)
+
+    first = await connect(settings, clock=clock)
+    client = first.client
+    seen = {
+        "identity": (await client.w3.eth.chain_id, client.deployment.genesis_hash),
+        "vault_code": await client.w3.eth.get_code(client.vault.address),
+        "vault_gs": await client.token_balance("G$", client.vault_address),
+        "user_sov": await client.token_balance("SOV", dev_accounts()[1].address),
+        "block": await client.block_number(),
+    }
+    assert seen["vault_gs"] > 0 and seen["user_sov"] > 0
+    running = devserver.running(state)
+    assert running is not None
+    os.kill(running.pid, signal.SIGKILL)  # no shutdown: only what was committed survives
+    await first.close()
+
+    second = await connect(settings, clock=clock)
+    try:
+        client = second.client
+        assert client.deployment == first.client.deployment  # bound, not deployed again
+        assert (await client.w3.eth.chain_id, client.deployment.genesis_hash) == seen["identity"]
+        assert await client.w3.eth.get_code(client.vault.address) == seen["vault_code"]
+        assert await client.token_balance("G$", client.vault_address) == seen["vault_gs"]
+        assert await client.token_balance("SOV", dev_accounts()[1].address) == seen["user_sov"]
+        assert await client.block_number() == seen["block"]
+        assert seen["user_sov"] == 100_000 * G
+
+        second_server = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "adnet.chain.devserver", "--state", str(state)],
+            capture_output=True, text=True, timeout=60, check=False)
+        assert second_server.returncode == 1
+        assert "already serves" in second_server.stderr
+    finally:
+        await second.close()
+    assert devserver.running(state) is None
+
+    for path in Path(state).parent.glob(state.name + "*"):
+        path.unlink()
+    with pytest.raises(ChainMismatch, match="genesis hash"):
+        await connect(settings, clock=clock)
+    assert devserver.running(state) is None
