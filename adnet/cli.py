@@ -91,8 +91,12 @@ def _makemigrations(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _demo(settings: Settings, args: argparse.Namespace) -> int:
-    from adnet.demo import load_demo
+    from adnet.demo import DemoRefused, load_demo
 
-    summary = asyncio.run(load_demo(settings))
+    try:
+        summary = asyncio.run(load_demo(settings))
+    except DemoRefused as exc:
+        print(f"adnet: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps(summary, indent=2) if args.json else f"demo data ready: site {summary['siteId']}")
     return 0

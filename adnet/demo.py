@@ -1,0 +1,199 @@
+"""Demo data for development: one advertiser with three funded campaigns (a creative in each standard size and an
+attached task of each verifier), a poll, a feedback unit and a three-question survey, and one publisher whose site
+is this server's own host, so the demo page at ``/demo`` serves all of it.
+
+The advertiser and the publisher are development accounts 1 and 2 of the development chain, so a browser wallet
+holding their keys can sign in as them. Loading is idempotent: the demo advertiser's wallet is unique, so a second
+run (even a concurrent one) finds the first run's data instead of creating more. Campaign budgets and the task
+pools are booked from the tokens minted to the development vault at deployment (``demo_funding`` transactions).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlsplit
+
+from tortoise.exceptions import IntegrityError
+from tortoise.transactions import in_transaction
+from web3 import Web3
+
+from adnet import db, ledger
+from adnet.chain import service as chain_service
+from adnet.chain.deploy import Deployment
+from adnet.chain.devchain import dev_accounts
+from adnet.clock import Clock
+from adnet.config import Settings
+from adnet.ids import new_id
+from adnet.models import (
+    Advertiser,
+    Campaign,
+    CampaignStatus,
+    Creative,
+    CreativeStatus,
+    Publisher,
+    Site,
+    Task,
+    TaskKind,
+    TaskSurface,
+)
+from adnet.tasks.config import config_json
+
+log = logging.getLogger(__name__)
+
+UNIT = 10**18
+BANNER_SIZES = ((300, 250), (728, 90), (320, 50))
+TRANSFER_TOPIC = "0x" + Web3.keccak(text="Transfer(address,address,uint256)").hex().removeprefix("0x")
+
+
+class DemoRefused(Exception):
+    """Demo data is for development only."""
+
+
+@dataclass(frozen=True)
+class DemoCampaign:
+    name: str
+    cpm: int
+    cpc: int
+    budget: int
+    description: str
+
+
+CAMPAIGNS = (
+    DemoCampaign("Celo Climate Collective", 3 * UNIT, UNIT // 5, 500 * UNIT, "Fund regenerative projects on Celo"),
+    DemoCampaign("GoodDollar Savings", 2 * UNIT, UNIT // 10, 300 * UNIT, "Save in G$ and earn every day"),
+    DemoCampaign("Sovryn Swap Week", 4 * UNIT, UNIT // 4, 200 * UNIT, "Swap SOV with zero fees this week"),
+)
+
+
+async def load_demo(settings: Settings, *, clock: Clock | None = None) -> dict[str, Any]:
+    """Create the demo data unless it exists, and describe it (site, wallets, campaign ids, task ids by kind).
+
+    Connects to the development chain first: the ONCHAIN_EVENT task names the deployed G$ token.
+    """
+    if settings.production:
+        raise DemoRefused("demo data is not loaded in production")
+    clock = clock or Clock()
+    await db.open_database(settings.database_url)
+    try:
+        connection = await chain_service.connect(settings, clock=clock)
+        try:
+            deployment = connection.client.deployment
+        finally:
+            await connection.close()
+        return await create_demo(settings, deployment, now=clock.now())
+    finally:
+        await db.close_database()
+
+
+async def create_demo(settings: Settings, deployment: Deployment, *, now: datetime) -> dict[str, Any]:
+    """The demo data on an open database, created in one transaction unless the demo advertiser exists."""
+    accounts = dev_accounts()
+    advertiser_wallet, publisher_wallet = accounts[1].address.lower(), accounts[2].address.lower()
+    try:
+        async with in_transaction():
+            await _create(settings, deployment, advertiser_wallet, publisher_wallet, now)
+        log.info("demo data created advertiser=%s publisher=%s", advertiser_wallet, publisher_wallet)
+    except IntegrityError:
+        log.info("demo data already present advertiser=%s", advertiser_wallet)
+    return await describe_demo(advertiser_wallet, publisher_wallet)
+
+
+async def describe_demo(advertiser_wallet: str, publisher_wallet: str) -> dict[str, Any]:
+    """What ``adnet demo --json`` prints."""
+    advertiser = await Advertiser.get(wallet=advertiser_wallet)
+    publisher = await Publisher.get(wallet=publisher_wallet)
+    site = await Site.filter(publisher=publisher).order_by("created_at").first()
+    campaigns = await Campaign.filter(advertiser=advertiser).order_by("created_at", "name")
+    tasks = await Task.filter(advertiser=advertiser).order_by("created_at", "kind")
+    tasks_by_kind: dict[str, list[str]] = {}
+    for task in tasks:
+        tasks_by_kind.setdefault(task.kind.value, []).append(task.id)
+    return {
+        "siteId": site.id if site else None,
+        "siteDomain": site.domain if site else None,
+        "publisherId": publisher.id,
+        "publisherWallet": publisher.wallet,
+        "advertiserId": advertiser.id,
+        "advertiserWallet": advertiser.wallet,
+        "campaignIds": [campaign.id for campaign in campaigns],
+        "taskIds": tasks_by_kind,
+    }
+
+
+async def _create(settings: Settings, deployment: Deployment, advertiser_wallet: str, publisher_wallet: str,
+                  now: datetime) -> None:
+    origin = settings.public_url
+    advertiser = await Advertiser.create(id=new_id("adv"), wallet=advertiser_wallet, name="Demo advertiser",
+                                         created_at=now)
+    publisher = await Publisher.create(id=new_id("pub"), wallet=publisher_wallet, created_at=now)
+    await Site.create(id=new_id("site"), publisher=publisher, domain=urlsplit(origin).hostname, name="Demo site",
+                      verified=True, created_at=now)
+    campaigns = []
+    for index, spec in enumerate(CAMPAIGNS):
+        campaign = await Campaign.create(
+            id=new_id("cmp"), advertiser=advertiser, name=spec.name, status=CampaignStatus.APPROVED,
+            starts_at=now - timedelta(days=1), ends_at=now + timedelta(days=90), cpm=Decimal(spec.cpm),
+            cpc=Decimal(spec.cpc), budget=Decimal(spec.budget), created_at=now, updated_at=now,
+        )
+        # Every campaign has a creative in each size, so any slot can show any campaign; its own size comes first.
+        for width, height in BANNER_SIZES[index:] + BANNER_SIZES[:index]:
+            await Creative.create(
+                id=new_id("ad"), campaign=campaign,
+                banner_url=f"{origin}/static/demo/banner-{index + 1}-{width}x{height}.svg",
+                target_url=f"https://example.com/demo/{index + 1}", description=spec.description,
+                width=width, height=height, status=CreativeStatus.APPROVED, created_at=now,
+                updated_at=now,
+            )
+        await _fund(ledger.campaign(campaign.id), spec.budget, now)
+        campaigns.append(campaign)
+
+    attached: dict[TaskKind, tuple[str, dict[str, Any]]] = {
+        TaskKind.VISIT_URL: ("Visit the project page", {"url": "https://example.com/demo/visit", "minDwellMs": 5000}),
+        TaskKind.SIGN_MESSAGE: ("Sign the pledge", {
+            "message": "I support regenerative finance.\nWallet: {wallet}\nNonce: {nonce}"}),
+        TaskKind.ONCHAIN_EVENT: ("Send any amount of G$", {
+            "contract": deployment.gs_token, "eventTopic": TRANSFER_TOPIC, "emitter": deployment.gs_token,
+            "confirmations": 1}),
+        TaskKind.QUIZ: ("Quick quiz", {"question": "Which token pays adnet rewards?", "answers": ["G$", "GoodDollar"],
+                                       "choices": ["G$", "SOV", "ETH"]}),
+    }
+    for index, (kind, (title, config)) in enumerate(attached.items()):
+        await _task(advertiser, campaigns[index % len(campaigns)], kind, title, config, TaskSurface.ATTACHED, now)
+
+    units: dict[TaskKind, tuple[str, dict[str, Any]]] = {
+        TaskKind.POLL: ("Community poll", {"question": "Which chain do you use most?", "options": [
+            {"id": "celo", "label": "Celo"}, {"id": "ethereum", "label": "Ethereum"},
+            {"id": "rootstock", "label": "Rootstock"}]}),
+        TaskKind.FEEDBACK: ("Rate this site", {"question": "How useful is this site to you?",
+                                               "rating": {"min": 1, "max": 5, "required": True},
+                                               "text": {"minLength": 0, "maxLength": 500, "required": False}}),
+        TaskKind.SURVEY: ("Three questions about Web3", {"questions": [
+            {"id": "wallet", "type": "single", "prompt": "Which wallet do you use?", "options": [
+                {"id": "minipay", "label": "MiniPay"}, {"id": "metamask", "label": "MetaMask"},
+                {"id": "valora", "label": "Valora"}]},
+            {"id": "trust", "type": "rating", "prompt": "How much do you trust on-chain ads?", "min": 1, "max": 5},
+            {"id": "wish", "type": "text", "prompt": "What would you like to earn rewards for?", "required": False,
+             "maxLength": 500}]}),
+    }
+    for kind, (title, config) in units.items():
+        await _task(advertiser, None, kind, title, config, TaskSurface.STANDALONE, now)
+
+
+async def _task(advertiser: Advertiser, campaign: Campaign | None, kind: TaskKind, title: str,
+                config: dict[str, Any], surface: TaskSurface, now: datetime) -> None:
+    reward_gs = UNIT // 2 if surface is TaskSurface.ATTACHED else UNIT // 10
+    task = await Task.create(
+        id=new_id("task"), advertiser=advertiser, campaign=campaign, kind=kind, surface=surface, title=title,
+        config=config_json(kind, config), reward_points=10, reward_gs=Decimal(reward_gs),
+        starts_at=now - timedelta(days=1), ends_at=now + timedelta(days=90), created_at=now,
+    )
+    await _fund(ledger.task_pool(task.id), 100 * reward_gs, now)
+
+
+async def _fund(account: ledger.AccountKey, amount: int, now: datetime) -> None:
+    await ledger.book("demo_funding", account.owner, [(ledger.external(account.token), -amount), (account, amount)],
+                      now=now, memo="demo data, paid from the development vault's minted tokens")

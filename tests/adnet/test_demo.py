@@ -1,0 +1,70 @@
+"""Demo data: everything the demo page needs, valid, funded, and created once however often it is loaded."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from adnet import ledger
+from adnet.config import load_settings
+from adnet.demo import DemoRefused, create_demo, load_demo
+from adnet.models import Campaign, CampaignStatus, Creative, Site, Task, TaskKind, TaskSurface
+from adnet.tasks.config import parse_config
+
+
+@pytest.fixture
+def deployment(app):
+    return app.extensions["adnet"].extras["chain"].deployment
+
+
+async def test_the_demo_holds_every_kind_of_ad_and_unit(app, settings, deployment, clock):
+    summary = await create_demo(settings, deployment, now=clock.now())
+
+    campaigns = await Campaign.filter(id__in=summary["campaignIds"])
+    assert len(campaigns) == 3
+    assert {campaign.status for campaign in campaigns} == {CampaignStatus.APPROVED}
+    for campaign in campaigns:
+        sizes = {(c.width, c.height) for c in await Creative.filter(campaign=campaign)}
+        assert sizes == {(300, 250), (728, 90), (320, 50)}
+        assert await ledger.balance(ledger.campaign(campaign.id)) == int(campaign.budget)
+
+    assert sorted(summary["taskIds"]) == sorted(kind.value for kind in TaskKind)
+    for kind_name, (task_id,) in summary["taskIds"].items():
+        task = await Task.get(id=task_id)
+        parse_config(task.kind, task.config)
+        standalone = task.kind in (TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY)
+        assert task.surface is (TaskSurface.STANDALONE if standalone else TaskSurface.ATTACHED), kind_name
+        assert (task.campaign_id is None) is standalone
+        assert await ledger.balance(ledger.task_pool(task.id)) == 100 * int(task.reward_gs)
+    survey = await Task.get(id=summary["taskIds"]["SURVEY"][0])
+    assert len(survey.config["questions"]) == 3
+    onchain = await Task.get(id=summary["taskIds"]["ONCHAIN_EVENT"][0])
+    assert onchain.config["contract"] == deployment.gs_token.lower()
+
+    site = await Site.get(id=summary["siteId"])
+    assert site.domain == "adnet.test"
+    assert (await site.publisher).wallet == summary["publisherWallet"]
+
+
+async def test_loading_again_or_concurrently_creates_nothing_more(app, settings, deployment, clock):
+    first = await create_demo(settings, deployment, now=clock.now())
+    again = await asyncio.gather(*(create_demo(settings, deployment, now=clock.now()) for _ in range(3)))
+
+    assert all(summary == first for summary in again)
+    assert await Campaign.all().count() == 3
+    assert await Task.all().count() == len(TaskKind)
+    assert await Site.all().count() == 1
+
+
+async def test_production_refuses_demo_data(tmp_path):
+    settings = load_settings({
+        "ADNET_ENV": "production", "ADNET_PUBLIC_URL": "https://ads.example", "ADNET_SECRET_KEY": "s" * 40,
+        "ADNET_TRACKING_SECRET": "t" * 40, "ADNET_SIGNER_KEY": "0x" + "22" * 32,
+        "ADNET_CHAIN_RPC_URL": "https://forno.celo.org", "ADNET_VAULT_ADDRESS": "0x" + "33" * 20,
+        "ADNET_GS_TOKEN_ADDRESS": "0x" + "44" * 20, "ADNET_SOV_TOKEN_ADDRESS": "0x" + "55" * 20,
+        "ADNET_DATA_DIR": str(tmp_path), "ADNET_DATABASE_URL": f"sqlite://{tmp_path / 'prod.sqlite3'}",
+    })
+    with pytest.raises(DemoRefused):
+        await load_demo(settings)
+    assert not (tmp_path / "prod.sqlite3").exists()
