@@ -119,12 +119,13 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         raise ConfigError(f"production needs {', '.join(missing)}; development secrets are refused")
     generated = _development_secrets(data_dir) if missing else {}
     values = {key: secrets_given[key] or generated[key] for key in SECRET_VARIABLES}
-    if production:
-        _check_secret_strength(values)
     try:
         Account.from_key(values["signer_key"])
     except (ValueError, TypeError):
         raise ConfigError("ADNET_SIGNER_KEY must be a 32-byte hex private key") from None
+    if production:
+        _check_secret_strength(values)
+        _refuse_development_secrets(values, data_dir)
 
     chain_rpc_url = get("ADNET_CHAIN_RPC_URL")
     if production and chain_rpc_url is None:
@@ -218,6 +219,24 @@ def _check_secret_strength(values: dict[str, str]) -> None:
     for key in ("secret_key", "tracking_secret"):
         if len(values[key]) < 32:
             raise ConfigError(f"{SECRET_VARIABLES[key]} must be at least 32 characters")
+
+
+def _refuse_development_secrets(values: dict[str, str], data_dir: Path) -> None:
+    """Production must not run on a secret that development generated or that is public: the development
+    secrets file of this data directory, or a key of the development chain's well-known accounts."""
+    path = data_dir / DEV_SECRETS_FILE
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError):
+        stored = {}
+    for key, variable in SECRET_VARIABLES.items():
+        if isinstance(stored, dict) and stored.get(key) == values[key]:
+            raise ConfigError(f"{variable} is a development secret (from {path}); set a production one")
+    from adnet.chain.devchain import dev_accounts
+
+    signer = Account.from_key(values["signer_key"]).address
+    if signer in {account.address for account in dev_accounts()}:
+        raise ConfigError("ADNET_SIGNER_KEY is a well-known development account key; set a production one")
 
 
 def _int(get, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:

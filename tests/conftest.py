@@ -28,12 +28,12 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if url is None:
         url = f"sqlite://{tmp_path_factory.mktemp('db') / 'adnet-test.sqlite3'}"
     else:
-        asyncio.run(_recreate_postgres(url))
+        asyncio.run(recreate_postgres(url))
     asyncio.run(db.migrate(url))
     yield url
 
 
-async def _recreate_postgres(url: str) -> None:
+async def recreate_postgres(url: str) -> None:
     """Drop and create the test database named by ``url`` through the server's maintenance database."""
     import asyncpg
 

@@ -1,0 +1,101 @@
+"""Settings: development works with nothing set; production refuses anything a development machine would use."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from adnet.chain.devchain import dev_account_keys
+from adnet.config import DEV_SECRETS_FILE, ConfigError, load_settings
+
+
+def production_env(tmp_path, **overrides: str) -> dict[str, str]:
+    env = {
+        "ADNET_ENV": "production",
+        "ADNET_DATA_DIR": str(tmp_path),
+        "ADNET_PUBLIC_URL": "https://ads.example",
+        "ADNET_SECRET_KEY": "k" * 48,
+        "ADNET_TRACKING_SECRET": "t" * 48,
+        "ADNET_SIGNER_KEY": "0x" + "5a" * 32,
+        "ADNET_CHAIN_RPC_URL": "https://forno.celo.org",
+        "ADNET_VAULT_ADDRESS": "0x" + "11" * 20,
+        "ADNET_GS_TOKEN_ADDRESS": "0x" + "22" * 20,
+        "ADNET_SOV_TOKEN_ADDRESS": "0x" + "33" * 20,
+        "ADNET_DATABASE_URL": "postgres://adnet@db.internal/adnet",
+    }
+    env.update(overrides)
+    return {name: value for name, value in env.items() if value}
+
+
+def test_development_needs_no_configuration(tmp_path):
+    settings = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+
+    assert settings.env == "development"
+    assert settings.embedded_chain
+    assert settings.public_url == "http://127.0.0.1:8000"
+    assert settings.database_url == f"sqlite://{tmp_path / 'adnet.sqlite3'}"
+    assert settings.publisher_share_bps == 7000
+    assert settings.claim_deadline_seconds == 7 * 24 * 3600
+    secrets_file = tmp_path / DEV_SECRETS_FILE
+    assert stat.S_IMODE(secrets_file.stat().st_mode) == 0o600
+    stored = json.loads(secrets_file.read_text())
+    assert stored["secret_key"] == settings.secret_key and stored["signer_key"] == settings.signer_key
+    assert settings.generated_secrets == {"ADNET_SECRET_KEY", "ADNET_TRACKING_SECRET", "ADNET_SIGNER_KEY"}
+
+
+def test_generated_secrets_stay_the_same_across_starts(tmp_path):
+    first = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+    second = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+
+    assert (first.secret_key, first.tracking_secret, first.signer_key) == (
+        second.secret_key, second.tracking_secret, second.signer_key)
+
+
+def test_a_complete_production_configuration_starts(tmp_path):
+    settings = load_settings(production_env(tmp_path))
+
+    assert settings.production and not settings.embedded_chain
+    assert settings.generated_secrets == frozenset()
+    assert not (tmp_path / DEV_SECRETS_FILE).exists()
+
+
+@pytest.mark.parametrize("variable", [
+    "ADNET_SECRET_KEY", "ADNET_TRACKING_SECRET", "ADNET_SIGNER_KEY", "ADNET_CHAIN_RPC_URL", "ADNET_VAULT_ADDRESS",
+    "ADNET_GS_TOKEN_ADDRESS", "ADNET_SOV_TOKEN_ADDRESS",
+])
+def test_production_names_the_missing_variable(tmp_path, variable):
+    with pytest.raises(ConfigError, match=variable):
+        load_settings(production_env(tmp_path, **{variable: ""}))
+    assert not (tmp_path / DEV_SECRETS_FILE).exists()
+
+
+def test_production_refuses_the_secrets_development_generated(tmp_path):
+    development = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+
+    with pytest.raises(ConfigError, match="ADNET_TRACKING_SECRET is a development secret"):
+        load_settings(production_env(tmp_path, ADNET_TRACKING_SECRET=development.tracking_secret))
+    with pytest.raises(ConfigError, match="ADNET_SIGNER_KEY is a development secret"):
+        load_settings(production_env(tmp_path, ADNET_SIGNER_KEY=development.signer_key))
+
+
+def test_production_refuses_a_public_development_account_key(tmp_path):
+    with pytest.raises(ConfigError, match="well-known development account"):
+        load_settings(production_env(tmp_path, ADNET_SIGNER_KEY=dev_account_keys()[0].to_hex()))
+
+
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    ("ADNET_PUBLIC_URL", "http://ads.example", "https"),
+    ("ADNET_SECRET_KEY", "short", "at least 32 characters"),
+    ("ADNET_SIGNER_KEY", "0x1234", "32-byte hex private key"),
+    ("ADNET_ENV", "staging", "ADNET_ENV must be one of"),
+    ("ADNET_PORT", "80000", "ADNET_PORT must be between"),
+    ("ADNET_PUBLISHER_SHARE_BPS", "12000", "ADNET_PUBLISHER_SHARE_BPS must be between"),
+    ("ADNET_DATABASE_URL", "mysql://db/adnet", "sqlite:// or postgres://"),
+    ("ADNET_VAULT_ADDRESS", "0xnothex", "ADNET_VAULT_ADDRESS"),
+    ("ADNET_RATE_LIMIT_PUBLIC", "lots", "ADNET_RATE_LIMIT_PUBLIC"),
+])
+def test_invalid_values_are_named(tmp_path, variable, value, message):
+    with pytest.raises(ConfigError, match=message):
+        load_settings(production_env(tmp_path, **{variable: value}))
