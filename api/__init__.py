@@ -9,3 +9,4 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 ops_blueprint = Blueprint("ops", __name__)
 
 from api import health  # noqa: E402,F401
+from api import auth  # noqa: E402,F401

@@ -1,0 +1,60 @@
+"""Signing in from tests, as a wallet does: ask for a nonce, sign the SIWE message, verify.
+
+``token = await sign_in(client, account)`` returns a session token; send it with ``headers=bearer(token)``.
+``siwe_message`` builds the message text with any field changed, for tests of what sign-in refuses.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from eth_account.messages import encode_defunct
+from eth_account.signers.local import LocalAccount
+from siwe import siwe
+
+STATEMENT = "Sign in to adnet."
+
+
+def siwe_message(address: str, *, nonce: str, domain: str, uri: str, chain_id: int, issued_at: datetime,
+                 expires_in: timedelta | None = timedelta(hours=1), scheme: str | None = "http",
+                 not_before: datetime | None = None) -> str:
+    """The EIP-4361 text a wallet signs."""
+    return siwe.SiweMessage(
+        scheme=scheme, domain=domain, address=address, uri=uri, version="1", chain_id=chain_id,
+        issued_at=siwe.ISO8601Datetime.from_datetime(issued_at), nonce=nonce, statement=STATEMENT,
+        expiration_time=siwe.ISO8601Datetime.from_datetime(issued_at + expires_in) if expires_in else None,
+        not_before=siwe.ISO8601Datetime.from_datetime(not_before) if not_before else None,
+    ).prepare_message()
+
+
+def sign(account: LocalAccount, message: str) -> str:
+    """The wallet's ``personal_sign`` (EIP-191) signature of ``message``, 0x-hex."""
+    return account.sign_message(encode_defunct(text=message)).signature.to_0x_hex()
+
+
+async def signed_message(client: Any, account: LocalAccount, **changes: Any) -> tuple[str, str]:
+    """A fresh nonce's SIWE message for ``account`` (fields in ``changes`` replaced) and its signature."""
+    grant = await (await client.get("/api/auth/nonce")).get_json()
+    if not isinstance(grant, dict) or "nonce" not in grant:
+        raise AssertionError(f"no nonce was issued: {grant}")
+    fields = {"nonce": grant["nonce"], "domain": grant["domain"], "uri": grant["uri"] + "/portal",
+              "scheme": grant["uri"].split("://", 1)[0],
+              "chain_id": grant["chainId"], "issued_at": client.app.extensions["adnet"].clock.now(), **changes}
+    address = fields.pop("address", account.address)
+    message = siwe_message(address, **fields)
+    return message, sign(account, message)
+
+
+async def sign_in(client: Any, account: LocalAccount) -> str:
+    """Sign ``account`` in through the API and return its session token."""
+    message, signature = await signed_message(client, account)
+    response = await client.post("/api/auth/verify", json={"message": message, "signature": signature})
+    if response.status_code != 200:
+        raise AssertionError(f"sign-in failed: {response.status_code} {await response.get_json()}")
+    return (await response.get_json())["token"]
+
+
+def bearer(token: str) -> dict[str, str]:
+    """The header that carries a session for scripts."""
+    return {"Authorization": f"Bearer {token}"}
