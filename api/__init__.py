@@ -9,4 +9,9 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 ops_blueprint = Blueprint("ops", __name__)
 
 from api import health  # noqa: E402,F401
-from api import auth  # noqa: E402,F401
+
+# isort: split
+from api import auth, publishers  # noqa: E402,F401
+
+# isort: split
+from api import serve, track  # noqa: E402,F401

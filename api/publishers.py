@@ -1,0 +1,195 @@
+"""The publisher API under /api/publishers: register, sites, balance, topup (and its preparation), withdraw,
+exchange (rules in adnet.publishers and adnet.payouts).
+
+Every route needs a session (401 ``auth_required``), and the wallet the request names, in the body or, for GETs,
+the query, must be the session's (403 ``not_owner``) and own the site it names (403 ``not_owner``).
+Token amounts travel as decimal strings.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from quart import Response, jsonify
+from quart_rate_limiter import rate_limit
+from quart_schema import validate_querystring, validate_request
+
+from adnet import auth, payouts, publishers
+from adnet.app import runtime
+from adnet.claims import claim_payload
+from adnet.models import DepositStatus
+from adnet.money import to_decimal_string
+from adnet.ratelimit import settings_limit
+from api import blueprint
+from api.auth import iso
+
+ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+_WALLET = Field(max_length=64)
+_SITE_ID = Field(max_length=64)
+_AMOUNT = Field(max_length=64)
+
+
+class RegisterRequest(BaseModel):
+    wallet: str = _WALLET
+    domain: str = Field(max_length=publishers.MAX_DOMAIN_INPUT)
+    name: str = Field("", max_length=120)
+
+
+class WalletQuery(BaseModel):
+    wallet: str = _WALLET
+
+
+class BalanceQuery(BaseModel):
+    wallet: str = _WALLET
+    siteId: str = _SITE_ID  # the interface's names are camelCase
+
+
+class TopUpRequest(BaseModel):
+    wallet: str = _WALLET
+    siteId: str = _SITE_ID
+    txHash: str = Field(max_length=80)
+
+
+class TopUpPrepareRequest(BaseModel):
+    wallet: str = _WALLET
+    siteId: str = _SITE_ID
+    amount: str = _AMOUNT
+
+
+class WithdrawRequest(BaseModel):
+    wallet: str = _WALLET
+    siteId: str = _SITE_ID
+    amount: str = _AMOUNT
+    token: str = Field("G$", max_length=8)
+
+
+class ExchangeRequest(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    wallet: str = _WALLET
+    siteId: str = _SITE_ID
+    from_symbol: str = Field(alias="from", max_length=8)
+    amount: str = _AMOUNT
+
+
+def _caller(wallet: str) -> str:
+    """The wallet the request names, once it is the session's (403 ``not_owner`` otherwise)."""
+    return auth.check_owner(auth.current_session().wallet, wallet)
+
+
+@blueprint.post("/publishers/register")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@auth.require_session
+@validate_request(RegisterRequest)
+async def register(data: RegisterRequest) -> tuple[Response, int]:
+    """Register a site (domain normalised, IDN in punycode); the wallet's first registration creates its publisher
+    record. 201 when created, 200 when the wallet had registered this domain before, 409 when another wallet has."""
+    wallet = _caller(data.wallet)
+    registration = await publishers.register_site(wallet=wallet, domain=data.domain, name=data.name,
+                                                  now=runtime().clock.now())
+    body = {"siteId": registration.site.id, "publisherId": registration.publisher.id,
+            "domain": registration.site.domain}
+    return jsonify(body), 201 if registration.created else 200
+
+
+@blueprint.get("/publishers/sites")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@auth.require_session
+@validate_querystring(WalletQuery)
+async def sites(query_args: WalletQuery) -> Response:
+    """The wallet's sites with today's (UTC) and lifetime impressions, clicks and earnings."""
+    wallet = _caller(query_args.wallet)
+    summaries = await publishers.list_sites(wallet, runtime().clock.now())
+    return jsonify({"wallet": wallet, "sites": [_site_body(summary) for summary in summaries]})
+
+
+@blueprint.get("/publishers/balance")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@auth.require_session
+@validate_querystring(BalanceQuery)
+async def balance(query_args: BalanceQuery) -> Response:
+    """A site's lifetime earnings, claimable balance and pending withdrawals (G$), and its SOV balance."""
+    money = await publishers.site_balance(_caller(query_args.wallet), query_args.siteId)
+    return jsonify({
+        "siteId": money.site_id, "token": "G$", "earned": to_decimal_string(money.earned),
+        "claimable": to_decimal_string(money.claimable),
+        "pendingWithdrawals": to_decimal_string(money.pending_withdrawals),
+        "sov": {"claimable": to_decimal_string(money.sov_claimable),
+                "pendingWithdrawals": to_decimal_string(money.sov_pending_withdrawals)},
+    })
+
+
+@blueprint.post("/publishers/topup/prepare")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@auth.require_session
+@validate_request(TopUpPrepareRequest)
+async def topup_prepare(data: TopUpPrepareRequest) -> Response:
+    """The unsigned approve and deposit transactions (EIP-1193 ``eth_sendTransaction`` parameters) that top up the
+    site with ``amount`` G$; send them in order from the wallet, then post the deposit's hash to /topup."""
+    plan = await payouts.prepare_top_up(wallet=_caller(data.wallet), site_id=data.siteId,
+                                        amount=payouts.amount_of(data.amount), chain=runtime().extras["chain"])
+    return jsonify({"siteId": plan.site_id, "token": "G$", "amount": to_decimal_string(plan.amount),
+                    "accountRef": plan.account_ref, "transactions": [plan.approve, plan.deposit]})
+
+
+@blueprint.post("/publishers/topup")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@auth.require_session
+@validate_request(TopUpRequest)
+async def topup(data: TopUpRequest) -> tuple[Response, int]:
+    """Credit the site with a G$ deposit the wallet made to the vault: 201 credited, 202 pending until its
+    confirmations (the watcher credits it then), 409 when the transaction was credited before."""
+    run = runtime()
+    deposit = await payouts.top_up(wallet=_caller(data.wallet), site_id=data.siteId, tx_hash=data.txHash,
+                                   chain=run.extras["chain"], now=run.clock.now())
+    body = {"depositId": deposit.id, "siteId": data.siteId, "txHash": deposit.tx_hash, "token": deposit.token_symbol,
+            "amount": to_decimal_string(int(deposit.amount)), "status": deposit.status.value}
+    return jsonify(body), 201 if deposit.status == DepositStatus.CREDITED else 202
+
+
+@blueprint.post("/publishers/withdraw")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@auth.require_session
+@validate_request(WithdrawRequest)
+async def withdraw(data: WithdrawRequest) -> tuple[Response, int]:
+    """Debit ``amount`` from the site's claimable balance now and return the signed claim that pays it out on the
+    vault (``transaction``); released back to the site if not redeemed by its deadline."""
+    run = runtime()
+    result = await payouts.withdraw(
+        wallet=_caller(data.wallet), site_id=data.siteId, amount=payouts.amount_of(data.amount),
+        token_symbol=payouts.token_symbol_of(data.token), minimum=run.settings.min_withdrawal,
+        chain=run.extras["chain"], now=run.clock.now())
+    withdrawal = result.withdrawal
+    return jsonify({"withdrawalId": withdrawal.id, "siteId": data.siteId, "token": withdrawal.token_symbol,
+                    "amount": to_decimal_string(int(withdrawal.amount)), "status": withdrawal.status.value,
+                    "createdAt": iso(withdrawal.created_at), "transaction": claim_payload(result.claim)}), 201
+
+
+@blueprint.post("/publishers/exchange")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@auth.require_session
+@validate_request(ExchangeRequest)
+async def exchange(data: ExchangeRequest) -> tuple[Response, int]:
+    """Convert claimable balance between SOV and G$ at the vault's protocol rate, rounded down; returns both legs
+    and the rate (G$ per SOV)."""
+    run = runtime()
+    result = await payouts.exchange(
+        wallet=_caller(data.wallet), site_id=data.siteId, from_symbol=payouts.token_symbol_of(data.from_symbol, "from"),
+        amount=payouts.amount_of(data.amount), chain=run.extras["chain"], now=run.clock.now())
+    record = result.exchange
+    return jsonify({"exchangeId": record.id, "siteId": data.siteId,
+                    "from": {"token": record.from_token, "amount": to_decimal_string(int(record.amount_in))},
+                    "to": {"token": record.to_token, "amount": to_decimal_string(int(record.amount_out))},
+                    "rate": to_decimal_string(result.rate)}), 201
+
+
+def _site_body(summary: publishers.SiteSummary) -> dict:
+    site = summary.site
+    return {
+        "siteId": site.id, "domain": site.domain, "name": site.name, "active": site.active,
+        "createdAt": iso(site.created_at),
+        "today": _figures(summary.today), "lifetime": _figures(summary.lifetime),
+    }
+
+
+def _figures(figures: publishers.Figures) -> dict:
+    return {"impressions": figures.impressions, "clicks": figures.clicks, "earned": to_decimal_string(figures.earned)}
