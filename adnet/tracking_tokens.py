@@ -1,0 +1,124 @@
+"""Tracking tokens: the proof that an impression or click belongs to an ad adnet actually served.
+
+``GET /api/serve`` issues one token per banner; ``POST /api/track`` bills an event only when it carries a valid
+token that names the same ad, campaign and site. A token is ``<payload>.<mac>``, both base64url without padding:
+the payload is a compact JSON array (ad, campaign, site, placement, size, wallet, issued-at ms, expiry ms, whether
+clicks are priced), the mac is HMAC-SHA256 over a versioned prefix and the payload, keyed with
+``ADNET_TRACKING_SECRET``. Tokens live 15 minutes. To rotate the secret without refusing tokens already handed out,
+move the old one to ``ADNET_TRACKING_SECRET_PREVIOUS``: tokens signed with either are accepted, new ones are signed
+with the current secret only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+TOKEN_TTL = timedelta(minutes=15)
+MAX_TOKEN_LENGTH = 1024
+_MAC_PREFIX = b"adnet/tracking-token/v1."
+# Issued-at a little in the future is tolerated (several workers, clocks a hair apart); more is a forgery.
+_CLOCK_SKEW_MS = 5_000
+
+
+class TokenError(Exception):
+    """A token that cannot be trusted; ``reason`` is the named refusal stored with the event."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class TokenClaims:
+    """What a token vouches for: one serve decision."""
+
+    ad_id: str
+    campaign_id: str
+    site_id: str
+    placement: str
+    size: str
+    wallet: str | None
+    issued_at_ms: int
+    expires_at_ms: int
+    click_active: bool
+
+
+def issue_token(secret: str, *, ad_id: str, campaign_id: str, site_id: str, placement: str, size: str,
+                wallet: str | None, click_active: bool, now: datetime) -> str:
+    """Sign a token for an ad served now; it expires after ``TOKEN_TTL``."""
+    issued = _epoch_ms(now)
+    payload = [ad_id, campaign_id, site_id, placement, size, wallet or "", issued,
+               issued + int(TOKEN_TTL.total_seconds() * 1000), 1 if click_active else 0]
+    encoded = _b64encode(json.dumps(payload, separators=(",", ":")).encode())
+    return f"{encoded}.{_b64encode(_mac(secret, encoded))}"
+
+
+def verify_token(token: str, *, secrets: Sequence[str], now: datetime) -> TokenClaims:
+    """The claims of a genuine, unexpired token signed with one of ``secrets`` (current first, then previous);
+    raises TokenError(``token_invalid``) or TokenError(``token_expired``)."""
+    if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH or token.count(".") != 1:
+        raise TokenError("token_invalid")
+    encoded, mac_text = token.split(".")
+    try:
+        mac = _b64decode(mac_text)
+    except ValueError:
+        raise TokenError("token_invalid") from None
+    # Only the canonical spelling is accepted, so one token cannot be re-spelled into another token_ref.
+    if _b64encode(mac) != mac_text:
+        raise TokenError("token_invalid")
+    if not any(hmac.compare_digest(mac, _mac(secret, encoded)) for secret in secrets if secret):
+        raise TokenError("token_invalid")
+    claims = _parse_payload(encoded)
+    current = _epoch_ms(now)
+    if claims.issued_at_ms > current + _CLOCK_SKEW_MS:
+        raise TokenError("token_invalid")
+    if current >= claims.expires_at_ms:
+        raise TokenError("token_expired")
+    return claims
+
+
+def token_ref(token: str) -> str:
+    """A digest naming a token in the database (the token itself is never stored)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _parse_payload(encoded: str) -> TokenClaims:
+    try:
+        fields = json.loads(_b64decode(encoded))
+        ad_id, campaign_id, site_id, placement, size, wallet, issued, expires, click_active = fields
+        if not all(isinstance(value, str) for value in (ad_id, campaign_id, site_id, placement, size, wallet)):
+            raise TypeError("text fields")
+        if not all(type(value) is int for value in (issued, expires, click_active)):
+            raise TypeError("number fields")
+    except (ValueError, TypeError):
+        # A correctly signed payload always parses; this is a token from an incompatible version.
+        raise TokenError("token_invalid") from None
+    return TokenClaims(ad_id=ad_id, campaign_id=campaign_id, site_id=site_id, placement=placement, size=size,
+                       wallet=wallet or None, issued_at_ms=issued, expires_at_ms=expires,
+                       click_active=click_active == 1)
+
+
+def _mac(secret: str, encoded_payload: str) -> bytes:
+    return hmac.new(secret.encode(), _MAC_PREFIX + encoded_payload.encode(), hashlib.sha256).digest()
+
+
+def _epoch_ms(moment: datetime) -> int:
+    return int(moment.astimezone(UTC).timestamp() * 1000)
+
+
+def _b64encode(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _b64decode(text: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        raise ValueError("not base64url") from None

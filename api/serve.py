@@ -1,0 +1,74 @@
+"""GET /api/serve: what a publisher's page shows (a banner, a standalone unit, or nothing), open to any origin.
+
+Also home of what the public ad endpoints share: route rate limits read from the settings at request time, and
+the headers every response of a public ad endpoint carries, errors included (``Cache-Control: no-store``, and
+``Access-Control-Allow-Origin: *`` so a page can read an error's body).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import BaseModel, Field
+from quart import Response, jsonify, request
+from quart_cors import route_cors
+from quart_rate_limiter import RateLimit, rate_limit
+from quart_schema import document_querystring
+
+from adnet import serving
+from adnet.app import runtime
+from api import blueprint
+
+PUBLIC_ENDPOINTS: set[str] = set()
+PREFLIGHT_MAX_AGE = 86400
+
+
+class SettingsRateLimit(RateLimit):
+    """A route limit whose count and period come from the running app's settings (e.g. ``rate_limit_public``)."""
+
+    def __init__(self, setting: str) -> None:
+        self.setting = setting
+        self.key_function = None
+        self.skip_function = None
+
+    @property  # type: ignore[override]
+    def count(self) -> int:
+        return getattr(runtime().settings, self.setting).count
+
+    @property  # type: ignore[override]
+    def period(self) -> timedelta:
+        return timedelta(seconds=getattr(runtime().settings, self.setting).seconds)
+
+
+@blueprint.after_request
+async def public_headers(response: Response) -> Response:
+    """Ad decisions and event receipts are never cached, and any page may read them, errors included."""
+    if request.endpoint in PUBLIC_ENDPOINTS:
+        response.headers["Cache-Control"] = "no-store"
+        response.headers.setdefault("Access-Control-Allow-Origin", "*")
+    return response
+
+
+class ServeQuery(BaseModel):
+    """The query string of GET /api/serve (checked by ``adnet.serving.parse_serve_query``)."""
+
+    siteId: str = Field(description="site asking for content")
+    kind: str = Field(default="BANNER", description="comma-separated BANNER, POLL, FEEDBACK, SURVEY")
+    size: str | None = Field(default=None, description="WIDTHxHEIGHT, such as 300x250")
+    placement: str | None = Field(default=None, max_length=64, description="free-form label for analytics")
+    wallet: str | None = Field(default=None, description="binds the tracking token to this wallet")
+    attached: str | None = Field(default=None, description="1: include up to two attached CTA tasks")
+
+
+@blueprint.get("/serve")
+@rate_limit(limits=[SettingsRateLimit("rate_limit_public")])
+@document_querystring(ServeQuery)
+@route_cors(allow_origin="*", allow_methods=["GET"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
+async def serve() -> Response:
+    """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
+    (``kind`` POLL, FEEDBACK or SURVEY with ``task``), or ``{"kind": "NONE"}``. Unknown site: 404."""
+    query = serving.parse_serve_query(request.args)
+    return jsonify(await serving.serve(serving.server(runtime()), query))
+
+
+PUBLIC_ENDPOINTS.add("api.serve")
