@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
 
-.PHONY: run test test-postgres lint contracts contracts-check bench clean
+.PHONY: run test chromium test-postgres lint contracts contracts-check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +21,16 @@ run: $(STAMP)
 	$(BIN)/adnet serve
 
 ## test: install and run the whole suite (SQLite, embedded chain)
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/pytest $(PYTEST_ARGS)
 
+# The browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
+chromium:
+	@test -x /usr/bin/chromium || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+
 ## test-postgres: the same suite against PostgreSQL at $(PG_URL)
-test-postgres: $(STAMP)
+test-postgres: $(STAMP) chromium
 	ADNET_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
