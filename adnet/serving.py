@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from quart import current_app, has_app_context
 from tortoise import connections
 from tortoise.expressions import Q
 
@@ -476,23 +477,28 @@ def server(runtime: Runtime) -> Server:
     return runtime.extras["serving"]
 
 
-def invalidate() -> None:
-    """Call after changing campaigns, creatives, tasks or sites: the index is rebuilt right away in the
-    background (inside an app context)."""
-    from adnet.app import runtime
-
-    current = runtime().extras.get("serving")
+def invalidate(runtime: Runtime | None = None) -> None:
+    """Call after changing campaigns, creatives, tasks or sites: this process's index is rebuilt right away in
+    the background. ``runtime`` defaults to the current app's; outside an app (a CLI command) there is no index
+    here, and serving processes pick the change up within ``REBUILD_SECONDS``."""
+    current = _current(runtime)
     if current is not None:
         current.invalidate()
 
 
-async def refresh() -> None:
-    """Rebuild the index now and wait for it (inside an app context)."""
-    from adnet.app import runtime
-
-    current = runtime().extras.get("serving")
+async def refresh(runtime: Runtime | None = None) -> None:
+    """Rebuild this process's index now and wait for it (same ``runtime`` rule as ``invalidate``)."""
+    current = _current(runtime)
     if current is not None:
         await current.rebuild()
+
+
+def _current(runtime: Runtime | None) -> Server | None:
+    if runtime is None:
+        if not has_app_context():
+            return None
+        runtime = current_app.extensions["adnet"]
+    return runtime.extras.get("serving")
 
 
 async def start(runtime: Runtime) -> None:
