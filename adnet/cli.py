@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="load demo data (idempotent)")
     demo.add_argument("--json", action="store_true", help="print what exists as JSON")
     demo.set_defaults(command=_demo)
+    audit = commands.add_parser("audit", help="check the ledger balances and is covered by the vault")
+    audit.add_argument("--no-chain", action="store_true", help="check the books only, without the vault")
+    audit.set_defaults(command=_audit)
     chain_cli.register(commands)
     return parser
 
@@ -100,3 +103,26 @@ def _demo(settings: Settings, args: argparse.Namespace) -> int:
         return 2
     print(json.dumps(summary, indent=2) if args.json else f"demo data ready: site {summary['siteId']}")
     return 0
+
+
+def _audit(settings: Settings, args: argparse.Namespace) -> int:
+    from adnet.audit import AuditReport, audit
+    from adnet.chain import service as chain_service
+    from adnet.clock import Clock
+
+    async def run() -> AuditReport:
+        await db.open_database(settings.database_url)
+        try:
+            if args.no_chain:
+                return await audit(None)
+            connection = await chain_service.connect(settings, clock=Clock())
+            try:
+                return await audit(connection.client)
+            finally:
+                await connection.close()
+        finally:
+            await db.close_database()
+
+    report = asyncio.run(run())
+    print("\n".join(report.lines()))
+    return 0 if report.ok else 1

@@ -84,6 +84,12 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture
+def chain(app):
+    """The app's chain client: an in-memory development chain with the vault and tokens deployed and funded."""
+    return app.extensions["adnet"].extras["chain"]
+
+
 async def empty_database() -> None:
     """Delete every row of every model's table, keeping the schema and the migration history."""
     tables = [model._meta.db_table for model in Tortoise.apps["models"].values()]

@@ -31,11 +31,6 @@ from tests.chain.helpers import DIGEST_VECTOR, VECTOR_DIGEST, G, funded_claim, r
 from tests.factories import fund, make_site
 
 
-@pytest.fixture
-def chain(app):
-    return app.extensions["adnet"].extras["chain"]
-
-
 async def issue(chain, clock, *, pool, amount, recipient=None, claim_ref=None, purpose=ClaimPurpose.COMPLETION):
     async with in_transaction():
         return await issue_claim(purpose=purpose, recipient=recipient or user(1).address, token_symbol=pool.token,

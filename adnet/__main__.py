@@ -1,0 +1,7 @@
+"""``python -m adnet``: the same as the ``adnet`` command."""
+
+import sys
+
+from adnet.cli import main
+
+sys.exit(main())
