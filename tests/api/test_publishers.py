@@ -228,3 +228,16 @@ async def test_a_session_cookie_works_like_the_bearer(client, owner):
                                                                          "siteId": site.id},
                                 headers={"Cookie": f"adnet_session={token}"})
     assert response.status_code == 200
+
+
+async def test_identifiers_are_random_not_counted(client):
+    account = Account.create()
+    token = await sign_in(client, account)
+    bodies = [await (await register(client, token, account.address, f"s{index}.example")).get_json()
+              for index in range(3)]
+    site_ids = [body["siteId"] for body in bodies]
+    assert all(site_id.startswith("site_") and len(site_id) == len("site_") + 22 for site_id in site_ids)
+    assert len(set(site_ids)) == 3
+    await Site.filter(id=site_ids[-1]).delete()
+    again = await (await register(client, token, account.address, "s2.example")).get_json()
+    assert again["siteId"] not in site_ids  # never reused after a delete
