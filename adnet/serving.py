@@ -369,7 +369,8 @@ async def _banner(server: Server, query: ServeRequest, campaign: CampaignEntry, 
     click_active = campaign.has_budget()
     token = tracking_tokens.issue_token(
         settings.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
-        placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active, now=now)
+        placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active, now=now,
+        nonce=server.runtime.random.getrandbits(64))
     tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
     return {
         "kind": BANNER,

@@ -3,7 +3,7 @@
 ``GET /api/serve`` issues one token per banner; ``POST /api/track`` bills an event only when it carries a valid
 token that names the same ad, campaign and site. A token is ``<payload>.<mac>``, both base64url without padding:
 the payload is a compact JSON array (ad, campaign, site, placement, size, wallet, issued-at ms, expiry ms, whether
-clicks are priced), the mac is HMAC-SHA256 over a versioned prefix and the payload, keyed with
+clicks are priced, a random nonce), the mac is HMAC-SHA256 over a versioned prefix and the payload, keyed with
 ``ADNET_TRACKING_SECRET``. Tokens live 15 minutes. To rotate the secret without refusing tokens already handed out,
 move the old one to ``ADNET_TRACKING_SECRET_PREVIOUS``: tokens signed with either are accepted, new ones are signed
 with the current secret only.
@@ -51,11 +51,12 @@ class TokenClaims:
 
 
 def issue_token(secret: str, *, ad_id: str, campaign_id: str, site_id: str, placement: str, size: str,
-                wallet: str | None, click_active: bool, now: datetime) -> str:
-    """Sign a token for an ad served now; it expires after ``TOKEN_TTL``."""
+                wallet: str | None, click_active: bool, now: datetime, nonce: int) -> str:
+    """Sign a token for an ad served now; it expires after ``TOKEN_TTL``. ``nonce`` (64 random bits) makes
+    every serve's token distinct, even two of the same ad in the same millisecond."""
     issued = _epoch_ms(now)
     payload = [ad_id, campaign_id, site_id, placement, size, wallet or "", issued,
-               issued + int(TOKEN_TTL.total_seconds() * 1000), 1 if click_active else 0]
+               issued + int(TOKEN_TTL.total_seconds() * 1000), 1 if click_active else 0, format(nonce, "x")]
     encoded = _b64encode(json.dumps(payload, separators=(",", ":")).encode())
     return f"{encoded}.{_b64encode(_mac(secret, encoded))}"
 
@@ -92,7 +93,7 @@ def token_ref(token: str) -> str:
 def _parse_payload(encoded: str) -> TokenClaims:
     try:
         fields = json.loads(_b64decode(encoded))
-        ad_id, campaign_id, site_id, placement, size, wallet, issued, expires, click_active = fields
+        ad_id, campaign_id, site_id, placement, size, wallet, issued, expires, click_active, _nonce = fields
         if not all(isinstance(value, str) for value in (ad_id, campaign_id, site_id, placement, size, wallet)):
             raise TypeError("text fields")
         if not all(type(value) is int for value in (issued, expires, click_active)):

@@ -14,7 +14,7 @@ OLD_SECRET = "previous-secret-" + "b" * 32
 
 def make(secret: str = SECRET, now: datetime = NOW, **overrides) -> str:
     fields = {"ad_id": "ad_1", "campaign_id": "cmp_1", "site_id": "site_1", "placement": "sidebar",
-              "size": "300x250", "wallet": "0x" + "ab" * 20, "click_active": True, **overrides}
+              "size": "300x250", "wallet": "0x" + "ab" * 20, "click_active": True, "nonce": 2**64 - 1, **overrides}
     return issue_token(secret, now=now, **fields)
 
 
@@ -80,3 +80,4 @@ def test_reference_is_a_stable_digest():
     assert token_ref(token) == token_ref(token)
     assert re.fullmatch(r"[0-9a-f]{64}", token_ref(token))
     assert token_ref(token) != token_ref(make(placement="footer"))
+    assert token_ref(token) != token_ref(make(nonce=7))

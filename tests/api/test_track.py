@@ -1,0 +1,360 @@
+"""POST /api/track through HTTP: recording, deduplication in the hour, every refusal reason, billing through the
+ledger, exactness under concurrency, validation, CORS and caching."""
+
+import asyncio
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+
+from adnet import ledger, serving, tracking
+from adnet.models import DedupKey, LedgerTransaction, SiteDailyStat, TrackingEvent
+from adnet.tracking_tokens import issue_token
+from tests.api.test_serve import ad_services  # noqa: F401 - the autouse fixture that starts serving and tracking
+from tests.factories import G, make_campaign, make_creative, make_site
+
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+CPM = 2 * G
+CPC = G // 10
+
+
+async def setup_ad(**campaign_fields):
+    site = await make_site()
+    campaign = await make_campaign(**{"cpm": CPM, "cpc": CPC, **campaign_fields})
+    creative = await make_creative(campaign)
+    await serving.refresh()
+    return site, campaign, creative
+
+
+async def serve_ad(client, site, **params) -> dict:
+    response = await client.get("/api/serve", query_string={"siteId": site.id, **params})
+    body = await response.get_json()
+    assert body["kind"] == "BANNER", body
+    return body["ad"]
+
+
+def event_body(ad: dict, site, **overrides) -> dict:
+    return {
+        "type": "IMPRESSION", "campaignId": ad["campaignId"], "adId": ad["id"], "siteId": site.id,
+        "fingerprint": "fp-0001", "rendered": True, "viewportVisible": True, "renderTime": 35.5,
+        "timestamp": 1767225600000, "pageUrl": "https://publisher.example/article", "userAgent": BROWSER,
+        "trackingToken": ad["trackingToken"], **overrides,
+    }
+
+
+async def post(client, body: dict):
+    response = await client.post("/api/track", json=body)
+    return response, await response.get_json()
+
+
+async def served_and_seen(client, clock, site, **params) -> dict:
+    """An ad served, then in view for two seconds."""
+    ad = await serve_ad(client, site, **params)
+    clock.advance(seconds=2)
+    return ad
+
+
+async def test_billable_impression_moves_cpm_over_1000_through_the_ledger(client, clock, settings):
+    site, campaign, creative = await setup_ad()
+    ad = await served_and_seen(client, clock, site, placement="top")
+    response, body = await post(client, event_body(ad, site))
+    assert response.status_code == 201
+    assert body["status"] == "recorded" and body["billable"] is True and body["eventId"].startswith("ev_")
+    assert response.headers["Cache-Control"] == "no-store"
+    event = await TrackingEvent.get(id=body["eventId"])
+    cost = CPM // 1000
+    publisher = cost * settings.publisher_share_bps // 10_000
+    assert (event.billable, event.refusal_reason, int(event.cost), int(event.publisher_amount)) == (
+        True, None, cost, publisher)
+    assert (event.creative_id, event.placement, event.render_time_ms) == (creative.id, "top", 36)
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - cost
+    assert await ledger.balance(ledger.site(site.id)) == publisher == cost * 70 // 100
+    assert await ledger.balance(ledger.platform("G$")) == cost - publisher
+    assert await LedgerTransaction.filter(kind="ad_billing").count() == 1
+
+
+async def test_click_after_a_billable_impression_costs_the_cpc(client, clock):
+    site, campaign, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    await post(client, event_body(ad, site))
+    response, body = await post(client, event_body(ad, site, type="CLICK"))
+    assert response.status_code == 201 and body["billable"] is True
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000 - CPC
+
+
+async def test_wallet_of_the_token_is_stored_for_attribution(client, clock):
+    site, _, _ = await setup_ad()
+    wallet = "0x" + "ab" * 20
+    ad = await served_and_seen(client, clock, site, wallet=wallet)
+    _, body = await post(client, event_body(ad, site))
+    assert (await TrackingEvent.get(id=body["eventId"])).wallet == wallet
+
+
+async def test_duplicate_in_the_hour_stores_and_bills_nothing(client, clock):
+    site, campaign, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    await post(client, event_body(ad, site))
+    second_ad = await served_and_seen(client, clock, site)
+    response, body = await post(client, event_body(second_ad, site))
+    assert response.status_code == 200 and body == {"status": "duplicate"}
+    assert await TrackingEvent.all().count() == 1
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000
+
+
+async def test_59th_minute_is_a_duplicate_and_61st_is_not(client, clock):
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    await post(client, event_body(ad, site))
+    clock.advance(minutes=59)
+    ad = await served_and_seen(client, clock, site)
+    _, body = await post(client, event_body(ad, site))
+    assert body == {"status": "duplicate"}
+    clock.advance(minutes=2)
+    ad = await served_and_seen(client, clock, site)
+    response, body = await post(client, event_body(ad, site))
+    assert response.status_code == 201 and body["billable"] is True
+    assert await TrackingEvent.filter(billable=True).count() == 2
+
+
+async def test_type_and_campaign_are_part_of_the_key(client, clock):
+    site, _, _ = await setup_ad()
+    other_campaign = await make_campaign(cpm=CPM, cpc=CPC)
+    await make_creative(other_campaign)
+    await serving.refresh()
+    ad = await served_and_seen(client, clock, site)
+    assert (await post(client, event_body(ad, site)))[0].status_code == 201
+    assert (await post(client, event_body(ad, site, type="CLICK")))[0].status_code == 201
+    seen = {ad["campaignId"]}
+    while len(seen) < 2:
+        other = await served_and_seen(client, clock, site)
+        if other["campaignId"] not in seen:
+            seen.add(other["campaignId"])
+            assert (await post(client, event_body(other, site)))[0].status_code == 201
+
+
+async def test_200_identical_events_at_once_record_and_bill_exactly_one(client, clock):
+    site, campaign, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    responses = await asyncio.gather(*(post(client, event_body(ad, site)) for _ in range(200)))
+    statuses = sorted(response.status_code for response, _ in responses)
+    assert statuses == [200] * 199 + [201]
+    assert await TrackingEvent.all().count() == 1
+    assert await TrackingEvent.filter(billable=True).count() == 1
+    assert await DedupKey.all().count() == 2  # the fingerprint's key and the token's
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000
+
+
+async def test_rotating_the_fingerprint_does_not_bill_one_served_ad_twice(client, clock):
+    site, campaign, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    results = await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
+                                     for n in range(50)))
+    assert sum(body["billable"] for _, body in results) == 1
+    assert await TrackingEvent.filter(refusal_reason="token_reused").count() == 49
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000
+
+
+async def test_budget_exhausted_mid_run_spends_exactly_the_budget(client, clock):
+    budget = 5 * (CPM // 1000)
+    site, campaign, _ = await setup_ad(budget=budget)
+    ads = [await serve_ad(client, site) for _ in range(8)]
+    clock.advance(seconds=2)
+    results = await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
+                                     for n, ad in enumerate(ads)))
+    assert all(response.status_code == 201 for response, _ in results)
+    assert sum(body["billable"] for _, body in results) == 5
+    assert await TrackingEvent.filter(refusal_reason="budget_exhausted").count() == 3
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 0
+    billed = await TrackingEvent.filter(billable=True).values_list("cost", flat=True)
+    assert sum(int(cost) for cost in billed) == budget
+    response = await client.get("/api/serve", query_string={"siteId": site.id})
+    assert await response.get_json() == {"kind": "NONE"}
+
+
+async def test_spend_never_exceeds_budget_across_batches(client, clock):
+    budget = 7 * (CPM // 1000)
+    site, campaign, _ = await setup_ad(budget=budget)
+    ads = [await serve_ad(client, site) for _ in range(12)]
+    clock.advance(seconds=2)
+    for n, ad in enumerate(ads):
+        await post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
+    assert await TrackingEvent.filter(billable=True).count() == 7
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 0
+
+
+async def reason_of(body: dict) -> str | None:
+    assert body["status"] == "recorded" and body["billable"] is False
+    return (await TrackingEvent.get(id=body["eventId"])).refusal_reason
+
+
+async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settings):
+    site, campaign, creative = await setup_ad()
+    other_site = await make_site()
+    seen: dict[str, int] = {}
+
+    async def refused(body: dict, reason: str) -> None:
+        response, answer = await post(client, body)
+        assert response.status_code == 201, answer
+        assert await reason_of(answer) == reason
+        assert reason not in str(answer)  # never told to the client
+        seen[reason] = seen.get(reason, 0) + 1
+
+    fingerprints = iter(range(1000))
+
+    def fingerprint() -> str:
+        return f"fp-{next(fingerprints):04d}"
+
+    ad = await served_and_seen(client, clock, site)
+    await refused(event_body(ad, site, fingerprint=fingerprint(), userAgent="Googlebot/2.1"), "bot_user_agent")
+    await refused(event_body(ad, site, fingerprint=fingerprint(), userAgent=""), "bot_user_agent")
+    await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken=None), "token_missing")
+    await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken="abc.def"), "token_invalid")
+    forged = issue_token("not-our-secret-" + "z" * 32, ad_id=creative.id, campaign_id=campaign.id,
+                         site_id=site.id, placement="", size="300x250", wallet=None, click_active=True,
+                         now=clock.now() - timedelta(seconds=5), nonce=1)
+    await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken=forged), "token_invalid")
+    await refused(event_body(ad, other_site, fingerprint=fingerprint()), "token_mismatch")
+    await refused(event_body(ad, site, fingerprint=fingerprint(), rendered=False), "not_rendered")
+    await refused(event_body(ad, site, fingerprint=fingerprint(), viewportVisible=False), "not_viewable")
+    fresh = await serve_ad(client, site)
+    await refused(event_body(fresh, site, fingerprint=fingerprint()), "view_too_short")
+    clock.advance(seconds=2)
+    await refused(event_body(fresh, site, fingerprint=fingerprint(), type="CLICK"), "click_without_impression")
+    assert (await post(client, event_body(fresh, site, fingerprint=fingerprint())))[1]["billable"] is True
+    await refused(event_body(fresh, site, fingerprint=fingerprint()), "token_reused")
+    clock.advance(minutes=16)
+    await refused(event_body(fresh, site, fingerprint=fingerprint()), "token_expired")
+
+    poor_site, poor_campaign, _ = await setup_ad(funded=0)
+    poor_ad = await served_and_seen(client, clock, poor_site, attached="1")
+    assert poor_ad["campaignId"] == poor_campaign.id
+    await refused(event_body(poor_ad, poor_site, fingerprint=fingerprint()), "budget_exhausted")
+    await refused(event_body(poor_ad, poor_site, fingerprint=fingerprint(), type="CLICK"), "click_not_priced")
+
+    assert await tracking.refusal_counts() == seen
+    assert await tracking.refusal_counts(site_id=poor_site.id) == {"budget_exhausted": 1, "click_not_priced": 1}
+    assert set(seen) | {"rate_limited_fingerprint", "rate_limited_ip"} == set(tracking.REASONS)
+
+
+async def test_rate_limits_per_fingerprint_and_per_ip(client, clock, monkeypatch):
+    site, _, _ = await setup_ad()
+    leaderboard_campaign = await make_campaign(cpm=CPM, cpc=CPC)
+    await make_creative(leaderboard_campaign, width=728, height=90)
+    await serving.refresh()
+    limits = tracking.tracker(client.app.extensions["adnet"])
+    monkeypatch.setattr(limits.by_fingerprint, "limit", 2)
+    monkeypatch.setattr(limits.by_ip, "limit", 4)
+    first, other, second = [await serve_ad(client, site, size=size) for size in ("300x250", "728x90", "300x250")]
+    clock.advance(seconds=2)
+    assert (await post(client, event_body(first, site, fingerprint="fp-a")))[1]["billable"] is True
+    assert (await post(client, event_body(first, site, fingerprint="fp-a", type="CLICK")))[1]["billable"] is True
+    _, third_of_a = await post(client, event_body(other, site, fingerprint="fp-a"))
+    assert await reason_of(third_of_a) == "rate_limited_fingerprint"
+    assert (await post(client, event_body(second, site, fingerprint="fp-b")))[1]["billable"] is True
+    _, fifth_of_ip = await post(client, event_body(other, site, fingerprint="fp-c", type="CLICK"))
+    assert await reason_of(fifth_of_ip) == "rate_limited_ip"
+    clock.advance(minutes=1)
+    _, next_minute = await post(client, event_body(second, site, fingerprint="fp-d", type="CLICK"))
+    assert next_minute["billable"] is True
+
+
+async def test_events_are_counted_per_site_and_day(client, clock):
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    await post(client, event_body(ad, site))
+    await post(client, event_body(ad, site, type="CLICK"))
+    await post(client, event_body(ad, site, fingerprint="fp-bot", userAgent="curl/8.0"))
+    stat = await SiteDailyStat.get(site_id=site.id, day=clock.now().date())
+    assert (stat.impressions, stat.billable_impressions, stat.clicks, stat.billable_clicks) == (2, 1, 1, 1)
+
+
+async def test_unknown_site_campaign_or_ad_is_404_and_stores_nothing(client, clock):
+    site, _, _ = await setup_ad()
+    other_campaign = await make_campaign()
+    other_creative = await make_creative(other_campaign)
+    ad = await served_and_seen(client, clock, site)
+    for overrides in ({"siteId": "site_unknown123456"}, {"campaignId": "cmp_unknown1234567"},
+                      {"adId": "ad_unknown12345678"}, {"adId": other_creative.id}):
+        response, body = await post(client, event_body(ad, site, **overrides))
+        assert response.status_code == 404 and body["error"] == "not_found"
+        assert response.headers["Cache-Control"] == "no-store"
+    assert await TrackingEvent.all().count() == 0 and await DedupKey.all().count() == 0
+
+
+async def test_events_for_an_ad_no_longer_served_are_still_recorded(client, clock):
+    site, campaign, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    campaign.status = "paused"
+    await campaign.save()
+    await serving.refresh()
+    response, body = await post(client, event_body(ad, site))
+    assert response.status_code == 201 and body["billable"] is True
+
+
+@pytest.mark.parametrize(("overrides", "field"), [
+    ({"type": "VIEW"}, "type"),
+    ({"type": None}, "type"),
+    ({"rendered": "true"}, "rendered"),
+    ({"viewportVisible": 1}, "viewportVisible"),
+    ({"timestamp": "1767225600000"}, "timestamp"),
+    ({"timestamp": 1.5}, "timestamp"),
+    ({"renderTime": -1}, "renderTime"),
+    ({"pageUrl": "javascript:alert(1)"}, "pageUrl"),
+    ({"pageUrl": "https://x.example/" + "a" * 2048}, "pageUrl"),
+    ({"userAgent": "M" * 513}, "userAgent"),
+    ({"fingerprint": ""}, "fingerprint"),
+    ({"fingerprint": "has space"}, "fingerprint"),
+    ({"campaignId": 5}, "campaignId"),
+    ({"trackingToken": "t" * 1025}, "trackingToken"),
+    ({"extra": "field"}, "extra"),
+])
+async def test_invalid_body_is_400_naming_the_field_and_stores_nothing(client, clock, overrides, field):
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    response, body = await post(client, event_body(ad, site, **overrides))
+    assert response.status_code == 400
+    assert body["error"] in ("invalid_field", "missing_field") and body["field"] == field
+    assert await TrackingEvent.all().count() == 0
+
+
+async def test_missing_required_field_is_400(client, clock):
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    body = event_body(ad, site)
+    del body["fingerprint"]
+    response, answer = await post(client, body)
+    assert response.status_code == 400 and answer == {
+        "error": "missing_field", "message": "fingerprint: this field is required", "field": "fingerprint"}
+
+
+async def test_user_agent_defaults_to_the_request_header(client, clock):
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    body = event_body(ad, site)
+    del body["userAgent"]
+    response = await client.post("/api/track", json=body, headers={"User-Agent": "python-requests/2.32"})
+    assert await reason_of(await response.get_json()) == "bot_user_agent"
+
+
+async def test_cors_preflight_and_headers(client, clock):
+    response = await client.options("/api/track", headers={
+        "Origin": "https://publisher.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type"})
+    assert response.status_code == 200
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in response.headers["Access-Control-Allow-Methods"]
+    assert "content-type" in response.headers["Access-Control-Allow-Headers"].lower()
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    tracked = await client.post("/api/track", json=event_body(ad, site), headers={"Origin": "https://p.example"})
+    assert tracked.headers["Access-Control-Allow-Origin"] == "*"
+    assert tracked.headers["Cache-Control"] == "no-store"
+
+
+async def test_amounts_are_exact_for_large_prices(client, clock):
+    site, campaign, _ = await setup_ad(budget=10**30, cpm=10**27 + 999)
+    ad = await served_and_seen(client, clock, site)
+    _, body = await post(client, event_body(ad, site))
+    event = await TrackingEvent.get(id=body["eventId"])
+    assert event.cost == Decimal((10**27 + 999) // 1000)
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 10**30 - (10**27 + 999) // 1000
