@@ -20,6 +20,7 @@ from adnet.clock import Clock
 from adnet.config import Settings, load_settings
 from adnet.errors import ApiError
 from adnet.http import client_ip_key, skip_preflight
+from adnet.ratelimit import settings_limit
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,9 @@ def create_app(
         scalar_ui_path=None,
         security_schemes={"session": {"type": "http", "scheme": "bearer"}},
     )
-    RateLimiter(app, key_function=client_ip_key, skip_function=skip_preflight)
+    # Every route gets the public limit per client IP; routes declare their own, stricter limits on top.
+    RateLimiter(app, key_function=client_ip_key, skip_function=skip_preflight,
+                default_limits=settings_limit("rate_limit_public"))
 
     from adnet.chain import rpc_proxy
     from api import blueprint as api_blueprint
@@ -118,7 +121,6 @@ def create_app(
         await db.close_database()
 
     return app
-
 
 
 def _register_request_hooks(app: Quart) -> None:

@@ -1,7 +1,6 @@
 """GET /healthz: whether the database and the chain answer, for load balancers and operators."""
 
 from quart import Response, jsonify
-from quart_rate_limiter import rate_exempt
 from quart_schema import hide
 
 from adnet import db
@@ -10,7 +9,6 @@ from api import ops_blueprint
 
 
 @ops_blueprint.get("/healthz")
-@rate_exempt
 @hide
 async def healthz() -> tuple[Response, int]:
     """Report ``ok`` only when the database and the chain both answer; 503 otherwise."""
