@@ -15,3 +15,6 @@ from api import auth, publishers  # noqa: E402,F401
 
 # isort: split
 from api import serve, track  # noqa: E402,F401
+
+# isort: split
+from api import tasks  # noqa: E402,F401

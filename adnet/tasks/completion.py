@@ -1,0 +1,230 @@
+"""Completing a CTA task: verify the proof, hold the limits, reserve the reward and sign its claim, all or nothing.
+
+The order is what makes it safe:
+
+1. the task must be live and the proof must carry exactly its verifier's keys;
+2. a wallet or fingerprint already at its limit gets 409 ``already_completed`` with its earlier completion and
+   claim, before its proof is looked at again;
+3. the verifier checks the proof (reading the chain for ONCHAIN_EVENT; 503 with nothing written when it is down);
+4. one database transaction inserts the completion into the next free wallet slot and fingerprint slot, uses up
+   what the proof consumed (a nonce, a visit), and reserves the G$ reward with its signed claim
+   (``adnet.rewards.reserve_and_claim``: the task's pool, else its campaign's budget, else points only).
+
+The slots are unique keys (``Completion``): the n-th completion of a wallet takes slot n and no slot exists at the
+limit, so any number of identical requests at once make exactly one completion; the losers' inserts fail and they
+are answered like any repeat. ``Completion.tx_hash`` is unique too, so a transaction counts once across all tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from tortoise.exceptions import IntegrityError
+from tortoise.expressions import Q
+from tortoise.transactions import in_transaction
+
+from adnet import ledger
+from adnet.chain.client import ChainClient
+from adnet.claims import claim_payload
+from adnet.errors import ApiError, bad_request, conflict, not_found
+from adnet.ids import has_prefix, new_id
+from adnet.models import Claim, ClaimPurpose, Completion, Site, Task
+from adnet.money import to_number
+from adnet.rewards import reserve_and_claim
+from adnet.tasks.config import PROOF_KEYS, parse_config
+from adnet.tasks.lookup import live_task
+from adnet.tasks.verifiers import VERIFIERS, Attempt, Verified
+from adnet.tasks.verifiers.onchain_event import tx_already_used
+from adnet.wallets import InvalidWallet, normalize_wallet
+
+log = logging.getLogger(__name__)
+
+MAX_FINGERPRINT_LENGTH = 128
+# Tries at a free slot when concurrent completions of one wallet race for slots below a limit above one.
+MAX_SLOT_RACES = 5
+STATUS_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class CompletionResult:
+    """A recorded completion and the claim paying its G$ (None: points only)."""
+
+    completion: Completion
+    claim: Claim | None
+
+
+@dataclass(frozen=True)
+class _Previous:
+    """A completion of the task by this wallet or this fingerprint."""
+
+    id: str
+    wallet: str
+    fingerprint: str
+    claim_id: str | None
+
+
+async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: dict[str, Any],
+                        site_id: str | None = None, now: datetime, chain: ChainClient) -> CompletionResult:
+    """Record a verified completion of ``task_id`` by ``wallet`` on device ``fingerprint`` and pay its reward.
+
+    Raises ApiError: 400 (``invalid_wallet``, ``invalid_field``, ``invalid_proof`` naming the missing or extra
+    proof keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), 404 (task, site, transaction), 409
+    (``already_completed`` with ``completionId`` and ``transaction``, ``task_inactive``, ``task_not_started``,
+    ``task_ended``, ``too_many_attempts``, ``tx_already_used``, ``not_confirmed``), 503 ``chain_unavailable``."""
+    wallet = _wallet(wallet)
+    _check_fingerprint(fingerprint)
+    if site_id is not None and not (has_prefix(site_id, "site") and await Site.exists(id=site_id)):
+        raise not_found("site")
+    task = await live_task(task_id, now)
+    _check_proof_keys(task, proof)
+    previous = await _previous(task, wallet, fingerprint)
+    await _refuse_repeat(task, wallet, fingerprint, previous)
+    attempt = Attempt(task=task, config=parse_config(task.kind, task.config), wallet=wallet, fingerprint=fingerprint,
+                      proof=proof, now=now, chain=chain)
+    try:
+        verified = await VERIFIERS[task.kind].verify(attempt)
+    except ApiError as refusal:
+        # A concurrent completion may have used the proof up (a visit, a nonce) and committed: that is a repeat.
+        await _refuse_repeat(task, wallet, fingerprint, await _previous(task, wallet, fingerprint))
+        log.info("task proof refused task=%s wallet=%s code=%s reason=%s", task.id, wallet, refusal.code,
+                 refusal.extra.get("reason", ""))
+        raise
+    for _ in range(MAX_SLOT_RACES):
+        try:
+            result = await _record(task, wallet, fingerprint, site_id, verified, previous, now, chain)
+        except ApiError:
+            await _refuse_repeat(task, wallet, fingerprint, await _previous(task, wallet, fingerprint))
+            raise
+        except IntegrityError:
+            # A concurrent completion took a slot (or the transaction) first: answer as a repeat, or retry the
+            # next free slot when the limit allows more.
+            previous = await _previous(task, wallet, fingerprint)
+            await _refuse_repeat(task, wallet, fingerprint, previous)
+            if verified.tx_hash is not None and await Completion.exists(tx_hash=verified.tx_hash):
+                raise tx_already_used() from None
+            continue
+        log.info("task completed task=%s completion=%s wallet=%s gs=%d claim=%s", task.id, result.completion.id,
+                 wallet, int(result.completion.gs_amount), result.claim.claim_ref if result.claim else "-")
+        return result
+    raise conflict("completion_contended", "Other completions of this task by this wallet are in progress; retry.")
+
+
+def reward_sources(task: Task) -> list[ledger.AccountKey]:
+    """Where a task's G$ reward may come from, in order: its own pool, then its campaign's budget."""
+    sources = [ledger.task_pool(task.id)]
+    if task.campaign_id is not None:  # type: ignore[attr-defined]
+        sources.append(ledger.campaign(task.campaign_id))  # type: ignore[attr-defined]
+    return sources
+
+
+def completion_payload(completion: Completion, claim: Claim | None) -> dict[str, Any]:
+    """The success body of the interface (part 4.4): ``awarded.gs`` is the decimal value as a JSON number."""
+    return {
+        "success": True,
+        "completionId": completion.id,
+        "awarded": {"points": completion.points, "gs": to_number(int(completion.gs_amount))},
+        "transaction": claim_payload(claim) if claim is not None else None,
+    }
+
+
+async def viewer_completions(*, wallet: str | None, fingerprint: str | None,
+                             campaign_id: str | None = None) -> list[dict[str, Any]]:
+    """What the SDK shows as done: the completions of a wallet or a device (either matches, as the limits apply to
+    both), newest first, optionally of one campaign's tasks. Nothing of a task's configuration is included."""
+    if not wallet and not fingerprint:
+        raise bad_request("missing_field", "Give a wallet, a fingerprint, or both.", field="wallet")
+    match = Q()
+    if wallet:
+        match |= Q(wallet=_wallet(wallet))
+    if fingerprint:
+        _check_fingerprint(fingerprint)
+        match |= Q(fingerprint=fingerprint)
+    query = Completion.filter(match)
+    if campaign_id:
+        query = query.filter(task__campaign_id=campaign_id)
+    rows = await query.order_by("-created_at").limit(STATUS_LIMIT).values(
+        "id", "task_id", "task__campaign_id", "task__kind", "created_at", "points", "gs_amount", "claim__status")
+    return [{
+        "taskId": row["task_id"],
+        "campaignId": row["task__campaign_id"],
+        "kind": str(row["task__kind"]),
+        "completionId": row["id"],
+        "completedAt": row["created_at"],
+        "awarded": {"points": row["points"], "gs": to_number(int(row["gs_amount"]))},
+        "claimStatus": str(row["claim__status"]) if row["claim__status"] is not None else None,
+    } for row in rows]
+
+
+async def _record(task: Task, wallet: str, fingerprint: str, site_id: str | None, verified: Verified,
+                  previous: Sequence[_Previous], now: datetime, chain: ChainClient) -> CompletionResult:
+    """One transaction: the completion in its slots, what the proof uses up, the reward and its claim."""
+    async with in_transaction():
+        completion = await Completion.create(
+            id=new_id("tc"), task=task, wallet=wallet, fingerprint=fingerprint,
+            wallet_slot=sum(item.wallet == wallet for item in previous),
+            fingerprint_slot=sum(item.fingerprint == fingerprint for item in previous),
+            site_id=site_id, tx_hash=verified.tx_hash, points=task.reward_points, gs_amount=Decimal(0),
+            created_at=now,
+        )
+        if verified.consume is not None:
+            await verified.consume()
+        claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion.id, recipient=wallet,
+                                        amount=int(task.reward_gs), sources=reward_sources(task), now=now,
+                                        chain=chain)
+        if claim is not None:
+            completion.claim = claim
+            completion.gs_amount = claim.amount
+            await completion.save(update_fields=["claim_id", "gs_amount"])
+    return CompletionResult(completion, claim)
+
+
+async def _previous(task: Task, wallet: str, fingerprint: str) -> list[_Previous]:
+    rows = await Completion.filter(Q(wallet=wallet) | Q(fingerprint=fingerprint), task_id=task.id).order_by(
+        "created_at").values_list("id", "wallet", "fingerprint", "claim_id")
+    return [_Previous(*row) for row in rows]
+
+
+async def _refuse_repeat(task: Task, wallet: str, fingerprint: str, previous: Sequence[_Previous]) -> None:
+    """409 ``already_completed`` when the wallet or the fingerprint is at its limit. The body names the wallet's
+    latest completion with its claim; when only the device is at its limit (another wallet completed on it), it
+    names that completion without its claim, which belongs to the other wallet."""
+    own = [item for item in previous if item.wallet == wallet]
+    device = [item for item in previous if item.fingerprint == fingerprint]
+    if len(own) >= task.max_per_wallet:
+        earlier, claim_id = own[-1], own[-1].claim_id
+    elif len(device) >= task.max_per_fingerprint:
+        earlier, claim_id = device[-1], None
+    else:
+        return
+    claim = await Claim.get_or_none(id=claim_id) if claim_id is not None else None
+    raise conflict("already_completed", "This task was already completed here; its earlier completion stands.",
+                   completionId=earlier.id, transaction=claim_payload(claim) if claim is not None else None)
+
+
+def _check_proof_keys(task: Task, proof: dict[str, Any]) -> None:
+    expected = PROOF_KEYS[task.kind]
+    missing, extra = sorted(expected - proof.keys()), sorted(proof.keys() - expected)
+    if missing or extra:
+        problems = ([f"missing {', '.join(missing)}"] if missing else []) + (
+            [f"unexpected {', '.join(extra)}"] if extra else [])
+        raise bad_request("invalid_proof", f"A {task.kind.value} proof has {', '.join(sorted(expected))}: "
+                                           f"{'; '.join(problems)}.",
+                          field=f"proof.{(missing or extra)[0]}", reason="proof_keys", missing=missing, extra=extra)
+
+
+def _wallet(text: str) -> str:
+    try:
+        return normalize_wallet(text)
+    except InvalidWallet as exc:
+        raise bad_request("invalid_wallet", str(exc), field="wallet") from None
+
+
+def _check_fingerprint(fingerprint: str) -> None:
+    if not isinstance(fingerprint, str) or not 1 <= len(fingerprint) <= MAX_FINGERPRINT_LENGTH:
+        raise bad_request("invalid_field", f"fingerprint is a text of 1 to {MAX_FINGERPRINT_LENGTH} characters.",
+                          field="fingerprint")

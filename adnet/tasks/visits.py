@@ -1,0 +1,36 @@
+"""Where a VISIT_URL dwell starts: our redirect to the advertiser's page records the time, so the dwell a client
+later claims can be held against a start it did not report itself.
+
+A fingerprint's visit of a task is one row (a unique key); the first visit through our link starts it, and a
+completion uses it up, so a further completion (where a task allows several) needs a new visit.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from adnet.errors import bad_request
+from adnet.models import TaskKind, TaskVisit
+from adnet.tasks.config import VisitUrlConfig, parse_config
+from adnet.tasks.lookup import live_task
+
+log = logging.getLogger(__name__)
+
+MAX_FINGERPRINT_LENGTH = 128
+
+
+async def start_visit(task_id: str, fingerprint: str | None, now: datetime) -> str:
+    """Record that ``fingerprint`` starts visiting the page of VISIT_URL task ``task_id`` at ``now`` (unless a
+    visit of it is already under way) and return the page's URL to redirect to."""
+    if not fingerprint:
+        raise bad_request("missing_field", "fingerprint: this query parameter is required", field="fingerprint")
+    if len(fingerprint) > MAX_FINGERPRINT_LENGTH:
+        raise bad_request("invalid_field", f"fingerprint: at most {MAX_FINGERPRINT_LENGTH} characters",
+                          field="fingerprint")
+    task = await live_task(task_id, now, kinds={TaskKind.VISIT_URL})
+    config: VisitUrlConfig = parse_config(task.kind, task.config)
+    await TaskVisit.bulk_create([TaskVisit(task_id=task.id, fingerprint=fingerprint, started_at=now)],
+                                ignore_conflicts=True)
+    log.info("task visit task=%s", task.id)
+    return str(config.url)
