@@ -31,12 +31,12 @@ class SettingsRateLimit(RateLimit):
         self.key_function = None
         self.skip_function = None
 
-    @property  # type: ignore[override]
-    def count(self) -> int:
+    @property
+    def count(self) -> int:  # type: ignore[override]
         return getattr(runtime().settings, self.setting).count
 
-    @property  # type: ignore[override]
-    def period(self) -> timedelta:
+    @property
+    def period(self) -> timedelta:  # type: ignore[override]
         return timedelta(seconds=getattr(runtime().settings, self.setting).seconds)
 
 
