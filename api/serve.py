@@ -1,43 +1,24 @@
 """GET /api/serve: what a publisher's page shows (a banner, a standalone unit, or nothing), open to any origin.
 
-Also home of what the public ad endpoints share: route rate limits read from the settings at request time, and
-the headers every response of a public ad endpoint carries, errors included (``Cache-Control: no-store``, and
-``Access-Control-Allow-Origin: *`` so a page can read an error's body).
+Also home of the headers every response of a public ad endpoint (serve, track) carries, errors included
+(``Cache-Control: no-store``, and ``Access-Control-Allow-Origin: *`` so a page can read an error's body).
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from pydantic import BaseModel, Field
 from quart import Response, jsonify, request
 from quart_cors import route_cors
-from quart_rate_limiter import RateLimit, rate_limit
+from quart_rate_limiter import rate_limit
 from quart_schema import document_querystring
 
 from adnet import serving
 from adnet.app import runtime
+from adnet.ratelimit import settings_limit
 from api import blueprint
 
 PUBLIC_ENDPOINTS: set[str] = set()
 PREFLIGHT_MAX_AGE = 86400
-
-
-class SettingsRateLimit(RateLimit):
-    """A route limit whose count and period come from the running app's settings (e.g. ``rate_limit_public``)."""
-
-    def __init__(self, setting: str) -> None:
-        self.setting = setting
-        self.key_function = None
-        self.skip_function = None
-
-    @property
-    def count(self) -> int:  # type: ignore[override]
-        return getattr(runtime().settings, self.setting).count
-
-    @property
-    def period(self) -> timedelta:  # type: ignore[override]
-        return timedelta(seconds=getattr(runtime().settings, self.setting).seconds)
 
 
 @blueprint.after_request
@@ -61,7 +42,7 @@ class ServeQuery(BaseModel):
 
 
 @blueprint.get("/serve")
-@rate_limit(limits=[SettingsRateLimit("rate_limit_public")])
+@rate_limit(limits=settings_limit("rate_limit_public"))
 @document_querystring(ServeQuery)
 @route_cors(allow_origin="*", allow_methods=["GET"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 async def serve() -> Response:

@@ -20,9 +20,10 @@ from adnet import tracking
 from adnet.app import runtime
 from adnet.http import client_ip
 from adnet.models import EventType
+from adnet.ratelimit import settings_limit
 from adnet.tracking_tokens import MAX_TOKEN_LENGTH
 from api import blueprint
-from api.serve import PREFLIGHT_MAX_AGE, PUBLIC_ENDPOINTS, SettingsRateLimit
+from api.serve import PREFLIGHT_MAX_AGE, PUBLIC_ENDPOINTS
 
 
 class TrackBody(BaseModel):
@@ -64,7 +65,7 @@ class TrackBody(BaseModel):
 
 
 @blueprint.post("/track")
-@rate_limit(limits=[SettingsRateLimit("rate_limit_public")])
+@rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @validate_request(TrackBody)
 async def track(data: TrackBody) -> tuple[Response, int]:
