@@ -67,6 +67,7 @@ class Creative(Model):
     width = fields.IntField()
     height = fields.IntField()
     status = fields.CharEnumField(CreativeStatus, max_length=16, default=CreativeStatus.REVIEW)
+    rejection_reason = fields.CharField(max_length=500, default="")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 
