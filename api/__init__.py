@@ -18,3 +18,6 @@ from api import serve, track  # noqa: E402,F401
 
 # isort: split
 from api import tasks  # noqa: E402,F401
+
+# isort: split
+from api import interactions  # noqa: E402,F401
