@@ -1,0 +1,89 @@
+"""Reward reservation and completion limits without HTTP: which budget pays, all or nothing, a record paid once,
+and exactly one completion out of many identical ones."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tortoise.transactions import in_transaction
+
+from adnet import ledger
+from adnet.claims import claim_ref_for
+from adnet.errors import ApiError
+from adnet.ids import new_id
+from adnet.models import Claim, ClaimPurpose, Completion, LedgerTransaction, TaskKind
+from adnet.rewards import reserve_and_claim
+from adnet.tasks.completion import complete_task, reward_sources
+from tests.factories import G, fund, make_campaign, make_task, wallet_address
+
+
+async def reserve(chain, clock, sources, amount=G, record_id=None, recipient=None):
+    async with in_transaction():
+        return await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=record_id or new_id("tc"),
+                                       recipient=recipient or wallet_address(), amount=amount, sources=sources,
+                                       now=clock.now(), chain=chain)
+
+
+async def test_the_first_source_holding_the_whole_amount_pays(app, clock):
+    chain = app.extensions["adnet"].extras["chain"]
+    pool, budget = ledger.task_pool(new_id("task")), ledger.campaign(new_id("cmp"))
+    await fund(pool, G // 2, now=clock.now())
+    await fund(budget, 2 * G, now=clock.now())
+    record_id = new_id("tc")
+    claim = await reserve(chain, clock, [pool, budget], record_id=record_id)
+    assert claim is not None and claim.claim_ref == claim_ref_for("completion", record_id)
+    # A pool that cannot pay the whole reward pays nothing: no partial payments.
+    assert await ledger.balance(pool) == G // 2
+    assert await ledger.balance(budget) == G
+
+
+async def test_no_claim_when_nothing_can_pay_or_nothing_is_owed(app, clock):
+    chain = app.extensions["adnet"].extras["chain"]
+    pool = ledger.task_pool(new_id("task"))
+    await fund(pool, G - 1, now=clock.now())
+    assert await reserve(chain, clock, [pool]) is None
+    assert await reserve(chain, clock, []) is None
+    assert await reserve(chain, clock, [pool], amount=0) is None
+    assert await Claim.all().count() == 0
+    assert not await LedgerTransaction.filter(kind="claim_issue").exists()
+    assert await ledger.balance(pool) == G - 1
+
+
+async def test_a_record_is_paid_once(app, clock):
+    chain = app.extensions["adnet"].extras["chain"]
+    pool = ledger.task_pool(new_id("task"))
+    await fund(pool, 5 * G, now=clock.now())
+    record_id, recipient = new_id("tc"), wallet_address()
+    first = await reserve(chain, clock, [pool], record_id=record_id, recipient=recipient)
+    again = await reserve(chain, clock, [pool], record_id=record_id, recipient=recipient)
+    assert first is not None and again is not None and first.id == again.id
+    assert await ledger.balance(pool) == 4 * G
+
+
+async def test_a_task_pays_from_its_pool_then_its_campaign(app):
+    campaign = await make_campaign()
+    attached = await make_task(kind=TaskKind.QUIZ, campaign=campaign, config={"question": "Q?", "answers": ["a"]})
+    alone = await make_task(kind=TaskKind.QUIZ, config={"question": "Q?", "answers": ["a"]})
+    assert reward_sources(attached) == [ledger.task_pool(attached.id), ledger.campaign(campaign.id)]
+    assert reward_sources(alone) == [ledger.task_pool(alone.id)]
+
+
+async def test_thirty_identical_completions_at_once_make_one(app, clock):
+    chain = app.extensions["adnet"].extras["chain"]
+    task = await make_task(kind=TaskKind.QUIZ, config={"question": "Q?", "answers": ["a"]}, pool=10 * G)
+    wallet = wallet_address()
+
+    async def attempt():
+        try:
+            return await complete_task(task_id=task.id, wallet=wallet, fingerprint="fp", proof={"answer": "a"},
+                                       now=clock.now(), chain=chain)
+        except ApiError as refusal:
+            return refusal
+
+    results = await asyncio.gather(*(attempt() for _ in range(30)))
+    refusals = [result for result in results if isinstance(result, ApiError)]
+    assert len(results) - len(refusals) == 1
+    assert {refusal.code for refusal in refusals} <= {"already_completed", "too_many_attempts"}
+    assert await Completion.filter(task_id=task.id).count() == 1
+    assert await Claim.all().count() == 1
+    assert await ledger.balance(ledger.task_pool(task.id)) == 9 * G
