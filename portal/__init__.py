@@ -5,3 +5,6 @@ from quart import Blueprint
 blueprint = Blueprint("portal", __name__)
 
 from portal import home  # noqa: E402,F401
+
+# isort: split
+from portal import demo  # noqa: E402,F401

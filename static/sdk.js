@@ -1,0 +1,746 @@
+/*! adnet embed SDK 1.0.0 | MIT | docs/sdk.md */
+// One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
+// "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, and runs polls, feedback
+// and surveys. Plain ES2017, no dependencies, styles isolated in a shadow root. It never writes to the console:
+// a slot the server cannot fill stays empty and quiet.
+(function (window, document) {
+  "use strict";
+  var VERSION = "1.0.0";
+  var existing = window.adnet;
+  if (existing && existing.version) return;
+
+  var script = document.currentScript || document.querySelector("script[data-site-id][src*='sdk']");
+  var data = (script && script.dataset) || {};
+  var siteId = data.siteId || "";
+  var base = (data.api || (script && script.src ? new URL(script.src, location.href).origin : "")).replace(/\/$/, "");
+  var sameOrigin = base === location.origin;
+  var WALLET = /^0x[0-9a-fA-F]{40}$/;
+  var TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+  var VIEWABLE_RATIO = 0.5;
+  var VIEWABLE_MS = 1000;
+  var TASK_ROW_PX = 44;
+  // Selector of claim(address,address,uint256,bytes32,uint256,uint256,bytes) on the vault.
+  var CLAIM_SELECTOR = "03b5de49";
+  var state = { wallet: null, listeners: {}, slots: [] };
+  var memory = {};
+
+  var CSS = [
+    ":host{display:block;font:14px/1.4 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1f24;",
+    "max-width:100%;box-sizing:border-box;contain:layout}",
+    "*{box-sizing:border-box}",
+    ".box{position:relative;overflow:hidden;max-width:100%;background:#f4f5f7;border-radius:4px}",
+    ".box.unit{overflow:auto;background:#fff;border:1px solid #d8dce1;padding:12px}",
+    ".ad{display:block;width:100%;height:100%}",
+    ".media{display:block;width:100%;height:100%;object-fit:contain;border:0}",
+    ".label{position:absolute;top:0;left:0;padding:1px 6px;font-size:11px;background:rgba(255,255,255,.92);",
+    "color:#333;border-bottom-right-radius:4px;pointer-events:none}",
+    ".tasks{list-style:none;margin:4px 0 0;padding:0}",
+    ".task{display:flex;flex-wrap:wrap;gap:6px;align-items:center;min-height:" + TASK_ROW_PX + "px;",
+    "padding:4px 0;border-top:1px solid #e3e6ea}",
+    ".task .t{flex:1 1 140px;font-weight:600}",
+    ".reward{font-size:12px;color:#4a5563}",
+    ".done{color:#1a7f37;font-weight:600}",
+    ".msg{flex-basis:100%;font-size:12px;color:#4a5563}",
+    ".msg.err{color:#b42318}",
+    "h3{font-size:15px;margin:0 0 8px}",
+    "button,input,textarea{font:inherit}",
+    "button{cursor:pointer;border:1px solid #8a94a3;background:#fff;border-radius:4px;padding:4px 10px;margin:2px}",
+    "button.primary{background:#1f5fbf;border-color:#1f5fbf;color:#fff}",
+    "button[aria-pressed=true]{background:#dbe7fb;border-color:#1f5fbf}",
+    "button:disabled{opacity:.6;cursor:default}",
+    "a.btn{display:inline-block;border:1px solid #1f5fbf;border-radius:4px;padding:4px 10px;color:#1f5fbf;",
+    "text-decoration:none}",
+    ":focus-visible{outline:2px solid #1f5fbf;outline-offset:2px}",
+    "input,textarea{border:1px solid #8a94a3;border-radius:4px;padding:4px 6px;max-width:100%}",
+    "textarea{width:100%;min-height:56px}",
+    "label{display:block;margin:6px 0 2px}",
+    ".stars button{font-size:18px;padding:0 6px;color:#8a94a3}",
+    ".stars button.on{color:#c98a00}",
+    ".fs{border:0;padding:0;margin:0}",
+    ".nav{display:flex;justify-content:space-between;margin-top:8px}",
+    ".step{font-size:12px;color:#4a5563}",
+    ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}",
+    "@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important}}"
+  ].join("");
+  var sheet = null;
+
+  // ---- small helpers -------------------------------------------------------------------------------------------
+  function noop() {}
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      var value = attrs[key];
+      if (value === null || value === undefined || value === false) return;
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.className = value;
+      else if (key.slice(0, 2) === "on") node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : value);
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+  function httpUrl(value) {
+    try {
+      var url = new URL(value, location.href);
+      return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+    } catch (e) { return null; }
+  }
+  function storage(key, value) {
+    key = "adnet:" + key;
+    try {
+      if (value === undefined) return window.localStorage.getItem(key);
+      if (value === null) window.localStorage.removeItem(key);
+      else window.localStorage.setItem(key, value);
+    } catch (e) {
+      if (value === undefined) return memory[key] === undefined ? null : memory[key];
+      if (value === null) delete memory[key];
+      else memory[key] = value;
+    }
+    return null;
+  }
+  function fingerprint() {
+    var value = storage("fp");
+    if (!value) {
+      var bytes = new Uint8Array(16);
+      window.crypto.getRandomValues(bytes);
+      value = "fp_" + Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+      storage("fp", value);
+    }
+    return value;
+  }
+  function query(params) {
+    return Object.keys(params).filter(function (key) { return params[key] !== null && params[key] !== undefined && params[key] !== ""; })
+      .map(function (key) { return encodeURIComponent(key) + "=" + encodeURIComponent(params[key]); }).join("&");
+  }
+  // Resolves {ok, status, body}; never rejects (status 0: the server could not be reached).
+  function api(method, path, body) {
+    var init = { method: method, mode: "cors", credentials: "omit", cache: "no-store" };
+    if (body !== undefined) {
+      init.headers = { "Content-Type": "application/json" };
+      init.body = JSON.stringify(body);
+    }
+    return window.fetch(/^https?:/.test(path) ? path : base + path, init).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (json) {
+        return { ok: response.ok, status: response.status, body: json || {} };
+      });
+    }, function () { return { ok: false, status: 0, body: {} }; });
+  }
+  // Events outlive the page: a beacon when adnet is this page's origin (a cross-origin beacon is sent with
+  // credentials, which the public endpoints' wildcard CORS refuses), otherwise a keepalive fetch.
+  function beacon(path, body) {
+    var json = JSON.stringify(body);
+    if (sameOrigin && navigator.sendBeacon) {
+      try {
+        if (navigator.sendBeacon(base + path, new Blob([json], { type: "application/json" }))) return;
+      } catch (e) { /* fall back to fetch */ }
+    }
+    window.fetch(base + path, {
+      method: "POST", mode: "cors", credentials: "omit", keepalive: true,
+      headers: { "Content-Type": "application/json" }, body: json
+    }).catch(noop);
+  }
+  function emit(name, detail, node) {
+    (state.listeners[name] || []).slice().forEach(function (listener) {
+      try { listener(detail); } catch (error) { setTimeout(function () { throw error; }); }
+    });
+    if (node) node.dispatchEvent(new CustomEvent("adnet:" + name, { detail: detail, bubbles: true, composed: true }));
+  }
+  function errorText(response, fallback) {
+    if (response.status === 0) return "The network did not answer; try again.";
+    return (response.body && response.body.message) || fallback || "That did not work; try again.";
+  }
+  function rewardText(rewards) {
+    if (!rewards) return "";
+    var parts = [];
+    if (rewards.points) parts.push("+" + rewards.points + " points");
+    if (rewards.gs && Number(rewards.gs) > 0) parts.push(rewards.gs + " G$");
+    return parts.join(" · ");
+  }
+  function reducedMotion() {
+    return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
+  // ---- wallet (EIP-1193) ---------------------------------------------------------------------------------------
+  function provider() { return window.ethereum && typeof window.ethereum.request === "function" ? window.ethereum : null; }
+  function connectWallet() {
+    if (state.wallet) return Promise.resolve(state.wallet);
+    var eth = provider();
+    if (!eth) return Promise.reject(new Error("no_wallet"));
+    return eth.request({ method: "eth_requestAccounts" }).then(function (accounts) {
+      if (!accounts || !WALLET.test(accounts[0])) throw new Error("no_wallet");
+      state.wallet = accounts[0].toLowerCase();
+      return state.wallet;
+    });
+  }
+  function utf8Hex(text) {
+    return "0x" + Array.prototype.map.call(new TextEncoder().encode(text), function (b) {
+      return (b + 256).toString(16).slice(1);
+    }).join("");
+  }
+  function word(hex) { return ("0".repeat(64) + hex).slice(-64); }
+  function uintWord(decimal) { return word(BigInt(decimal).toString(16)); }
+  // ABI-encode the vault's claim(...) call for a claim as the server returns it (its `transaction` object).
+  function claimCalldata(claim) {
+    var signature = claim.signature.replace(/^0x/, "");
+    var padded = signature + "0".repeat((64 - (signature.length % 64)) % 64);
+    return "0x" + CLAIM_SELECTOR + word(claim.recipient.replace(/^0x/, "")) + word(claim.token.replace(/^0x/, "")) +
+      uintWord(claim.amount) + word(claim.claimRef.replace(/^0x/, "")) + uintWord(claim.nonce) +
+      uintWord(claim.deadline) + uintWord(7 * 32) + uintWord(signature.length / 2) + padded;
+  }
+  function redeem(claim) {
+    var eth = provider();
+    if (!eth) return Promise.reject(new Error("no_wallet"));
+    var chain = "0x" + BigInt(claim.chainId).toString(16);
+    return connectWallet().then(function (wallet) {
+      return eth.request({ method: "eth_chainId" }).then(function (current) {
+        if (BigInt(current) === BigInt(chain)) return null;
+        return eth.request({ method: "wallet_switchEthereumChain", params: [{ chainId: chain }] });
+      }).then(function () {
+        return eth.request({ method: "eth_sendTransaction", params: [{ from: wallet, to: claim.to, data: claimCalldata(claim) }] });
+      });
+    });
+  }
+
+  // ---- slots ---------------------------------------------------------------------------------------------------
+  function Slot(host, options) {
+    options = options || {};
+    var attr = host.dataset || {};
+    this.host = host;
+    this.kind = String(options.kind || attr.kind || "BANNER").toUpperCase().replace(/\s+/g, "");
+    this.size = /^\d{1,5}x\d{1,5}$/.test(options.size || attr.size || "") ? (options.size || attr.size) : null;
+    this.placement = options.placement || attr.placement || "";
+    this.attached = options.attached !== undefined ? !!options.attached : attr.tasks !== undefined;
+    this.root = host.shadowRoot || host.attachShadow({ mode: "open" });
+    host.__adnet = this;
+    if (window.CSSStyleSheet && "adoptedStyleSheets" in this.root) {
+      sheet = sheet || new CSSStyleSheet();
+      if (!sheet.cssRules.length) sheet.replaceSync(CSS);
+      this.root.adoptedStyleSheets = [sheet];
+    } else {
+      this.root.appendChild(el("style", { text: CSS }));
+    }
+    this.box = el("div", { class: "box" });
+    this.live = el("div", { class: "sr", role: "status", "aria-live": "polite" });
+    this.root.append(this.box, this.live);
+    this.reserve();
+  }
+  // Reserve the creative's size (and the attached-task rows) before anything loads, so nothing shifts.
+  Slot.prototype.reserve = function () {
+    if (!this.size) return;
+    var parts = this.size.split("x");
+    this.host.style.width = parts[0] + "px";
+    this.box.style.width = parts[0] + "px";
+    this.box.style.aspectRatio = parts[0] + " / " + parts[1];
+    if (this.attached) this.host.style.minHeight = "calc(" + parts[1] + "px + " + (2 * TASK_ROW_PX + 4) + "px)";
+  };
+  Slot.prototype.load = function () {
+    var self = this;
+    var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
+      wallet: state.wallet, attached: this.attached ? "1" : null };
+    return api("GET", "/api/serve?" + query(params)).then(function (response) {
+      var answer = response.body;
+      if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);
+      emit("serve", { slot: self.host, kind: answer.kind }, self.host);
+      if (answer.kind === "BANNER" && answer.ad) self.banner(answer);
+      else if (answer.task && UNITS[answer.kind]) UNITS[answer.kind](self, answer.task);
+      else return self.empty("none", response.status);
+      return answer.kind;
+    });
+  };
+  Slot.prototype.empty = function (reason, status) {
+    this.host.setAttribute("data-adnet-empty", reason);
+    if (this.host.hasAttribute("data-collapse")) this.host.style.display = "none";
+    emit("empty", { slot: this.host, reason: reason, status: status }, this.host);
+    return "NONE";
+  };
+  Slot.prototype.say = function (text) { this.live.textContent = text; };
+
+  Slot.prototype.banner = function (answer) {
+    var self = this;
+    var ad = answer.ad;
+    var target = httpUrl(ad.targetUrl);
+    var source = httpUrl(ad.bannerUrl);
+    var started = performance.now();
+    var clicked = false;
+    var video = ad.mediaType === "video";
+    var media = video
+      ? el("video", { class: "media", src: source, muted: true, playsinline: true, loop: true, preload: "metadata",
+        "aria-label": ad.description || "Sponsored video", autoplay: !reducedMotion(), controls: reducedMotion() })
+      : el("img", { class: "media", src: source, alt: ad.description || "Sponsored" });
+    if (video) media.muted = true;
+    var link = target
+      ? el("a", { class: "ad", href: target, target: "_blank", rel: "noopener sponsored",
+        "aria-label": "Sponsored: " + (ad.description || "advertisement") + " (opens in a new tab)" }, [media])
+      : el("div", { class: "ad" }, [media]);
+    this.box.append(link, el("span", { class: "label", text: "Sponsored" }));
+    this.host.setAttribute("data-adnet-ad", ad.id);
+    this.ad = ad;
+    this.track = function (type, extra) {
+      var body = {
+        type: type, campaignId: ad.campaignId, adId: ad.id, siteId: siteId, fingerprint: fingerprint(),
+        rendered: self.renderTime !== undefined, viewportVisible: !!extra.visible,
+        renderTime: self.renderTime === undefined ? null : self.renderTime, timestamp: Date.now(),
+        pageUrl: (httpUrl(location.href) || "").slice(0, 2048), userAgent: navigator.userAgent.slice(0, 512),
+        trackingToken: ad.trackingToken
+      };
+      beacon("/api/track", body);
+      emit(type.toLowerCase(), { slot: self.host, adId: ad.id, campaignId: ad.campaignId }, self.host);
+    };
+    function onClick(event) {
+      if (event.type === "auxclick" && event.button !== 1) return;
+      if (clicked || !answer.bannerClickActive) return;
+      clicked = true;
+      self.track("CLICK", { visible: self.visible });
+    }
+    link.addEventListener("click", onClick);
+    link.addEventListener("auxclick", onClick);
+    media.addEventListener(video ? "loadeddata" : "load", function () {
+      self.renderTime = Math.round(performance.now() - started);
+      self.watch(media);
+    }, { once: true });
+    if (answer.attachedTasks && answer.attachedTasks.length) this.tasks(answer.attachedTasks.slice(0, 2));
+  };
+  // MRC display viewability: at least half of the creative in view, in a visible tab, for one continuous second.
+  Slot.prototype.watch = function (media) {
+    var self = this;
+    var ratio = 0;
+    var timer = null;
+    var observer;
+    function check() {
+      self.visible = ratio >= VIEWABLE_RATIO && document.visibilityState === "visible";
+      if (self.visible && timer === null) {
+        timer = setTimeout(function () {
+          observer.disconnect();
+          document.removeEventListener("visibilitychange", check);
+          self.track("IMPRESSION", { visible: true });
+        }, VIEWABLE_MS);
+      } else if (!self.visible && timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+      }
+    }
+    if (!window.IntersectionObserver) return;
+    observer = new IntersectionObserver(function (entries) {
+      ratio = entries[entries.length - 1].intersectionRatio;
+      check();
+    }, { threshold: [0, 0.25, VIEWABLE_RATIO, 0.75, 1] });
+    observer.observe(media);
+    document.addEventListener("visibilitychange", check);
+  };
+
+  // ---- attached tasks ------------------------------------------------------------------------------------------
+  Slot.prototype.tasks = function (tasks) {
+    var self = this;
+    var list = el("ul", { class: "tasks", "aria-label": "Tasks from the sponsor" });
+    this.rows = {};
+    tasks.forEach(function (task) {
+      if (!TASKS[task.kind]) return;
+      var row = el("li", { class: "task", "data-task": task.id, "data-kind": task.kind }, [
+        el("span", { class: "t", text: task.title }), el("span", { class: "reward", text: rewardText(task.rewards) })]);
+      var controls = el("span", { class: "controls" });
+      var message = el("span", { class: "msg", role: "status" });
+      row.append(controls, message);
+      var view = { slot: self, task: task, row: row, controls: controls,
+        say: function (text, isError) { message.textContent = text; message.className = isError ? "msg err" : "msg"; } };
+      self.rows[task.id] = view;
+      TASKS[task.kind](view);
+      list.appendChild(row);
+    });
+    this.root.appendChild(list);
+    this.refreshDone();
+  };
+  // Mark the tasks this viewer has already completed (the status endpoint knows; the page may have reloaded).
+  Slot.prototype.refreshDone = function () {
+    var self = this;
+    if (!this.rows || !this.ad) return;
+    api("GET", "/api/tasks/status?" + query({ wallet: state.wallet, fingerprint: fingerprint(), campaignId: this.ad.campaignId }))
+      .then(function (response) {
+        var completions = response.ok && (response.body.completions || response.body.tasks) || [];
+        completions.forEach(function (completion) {
+          var view = self.rows[completion.taskId];
+          if (view && !view.done) showDone(view, completion, false);
+        });
+      });
+  };
+  function showDone(view, result, fresh) {
+    view.done = true;
+    view.controls.textContent = "";
+    view.controls.appendChild(el("span", { class: "done", text: "Done" }));
+    var award = rewardText(result.awarded ? { points: result.awarded.points, gs: result.awarded.gs } : null);
+    view.say(award ? "Earned " + award : "");
+    var claim = result.transaction || result.claim;
+    if (fresh) {
+      var detail = { slot: view.slot.host, taskId: view.task.id, completionId: result.completionId,
+        awarded: result.awarded, transaction: claim || null };
+      emit("complete", detail, view.slot.host);
+      if (claim) emit("claim", detail, view.slot.host);
+    }
+    if (claim && claim.to && provider()) {
+      var button = el("button", { type: "button", class: "primary", text: "Redeem on-chain", onclick: function () {
+        button.disabled = true;
+        view.say("Confirm the transaction in your wallet…");
+        redeem(claim).then(function (hash) {
+          button.remove();
+          view.say("Redeemed. Transaction " + String(hash).slice(0, 12) + "…");
+          emit("redeem", { slot: view.slot.host, taskId: view.task.id, txHash: hash, transaction: claim }, view.slot.host);
+        }, function () {
+          button.disabled = false;
+          view.say("The wallet did not send the transaction.", true);
+        });
+      } });
+      view.controls.appendChild(button);
+    }
+  }
+  function complete(view, wallet, proof) {
+    view.say("Checking…");
+    return api("POST", "/api/tasks/complete", { taskId: view.task.id, wallet: wallet, fingerprint: fingerprint(),
+      proof: proof, siteId: siteId })
+      .then(function (response) {
+        var body = response.body;
+        if (response.ok || body.error === "already_completed") {
+          showDone(view, body, response.ok);
+          return true;
+        }
+        view.say(errorText(response), true);
+        return false;
+      });
+  }
+  function withWallet(view, then) {
+    connectWallet().then(then, function () {
+      view.say(provider() ? "Connect your wallet to receive the reward." :
+        "Open this page in a wallet browser (or install a wallet) to take part.", true);
+    });
+  }
+  var TASKS = {
+    VISIT_URL: function (view) {
+      var task = view.task;
+      var opened = null;
+      var href = httpUrl(task.visitUrl);
+      if (!href) return;
+      // The dwell is the time the visitor spends away on the sponsor's page, measured until they come back.
+      function back() {
+        if (opened === null || view.done || view.busy || document.visibilityState !== "visible") return;
+        var dwell = Date.now() - opened;
+        if (dwell < task.minDwellMs) {
+          view.say("Stay on the page at least " + Math.ceil(task.minDwellMs / 1000) + " s to earn the reward.", true);
+          return;
+        }
+        view.busy = true;
+        connectWallet().then(function (wallet) {
+          return complete(view, wallet, { dwellMs: dwell }).then(function (ok) { if (ok) stop(); });
+        }, function () {
+          view.say(provider() ? "Connect your wallet to receive the reward." :
+            "Open this page in a wallet browser (or install a wallet) to take part.", true);
+        }).then(function () { view.busy = false; });
+      }
+      function stop() {
+        document.removeEventListener("visibilitychange", back);
+        window.removeEventListener("focus", back);
+      }
+      var link = el("a", { class: "btn", href: href + (href.indexOf("?") < 0 ? "?" : "&") + query({ fingerprint: fingerprint() }),
+        target: "_blank", rel: "noopener", text: "Visit", onclick: function () {
+          if (opened === null) opened = Date.now();
+          view.say("Come back here after at least " + Math.ceil(task.minDwellMs / 1000) + " s on the page.");
+          claimButton.hidden = false;
+        } });
+      var claimButton = el("button", { type: "button", text: "I'm back", hidden: true, onclick: back });
+      view.controls.append(link, claimButton);
+      document.addEventListener("visibilitychange", back);
+      window.addEventListener("focus", back);
+    },
+    SIGN_MESSAGE: function (view) {
+      var task = view.task;
+      var button = el("button", { type: "button", text: "Sign with wallet", onclick: function () {
+        var eth = provider();
+        if (!eth) {
+          view.say("This task needs a wallet: open the page in a wallet browser or install one.", true);
+          return;
+        }
+        button.disabled = true;
+        var wallet;
+        connectWallet().then(function (account) {
+          wallet = account;
+          return api("GET", task.messageUrl + "?" + query({ wallet: wallet }));
+        }).then(function (response) {
+          if (!response.ok || !response.body.message) return view.say(errorText(response), true);
+          var message = response.body.message;
+          view.say("Sign the message in your wallet…");
+          return eth.request({ method: "personal_sign", params: [utf8Hex(message), wallet] }).then(function (signature) {
+            return complete(view, wallet, { signature: signature, message: message });
+          });
+        }).catch(function () {
+          view.say(wallet ? "The message was not signed." : "Connect your wallet to receive the reward.", true);
+        }).then(function () { button.disabled = false; });
+      } });
+      view.controls.appendChild(button);
+    },
+    ONCHAIN_EVENT: function (view) {
+      var input = el("input", { type: "text", placeholder: "0x… transaction hash", "aria-label": "Transaction hash",
+        size: 18, spellcheck: "false" });
+      var button = el("button", { type: "button", text: "Check", onclick: function () {
+        var hash = input.value.trim();
+        if (!TX_HASH.test(hash)) { view.say("Paste the hash of your transaction (0x and 64 hex digits).", true); return; }
+        withWallet(view, function (wallet) { complete(view, wallet, { txHash: hash }); });
+      } });
+      view.controls.append(input, button);
+    },
+    QUIZ: function (view) {
+      var task = view.task;
+      view.controls.appendChild(el("span", { class: "msg", text: task.question }));
+      function answer(value) {
+        withWallet(view, function (wallet) { complete(view, wallet, { answer: value }); });
+      }
+      if (task.choices && task.choices.length) {
+        task.choices.forEach(function (choice) {
+          view.controls.appendChild(el("button", { type: "button", text: choice, onclick: function () { answer(choice); } }));
+        });
+      } else {
+        var input = el("input", { type: "text", "aria-label": task.question, size: 14 });
+        view.controls.append(input, el("button", { type: "button", text: "Answer", onclick: function () { answer(input.value.trim()); } }));
+      }
+    }
+  };
+
+  // ---- standalone units ----------------------------------------------------------------------------------------
+  function unitFrame(slot, task) {
+    slot.box.className = "box unit";
+    slot.host.setAttribute("data-adnet-unit", task.id);
+    var content = el("div", { class: "content" });
+    slot.box.append(el("h3", { text: task.question || task.title }), content);
+    return content;
+  }
+  function interact(slot, task, extra) {
+    var body = { taskId: task.id, fingerprint: fingerprint(), siteId: siteId };
+    if (state.wallet) body.wallet = state.wallet;
+    Object.keys(extra).forEach(function (key) { body[key] = extra[key]; });
+    return api("POST", "/api/interactions", body);
+  }
+  function finished(slot, task, content, body) {
+    content.textContent = "";
+    var award = rewardText(body.awarded);
+    content.append(el("p", { class: "done", text: "Thank you!" }), award ? el("p", { class: "reward", text: "Earned " + award }) : null);
+    slot.say("Thank you, your answer was recorded.");
+    emit("interaction", { slot: slot.host, taskId: task.id, kind: task.kind, status: body.status || "recorded",
+      interactionId: body.interactionId, awarded: body.awarded || null }, slot.host);
+  }
+  function failed(slot, content, response) {
+    var message = content.querySelector(".msg") || content.appendChild(el("p", { class: "msg err", role: "alert" }));
+    message.textContent = errorText(response);
+    slot.say(message.textContent);
+  }
+  function submitted(slot, task, content, response) {
+    if (response.ok || (response.body && response.body.error === "already_completed")) finished(slot, task, content, response.body);
+    else failed(slot, content, response);
+  }
+  var UNITS = {
+    POLL: function (slot, task) {
+      var content = unitFrame(slot, task);
+      var group = el("div", { role: "group", "aria-label": task.question });
+      (task.options || []).forEach(function (option) {
+        group.appendChild(el("button", { type: "button", text: option.label, "data-option": option.id, onclick: function () {
+          Array.prototype.forEach.call(group.children, function (b) { b.disabled = true; });
+          interact(slot, task, { proof: { optionId: option.id } }).then(function (response) {
+            Array.prototype.forEach.call(group.children, function (b) { b.disabled = false; });
+            submitted(slot, task, content, response);
+          });
+        } }));
+      });
+      content.appendChild(group);
+    },
+    FEEDBACK: function (slot, task) {
+      var content = unitFrame(slot, task);
+      var rating = null;
+      var form = el("form", { novalidate: true });
+      if (task.rating) {
+        var stars = el("div", { class: "stars", role: "radiogroup", "aria-label": "Rating" });
+        for (var value = task.rating.min; value <= task.rating.max; value++) {
+          stars.appendChild(starButton(value));
+        }
+        form.appendChild(stars);
+      }
+      var text = null;
+      if (task.text) {
+        var id = "adnet-fb-" + task.id;
+        text = el("textarea", { id: id, maxlength: task.text.maxLength, required: task.text.required });
+        form.append(el("label", { for: id, text: task.text.required ? "Your comment" : "Your comment (optional)" }), text);
+      }
+      form.appendChild(el("button", { type: "submit", class: "primary", text: "Send" }));
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        var proof = {};
+        if (rating !== null) proof.rating = rating;
+        if (text && text.value.trim()) proof.text = text.value.trim();
+        if (task.rating && task.rating.required && rating === null) return failed(slot, content, { status: 400, body: { message: "Choose a rating first." } });
+        interact(slot, task, { proof: proof }).then(function (response) { submitted(slot, task, content, response); });
+      });
+      content.appendChild(form);
+      function starButton(value) {
+        return el("button", { type: "button", role: "radio", "aria-checked": "false", "aria-label": value + " of " + task.rating.max,
+          text: value <= 0 ? String(value) : "★", "data-rating": value, onclick: function (event) {
+            rating = value;
+            Array.prototype.forEach.call(event.currentTarget.parentNode.children, function (b) {
+              var star = Number(b.getAttribute("data-rating"));
+              b.setAttribute("aria-checked", String(star === value));
+              b.classList.toggle("on", star <= value);
+            });
+          } });
+      }
+    },
+    SURVEY: function (slot, task) {
+      var content = unitFrame(slot, task);
+      var questions = task.questions || [];
+      var key = "survey:" + task.id;
+      var saved = {};
+      try { saved = JSON.parse(storage(key) || "{}") || {}; } catch (e) { saved = {}; }
+      var progress = { sessionId: saved.sessionId || null, step: Math.min(saved.step || 0, questions.length - 1),
+        answers: saved.answers || {} };
+      function save() { storage(key, JSON.stringify(progress)); }
+      function show() {
+        content.textContent = "";
+        var question = questions[progress.step];
+        var previous = progress.answers[question.id];
+        var field = surveyField(question, previous, task.id);
+        content.append(el("p", { class: "step", text: "Question " + (progress.step + 1) + " of " + questions.length }),
+          field.node);
+        var back = el("button", { type: "button", text: "Back", disabled: progress.step === 0, onclick: function () {
+          progress.step -= 1;
+          save();
+          show();
+        } });
+        var last = progress.step === questions.length - 1;
+        var next = el("button", { type: "button", class: "primary", text: last ? "Finish" : "Next", onclick: function () {
+          var value = field.value();
+          if (value === null && question.required) return failed(slot, content, { status: 400, body: { message: "Please answer this question." } });
+          var proof = { questionId: question.id };
+          if (value !== null) proof[ANSWER_KEYS[question.type]] = value;
+          next.disabled = true;
+          var extra = { proof: proof };
+          if (progress.sessionId) extra.sessionId = progress.sessionId;
+          interact(slot, task, extra).then(function (response) {
+            next.disabled = false;
+            var body = response.body;
+            if (!response.ok) {
+              if (body.error === "already_completed" || body.error === "session_completed") {
+                storage(key, null);
+                return finished(slot, task, content, body);
+              }
+              // A session that expired or is not this viewer's (another wallet since) cannot go on: start over.
+              if (progress.sessionId && (response.status === 403 || response.status === 404 || response.status === 409)) {
+                progress = { sessionId: null, step: 0, answers: {} };
+                save();
+                show();
+              }
+              return failed(slot, content, response);
+            }
+            progress.sessionId = body.sessionId || progress.sessionId;
+            progress.answers[question.id] = value;
+            if (body.status === "completed") {
+              storage(key, null);
+              return finished(slot, task, content, body);
+            }
+            var index = body.question ? questions.map(function (q) { return q.id; }).indexOf(body.question.id) : -1;
+            progress.step = index >= 0 ? index : Math.min(progress.step + 1, questions.length - 1);
+            save();
+            show();
+          });
+        } });
+        content.appendChild(el("div", { class: "nav" }, [back, next]));
+        var focusable = content.querySelector("input,textarea,button:not([disabled])");
+        if (focusable && slot.started) focusable.focus();
+        slot.started = true;
+      }
+      if (questions.length) show();
+    }
+  };
+  var ANSWER_KEYS = { single: "optionId", multiple: "optionIds", rating: "rating", text: "text" };
+  function surveyField(question, previous, taskId) {
+    var id = "adnet-q-" + taskId + "-" + question.id;
+    var node = el("fieldset", { class: "fs" }, [el("legend", { text: question.prompt })]);
+    if (question.type === "text") {
+      var area = el("textarea", { id: id, maxlength: question.maxLength, "aria-label": question.prompt });
+      area.value = previous || "";
+      node.appendChild(area);
+      return { node: node, value: function () { return area.value.trim() || null; } };
+    }
+    var choices = question.type === "rating"
+      ? Array.apply(null, Array(question.max - question.min + 1)).map(function (_, i) { var v = question.min + i; return { id: v, label: String(v) }; })
+      : question.options;
+    var inputs = choices.map(function (choice, index) {
+      var input = el("input", { type: question.type === "multiple" ? "checkbox" : "radio", name: id, id: id + "-" + index,
+        value: String(choice.id) });
+      input.checked = previous !== undefined && previous !== null && [].concat(previous).map(String).indexOf(String(choice.id)) >= 0;
+      node.appendChild(el("label", { for: id + "-" + index }, [input, document.createTextNode(" " + choice.label)]));
+      return input;
+    });
+    return { node: node, value: function () {
+      var picked = inputs.filter(function (input) { return input.checked; }).map(function (input) { return input.value; });
+      if (!picked.length) return null;
+      if (question.type === "multiple") return picked;
+      return question.type === "rating" ? Number(picked[0]) : picked[0];
+    } };
+  }
+
+  // ---- public API ----------------------------------------------------------------------------------------------
+  var lazy = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      lazy.unobserve(entry.target);
+      var slot = entry.target.__adnet;
+      if (slot && slot.pending) slot.pending();
+    });
+  }, { rootMargin: "200px 0px" }) : null;
+
+  function render(element, options) {
+    if (!element || element.__adnet) return Promise.resolve(element && element.__adnet ? "RENDERED" : "NONE");
+    var slot;
+    try { slot = new Slot(element, options); } catch (e) { return Promise.resolve("NONE"); }
+    state.slots.push(slot);
+    if (!siteId) return Promise.resolve(slot.empty("unconfigured", 0));
+    return new Promise(function (resolve) {
+      slot.pending = function () { slot.pending = null; resolve(slot.load()); };
+      if (lazy && !(options && options.lazy === false)) lazy.observe(element);
+      else slot.pending();
+    });
+  }
+  function scan(root) {
+    Array.prototype.forEach.call((root || document).querySelectorAll("[data-adnet-slot]"), function (element) {
+      if (!element.__adnet) render(element);
+    });
+  }
+  function identify(wallet) {
+    if (wallet !== null && !WALLET.test(String(wallet))) return false;
+    state.wallet = wallet ? String(wallet).toLowerCase() : null;
+    state.slots.forEach(function (slot) { slot.refreshDone(); });
+    emit("identify", { wallet: state.wallet });
+    return true;
+  }
+  function on(name, listener) {
+    (state.listeners[name] = state.listeners[name] || []).push(listener);
+    return function () { state.listeners[name] = state.listeners[name].filter(function (l) { return l !== listener; }); };
+  }
+  var adnet = {
+    version: VERSION, identify: identify, render: render, on: on,
+    fingerprint: fingerprint, wallet: function () { return state.wallet; },
+    push: function (command) { if (typeof command === "function") command(adnet); }
+  };
+  window.adnet = adnet;
+  // Commands queued before the script loaded: window.adnet = window.adnet || []; adnet.push(fn).
+  if (Array.isArray(existing)) existing.forEach(adnet.push);
+
+  function start() {
+    scan(document);
+    if (window.MutationObserver) {
+      new MutationObserver(function (records) {
+        records.forEach(function (record) {
+          Array.prototype.forEach.call(record.addedNodes, function (node) {
+            if (node.nodeType !== 1) return;
+            if (node.hasAttribute("data-adnet-slot") && !node.__adnet) render(node);
+            else if (node.querySelector) scan(node);
+          });
+        });
+      }).observe(document.documentElement, { childList: true, subtree: true });
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})(window, document);
