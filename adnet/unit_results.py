@@ -144,7 +144,8 @@ async def _sessions(unit: Task, now: datetime) -> dict[str, Any]:
 
 
 async def _questions(unit: Task, config: SurveyConfig, responses: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each question's summary over the completed responses, with how many sessions reached it."""
+    """Each question's summary over the completed responses, and how many sessions reached it (were shown it,
+    having passed the questions before)."""
     steps = [step for (step,) in await SurveySession.filter(unit_id=unit.id).values_list("step")]
     summaries = []
     for index, question in enumerate(config.questions):

@@ -149,7 +149,7 @@ async def test_a_session_belongs_to_its_respondent(client):
     await post(client, unit, site, answer, wallet=wallet, sessionId=session_id)
     status, stolen = await post(client, unit, site, {"questionId": "q3"}, wallet=wallet, fingerprint="thief-device",
                                 sessionId=session_id)
-    assert status == 403 and await Interaction.all().count() == 0
+    assert (status, stolen["error"]) == (403, "session_not_yours") and await Interaction.all().count() == 0
     status, done = await post(client, unit, site, {"questionId": "q3"}, wallet=wallet, sessionId=session_id)
     assert status == 201 and done["status"] == "completed"
 
