@@ -8,3 +8,6 @@ from portal import home  # noqa: E402,F401
 
 # isort: split
 from portal import demo  # noqa: E402,F401
+
+# isort: split
+from portal import auth, balance, csrf, dashboard, pages, sites  # noqa: E402,F401

@@ -1,0 +1,98 @@
+"""Signing in to the portal with a wallet (SIWE) and signing out; the rules are ``adnet.auth``'s.
+
+The sign-in page asks the browser's EIP-1193 wallet for its address (``static/portal.js``), the server writes the
+EIP-4361 message for that address with a fresh nonce (``POST /portal/signin/message``), the wallet signs it, and a
+plain form POST (``/portal/signin``) opens the session: the session cookie (HttpOnly, SameSite=Lax, Secure outside
+development) and a 303 to where the publisher was going. Both POSTs carry the pre-session CSRF token, so no other
+site can sign a browser in to a wallet of its choosing.
+"""
+
+from __future__ import annotations
+
+from quart import Response, jsonify, render_template, request
+from quart_rate_limiter import rate_limit
+from quart_schema import hide
+
+from adnet import auth
+from adnet.app import runtime
+from adnet.errors import ApiError
+from adnet.portal_views import sign_in_message
+from adnet.ratelimit import settings_limit
+from portal import blueprint
+from portal.csrf import ensure_presession, require_csrf, start_presession
+from portal.pages import require_portal_session, safe_next, see_other
+
+AUTH_LIMIT = settings_limit("rate_limit_auth")
+
+
+def _session_cookie(response: Response, signed_in: auth.SignedIn) -> None:
+    # A lifetime rather than an instant: the browser's clock need not agree with ours.
+    lifetime = int((signed_in.expires_at - runtime().clock.now()).total_seconds())
+    response.set_cookie(auth.SESSION_COOKIE, signed_in.token, max_age=lifetime, path="/",
+                        secure=runtime().settings.env != "development", httponly=True, samesite="Lax")
+
+
+@blueprint.get("/portal/signin")
+@rate_limit(limits=settings_limit("rate_limit_account"))
+@hide
+async def signin_page() -> Response:
+    """The sign-in page: connect a wallet, sign the message, land on the dashboard (or ``next``)."""
+    return await _signin_page(safe_next(request.args.get("next")))
+
+
+async def _signin_page(next_path: str, error: ApiError | None = None) -> Response:
+    ensure_presession()
+    response = Response(await render_template("portal/signin.html", chain_id=runtime().extras["chain"].chain_id,
+                                              next_path=next_path, error=error), error.status if error else 200)
+    start_presession(response)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@blueprint.post("/portal/signin/message")
+@rate_limit(limits=AUTH_LIMIT)
+@hide
+@require_csrf
+async def signin_message() -> Response:
+    """The EIP-4361 message the wallet named in ``address`` signs, with a nonce issued just now."""
+    run = runtime()
+    now = run.clock.now()
+    grant = await auth.issue_nonce(settings=run.settings, chain_id=run.extras["chain"].chain_id, now=now,
+                                   rng=run.random)
+    message = sign_in_message(grant, (await request.form).get("address"), now)
+    response = jsonify({"message": message})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@blueprint.post("/portal/signin")
+@rate_limit(limits=AUTH_LIMIT)
+@hide
+@require_csrf
+async def signin() -> Response:
+    """Check the signed message (``adnet.auth.sign_in``), open the session and go to ``next``; a refusal shows
+    the sign-in page again with its reason."""
+    run = runtime()
+    form = await request.form
+    try:
+        signed_in = await auth.sign_in(form.get("message", ""), form.get("signature", ""), settings=run.settings,
+                                       chain=run.extras["chain"], now=run.clock.now(), rng=run.random)
+    except ApiError as error:
+        return await _signin_page(safe_next(form.get("next")), error)
+    response = see_other(safe_next(form.get("next")))
+    _session_cookie(response, signed_in)
+    return response
+
+
+@blueprint.post("/portal/signout")
+@rate_limit(limits=settings_limit("rate_limit_account"))
+@hide
+@require_portal_session
+@require_csrf
+async def signout() -> Response:
+    """End the session on the server, clear the cookie, and go back to the sign-in page."""
+    await auth.end_session(auth.current_session(), runtime().clock.now())
+    response = see_other("/portal/signin")
+    response.delete_cookie(auth.SESSION_COOKIE, path="/", secure=runtime().settings.env != "development",
+                           httponly=True, samesite="Lax")
+    return response

@@ -1,0 +1,183 @@
+"""A site's money in the portal: its balance, and the top-up, withdrawal and exchange flows.
+
+The server prepares and checks; the wallet sends. A top-up is the approve and deposit transactions
+(``payouts.prepare_top_up``) that ``static/portal.js`` has the wallet send, then the deposit's hash posted back
+and polled until ``payouts.top_up`` has credited it. A withdrawal is the claim ``payouts.withdraw`` signs; the
+wallet sends the vault call that redeems it, and its status partial follows the watcher (issued → redeemed, or
+released after the deadline). An exchange shows the vault's rate and a preview before ``payouts.exchange`` books
+it. Every change answers ``HX-Trigger: balance-changed``, which makes the balance partial reload itself.
+"""
+
+from __future__ import annotations
+
+from quart import Response, flash, render_template, request
+from quart_rate_limiter import rate_limit
+from quart_schema import hide
+
+from adnet import auth, payouts, portal_views, publishers
+from adnet.app import runtime
+from adnet.errors import ApiError
+from adnet.money import to_decimal_string
+from adnet.ratelimit import settings_limit
+from portal import blueprint
+from portal.csrf import require_csrf
+from portal.pages import form_error, require_portal_session, see_other, wants_fragment
+from portal.sites import site_context
+
+ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
+
+
+async def _refused(site_id: str, form_name: str, error: ApiError, values: dict[str, str]) -> Response:
+    """A money form refused with a 400: shown again with the reason beside the field."""
+    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    return await form_error(f"portal/_{form_name}_form.html", f"#{form_name}-form", error, "portal/site.html",
+                            lambda: site_context(site), values=values, failed_form=form_name, site=site)
+
+
+@blueprint.get("/portal/sites/<site_id>/balance")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def balance(site_id: str) -> str:
+    """The balance partial of a site of the signed-in wallet (what it reloads after every money movement)."""
+    money = await publishers.site_balance(auth.current_session().wallet, site_id)
+    return await render_template("portal/_balance.html", balance=money, site_id=site_id)
+
+
+@blueprint.post("/portal/sites/<site_id>/topup/prepare")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def topup_prepare(site_id: str) -> Response:
+    """The approve and deposit transactions the wallet sends to top the site up with ``amount`` G$."""
+    values = {"amount": (await request.form).get("amount", "")}
+    try:
+        plan = await payouts.prepare_top_up(wallet=auth.current_session().wallet, site_id=site_id,
+                                            amount=payouts.amount_of(values["amount"]),
+                                            chain=runtime().extras["chain"])
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await _refused(site_id, "topup", error, values)
+    return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id,
+                                          chain_id=runtime().extras["chain"].chain_id))
+
+
+@blueprint.post("/portal/sites/<site_id>/topup")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def topup(site_id: str) -> Response:
+    """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
+    htmx polls this partial until the deposit is credited."""
+    run = runtime()
+    tx_hash = (await request.form).get("txHash", "")
+    try:
+        progress = await portal_views.top_up_progress(wallet=auth.current_session().wallet, site_id=site_id,
+                                                      tx_hash=tx_hash, chain=run.extras["chain"], now=run.clock.now())
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await _refused(site_id, "topup", error, {"txHash": tx_hash})
+    if not wants_fragment():
+        await flash(f"Top-up {progress.tx_hash}: {progress.state}.")
+        return see_other(f"/portal/sites/{site_id}")
+    headers = BALANCE_CHANGED if progress.state == "credited" else {}
+    return Response(await render_template("portal/_topup_status.html", progress=progress, site_id=site_id),
+                    headers=headers)
+
+
+@blueprint.post("/portal/sites/<site_id>/withdraw")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def withdraw(site_id: str) -> Response:
+    """Debit ``amount`` of ``token`` now and show the claim for the wallet to redeem on the vault."""
+    run = runtime()
+    form = await request.form
+    values = {"amount": form.get("amount", ""), "token": form.get("token", "G$")}
+    try:
+        result = await payouts.withdraw(
+            wallet=auth.current_session().wallet, site_id=site_id, amount=payouts.amount_of(values["amount"]),
+            token_symbol=payouts.token_symbol_of(values["token"]), minimum=run.settings.min_withdrawal,
+            chain=run.extras["chain"], now=run.clock.now())
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await _refused(site_id, "withdraw", error, values)
+    if not wants_fragment():
+        await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} "
+                    f"{result.withdrawal.token_symbol} issued: redeem its claim from your wallet.")
+        return see_other(f"/portal/sites/{site_id}")
+    view = await portal_views.withdrawal_view(site_id=site_id, withdrawal_id=result.withdrawal.id,
+                                              chain=run.extras["chain"])
+    return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site_id, fresh=True),
+                    headers=BALANCE_CHANGED)
+
+
+@blueprint.get("/portal/sites/<site_id>/withdrawals/<withdrawal_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
+    """A withdrawal's status as the chain has it (redeemed or released only by the watcher); ``tx`` is the redeem
+    transaction the wallet reported, shown as sent or mined."""
+    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    view = await portal_views.withdrawal_view(site_id=site.id, withdrawal_id=withdrawal_id,
+                                              chain=runtime().extras["chain"], redeem_hash=request.args.get("tx"))
+    settled = view.withdrawal.status.value != "issued"
+    return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site.id, fresh=False),
+                    headers=BALANCE_CHANGED if settled else {})
+
+
+@blueprint.post("/portal/sites/<site_id>/exchange/preview")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def exchange_preview(site_id: str) -> str:
+    """What the exchange form would give at the vault's current rate, before it is confirmed."""
+    await publishers.owned_site(auth.current_session().wallet, site_id)
+    form = await request.form
+    try:
+        preview = await portal_views.exchange_preview(
+            from_symbol=payouts.token_symbol_of(form.get("from", ""), "from"),
+            amount=payouts.amount_of(form.get("amount", "")), chain=runtime().extras["chain"])
+    except ApiError as error:
+        return await render_template("portal/_exchange_preview.html", error=error,
+                                     empty=not form.get("amount", "").strip())
+    return await render_template("portal/_exchange_preview.html", preview=preview)
+
+
+@blueprint.post("/portal/sites/<site_id>/exchange")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def exchange(site_id: str) -> Response:
+    """Convert ``amount`` of the ``from`` token into the other at the vault's rate, as ``payouts.exchange``
+    books it."""
+    run = runtime()
+    form = await request.form
+    values = {"amount": form.get("amount", ""), "from": form.get("from", "SOV")}
+    try:
+        result = await payouts.exchange(
+            wallet=auth.current_session().wallet, site_id=site_id,
+            from_symbol=payouts.token_symbol_of(values["from"], "from"), amount=payouts.amount_of(values["amount"]),
+            chain=run.extras["chain"], now=run.clock.now())
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await _refused(site_id, "exchange", error, values)
+    record = result.exchange
+    message = (f"Exchanged {to_decimal_string(int(record.amount_in))} {record.from_token} for "
+               f"{to_decimal_string(int(record.amount_out))} {record.to_token}.")
+    if not wants_fragment():
+        await flash(message)
+        return see_other(f"/portal/sites/{site_id}")
+    return Response(await render_template("portal/_exchange_form.html", site=await publishers.owned_site(
+        auth.current_session().wallet, site_id), values={}, done=message), headers=BALANCE_CHANGED)

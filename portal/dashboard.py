@@ -1,0 +1,33 @@
+"""The dashboard: the signed-in wallet's sites with impressions, clicks, CTR and earnings today, over 30 days and
+ever, a 30-day earnings chart drawn on the server, the fill rate, and the form that registers a site."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart_rate_limiter import rate_limit
+from quart_schema import hide
+
+from adnet import auth, reports
+from adnet.app import runtime
+from adnet.charts import earnings_chart
+from adnet.ratelimit import settings_limit
+from portal import blueprint
+from portal.pages import page, require_portal_session
+
+
+async def dashboard_context() -> dict[str, Any]:
+    """What the dashboard page shows, for the signed-in wallet."""
+    report = await reports.publisher_dashboard(auth.current_session().wallet, runtime().clock.now())
+    chart = earnings_chart([(day.day, day.earned) for day in report.daily],
+                           title=f"G$ earned per day, last {reports.DASHBOARD_DAYS} days")
+    return {"dashboard": report, "chart": chart, "days": reports.DASHBOARD_DAYS, "ctr": reports.click_through_rate}
+
+
+@blueprint.get("/portal")
+@rate_limit(limits=settings_limit("rate_limit_account"))
+@hide
+@require_portal_session
+async def dashboard() -> tuple[str, int]:
+    """The signed-in wallet's dashboard."""
+    return await page("portal/dashboard.html", "portal/dashboard.html", **await dashboard_context())

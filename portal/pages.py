@@ -1,0 +1,104 @@
+"""What every portal page shares: full page or fragment, the 303 after a POST, the sign-in gate, the HTML error
+page, and the template filters that turn domain values into text.
+
+A page template includes its fragments; a handler renders the fragment alone when htmx asks for one (an
+``HX-Request`` that is not a boosted navigation), the whole page otherwise, so every URL works without JavaScript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from functools import wraps
+from typing import Any, TypeVar, cast
+from urllib.parse import quote
+
+from quart import Response, g, redirect, render_template, request
+
+from adnet import auth
+from adnet.app import runtime
+from adnet.errors import ApiError
+from adnet.money import to_decimal_string
+from portal import blueprint
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+SIGN_IN_PATH = "/portal/signin"
+
+
+def wants_fragment() -> bool:
+    """Whether htmx asked for a fragment (not a boosted page load, which swaps the whole body)."""
+    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-Boosted") != "true"
+
+
+async def page(full: str, fragment: str, status: int = 200, **context: Any) -> tuple[str, int]:
+    """Render ``fragment`` for htmx, ``full`` (which includes it) otherwise."""
+    return await render_template(fragment if wants_fragment() else full, **context), status
+
+
+async def form_error(fragment: str, target: str, error: ApiError, full: str,
+                     full_context: Callable[[], Awaitable[dict[str, Any]]], **context: Any) -> Response:
+    """A refused form shown again with its error beside the field: for htmx, ``fragment`` replaces the form
+    (``target``) with a 200 so htmx swaps it; without JavaScript, the whole page ``full`` with the error's status."""
+    if wants_fragment():
+        response = Response(await render_template(fragment, error=error, **context))
+        response.headers["HX-Retarget"] = target
+        response.headers["HX-Reswap"] = "outerHTML"
+        return response
+    body = await render_template(full, **{**(await full_context()), **context, "error": error})
+    return Response(body, error.status)
+
+
+def see_other(location: str) -> Response:
+    """The 303 that ends a form POST: the browser then GETs ``location``."""
+    return cast(Response, redirect(location, 303))
+
+
+def safe_next(target: Any) -> str:
+    """A post-sign-in destination: a path inside the portal, never another site (``//host`` or a scheme)."""
+    if isinstance(target, str) and target.startswith("/portal") and "//" not in target and "\\" not in target:
+        return target
+    return "/portal"
+
+
+def require_portal_session(handler: F) -> F:
+    """Route decorator for portal pages: without a valid session, send the browser to sign in (an htmx request
+    gets ``HX-Redirect``, so the whole page goes); with one, leave it in ``g.session``."""
+
+    @wraps(handler)
+    async def guarded(*args: Any, **kwargs: Any) -> Any:
+        session = await auth.find_session(auth.session_token(), runtime().clock.now())
+        if session is None:
+            destination = f"{SIGN_IN_PATH}?next={quote(request.full_path.rstrip('?'), safe='/')}"
+            if request.headers.get("HX-Request") == "true":
+                return Response("", 204, headers={"HX-Redirect": destination})
+            return see_other(destination)
+        g.session = session
+        return await handler(*args, **kwargs)
+
+    return cast(F, guarded)
+
+
+@blueprint.errorhandler(ApiError)
+async def api_error_page(error: ApiError) -> tuple[str, int]:
+    """A refusal on a portal URL as an HTML page (a fragment for htmx) naming what went wrong."""
+    return await page("portal/error.html", "portal/_error.html", error.status, error=error)
+
+
+@blueprint.app_template_filter("money")
+def money_filter(amount: int) -> str:
+    """An integer amount in the smallest unit as an exact decimal string."""
+    return to_decimal_string(int(amount))
+
+
+@blueprint.app_template_filter("percent")
+def percent_filter(ratio: float | None, digits: int = 2) -> str:
+    """A ratio as a percentage, or an en dash when there is none."""
+    return "\u2013" if ratio is None else f"{ratio * 100:.{digits}f} %"
+
+
+@blueprint.app_template_filter("utc")
+def utc_filter(moment: datetime | int) -> str:
+    """An instant (or Unix seconds) as ``YYYY-MM-DD HH:MM UTC``."""
+    if isinstance(moment, int):
+        moment = datetime.fromtimestamp(moment, UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -1,0 +1,114 @@
+"""Sites: register one (validated as it is typed), its page (balance, money forms, embed snippets, the units its
+visitors answered), and the CSV export of its events for a range of days."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Response, render_template, request
+from quart_rate_limiter import rate_limit
+from quart_schema import hide
+
+from adnet import auth, portal_views, publishers, reports
+from adnet.app import runtime
+from adnet.errors import ApiError
+from adnet.models import Site
+from adnet.publishers import Figures
+from adnet.ratelimit import settings_limit
+from portal import blueprint
+from portal.csrf import require_csrf
+from portal.dashboard import dashboard_context
+from portal.pages import form_error, page, require_portal_session, see_other, wants_fragment
+
+ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+
+
+async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
+    """What the site page shows: the site, its balance, the vault's rate, recent money movements, unit results,
+    the embed snippets and the export's default range."""
+    run = runtime()
+    today = run.clock.now().date()
+    return {
+        "site": site,
+        "balance": await publishers.site_balance(site.publisher.wallet, site.id),
+        "rate": await portal_views.current_rate(run.extras["chain"]),
+        "activity": await portal_views.site_activity(site.id),
+        "units": await reports.site_unit_results(site.id),
+        "snippets": portal_views.embed_snippets(run.settings.public_url, site.id),
+        "export_from": (today.replace(day=1)).isoformat(),
+        "export_to": today.isoformat(),
+        **extra,
+    }
+
+
+@blueprint.post("/portal/sites")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def register_site() -> Response:
+    """Register a domain for the signed-in wallet: the new row joins the dashboard's table (htmx) or the browser
+    goes to the new site's page (303); a refusal is shown beside the field."""
+    form = await request.form
+    values = {"domain": form.get("domain", ""), "name": form.get("name", "")}
+    try:
+        registration = await publishers.register_site(
+            wallet=auth.current_session().wallet, domain=values["domain"],
+            name=portal_views.site_name_of(values["name"]), now=runtime().clock.now())
+        if not registration.created:
+            raise ApiError(409, "already_registered", "You have registered this domain already.", field="domain")
+    except ApiError as error:
+        return await form_error("portal/_register_form.html", "#register-site", error, "portal/dashboard.html",
+                                dashboard_context, values=values)
+    if not wants_fragment():
+        return see_other(f"/portal/sites/{registration.site.id}")
+    site = registration.site
+    zero = Figures(0, 0, 0)
+    row = reports.SiteReport(site_id=site.id, domain=site.domain, name=site.name, active=site.active, today=zero,
+                             recent=zero, lifetime=zero)
+    return Response(await render_template("portal/_site_created.html", row=row, ctr=reports.click_through_rate,
+                                          values={}))
+
+
+@blueprint.post("/portal/sites/check")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def check_domain() -> str:
+    """Inline validation while typing: the canonical domain that would be registered, or why it cannot be."""
+    text = (await request.form).get("domain", "")
+    try:
+        return await render_template("portal/_domain_hint.html", domain=publishers.normalize_domain(text))
+    except ApiError as error:
+        return await render_template("portal/_domain_hint.html", error=error, empty=not text.strip())
+
+
+@blueprint.get("/portal/sites/<site_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def site_page(site_id: str) -> tuple[str, int]:
+    """A site of the signed-in wallet: 404 for no such site, 403 for another wallet's."""
+    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    return await page("portal/site.html", "portal/site.html", **await site_context(site))
+
+
+@blueprint.get("/portal/sites/<site_id>/events.csv")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def export_events(site_id: str) -> Response:
+    """The site's tracking events from ``from`` to ``to`` (UTC days, inclusive) as CSV; a bad range is shown on the
+    site page beside the export form."""
+    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
+    try:
+        start, end = reports.export_range(values["from"], values["to"], runtime().clock.now().date())
+    except ApiError as error:
+        return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
+                                lambda: site_context(site), values=values, failed_form="export")
+    response = Response(reports.site_events_csv(site.id, start, end), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="events-{site.id}-{start}-{end}.csv"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
