@@ -3,6 +3,8 @@
 One commit per event would cap tracking near the database's round-trip rate. Instead every request hands its item
 to a ``GroupCommitter`` and awaits a future; one background loop gathers what arrived within ``max_delay`` (up to
 ``max_size`` items), commits them together through ``commit`` and then resolves every future with its own result.
+Whatever arrives while a batch commits forms the next batch, so under load batches grow by themselves with the
+commit's duration (a few milliseconds) even with ``max_delay`` 0, and a lone request waits for no timer.
 A request is therefore acknowledged only once its batch is durable: nothing acknowledged can be lost, and a batch
 that fails fails every request in it (nothing of it was kept).
 """
@@ -29,7 +31,7 @@ class GroupCommitter(Generic[Item, Result]):
     """Collects items and commits them in batches; ``commit`` returns one result per item, in order."""
 
     def __init__(self, commit: Callable[[list[Item]], Awaitable[list[Result]]], *, name: str,
-                 max_delay: float = 0.002, max_size: int = 256) -> None:
+                 max_delay: float = 0.0, max_size: int = 256) -> None:
         self._commit = commit
         self._name = name
         self._max_delay = max_delay
@@ -71,7 +73,7 @@ class GroupCommitter(Generic[Item, Result]):
         while True:
             await self._wake.wait()
             self._wake.clear()
-            if self._max_delay > 0 and len(self._queue) < self._max_size and not self._stopping:
+            if len(self._queue) < self._max_size and not self._stopping:
                 await asyncio.sleep(self._max_delay)
             while self._queue:
                 await self._commit_batch(self._take())

@@ -1,0 +1,333 @@
+"""The adnet benchmark, in one command: ``python -m bench.run`` (from the repository, with the venv's python).
+
+It makes a fresh data directory with a file (SQLite) database, applies the migrations, loads the demo data
+(``adnet demo``), starts the server (``bench/server.py``: ``adnet serve`` plus a trivial route) on a free loopback
+port, and measures three endpoints of that one server:
+
+- ``GET /bench/ceiling``: a trivial JSON answer through the same middleware, the most the stack can do;
+- ``GET /api/serve`` for the demo site, in the demo's banner sizes;
+- ``POST /api/track`` with a realistic mix: 70 % first impressions (each with its own served token, reported
+  more than a second after it was served), 10 % clicks on impressed ads, 20 % duplicates of earlier impressions.
+
+For each: the most requests per second 64 keep-alive connections get (closed loop, after a warm-up), and its ratio
+to the ceiling; then the p50 and p99 latency at a steady 500 requests per second (open loop: requests start on a
+fixed schedule whatever the server does, and latency counts from the scheduled time, so queueing shows).
+Requests carry ``X-Forwarded-For`` with loopback addresses (the server trusts one proxy here) so the per-client
+rate limits and billing rules see many clients, as in production. Traffic goes to 127.0.0.1 only, every phase is
+bounded in time and count, and the server is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import uvloop
+
+HOST = "127.0.0.1"
+CONNECTIONS = 64
+OPEN_LOOP_RATE = 500
+WARMUP_SECONDS = 1.0
+MAX_REQUESTS_PER_PHASE = 200_000
+TOKENS_TO_PREPARE = 6_000
+SIZES = ("300x250", "728x90", "320x50")
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+ROOT = Path(__file__).resolve().parent.parent
+TARGETS = {"serve": 0.70, "track": 0.50}
+P99_TARGET_MS = 10.0
+
+
+class Connection:
+    """One HTTP/1.1 keep-alive connection speaking just enough HTTP for JSON answers with Content-Length."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def open(cls, port: int) -> Connection:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        return cls(reader, writer)
+
+    async def exchange(self, request: bytes) -> tuple[int, bytes]:
+        self.writer.write(request)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        return status, await self.reader.readexactly(length) if length else b""
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def get(path: str, client: str) -> bytes:
+    return (f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nUser-Agent: {BROWSER}\r\nX-Forwarded-For: {client}\r\n\r\n"
+            ).encode()
+
+
+def post(path: str, body: dict, client: str) -> bytes:
+    payload = json.dumps(body).encode()
+    return (f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(payload)}\r\nX-Forwarded-For: {client}\r\n\r\n").encode() + payload
+
+
+def client_address(rng: random.Random) -> str:
+    """A loopback address standing for one of 60,000 clients (a header value only; nothing is sent there)."""
+    return f"127.{rng.randrange(1, 250)}.{rng.randrange(0, 250)}.{rng.randrange(1, 250)}"
+
+
+@dataclass
+class Phase:
+    """What one measurement saw."""
+
+    completed: int = 0
+    seconds: float = 0.0
+    statuses: Counter[int] = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.completed / self.seconds if self.seconds else 0.0
+
+    def percentile(self, fraction: float) -> float:
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+async def closed_loop(port: int, next_request: Callable[[], bytes], seconds: float) -> Phase:
+    """``CONNECTIONS`` clients each sending as fast as answers come; counts only after the warm-up."""
+    phase = Phase()
+    connections = [await Connection.open(port) for _ in range(CONNECTIONS)]
+    start = time.perf_counter()
+    measure_from, end = start + WARMUP_SECONDS, start + WARMUP_SECONDS + seconds
+    sent = 0
+
+    async def client(connection: Connection) -> None:
+        nonlocal sent
+        while time.perf_counter() < end and sent < MAX_REQUESTS_PER_PHASE:
+            sent += 1
+            status, _ = await connection.exchange(next_request())
+            if time.perf_counter() >= measure_from:
+                phase.completed += 1
+                phase.statuses[status] += 1
+
+    await asyncio.gather(*(client(connection) for connection in connections))
+    phase.seconds = min(time.perf_counter(), end) - measure_from
+    for connection in connections:
+        connection.close()
+    return phase
+
+
+async def open_loop(port: int, next_request: Callable[[], bytes], seconds: float, rate: int) -> Phase:
+    """Requests scheduled at ``rate`` per second for ``seconds``; latency from each one's scheduled time."""
+    phase = Phase(seconds=seconds)
+    connections = [await Connection.open(port) for _ in range(CONNECTIONS)]
+    queue: asyncio.Queue[float | None] = asyncio.Queue()
+    total = min(int(rate * seconds), MAX_REQUESTS_PER_PHASE)
+    start = time.perf_counter() + 0.05
+
+    async def schedule() -> None:
+        for number in range(total):
+            due = start + number / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            queue.put_nowait(due)
+        for _ in connections:
+            queue.put_nowait(None)
+
+    async def client(connection: Connection) -> None:
+        while (due := await queue.get()) is not None:
+            status, _ = await connection.exchange(next_request())
+            phase.latencies_ms.append((time.perf_counter() - due) * 1000)
+            phase.completed += 1
+            phase.statuses[status] += 1
+
+    await asyncio.gather(schedule(), *(client(connection) for connection in connections))
+    for connection in connections:
+        connection.close()
+    return phase
+
+
+class TrackMix:
+    """Tracking requests in the proportions of real traffic, from tokens the server really issued."""
+
+    def __init__(self, site_id: str, ads: list[dict], rng: random.Random) -> None:
+        self.site_id, self.ads, self.rng = site_id, ads, rng
+        self.used = 0
+        self.impressed: list[dict] = []
+
+    def __call__(self) -> bytes:
+        roll = self.rng.random()
+        if self.impressed and roll < 0.10:
+            return self._send(self.rng.choice(self.impressed), "CLICK")
+        if self.impressed and roll < 0.30:
+            return self._send(self.rng.choice(self.impressed), "IMPRESSION")
+        ad = self.ads[self.used % len(self.ads)]
+        self.used += 1
+        event = {"ad": ad, "fingerprint": f"bench-{self.used:08d}-{self.rng.getrandbits(32):08x}",
+                 "client": client_address(self.rng)}
+        self.impressed.append(event)
+        return self._send(event, "IMPRESSION")
+
+    def _send(self, event: dict, kind: str) -> bytes:
+        ad = event["ad"]
+        body = {"type": kind, "campaignId": ad["campaignId"], "adId": ad["id"], "siteId": self.site_id,
+                "fingerprint": event["fingerprint"], "rendered": True, "viewportVisible": True, "renderTime": 42,
+                "timestamp": int(time.time() * 1000), "pageUrl": "http://127.0.0.1/article", "userAgent": BROWSER,
+                "trackingToken": ad["trackingToken"]}
+        return post("/api/track", body, event["client"])
+
+
+async def prepare_tokens(port: int, site_id: str, count: int, rng: random.Random) -> list[dict]:
+    """Ads served for the tracking phase (as pages would have received them)."""
+    ads: list[dict] = []
+    connections = [await Connection.open(port) for _ in range(16)]
+
+    async def client(connection: Connection) -> None:
+        while len(ads) < count:
+            size = rng.choice(SIZES)
+            status, body = await connection.exchange(
+                get(f"/api/serve?siteId={site_id}&size={size}&placement=bench", client_address(rng)))
+            answer = json.loads(body)
+            if status != 200 or answer.get("kind") != "BANNER":
+                raise RuntimeError(f"serve answered {status} {answer}")
+            ads.append(answer["ad"])
+
+    await asyncio.gather(*(client(connection) for connection in connections))
+    for connection in connections:
+        connection.close()
+    return ads
+
+
+async def measure(port: int, site_id: str, seconds: float, rate: int) -> dict[str, tuple[Phase, Phase]]:
+    rng = random.Random(2026)
+
+    def ceiling() -> bytes:
+        return get("/bench/ceiling", client_address(rng))
+
+    def serve() -> bytes:
+        return get(f"/api/serve?siteId={site_id}&size={rng.choice(SIZES)}&placement=bench", client_address(rng))
+
+    results = {}
+    for name, make in (("ceiling", ceiling), ("serve", serve)):
+        results[name] = (await closed_loop(port, make, seconds), await open_loop(port, make, seconds, rate))
+    ads = await prepare_tokens(port, site_id, TOKENS_TO_PREPARE, rng)
+    await asyncio.sleep(1.2)  # every prepared ad has now been "in view" for more than a second
+    mix = TrackMix(site_id, ads, rng)
+    results["track"] = (await closed_loop(port, mix, seconds), await open_loop(port, mix, seconds, rate))
+    return results
+
+
+def report(results: dict[str, tuple[Phase, Phase]], rate: int) -> str:
+    ceiling = results["ceiling"][0].rate
+    labels = {"ceiling": "GET /bench/ceiling", "serve": "GET /api/serve", "track": "POST /api/track"}
+    lines = [f"| endpoint | req/s at {CONNECTIONS} connections | vs ceiling | p50 at {rate} req/s | "
+             f"p99 at {rate} req/s | statuses |", "|---|---|---|---|---|---|"]
+    for name, (closed, opened) in results.items():
+        ratio = closed.rate / ceiling if ceiling else 0.0
+        target = f" (target {TARGETS[name]:.0%})" if name in TARGETS else ""
+        statuses = ", ".join(f"{status}: {count}" for status, count in sorted((closed.statuses + opened.statuses)
+                                                                             .items()))
+        lines.append(f"| {labels[name]} | {closed.rate:,.0f} | {ratio:.0%}{target} | {opened.percentile(0.5):.1f} ms"
+                     f" | {opened.percentile(0.99):.1f} ms | {statuses} |")
+    return "\n".join(lines)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def adnet_command(*args: str) -> list[str]:
+    return [str(Path(sys.executable).with_name("adnet")), *args]
+
+
+async def wait_ready(port: int, server: subprocess.Popen, within: float = 90.0) -> None:
+    deadline = time.perf_counter() + within
+    while time.perf_counter() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited with status {server.returncode}")
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            connection = await Connection.open(port)
+            status, _ = await connection.exchange(get("/bench/ceiling", "127.0.0.1"))
+            connection.close()
+            if status == 200:
+                return
+        await asyncio.sleep(0.25)
+    raise RuntimeError("the server did not answer in time")
+
+
+def stop(server: subprocess.Popen) -> None:
+    if server.poll() is None:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Benchmark adnet's serve and track endpoints on this machine.")
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of each measured phase (max 30)")
+    parser.add_argument("--rate", type=int, default=OPEN_LOOP_RATE, help="open-loop requests per second")
+    parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL",
+                        help="SQLite synchronous mode: FULL syncs every commit to disk (the default, durable "
+                             "against power loss); NORMAL syncs at WAL checkpoints (durable against process crashes)")
+    parser.add_argument("--keep", action="store_true", help="keep the data directory and print its path")
+    args = parser.parse_args()
+    seconds = min(max(args.seconds, 1.0), 30.0)
+    data_dir = Path(tempfile.mkdtemp(prefix="adnet-bench-"))
+    port = free_port()
+    database_url = f"sqlite://{data_dir / 'bench.sqlite3'}?synchronous={args.synchronous}"
+    env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(data_dir),
+           "ADNET_DATABASE_URL": database_url, "ADNET_HOST": HOST,
+           "ADNET_PORT": str(port), "ADNET_PUBLIC_URL": f"http://{HOST}:{port}", "ADNET_TRUSTED_PROXIES": "1",
+           "ADNET_RATE_LIMIT_PUBLIC": "100000000/60"}
+    env.pop("ADNET_CHAIN_RPC_URL", None)
+    server = None
+    try:
+        subprocess.run(adnet_command("migrate"), env=env, cwd=ROOT, check=True, timeout=120,  # noqa: S603
+                       stdout=subprocess.DEVNULL)
+        demo = subprocess.run(adnet_command("demo", "--json"), env=env, cwd=ROOT, check=True, timeout=300,  # noqa: S603
+                              capture_output=True, text=True)
+        site_id = json.loads(demo.stdout)["siteId"]
+        server = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
+            [sys.executable, "-m", "bench.server", "--port", str(port)], env=env, cwd=ROOT)
+        uvloop.run(wait_ready(port, server))
+        results = uvloop.run(measure(port, site_id, seconds, args.rate))
+    finally:
+        if server is not None:
+            stop(server)
+        if args.keep:
+            print(f"data directory: {data_dir}")
+        else:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    print(f"\nadnet benchmark: 1 worker, SQLite file database (synchronous={args.synchronous}), {os.cpu_count()} "
+          f"cores shared with the load generator, {seconds:g} s per phase\n")
+    print(report(results, args.rate))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""The server the benchmark measures: ``adnet serve`` exactly (migrations, the development chain, uvicorn with
+uvloop and httptools, one worker), with the app factory adding one trivial JSON route, ``GET /bench/ceiling``,
+that passes through the same middleware (request ids, security headers, the default rate limit) and does nothing
+else: the ceiling every endpoint is compared to.
+
+Run by ``bench/run.py``; by hand: ``python -m bench.server --port 8765`` with the same ``ADNET_*`` environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from quart import Quart, Response, jsonify
+
+from adnet import db, serving, tracking
+from adnet.app import create_app as create_adnet_app
+from adnet.chain import cli as chain_cli
+from adnet.config import load_settings
+
+
+def create_app() -> Quart:
+    """adnet's app plus the ceiling route; serving and tracking started as adnet's startup starts them (a
+    second start is a no-op where create_app already does it)."""
+    app = create_adnet_app()
+
+    @app.get("/bench/ceiling")
+    async def ceiling() -> Response:
+        return jsonify({"status": "ok"})
+
+    @app.before_serving
+    async def start_ad_services() -> None:
+        await serving.start(app.extensions["adnet"])
+        await tracking.start(app.extensions["adnet"])
+
+    async def stop_ad_services() -> None:
+        await tracking.stop(app.extensions["adnet"])
+        await serving.stop(app.extensions["adnet"])
+
+    # Before adnet's own shutdown closes the database: the last batch and the fill counters are written first.
+    app.after_serving_funcs.insert(0, stop_ad_services)
+    return app
+
+
+def main() -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description="adnet serve, plus the benchmark's ceiling route")
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+    settings = load_settings()
+    asyncio.run(db.migrate(settings.database_url))
+    with chain_cli.serving(settings):
+        uvicorn.run("bench.server:create_app", factory=True, host="127.0.0.1", port=args.port, workers=1,
+                    loop="uvloop", http="httptools", proxy_headers=False, server_header=False, access_log=False,
+                    log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
