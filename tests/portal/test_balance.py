@@ -1,0 +1,209 @@
+"""A site's money in the portal: balance, top-up through the wallet and the status partial, withdrawal with its
+redeem transaction and status, exchange with its preview; exact amounts, moved only by the domain functions."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from adnet import ledger
+from adnet.chain.transact import send_transaction
+from adnet.deposits import account_ref_for_site
+from adnet.models import Claim, Deposit, Exchange, Withdrawal, WithdrawalStatus
+from adnet.money import to_decimal_string
+from adnet.payouts import convert
+from tests.factories import G, fund, make_publisher, make_site
+
+
+@pytest.fixture
+async def site(publisher):
+    return await make_site(await make_publisher(publisher.wallet), domain="money.example")
+
+
+def attribute(html: str, name: str) -> str:
+    found = re.search(name + r"='([^']*)'", html)
+    assert found, name
+    return found.group(1)
+
+
+async def test_the_site_page_shows_the_balance_from_the_ledger(publisher, site):
+    await fund(ledger.site(site.id), 12 * G + G // 4)
+    await fund(ledger.site(site.id, "SOV"), 3 * G)
+    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert 'id="balance-claimable">12.25 G$' in html and 'id="balance-sov">3 SOV' in html
+    fragment = await publisher.get(f"/portal/sites/{site.id}/balance", htmx=True)
+    body = await fragment.get_data(as_text=True)
+    assert body.lstrip().startswith('<section id="balance"') and "12.25 G$" in body and "<h1>" not in body
+
+
+async def test_a_top_up_is_prepared_sent_by_the_wallet_and_credited_once(publisher, site, chain):
+    prepared = await publisher.post(f"/portal/sites/{site.id}/topup/prepare", {"amount": "7.5"}, htmx=True)
+    html = await prepared.get_data(as_text=True)
+    approve, deposit = json.loads(attribute(html, "data-transactions"))
+    assert deposit["to"].lower() == chain.vault_address and approve["from"] == publisher.account.address
+    assert f'data-status-url="/portal/sites/{site.id}/topup"' in html and "7.5 G$" in html
+
+    await send_transaction(chain.w3, publisher.account, approve)
+    receipt = await send_transaction(chain.w3, publisher.account, deposit)
+    tx_hash = receipt["transactionHash"].to_0x_hex()
+    status = await publisher.post(f"/portal/sites/{site.id}/topup", {"txHash": tx_hash}, htmx=True)
+    body = await status.get_data(as_text=True)
+    assert 'data-state="credited"' in body and "7.5 G$ added" in body and "hx-trigger" not in body
+    assert status.headers["HX-Trigger"] == "balance-changed"
+    again = await publisher.post(f"/portal/sites/{site.id}/topup", {"txHash": tx_hash}, htmx=True)
+    assert 'data-state="credited"' in await again.get_data(as_text=True)
+    assert await ledger.balance(ledger.site(site.id)) == 7 * G + G // 2
+    assert await Deposit.filter(tx_hash=tx_hash).count() == 1
+
+
+async def test_a_deposit_not_mined_yet_is_polled_as_sent(publisher, site):
+    unknown = "0x" + "ab" * 32
+    status = await publisher.post(f"/portal/sites/{site.id}/topup", {"txHash": unknown}, htmx=True)
+    body = await status.get_data(as_text=True)
+    assert 'data-state="sent"' in body and 'hx-trigger="load delay:1500ms"' in body and unknown in body
+    assert "HX-Trigger" not in status.headers
+
+
+async def test_a_top_up_refusal_is_shown_beside_the_form(publisher, site, chain):
+    bad_amount = await publisher.post(f"/portal/sites/{site.id}/topup/prepare", {"amount": "-3"}, htmx=True)
+    assert bad_amount.headers["HX-Retarget"] == "#topup-form"
+    assert "an amount is a decimal string" in await bad_amount.get_data(as_text=True)
+    other_sites_ref = await make_site(await site.publisher)
+    await send_transaction(chain.w3, publisher.account, chain.build_approve_tx(publisher.wallet, "G$", G))
+    receipt = await send_transaction(chain.w3, publisher.account, chain.build_deposit_tx(
+        publisher.wallet, "G$", G, account_ref_for_site(other_sites_ref.id)))
+    wrong = await publisher.post(f"/portal/sites/{site.id}/topup",
+                                 {"txHash": receipt["transactionHash"].to_0x_hex()})
+    assert wrong.status_code == 400
+    assert "The deposit credits another account" in await wrong.get_data(as_text=True)
+    assert await ledger.balance(ledger.site(site.id)) == 0
+
+
+async def test_a_withdrawal_debits_at_once_and_follows_the_chain_to_redeemed(publisher, site, chain, app):
+    await fund(ledger.site(site.id), 10 * G)
+    response = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "6.5", "token": "G$"}, htmx=True)
+    html = await response.get_data(as_text=True)
+    assert response.headers["HX-Trigger"] == "balance-changed"
+    withdrawal = await Withdrawal.get(site_id=site.id).select_related("claim")
+    assert int(withdrawal.amount) == 6 * G + G // 2 and f'id="withdrawal-{withdrawal.id}"' in html
+    redeem = json.loads(attribute(html, "data-transaction"))
+    assert redeem == chain.build_claim_tx(publisher.wallet, withdrawal.claim) and "data-autorun" in html
+    assert await ledger.balance(ledger.site(site.id)) == 3 * G + G // 2
+
+    receipt = await send_transaction(chain.w3, publisher.account, redeem)
+    tx_hash = receipt["transactionHash"].to_0x_hex()
+    status_path = f"/portal/sites/{site.id}/withdrawals/{withdrawal.id}?tx={tx_hash}"
+    mined = await (await publisher.get(status_path, htmx=True)).get_data(as_text=True)
+    assert 'data-state="issued"' in mined and "mined; waiting for adnet" in mined and 'hx-trigger="every 2s"' in mined
+    # The page never marks a withdrawal redeemed on the browser's word: only the watcher does, from the chain.
+    assert (await Withdrawal.get(id=withdrawal.id)).status == WithdrawalStatus.ISSUED
+    await app.extensions["adnet"].extras["chain_watcher"].run_once()
+    redeemed = await publisher.get(status_path, htmx=True)
+    body = await redeemed.get_data(as_text=True)
+    assert 'data-state="redeemed"' in body and "hx-trigger" not in body
+    assert redeemed.headers["HX-Trigger"] == "balance-changed"
+
+
+async def test_a_fake_redeem_hash_changes_nothing(publisher, site):
+    await fund(ledger.site(site.id), 2 * G)
+    await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "2"})
+    withdrawal = await Withdrawal.get(site_id=site.id)
+    fake = await publisher.get(f"/portal/sites/{site.id}/withdrawals/{withdrawal.id}?tx=0x{'cd' * 32}", htmx=True)
+    assert "waiting for it to be mined" in await fake.get_data(as_text=True)
+    assert (await Withdrawal.get(id=withdrawal.id)).status == WithdrawalStatus.ISSUED
+    assert (await Claim.get(id=withdrawal.claim_id)).status.value == "issued"
+
+
+async def test_withdrawing_without_javascript_redirects_with_a_message(publisher, site):
+    await fund(ledger.site(site.id), 4 * G)
+    response = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "1.25"})
+    assert response.status_code == 303 and response.headers["Location"] == f"/portal/sites/{site.id}"
+    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert "Withdrawal of 1.25 G$ issued" in page and 'id="balance-pending">1.25 G$' in page
+    assert 'id="balance-claimable">2.75 G$' in page
+
+
+async def test_refused_withdrawals_are_shown_inline_and_change_nothing(publisher, site):
+    await fund(ledger.site(site.id), 3 * G)
+    cases = [("3.000000000000000001", "G$", "more than the site"), ("0.5", "G$", "A withdrawal is at least 1."),
+             ("abc", "G$", "an amount is a decimal string"), ("1", "ETH", "token is one of G$, SOV."),
+             ("1", "SOV", "more than the site")]
+    for amount, token, message in cases:
+        fragment = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": amount, "token": token},
+                                        htmx=True)
+        assert fragment.headers["HX-Retarget"] == "#withdraw-form"
+        html = await fragment.get_data(as_text=True)
+        assert message in html and 'id="withdraw-error"' in html, (amount, token)
+        page = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": amount, "token": token})
+        assert page.status_code == 400 and message in await page.get_data(as_text=True)
+    assert await ledger.balance(ledger.site(site.id)) == 3 * G
+    assert await Withdrawal.all().count() == 0 and await Claim.all().count() == 0
+
+
+async def test_the_exchange_preview_and_the_exchange_give_the_same_exact_amounts(publisher, site, chain):
+    await fund(ledger.site(site.id, "SOV"), 5 * G)
+    rate = await chain.rate()
+    expected = convert(2 * G + 1, "SOV", rate)
+    preview = await publisher.post(f"/portal/sites/{site.id}/exchange/preview",
+                                   {"from": "SOV", "amount": "2.000000000000000001"}, htmx=True)
+    html = await preview.get_data(as_text=True)
+    assert f"You will receive <strong>{to_decimal_string(expected)} G$</strong>" in html
+    assert await Exchange.all().count() == 0  # a preview books nothing
+
+    done = await publisher.post(f"/portal/sites/{site.id}/exchange",
+                                {"from": "SOV", "amount": "2.000000000000000001"}, htmx=True)
+    assert done.headers["HX-Trigger"] == "balance-changed"
+    assert f"for {to_decimal_string(expected)} G$." in await done.get_data(as_text=True)
+    assert await ledger.balance(ledger.site(site.id, "SOV")) == 3 * G - 1
+    assert await ledger.balance(ledger.site(site.id)) == expected
+    back = await publisher.post(f"/portal/sites/{site.id}/exchange", {"from": "G$", "amount": "1"})
+    assert back.status_code == 303
+    assert await ledger.balance(ledger.site(site.id)) == expected - G
+    assert await ledger.balance(ledger.site(site.id, "SOV")) == 3 * G - 1 + convert(G, "G$", rate)
+
+
+async def test_refused_exchanges_are_shown_inline_and_change_nothing(publisher, site):
+    await fund(ledger.site(site.id, "SOV"), G)
+    over = await publisher.post(f"/portal/sites/{site.id}/exchange", {"from": "SOV", "amount": "2"}, htmx=True)
+    assert over.headers["HX-Retarget"] == "#exchange-form"
+    assert "more than the site" in await over.get_data(as_text=True)
+    preview = await publisher.post(f"/portal/sites/{site.id}/exchange/preview", {"from": "BTC", "amount": "1"},
+                                   htmx=True)
+    assert "from is one of G$, SOV." in await preview.get_data(as_text=True)
+    assert await ledger.balance(ledger.site(site.id, "SOV")) == G and await Exchange.all().count() == 0
+
+
+async def test_money_forms_refuse_another_wallets_site(publisher, other_publisher, site):
+    await fund(ledger.site(site.id), 5 * G)
+    await fund(ledger.site(site.id, "SOV"), 5 * G)
+    for path, form in (("withdraw", {"amount": "1"}), ("exchange", {"from": "SOV", "amount": "1"}),
+                       ("exchange/preview", {"from": "SOV", "amount": "1"}), ("topup/prepare", {"amount": "1"}),
+                       ("topup", {"txHash": "0x" + "ab" * 32})):
+        for htmx in (False, True):
+            response = await other_publisher.post(f"/portal/sites/{site.id}/{path}", form, htmx=htmx)
+            assert response.status_code == 403, (path, htmx)
+    assert await ledger.balance(ledger.site(site.id)) == 5 * G
+    assert await ledger.balance(ledger.site(site.id, "SOV")) == 5 * G
+    assert await Withdrawal.all().count() == 0 and await Exchange.all().count() == 0
+
+
+async def test_a_withdrawal_of_another_site_is_not_found(publisher, other_publisher, site):
+    await fund(ledger.site(site.id), 2 * G)
+    await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "1"})
+    withdrawal = await Withdrawal.get(site_id=site.id)
+    own_site = await make_site(await make_publisher(other_publisher.wallet))
+    stolen = await other_publisher.get(f"/portal/sites/{own_site.id}/withdrawals/{withdrawal.id}")
+    assert stolen.status_code == 404
+    assert (await other_publisher.get(f"/portal/sites/{site.id}/withdrawals/{withdrawal.id}")).status_code == 403
+
+
+async def test_concurrent_withdrawals_from_the_portal_never_take_more_than_claimable(publisher, site):
+    await fund(ledger.site(site.id), 3 * G)
+    responses = await asyncio.gather(*(
+        publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "3"}, htmx=True) for _ in range(15)))
+    issued = [response for response in responses if "HX-Retarget" not in response.headers]
+    assert len(issued) == 1
+    assert await Withdrawal.all().count() == 1 and await ledger.balance(ledger.site(site.id)) == 0
