@@ -13,32 +13,20 @@ import asyncio
 
 from quart import Quart, Response, jsonify
 
-from adnet import db, serving, tracking
+from adnet import db
 from adnet.app import create_app as create_adnet_app
 from adnet.chain import cli as chain_cli
 from adnet.config import load_settings
 
 
 def create_app() -> Quart:
-    """adnet's app plus the ceiling route; serving and tracking started as adnet's startup starts them (a
-    second start is a no-op where create_app already does it)."""
+    """adnet's app plus the ceiling route."""
     app = create_adnet_app()
 
     @app.get("/bench/ceiling")
     async def ceiling() -> Response:
         return jsonify({"status": "ok"})
 
-    @app.before_serving
-    async def start_ad_services() -> None:
-        await serving.start(app.extensions["adnet"])
-        await tracking.start(app.extensions["adnet"])
-
-    async def stop_ad_services() -> None:
-        await tracking.stop(app.extensions["adnet"])
-        await serving.stop(app.extensions["adnet"])
-
-    # Before adnet's own shutdown closes the database: the last batch and the fill counters are written first.
-    app.after_serving_funcs.insert(0, stop_ad_services)
     return app
 
 

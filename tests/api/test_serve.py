@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from adnet import serving, tracking
+from adnet import serving
 from adnet.models import CampaignStatus, Completion, CreativeStatus, SiteDailyStat, TaskKind
 from adnet.tracking_tokens import verify_token
 from tests.factories import G, make_campaign, make_creative, make_site, make_task, wallet_address
@@ -20,15 +20,10 @@ VISIT = {"url": "https://advertiser.example/visit"}
 
 
 @pytest.fixture(autouse=True)
-async def ad_services(app):
-    """Serving and tracking running as the app's startup runs them."""
-    runtime = app.extensions["adnet"]
-    await serving.start(runtime)
-    await tracking.start(runtime)
+async def app_context(app):
+    """The app (whose startup started serving and tracking) as the current app, for ``serving.refresh()``."""
     async with app.app_context():
-        yield runtime
-    await tracking.stop(runtime)
-    await serving.stop(runtime)
+        yield app.extensions["adnet"]
 
 
 @contextmanager

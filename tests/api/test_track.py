@@ -10,7 +10,7 @@ import pytest
 from adnet import ledger, serving, tracking
 from adnet.models import DedupKey, LedgerTransaction, SiteDailyStat, TrackingEvent
 from adnet.tracking_tokens import issue_token
-from tests.api.test_serve import ad_services  # noqa: F401 - the autouse fixture that starts serving and tracking
+from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.factories import G, make_campaign, make_creative, make_site
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
