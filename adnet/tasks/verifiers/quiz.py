@@ -2,7 +2,7 @@
 
 The accepted answers never leave the server (``public_task`` shows the question and choices only). A wallet has at
 most ``maxAttempts`` wrong tries: each try first takes a free attempt number of that wallet (a unique key), which a
-correct answer gives back, so concurrent guesses cannot get more answers checked than the limit allows.
+correct answer gives back, so even concurrent guesses never get more than ``maxAttempts`` wrong answers checked.
 """
 
 from __future__ import annotations
