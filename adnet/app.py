@@ -108,15 +108,22 @@ def create_app(
 
     @app.before_serving
     async def startup() -> None:
+        from adnet import serving, tracking
         from adnet.chain import service as chain_service
 
         await db.open_database(settings.database_url)
         await chain_service.start(app.extensions["adnet"])
+        await serving.start(app.extensions["adnet"])
+        await tracking.start(app.extensions["adnet"])
 
     @app.after_serving
     async def shutdown() -> None:
+        from adnet import serving, tracking
         from adnet.chain import service as chain_service
 
+        # The last tracking batch and the fill counters are written before the database closes.
+        await tracking.stop(app.extensions["adnet"])
+        await serving.stop(app.extensions["adnet"])
         await chain_service.stop(app.extensions["adnet"])
         await db.close_database()
 
