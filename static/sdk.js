@@ -297,6 +297,7 @@
     media.addEventListener(video ? "loadeddata" : "load", function () {
       self.renderTime = Math.round(performance.now() - started);
       self.watch(media);
+      emit("render", { slot: self.host, adId: ad.id, renderTime: self.renderTime }, self.host);
     }, { once: true });
     if (answer.attachedTasks && answer.attachedTasks.length) this.tasks(answer.attachedTasks.slice(0, 2));
   };

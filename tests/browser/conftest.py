@@ -26,6 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,6 +42,7 @@ from adnet.app import create_app
 from adnet.chain.devchain import dev_accounts
 from adnet.clock import Clock
 from adnet.demo import create_demo
+from adnet.ids import new_id
 from adnet.models import Campaign, CampaignStatus
 from tests.conftest import make_settings
 
@@ -263,7 +265,8 @@ EVENTS_SCRIPT = """
 window.__adnetEvents = [];
 window.adnet = window.adnet || [];
 window.adnet.push((adnet) => {
-  for (const name of ["serve", "empty", "impression", "click", "complete", "claim", "redeem", "interaction"]) {
+  const names = ["serve", "empty", "render", "impression", "click", "complete", "claim", "redeem", "interaction"];
+  for (const name of names) {
     adnet.on(name, (detail) => window.__adnetEvents.push({ name, detail: JSON.parse(JSON.stringify(
       detail, (key, value) => key === "slot" ? (value && value.id) : value)) }));
   }
@@ -303,7 +306,10 @@ class Visitor:
 
 @pytest.fixture
 def visitor(browser: Browser, server: LiveServer) -> Iterator[Visitor]:
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    # adnet refuses to bill headless browsers (a bot user agent): the visitor presents as the Chrome it is.
+    context = browser.new_context(viewport={"width": 1280, "height": 720},
+                                  user_agent=f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                                             f"Chrome/{browser.version} Safari/537.36")
     wallet = TestWallet(server, dev_accounts()[WALLET_INDEX])
     context.expose_function("__adnetTestWallet", wallet.handle)
     context.add_init_script(PROVIDER_SCRIPT)
@@ -319,19 +325,57 @@ def visitor(browser: Browser, server: LiveServer) -> Iterator[Visitor]:
     context.close()
 
 
-def publisher_page(visitor: Visitor, server: LiveServer, slots: str, *, site_id: str | None = None,
-                   api: str | None = None, name: str = "article") -> Page:
-    """Open a publisher's article on another origin than adnet's (``localhost`` instead of ``127.0.0.1``), with
-    the snippet and ``slots`` placed after a screen and a half of text, so they start out of view."""
-    origin = server.url.replace("127.0.0.1", "localhost")
-    site = site_id if site_id is not None else server.demo["siteId"]
+class PublisherSite:
+    """A publisher's web server on another origin than adnet (``localhost`` on its own port, where adnet is on
+    ``127.0.0.1``): it serves the pages tests put up, as a real site would (a page answered by Playwright's
+    routing has no address, and Chromium then refuses its requests to the loopback address as from the web)."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, bytes] = {}
+        pages = self.pages
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = pages.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(body or b"not found")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://localhost:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="publisher-site", daemon=True)
+        self.thread.start()
+
+    def put(self, path: str, html: str) -> str:
+        self.pages[path] = html.encode()
+        return self.origin + path
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="package")
+def publisher_site() -> Iterator[PublisherSite]:
+    site = PublisherSite()
+    yield site
+    site.close()
+
+
+def publisher_page(visitor: Visitor, server: LiveServer, site: PublisherSite, slots: str, *,
+                   site_id: str | None = None, api: str | None = None) -> Page:
+    """Open a publisher's article with the snippet and ``slots`` placed after a screen and a half of text, so
+    they start out of view."""
+    site_attribute = site_id if site_id is not None else server.demo["siteId"]
     api_attribute = f' data-api="{api}"' if api else ""
-    filler = "<p>" + "Publisher text. " * 400 + "</p>"
+    filler = "<p>" + "Publisher text. " * 1200 + "</p>"
     html = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Publisher</title>'
             f'<link rel="icon" href="data:,">'
-            f'<script async src="{server.url}/static/sdk.js" data-site-id="{site}"{api_attribute}></script>'
+            f'<script async src="{server.url}/static/sdk.js" data-site-id="{site_attribute}"{api_attribute}></script>'
             f'</head><body><h1>An article</h1>{filler}{slots}{filler}</body></html>')
-    url = f"{origin}/publisher/{name}"
-    visitor.context.route(url, lambda route: route.fulfill(status=200, content_type="text/html", body=html))
-    visitor.page.goto(url)
+    visitor.page.goto(site.put(f"/article/{new_id('ev')}", html))
     return visitor.page
