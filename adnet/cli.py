@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Callable
 
-from adnet import db
+from adnet import db, operator_cli
 from adnet.chain import cli as chain_cli
 from adnet.config import ConfigError, Settings, load_settings
 
@@ -57,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--no-chain", action="store_true", help="check the books only, without the vault")
     audit.set_defaults(command=_audit)
     chain_cli.register(commands)
+    operator_cli.register(commands)
     return parser
 
 

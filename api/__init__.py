@@ -21,3 +21,6 @@ from api import tasks  # noqa: E402,F401
 
 # isort: split
 from api import interactions  # noqa: E402,F401
+
+# isort: split
+from api import advertisers, operators  # noqa: E402,F401
