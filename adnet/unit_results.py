@@ -19,12 +19,12 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from adnet.errors import ApiError, not_found
-from adnet.ids import has_prefix
+from adnet.errors import not_found
 from adnet.interactions import UNIT_KINDS
 from adnet.models import Interaction, SessionStatus, SurveySession, Task
 from adnet.money import to_decimal_string
 from adnet.tasks.config import FeedbackConfig, PollConfig, SurveyConfig, SurveyQuestion, parse_config
+from adnet.units import owned_task
 
 # How many of the newest texts a summary shows; the CSV has them all.
 LATEST_TEXTS = 10
@@ -32,14 +32,11 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 async def owned_unit(unit_id: str, wallet: str) -> Task:
-    """The unit ``unit_id`` when ``wallet`` (a signed-in wallet) is its advertiser's: 404 for no such unit, 403
-    ``not_owner`` for another advertiser's."""
-    unit = await Task.get_or_none(id=unit_id, kind__in=list(UNIT_KINDS)).select_related(
-        "advertiser") if has_prefix(unit_id, "task") else None
-    if unit is None:
+    """The unit ``unit_id`` when ``wallet`` (a signed-in wallet) is its advertiser's: 404 for no such unit (or a
+    task that is not a unit), 403 ``not_owner`` for another advertiser's."""
+    unit = await owned_task(wallet, unit_id)
+    if unit.kind not in UNIT_KINDS:
         raise not_found("unit")
-    if unit.advertiser.wallet != wallet:
-        raise ApiError(403, "not_owner", "This unit belongs to another advertiser.")
     return unit
 
 
