@@ -353,8 +353,8 @@ async def claim_keys(connection: BaseDBAsyncClient, keys: list[tuple[str, str, s
                      ) -> set[tuple[str, str, str]]:
     """The one conditional write of deduplication: for each (fingerprint, campaign, type), insert its key or move
     ``last_accepted_at`` to ``now`` when the window has passed, and return the keys it wrote. A key named twice
-    is written once (the first naming wins)."""
-    unique = list(dict.fromkeys(keys))
+    is written once; the caller decides which naming it belongs to."""
+    unique = sorted(set(keys))  # one global order of row locks, so concurrent batches cannot deadlock
     if not unique:
         return set()
     values: list[Any] = []

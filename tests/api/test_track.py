@@ -2,6 +2,7 @@
 ledger, exactness under concurrency, validation, CORS and caching."""
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 
@@ -358,3 +359,30 @@ async def test_amounts_are_exact_for_large_prices(client, clock):
     event = await TrackingEvent.get(id=body["eventId"])
     assert event.cost == Decimal((10**27 + 999) // 1000)
     assert await ledger.balance(ledger.campaign(campaign.id)) == 10**30 - (10**27 + 999) // 1000
+
+
+async def test_forwarded_for_is_ignored_without_a_trusted_proxy(client, clock):
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    response = await client.post("/api/track", json=event_body(ad, site), headers={"X-Forwarded-For": "192.0.2.7"})
+    event = await TrackingEvent.get(id=(await response.get_json())["eventId"])
+    assert event.ip != "192.0.2.7"
+
+
+async def test_tokens_of_the_previous_secret_still_bill_after_rotation(app, client, clock):
+    old_secret = "the-secret-before-rotation-" + "q" * 32
+    runtime = app.extensions["adnet"]
+    runtime.settings = replace(runtime.settings, tracking_secret_previous=old_secret)
+    site, campaign, creative = await setup_ad()
+
+    def signed_with(secret: str, nonce: int) -> dict:
+        token = issue_token(secret, ad_id=creative.id, campaign_id=campaign.id, site_id=site.id, placement="",
+                            size="300x250", wallet=None, click_active=True, now=clock.now() - timedelta(seconds=5),
+                            nonce=nonce)
+        return {"id": creative.id, "campaignId": campaign.id, "trackingToken": token}
+
+    _, body = await post(client, event_body(signed_with(old_secret, 1), site))
+    assert body["billable"] is True
+    _, refused = await post(client, event_body(signed_with("never-configured-" + "w" * 32, 2), site,
+                                               fingerprint="fp-2"))
+    assert await reason_of(refused) == "token_invalid"
