@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quart import Quart, Response, current_app, g, jsonify, request
-from quart_rate_limiter import RateLimiter, RateLimitExceeded
+from quart_rate_limiter import RateLimitExceeded
 from quart_schema import QuartSchema, RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -20,7 +20,7 @@ from adnet.clock import Clock
 from adnet.config import Settings, load_settings
 from adnet.errors import ApiError
 from adnet.http import client_ip_key, skip_preflight
-from adnet.ratelimit import settings_limit
+from adnet.ratelimit import OwnLimitsFirst, settings_limit
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +90,9 @@ def create_app(
         scalar_ui_path=None,
         security_schemes={"session": {"type": "http", "scheme": "bearer"}},
     )
-    # Every route gets the public limit per client IP; routes declare their own, stricter limits on top.
-    RateLimiter(app, key_function=client_ip_key, skip_function=skip_preflight,
-                default_limits=settings_limit("rate_limit_public"))
+    # Routes without a limit of their own get the public limit per client IP.
+    OwnLimitsFirst(app, key_function=client_ip_key, skip_function=skip_preflight,
+                   default_limits=settings_limit("rate_limit_public"))
 
     from adnet.chain import rpc_proxy
     from api import blueprint as api_blueprint

@@ -7,10 +7,12 @@ settings on every request, so ``ADNET_RATE_LIMIT_*`` applies without module-leve
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
+from flask.sansio.blueprints import Blueprint
 from quart import current_app
-from quart_rate_limiter import RateLimit
+from quart_rate_limiter import RateLimit, RateLimiter
 
 from adnet.config import RateLimit as ConfiguredLimit
 
@@ -42,3 +44,16 @@ class SettingsRateLimit(RateLimit):
 def settings_limit(setting: str) -> list[RateLimit]:
     """The ``limits=`` argument of ``quart_rate_limiter.rate_limit`` for one settings-driven limit."""
     return [SettingsRateLimit(setting)]
+
+
+class OwnLimitsFirst(RateLimiter):
+    """The app's rate limiter: its default limits apply only to routes that declare no limit of their own.
+
+    quart-rate-limiter adds the defaults to every route's own limits; a route that declares the same limit as the
+    default would then count each request twice against one key and get half its budget.
+    """
+
+    def _get_limits_for_view_function(self, view_func: Callable, blueprint: Blueprint | None) -> list[RateLimit]:
+        limits = super()._get_limits_for_view_function(view_func, blueprint)
+        own = limits[: len(limits) - len(self._default_rate_limits)]
+        return own or limits

@@ -46,3 +46,14 @@ async def test_a_route_over_its_limit_answers_429_with_retry_after(database_url,
     assert body["error"] == "rate_limited" and body["retryAfter"] >= 1
     assert int(limited.headers["Retry-After"]) == body["retryAfter"]
     assert other_ip.status_code == 200
+
+
+async def test_a_route_with_its_own_public_limit_counts_each_request_once(database_url, tmp_path, clock):
+    from adnet.app import create_app
+
+    app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_PUBLIC="3/60"), clock=clock)
+    async with app.test_app() as test_app:
+        client = test_app.test_client()
+        statuses = [(await client.get("/api/serve?siteId=site_unknown")).status_code for _ in range(4)]
+
+    assert statuses == [404, 404, 404, 429]
