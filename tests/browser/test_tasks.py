@@ -1,0 +1,105 @@
+"""Attached tasks in Chromium on /demo, with the injected test wallet: a VISIT_URL task through the visit link with
+the time away as its dwell, and a SIGN_MESSAGE task signed by the wallet; each returns a claim that the SDK's
+"Redeem on-chain" sends to the vault of the embedded chain, which pays it to the wallet exactly once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hexbytes import HexBytes
+
+from tests.browser.conftest import LiveServer, Visitor
+
+G = 10**18
+
+
+def gs_balance(server: LiveServer, wallet: str) -> int:
+    return server.call(lambda: server.chain.token_balance("G$", wallet))
+
+
+def is_claimed(server: LiveServer, claim_ref: str) -> bool:
+    return server.call(lambda: server.chain.vault.functions.isClaimed(HexBytes(claim_ref)).call())
+
+
+def task_row(visitor: Visitor, server: LiveServer, kind: str) -> Any:
+    visitor.page.goto(f"{server.url}/demo")
+    slot = visitor.page.locator("#slot-tasks")
+    slot.scroll_into_view_if_needed()
+    row = slot.locator(f"li[data-kind={kind}]")
+    row.wait_for()
+    return row
+
+
+def redeem_and_check(visitor: Visitor, server: LiveServer, row: Any, balance_before: int) -> None:
+    """The claim handed to the page's callback pays the wallet exactly its amount, once."""
+    (claim,) = visitor.events("claim")
+    transaction = claim["transaction"]
+    assert claim["awarded"] == {"points": 10, "gs": 0.5}
+    assert transaction["amount"] == str(G // 2)
+    assert transaction["recipient"].lower() == visitor.wallet.address
+    assert not is_claimed(server, transaction["claimRef"])
+
+    row.get_by_role("button", name="Redeem on-chain").click()
+    row.get_by_text("Redeemed.", exact=False).wait_for()
+
+    assert len(visitor.wallet.sent) == 1
+    assert visitor.events("redeem")[0]["txHash"] == visitor.wallet.sent[0]
+    assert is_claimed(server, transaction["claimRef"])
+    assert gs_balance(server, visitor.wallet.address) - balance_before == G // 2
+    assert visitor.console.errors() == [] and visitor.console.page_errors == []
+
+
+def test_a_visit_url_task_completes_and_its_claim_redeems(server: LiveServer, visitor: Visitor,
+                                                          live_campaigns: Callable[..., list[str]]) -> None:
+    live_campaigns(0)
+    visitor.page.clock.install()
+    row = task_row(visitor, server, "VISIT_URL")
+    balance_before = gs_balance(server, visitor.wallet.address)
+
+    # Chromium does not hand a redirect's next request to Playwright's routing, so the visit link's request goes to
+    # adnet from here, which shows the landing page in place of following adnet's redirect to the internet.
+    redirects: list[tuple[int, str]] = []
+
+    def visit_link(route: Any) -> None:
+        answer = route.fetch(max_redirects=0)
+        redirects.append((answer.status, answer.headers.get("location", "")))
+        route.fulfill(status=200, content_type="text/html", body="<!doctype html><title>Sponsor</title><p>Hi</p>")
+
+    visitor.context.route("**/api/tasks/*/visit?*", visit_link)
+    with visitor.context.expect_page() as opened:
+        row.get_by_role("link", name="Visit").click()
+    landing = opened.value
+    landing.wait_for_load_state()
+    assert redirects == [(302, "https://example.com/demo/visit")]
+    assert landing.evaluate("window.opener") is None
+    landing.close()
+    # Six seconds on the sponsor's page, for the page and for the server (which started the visit on redirect).
+    visitor.page.clock.run_for(6000)
+    server.clock.advance(seconds=6)
+    row.get_by_role("button", name="I'm back").click()
+    row.get_by_text("Done", exact=True).wait_for()
+
+    (completion,) = visitor.events("complete")
+    assert completion["taskId"] == server.demo["taskIds"]["VISIT_URL"][0]
+    redeem_and_check(visitor, server, row, balance_before)
+
+
+def test_a_sign_message_task_completes_with_the_wallet_and_its_claim_redeems(
+        server: LiveServer, visitor: Visitor, live_campaigns: Callable[..., list[str]]) -> None:
+    live_campaigns(1)
+    row = task_row(visitor, server, "SIGN_MESSAGE")
+    balance_before = gs_balance(server, visitor.wallet.address)
+
+    visitor.page.evaluate("window.__wallet = window.ethereum; delete window.ethereum")
+    row.get_by_role("button", name="Sign with wallet").click()
+    assert row.get_by_text("This task needs a wallet", exact=False).is_visible()
+    visitor.page.evaluate("window.ethereum = window.__wallet")
+
+    row.get_by_role("button", name="Sign with wallet").click()
+    row.get_by_text("Done", exact=True).wait_for()
+
+    assert "personal_sign" in visitor.wallet.requests
+    (completion,) = visitor.events("complete")
+    assert completion["taskId"] == server.demo["taskIds"]["SIGN_MESSAGE"][0]
+    redeem_and_check(visitor, server, row, balance_before)
