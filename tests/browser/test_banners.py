@@ -69,9 +69,10 @@ def rendered_ad(visitor: Visitor) -> str:
 
 def let_time_pass(visitor: Visitor, server: LiveServer, milliseconds: int) -> None:
     """Move the page's clock and the server's by the same time (the server also refuses an impression reported
-    less than a second after the ad was served)."""
-    visitor.page.clock.run_for(milliseconds)
+    less than a second after the ad was served). The server's goes first: what the page sends while its clock
+    runs must find the server already that far on."""
     server.clock.advance(milliseconds=milliseconds)
+    visitor.page.clock.run_for(milliseconds)
 
 
 def bring_into_view(visitor: Visitor) -> None:
