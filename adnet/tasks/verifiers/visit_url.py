@@ -1,7 +1,8 @@
 """VISIT_URL: the viewer stayed on the advertiser's page at least ``minDwellMs``.
 
 The dwell is the client's report, so it is held against what the server saw: the visit must have started through
-our redirect (``adnet.tasks.visits``) for this fingerprint, and the claimed dwell cannot exceed the time since then.
+our redirect (``adnet.tasks.visits``) for this fingerprint, and the claimed dwell cannot exceed the time since then
+(give or take one network trip).
 The completion uses the visit up.
 """
 
@@ -13,6 +14,9 @@ from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified
 
 # A day: longer claims are not dwell times.
 MAX_DWELL_MS = 86_400_000
+# The viewer's dwell starts at their click, ours when the redirect request reaches us, a network trip later; the
+# dwell may exceed our measure by this much before it counts as longer than the visit.
+LATENCY_ALLOWANCE_MS = 2000
 
 
 class VisitUrlVerifier:
@@ -34,7 +38,7 @@ class VisitUrlVerifier:
             raise ProofRejected("visit_not_started", "Open the page through the task's visit link first.",
                                 field="proof.dwellMs")
         elapsed_ms = (attempt.now - visit.started_at).total_seconds() * 1000
-        if dwell > elapsed_ms:
+        if dwell > elapsed_ms + LATENCY_ALLOWANCE_MS:
             raise ProofRejected("dwell_exceeds_visit", "The dwell is longer than the time since the visit started.",
                                 field="proof.dwellMs")
 
