@@ -74,8 +74,10 @@ async def signin() -> Response:
     the sign-in page again with its reason."""
     run = runtime()
     form = await request.form
+    # A form post turns the message's line feeds into CR LF (HTML's form encoding); EIP-4361 is written with LF.
+    message = form.get("message", "").replace("\r\n", "\n")
     try:
-        signed_in = await auth.sign_in(form.get("message", ""), form.get("signature", ""), settings=run.settings,
+        signed_in = await auth.sign_in(message, form.get("signature", ""), settings=run.settings,
                                        chain=run.extras["chain"], now=run.clock.now(), rng=run.random)
     except ApiError as error:
         return await _signin_page(safe_next(form.get("next")), error)

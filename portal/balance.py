@@ -62,6 +62,7 @@ async def topup_prepare(site_id: str) -> Response:
             raise
         return await _refused(site_id, "topup", error, values)
     return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id,
+                                          site=await publishers.owned_site(auth.current_session().wallet, site_id),
                                           chain_id=runtime().extras["chain"].chain_id))
 
 
@@ -115,7 +116,9 @@ async def withdraw(site_id: str) -> Response:
         return see_other(f"/portal/sites/{site_id}")
     view = await portal_views.withdrawal_view(site_id=site_id, withdrawal_id=result.withdrawal.id,
                                               chain=run.extras["chain"])
-    return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site_id, fresh=True),
+    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site_id, site=site,
+                                          fresh=True),
                     headers=BALANCE_CHANGED)
 
 
