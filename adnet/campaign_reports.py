@@ -15,14 +15,13 @@ A report covers at most ``MAX_DAYS`` days, read in one pass per record type.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from adnet.campaigns import owned_campaign
+from adnet.csv_text import csv_text
 from adnet.errors import bad_request
 from adnet.models import Campaign, Completion, EventType, Interaction, Task, TrackingEvent
 from adnet.money import to_decimal_string
@@ -150,18 +149,15 @@ def ctr_text(figures: DayFigures) -> str:
 def report_csv(report: CampaignReport) -> str:
     """The report as CSV: one row per day then a ``total`` row; G$ amounts as decimal strings, and one
     ``completions:<taskId>`` column per task. Only numbers and identifiers, no advertiser-written text."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
     task_ids = [task.id for task in report.tasks]
-    writer.writerow([*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids)])
-    for figures in [*report.days, report.totals]:
-        writer.writerow([
-            figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
-            figures.clicks, figures.billable_clicks, ctr_text(figures), to_decimal_string(figures.spend),
-            to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards),
-            *(figures.completions.get(task_id, 0) for task_id in task_ids),
-        ])
-    return buffer.getvalue()
+    return csv_text([
+        [*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids)],
+        *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
+           figures.clicks, figures.billable_clicks, ctr_text(figures), to_decimal_string(figures.spend),
+           to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards),
+           *(figures.completions.get(task_id, 0) for task_id in task_ids)]
+          for figures in [*report.days, report.totals]),
+    ])
 
 
 def completions_by_task(figures: DayFigures, tasks: list[Task]) -> dict[str, int]:

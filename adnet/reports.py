@@ -11,8 +11,6 @@ per-day earnings column in ``SiteDailyStat`` is the next step when a site bills 
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from adnet import publishers
+from adnet.csv_text import csv_text
 from adnet.errors import bad_request
 from adnet.models import Interaction, LedgerPosting, SiteDailyStat, Task, TaskKind, TrackingEvent
 from adnet.money import to_decimal_string
@@ -30,8 +29,6 @@ MAX_EXPORT_DAYS = 92
 EXPORT_BATCH = 1000
 EVENT_COLUMNS = ("eventId", "receivedAt", "type", "campaignId", "adId", "placement", "billable", "refusalReason",
                  "publisherAmount", "pageUrl")
-# Spreadsheets run a cell that starts with one of these as a formula; such cells get a leading apostrophe.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -161,7 +158,7 @@ async def site_events_csv(site_id: str, start: date, end: date) -> AsyncIterator
     """The site's tracking events received from ``start`` to ``end`` (UTC days, inclusive), oldest first, as CSV
     text in chunks: a header row, then one row per event. Cells a spreadsheet would run as a formula are
     neutralised."""
-    yield _csv_rows([EVENT_COLUMNS])
+    yield csv_text([EVENT_COLUMNS])
     since = datetime.combine(start, time.min, tzinfo=UTC)
     until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
     query = TrackingEvent.filter(site_id=site_id, received_at__gte=since, received_at__lt=until).order_by(
@@ -173,7 +170,7 @@ async def site_events_csv(site_id: str, start: date, end: date) -> AsyncIterator
             "publisher_amount", "page_url")
         if not batch:
             return
-        yield _csv_rows([
+        yield csv_text([
             (event_id, _utc(received_at).isoformat().replace("+00:00", "Z"), str(kind), campaign_id, creative_id,
              placement, "true" if billable else "false", reason or "", to_decimal_string(int(amount)), page_url)
             for event_id, received_at, kind, campaign_id, creative_id, placement, billable, reason, amount, page_url
@@ -220,11 +217,3 @@ def _day(text: Any, field: str) -> date:
 def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
-
-def _csv_rows(rows: Any) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    for row in rows:
-        writer.writerow([f"'{cell}" if isinstance(cell, str) and cell.startswith(_FORMULA_START) else cell
-                         for cell in row])
-    return buffer.getvalue()

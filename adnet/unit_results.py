@@ -5,20 +5,18 @@ The owner of a unit is its advertiser: only a session of the advertiser's wallet
 Figures are computed from the stored responses each time (``Interaction`` and ``SurveySession`` are the truth).
 Counts are integers; averages, shares and rates are rounded for display and never used for money.
 
-Viewers' text is returned as data in JSON (whoever renders it escapes it) and neutralised in CSV, where a cell
-that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return would be read as a formula by a
-spreadsheet: such a cell is prefixed with an apostrophe.
+Viewers' text is returned as data in JSON (whoever renders it escapes it) and neutralised in CSV
+(``adnet.csv_text``), where a spreadsheet could otherwise run it as a formula.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from adnet.csv_text import csv_text
 from adnet.errors import not_found
 from adnet.interactions import UNIT_KINDS
 from adnet.models import Interaction, SessionStatus, SurveySession, Task
@@ -28,7 +26,6 @@ from adnet.units import owned_task
 
 # How many of the newest texts a summary shows; the CSV has them all.
 LATEST_TEXTS = 10
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 async def owned_unit(unit_id: str, wallet: str) -> Task:
@@ -90,23 +87,15 @@ async def responses_csv(unit: Task) -> str:
         def cells(answers: dict[str, Any]) -> list[Any]:
             return [_cell_answer(answers.get(question.id)) for question in questions]
 
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(["interactionId", "createdAt", "siteId", "wallet", "points", "gs", *answer_columns])
     rows = await Interaction.filter(unit_id=unit.id).order_by("created_at", "id").values_list(
         "id", "created_at", "site_id", "wallet", "points", "gs_amount", "answers")
-    for interaction_id, created_at, site_id, wallet, points, gs_amount, answers in rows:
-        writer.writerow([neutralise(cell) for cell in (
-            interaction_id, _timestamp(created_at), site_id, wallet or "", points,
-            to_decimal_string(int(gs_amount)), *cells(answers))])
-    return buffer.getvalue()
+    return csv_text([
+        ["interactionId", "createdAt", "siteId", "wallet", "points", "gs", *answer_columns],
+        *([interaction_id, _timestamp(created_at), site_id, wallet or "", points, to_decimal_string(int(gs_amount)),
+           *cells(answers)]
+          for interaction_id, created_at, site_id, wallet, points, gs_amount, answers in rows),
+    ])
 
-
-def neutralise(cell: Any) -> Any:
-    """A CSV cell that a spreadsheet will show as text, never run as a formula."""
-    if isinstance(cell, str) and cell.startswith(FORMULA_PREFIXES):
-        return "'" + cell
-    return cell
 
 
 def _tally(options: list[Any], counts: Counter[str], answered: int) -> list[dict[str, Any]]:

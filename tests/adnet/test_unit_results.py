@@ -9,9 +9,10 @@ import io
 import pytest
 
 from adnet import interactions
+from adnet.csv_text import neutralise
 from adnet.errors import ApiError
 from adnet.models import TaskKind
-from adnet.unit_results import neutralise, owned_unit, responses_csv, unit_results
+from adnet.unit_results import owned_unit, responses_csv, unit_results
 from tests.api.test_interactions import FEEDBACK, POLL, SURVEY, make_unit
 from tests.factories import G, make_advertiser, make_site, wallet_address
 
