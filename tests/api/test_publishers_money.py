@@ -1,6 +1,7 @@
 """A publisher's money through HTTP on the embedded chain: a real top-up (prepare, send from the wallet, credit,
-refuse the same hash again), a withdrawal redeemed on the vault, twenty concurrent withdrawals of the whole
-balance, an expired withdrawal released, and exchanges in both directions with exact integer amounts."""
+refuse the same hash again; pending until confirmed), a withdrawal redeemed on the vault, twenty concurrent
+withdrawals of the whole balance, an expired withdrawal released, and exchanges in both directions with exact
+integer amounts."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from adnet.chain.transact import send_transaction
 from adnet.deposits import account_ref_for_site
 from adnet.models import Claim, ClaimStatus, Exchange, LedgerPosting, Withdrawal, WithdrawalStatus
 from tests.auth_helpers import bearer, sign_in
-from tests.chain.helpers import advance_chain_time, deposit, user
+from tests.chain.helpers import advance_chain_time, deposit, mine, user
 from tests.factories import G, fund, make_publisher, make_site
 
 
@@ -75,6 +76,25 @@ async def test_a_real_top_up_is_credited_once(client, chain, publisher):
     assert again.status_code == 409
     assert (await again.get_json())["error"] == "already_credited"
     assert (await balance_of(client, token, account.address, site.id))["claimable"] == "12.5"
+
+
+async def test_an_unconfirmed_top_up_is_pending_then_credited_once(client, chain, publisher, monkeypatch):
+    monkeypatch.setattr(chain, "confirmations", 1)  # as on a real node: one block on top of the deposit's
+    account, token, site = publisher
+    tx_hash = (await deposit(chain, account, 3 * G, account_ref_for_site(site.id)))["transactionHash"].to_0x_hex()
+
+    pending = await post(client, "topup", token, wallet=account.address, siteId=site.id, txHash=tx_hash)
+    assert pending.status_code == 202
+    assert (await pending.get_json())["status"] == "pending"
+    assert (await balance_of(client, token, account.address, site.id))["claimable"] == "0"
+
+    await mine(chain)
+    credited = await post(client, "topup", token, wallet=account.address, siteId=site.id, txHash=tx_hash)
+    assert credited.status_code == 201
+    assert (await credited.get_json())["status"] == "credited"
+    again = await post(client, "topup", token, wallet=account.address, siteId=site.id, txHash=tx_hash)
+    assert again.status_code == 409
+    assert (await balance_of(client, token, account.address, site.id))["claimable"] == "3"
 
 
 async def test_a_top_up_must_be_this_wallets_deposit_for_this_site(client, chain, publisher):
