@@ -75,7 +75,7 @@ def create_app(
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         SECRET_KEY=settings.secret_key,
-        SESSION_COOKIE_SECURE=settings.env != "development",
+        SESSION_COOKIE_SECURE=settings.secure_cookies,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         JSON_SORT_KEYS=False,

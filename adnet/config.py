@@ -86,6 +86,11 @@ class Settings:
         return self.env == "production"
 
     @property
+    def secure_cookies(self) -> bool:
+        """Cookies carry ``Secure`` everywhere but in development, which runs on plain http://127.0.0.1."""
+        return self.env != "development"
+
+    @property
     def embedded_chain(self) -> bool:
         return self.chain_rpc_url is None
 

@@ -53,7 +53,7 @@ async def auth_verify(data: VerifyRequest) -> Response:
                                    now=run.clock.now(), rng=run.random)
     response = jsonify({"wallet": signed_in.wallet, "token": signed_in.token, "expiresAt": iso(signed_in.expires_at)})
     response.set_cookie(auth.SESSION_COOKIE, signed_in.token, expires=signed_in.expires_at, path="/",
-                        secure=run.settings.env != "development", httponly=True, samesite="Lax")
+                        secure=run.settings.secure_cookies, httponly=True, samesite="Lax")
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -65,7 +65,7 @@ async def auth_logout() -> Response:
     """End the current session on the server and clear the cookie."""
     await auth.end_session(auth.current_session(), runtime().clock.now())
     response = jsonify({"status": "signed_out"})
-    response.delete_cookie(auth.SESSION_COOKIE, path="/", secure=runtime().settings.env != "development",
+    response.delete_cookie(auth.SESSION_COOKIE, path="/", secure=runtime().settings.secure_cookies,
                            httponly=True, samesite="Lax")
     return response
 

@@ -29,7 +29,7 @@ def _session_cookie(response: Response, signed_in: auth.SignedIn) -> None:
     # A lifetime rather than an instant: the browser's clock need not agree with ours.
     lifetime = int((signed_in.expires_at - runtime().clock.now()).total_seconds())
     response.set_cookie(auth.SESSION_COOKIE, signed_in.token, max_age=lifetime, path="/",
-                        secure=runtime().settings.env != "development", httponly=True, samesite="Lax")
+                        secure=runtime().settings.secure_cookies, httponly=True, samesite="Lax")
 
 
 @blueprint.get("/portal/signin")
@@ -95,6 +95,6 @@ async def signout() -> Response:
     """End the session on the server, clear the cookie, and go back to the sign-in page."""
     await auth.end_session(auth.current_session(), runtime().clock.now())
     response = see_other("/portal/signin")
-    response.delete_cookie(auth.SESSION_COOKIE, path="/", secure=runtime().settings.env != "development",
+    response.delete_cookie(auth.SESSION_COOKIE, path="/", secure=runtime().settings.secure_cookies,
                            httponly=True, samesite="Lax")
     return response

@@ -49,7 +49,7 @@ def start_presession(response: Response) -> None:
     fresh = g.get("fresh_presession")
     if fresh:
         response.set_cookie(PRESESSION_COOKIE, fresh, max_age=PRESESSION_SECONDS, path="/portal",
-                            secure=runtime().settings.env != "development", httponly=True, samesite="Lax")
+                            secure=runtime().settings.secure_cookies, httponly=True, samesite="Lax")
 
 
 def ensure_presession() -> None:

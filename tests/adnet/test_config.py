@@ -43,6 +43,7 @@ def test_development_needs_no_configuration(tmp_path):
     stored = json.loads(secrets_file.read_text())
     assert stored["secret_key"] == settings.secret_key and stored["signer_key"] == settings.signer_key
     assert settings.generated_secrets == {"ADNET_SECRET_KEY", "ADNET_TRACKING_SECRET", "ADNET_SIGNER_KEY"}
+    assert not settings.secure_cookies  # development serves plain http://127.0.0.1
 
 
 def test_generated_secrets_stay_the_same_across_starts(tmp_path):
@@ -56,7 +57,7 @@ def test_generated_secrets_stay_the_same_across_starts(tmp_path):
 def test_a_complete_production_configuration_starts(tmp_path):
     settings = load_settings(production_env(tmp_path))
 
-    assert settings.production and not settings.embedded_chain
+    assert settings.production and not settings.embedded_chain and settings.secure_cookies
     assert settings.generated_secrets == frozenset()
     assert not (tmp_path / DEV_SECRETS_FILE).exists()
 
