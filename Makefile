@@ -37,6 +37,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
+## bench: serve, track and task completion against a server on 127.0.0.1 (a fresh SQLite file with demo data)
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.tasks
+
 ## contracts: rebuild the committed contract artifacts with the pinned compiler
 contracts:
 	cd contracts && npm ci --no-audit --no-fund && node build.mjs

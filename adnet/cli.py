@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="load demo data (idempotent)")
     demo.add_argument("--json", action="store_true", help="print what exists as JSON")
     demo.set_defaults(command=_demo)
-    audit = commands.add_parser("audit", help="check the ledger balances and is covered by the vault")
+    audit = commands.add_parser("audit", help="check that the ledger balances and the vault covers what it owes")
     audit.add_argument("--no-chain", action="store_true", help="check the books only, without the vault")
     audit.set_defaults(command=_audit)
     chain_cli.register(commands)
