@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
 from tortoise.exceptions import IntegrityError
+from tortoise.expressions import Q
 
 from adnet.ids import new_id
 from adnet.models import LedgerAccount, LedgerPosting, LedgerTransaction
@@ -120,11 +122,13 @@ async def book(
     merged: dict[AccountKey, int] = defaultdict(int)
     for key, amount in legs:
         merged[key] += amount
+    accounts = await _accounts(merged)
     for key in sorted(merged):
-        account = await _account(key)
-        await _apply(account, key, merged[key])
-        await LedgerPosting.create(transaction=transaction, account=account, amount=Decimal(merged[key]),
-                                   created_at=now)
+        await _apply(accounts[key], key, merged[key])
+    await LedgerPosting.bulk_create([
+        LedgerPosting(transaction=transaction, account=accounts[key], amount=Decimal(merged[key]), created_at=now)
+        for key in sorted(merged)
+    ])
     return transaction
 
 
@@ -157,18 +161,26 @@ def _check_balanced(legs: list[tuple[AccountKey, int]]) -> None:
         raise LedgerError(f"postings do not balance: {unbalanced}")
 
 
-async def _account(key: AccountKey) -> LedgerAccount:
-    """The account row for ``key``, created on first use. Creation is an insert that ignores a conflict, so a
-    race to create the same account neither fails nor aborts the surrounding transaction."""
-    account = await LedgerAccount.get_or_none(kind=key.kind, owner=key.owner, token=key.token)
-    if account is not None:
-        return account
-    await LedgerAccount.bulk_create(
-        [LedgerAccount(kind=key.kind, owner=key.owner, token=key.token, balance=Decimal(0),
-                       allow_negative=key.kind in NEGATIVE_KINDS)],
-        ignore_conflicts=True,
-    )
-    return await LedgerAccount.get(kind=key.kind, owner=key.owner, token=key.token)
+async def _accounts(keys: Iterable[AccountKey]) -> dict[AccountKey, LedgerAccount]:
+    """The account rows for ``keys``, in one read, creating the missing ones on first use. Creation is an insert
+    that ignores a conflict, so a race to create the same account neither fails nor aborts the surrounding
+    transaction."""
+    wanted = set(keys)
+    found = await _read_accounts(wanted)
+    missing = wanted - found.keys()
+    if missing:
+        await LedgerAccount.bulk_create(
+            [LedgerAccount(kind=key.kind, owner=key.owner, token=key.token, balance=Decimal(0),
+                           allow_negative=key.kind in NEGATIVE_KINDS) for key in sorted(missing)],
+            ignore_conflicts=True,
+        )
+        found.update(await _read_accounts(missing))
+    return found
+
+
+async def _read_accounts(keys: set[AccountKey]) -> dict[AccountKey, LedgerAccount]:
+    match = Q(*(Q(kind=key.kind, owner=key.owner, token=key.token) for key in keys), join_type=Q.OR)
+    return {AccountKey(row.kind, row.owner, row.token): row for row in await LedgerAccount.filter(match)}
 
 
 async def _apply(account: LedgerAccount, key: AccountKey, amount: int) -> None:
