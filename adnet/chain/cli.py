@@ -16,8 +16,10 @@ import asyncio
 import contextlib
 import getpass
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
+from types import FrameType
 from typing import TypeVar
 
 from eth_account import Account
@@ -78,9 +80,24 @@ def serving(settings: Settings) -> Iterator[None]:
     if settings.chain_rpc_url is not None or settings.production:
         yield
         return
-    with devserver.ensure_running(devserver.state_path(settings.data_dir)):
+    with _terminate_unwinds(), devserver.ensure_running(devserver.state_path(settings.data_dir)):
         _run(settings, _ready)
         yield
+
+
+@contextlib.contextmanager
+def _terminate_unwinds() -> Iterator[None]:
+    """SIGTERM raises ``SystemExit`` here, so the development chain process is stopped on the way out. uvicorn
+    shuts down gracefully on SIGTERM and then raises the signal again for the previous handler: with the default
+    handler the process would die on the spot and leave the chain process running."""
+    def exit_on_terminate(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, exit_on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:

@@ -4,10 +4,14 @@ crash and a restart, and a database that refuses any other chain."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -142,3 +146,53 @@ async def test_the_development_chain_survives_a_crash_and_a_restart(unbound_data
     with pytest.raises(ChainMismatch, match="genesis hash"):
         await connect(settings, clock=clock)
     assert devserver.running(state) is None
+
+
+
+def test_adnet_serve_stopped_by_sigterm_stops_its_development_chain(tmp_path):
+    """A service manager stops ``adnet serve`` with SIGTERM: the chain process it started goes with it."""
+    port = free_port()
+    env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(tmp_path),
+           "ADNET_DATABASE_URL": f"sqlite://{tmp_path / 'adnet.sqlite3'}", "ADNET_PORT": str(port)}
+    server = subprocess.Popen([sys.executable, "-m", "adnet", "serve"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = devserver.state_path(tmp_path)
+    try:
+        chain = wait_for(lambda: devserver.running(state), within=90)
+        wait_for(lambda: answers(port), within=60)
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(60) == 128 + signal.SIGTERM
+        assert wait_for(lambda: not alive(chain.pid), within=15)
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def answers(port: int) -> bool:
+    with contextlib.suppress(OSError), urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer:
+        return answer.status == 200
+    return False
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_for(check, *, within: float):
+    """``check()``'s first truthy answer; fails the test after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if result := check():
+            return result
+        time.sleep(0.2)
+    pytest.fail(f"not within {within} s: {check}")
