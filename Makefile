@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
 
-.PHONY: run test chromium test-postgres lint contracts contracts-check bench clean
+.PHONY: run test chromium test-postgres lint contracts contracts-check bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.tasks
+
+## screenshots: retake the README's dashboard picture from the browser tests (a real server with the demo data)
+screenshots: $(STAMP) chromium
+	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/portal -k dashboard
 
 ## contracts: rebuild the committed contract artifacts with the pinned compiler
 contracts:
