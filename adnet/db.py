@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tortoise import Tortoise, connections
+from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.migrations.api import migrate as run_migrations
 from tortoise.migrations.autodetector import MigrationAutodetector
 from tortoise.migrations.writer import MigrationWriter, format_migration_name
@@ -22,15 +23,18 @@ MIGRATIONS_MODULE = "migrations"
 
 
 def tortoise_config(database_url: str) -> dict[str, Any]:
-    """The Tortoise configuration for ``database_url`` (sqlite:// or postgres://)."""
+    """The Tortoise configuration for ``database_url`` (sqlite:// or postgres://). SQLite goes through
+    ``adnet.sqlite``, whose transactions take the write lock when they begin (several workers share the file)."""
+    connection: str | dict[str, Any] = database_url
     if database_url.startswith("sqlite://"):
-        path = database_url.removeprefix("sqlite://")
+        connection = {**expand_db_url(database_url), "engine": "adnet.sqlite"}
+        path = connection["credentials"]["file_path"]
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
     elif database_url.startswith("postgresql://"):
-        database_url = "postgres://" + database_url.removeprefix("postgresql://")
+        connection = "postgres://" + database_url.removeprefix("postgresql://")
     return {
-        "connections": {"default": database_url},
+        "connections": {"default": connection},
         "apps": {
             APP_LABEL: {
                 "models": ["adnet.models"],

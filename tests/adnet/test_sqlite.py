@@ -1,0 +1,42 @@
+"""SQLite shared by several processes: a transaction that reads before it writes is not refused because another
+process wrote in between (``adnet serve --workers 2`` answered such withdrawals 500 "database is locked")."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+from tortoise import Tortoise
+from tortoise.transactions import in_transaction
+
+from adnet import db
+from adnet.models import SignerNonce
+
+
+def write_from_another_process(path: str, signer: str) -> None:
+    """What another worker does: its own connection, one committed insert."""
+    other = sqlite3.connect(path, timeout=10, isolation_level=None)
+    try:
+        other.execute("INSERT INTO signer_nonce (signer, next_nonce) VALUES (?, 0)", (signer,))
+    finally:
+        other.close()
+
+
+async def test_a_transaction_reading_first_writes_after_another_process_wrote(tmp_path):
+    path = str(tmp_path / "shared.sqlite3")
+    await db.migrate(f"sqlite://{path}")
+    await db.open_database(f"sqlite://{path}")
+    try:
+        async with in_transaction():
+            assert await SignerNonce.filter(signer="0x" + "a" * 40).count() == 0
+            other = asyncio.create_task(asyncio.to_thread(write_from_another_process, path, "0x" + "b" * 40))
+            # A deferred transaction lets the other process commit now and then cannot write; an immediate one
+            # holds the write lock, so the other process waits for this commit.
+            await asyncio.wait({other}, timeout=1.0)
+            await SignerNonce.create(signer="0x" + "a" * 40, next_nonce=1)
+        await other
+        signers = sorted(await SignerNonce.all().values_list("signer", flat=True))
+    finally:
+        await Tortoise.close_connections()
+
+    assert signers == ["0x" + "a" * 40, "0x" + "b" * 40]
