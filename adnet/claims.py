@@ -19,6 +19,11 @@ block; ``mark_redeemed`` then takes the amount back from where the expiry return
 
 Each claimRef is signed once: asking again returns the stored claim. Nonces are a per-signer sequence taken by an
 atomic increment, so concurrent claims never share one and all of them stay redeemable.
+
+Signing is on the hot path of every paid completion, so it does the EIP-712 arithmetic directly: the domain
+separator is computed once per (chain, vault), the struct hash is one keccak over fixed 32-byte words, and the
+signer's eth-keys key (coincurve backend) is built once per process. ``claim_typed_data`` stays the definition:
+the tests check that both give the same digest and signature.
 """
 
 from __future__ import annotations
@@ -27,16 +32,19 @@ import logging
 import re
 from datetime import datetime
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
-from eth_account.messages import encode_typed_data
+from eth_account.signers.local import LocalAccount
+from eth_keys.datatypes import PrivateKey
 from eth_utils import keccak, to_checksum_address
+from tortoise import connections
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import F
 from tortoise.transactions import in_transaction
 
 from adnet import ledger
 from adnet.chain.client import ChainClient
+from adnet.db import placeholders
 from adnet.ids import new_id
 from adnet.models import Claim, ClaimPurpose, ClaimStatus, LedgerPosting, SignerNonce, Withdrawal, WithdrawalStatus
 from adnet.wallets import normalize_wallet
@@ -62,6 +70,15 @@ CLAIM_TYPES = {
     ],
 }
 _BYTES32 = re.compile(r"^0x[0-9a-f]{64}$")
+
+
+def _type_hash(name: str) -> bytes:
+    fields = ",".join(f"{field['type']} {field['name']}" for field in CLAIM_TYPES[name])
+    return keccak(text=f"{name}({fields})")
+
+
+_DOMAIN_TYPE_HASH = _type_hash("EIP712Domain")
+_CLAIM_TYPE_HASH = _type_hash("Claim")
 
 
 class ClaimConflict(Exception):
@@ -91,9 +108,41 @@ def claim_typed_data(*, chain_id: int, vault: str, recipient: str, token: str, a
 
 
 def claim_digest(**fields: Any) -> str:
-    """The 32-byte hash the signer signs; equals the vault's ``claimDigest`` for the same fields."""
-    signable = encode_typed_data(full_message=claim_typed_data(**fields))
-    return "0x" + keccak(b"\x19" + signable.version + signable.header + signable.body).hex()
+    """The 32-byte hash the signer signs (hex); equals the vault's ``claimDigest`` for the same fields."""
+    return "0x" + claim_hash(**fields).hex()
+
+
+def claim_hash(*, chain_id: int, vault: str, recipient: str, token: str, amount: int, claim_ref: str, nonce: int,
+               deadline: int) -> bytes:
+    """EIP-712 ``hashTypedDataV4`` of a claim: every field of ``Claim`` is one 32-byte word, so the struct hash is
+    a single keccak of their concatenation."""
+    struct = keccak(b"".join((_CLAIM_TYPE_HASH, _address_word(recipient), _address_word(token),
+                              amount.to_bytes(32, "big"), bytes.fromhex(claim_ref[2:]), nonce.to_bytes(32, "big"),
+                              deadline.to_bytes(32, "big"))))
+    return keccak(b"\x19\x01" + domain_separator(chain_id, vault.lower()) + struct)
+
+
+@lru_cache(maxsize=16)
+def domain_separator(chain_id: int, vault: str) -> bytes:
+    """The EIP-712 domain separator of adnet's claims on one chain and vault (the vault's ``_domainSeparatorV4``)."""
+    return keccak(b"".join((_DOMAIN_TYPE_HASH, keccak(text=DOMAIN_NAME), keccak(text=DOMAIN_VERSION),
+                            chain_id.to_bytes(32, "big"), _address_word(vault))))
+
+
+def sign_claim_hash(signer: LocalAccount, digest: bytes) -> str:
+    """The 65-byte signature ``r ‖ s ‖ v`` (v 27 or 28, as eth-account and OpenZeppelin's ECDSA take it), hex."""
+    v, r, s = _signing_key(signer).sign_msg_hash(digest).vrs
+    return "0x" + (r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes((v + 27,))).hex()
+
+
+@lru_cache(maxsize=4)
+def _signing_key(signer: LocalAccount) -> PrivateKey:
+    # Building the key derives its public key (an EC multiplication): once per signer, not once per claim.
+    return PrivateKey(bytes(signer.key))
+
+
+def _address_word(address: str) -> bytes:
+    return bytes(12) + bytes.fromhex(address[2:])
 
 
 async def issue_claim(
@@ -116,29 +165,27 @@ async def issue_claim(
     ClaimConflict."""
     recipient = normalize_wallet(recipient)
     _check_terms(purpose, token_symbol, amount, claim_ref, sources)
-    existing = await Claim.get_or_none(claim_ref=claim_ref)
-    if existing is not None:
-        return _same_terms(existing, purpose, recipient, token_symbol, amount)
     signer = chain.signer.address.lower()
     token = chain.token_address(token_symbol)
     deadline = int(now.timestamp()) + chain.claim_deadline_seconds
     try:
+        # The claimRef's unique key answers "issued before?" (no read first): a repeat fails on the insert, before
+        # any money moves, and its savepoint takes the nonce back.
         async with in_transaction():
             nonce = await _next_nonce(signer)
-            typed = claim_typed_data(chain_id=chain.chain_id, vault=chain.vault_address, recipient=recipient,
-                                     token=token, amount=amount, claim_ref=claim_ref, nonce=nonce, deadline=deadline)
-            signature = chain.signer.sign_message(encode_typed_data(full_message=typed)).signature.to_0x_hex()
+            digest = claim_hash(chain_id=chain.chain_id, vault=chain.vault_address, recipient=recipient,
+                                token=token, amount=amount, claim_ref=claim_ref, nonce=nonce, deadline=deadline)
             claim = await Claim.create(
                 id=new_id("clm"), claim_ref=claim_ref, purpose=purpose, chain_id=chain.chain_id,
                 vault=chain.vault_address, signer=signer, nonce=nonce, recipient=recipient, token=token,
-                token_symbol=token_symbol, amount=Decimal(amount), deadline=deadline, signature=signature,
-                status=ClaimStatus.ISSUED, created_at=now,
+                token_symbol=token_symbol, amount=Decimal(amount), deadline=deadline,
+                signature=sign_claim_hash(chain.signer, digest), status=ClaimStatus.ISSUED, created_at=now,
             )
             legs = [(source, -share) for source, share in sources]
             await ledger.book("claim_issue", claim_ref, [*legs, (ledger.outstanding_claims(token_symbol), amount)],
                               now=now, memo=f"{purpose.value} claim to {recipient}")
     except IntegrityError:
-        # Another request issued this claimRef first; our savepoint (and nonce) is gone, theirs stands.
+        # This claimRef was issued before (or just now by a concurrent request): that claim stands, unchanged.
         existing = await Claim.get_or_none(claim_ref=claim_ref)
         if existing is None:
             raise
@@ -219,11 +266,17 @@ async def expire_due(now: datetime) -> int:
 
 
 async def _next_nonce(signer: str) -> int:
-    """Take the signer's next nonce: one atomic increment of its row (created by an insert that ignores a
-    conflict), so concurrent transactions get distinct nonces and a rolled-back one gives its nonce back."""
-    await SignerNonce.bulk_create([SignerNonce(signer=signer, next_nonce=0)], ignore_conflicts=True)
-    await SignerNonce.filter(signer=signer).update(next_nonce=F("next_nonce") + 1)
-    return (await SignerNonce.get(signer=signer)).next_nonce - 1
+    """Take the signer's next nonce: one atomic increment of its row that returns the new value (the row is
+    created, ignoring a conflict, on the signer's first claim), so concurrent transactions get distinct nonces and a
+    rolled-back one gives its nonce back."""
+    connection = connections.get("default")  # the caller's transaction
+    mark = placeholders(connection, 1)[0]
+    increment = f"UPDATE signer_nonce SET next_nonce = next_nonce + 1 WHERE signer = {mark} RETURNING next_nonce"  # noqa: S608
+    rows = await connection.execute_query_dict(increment, [signer])
+    if not rows:
+        await SignerNonce.bulk_create([SignerNonce(signer=signer, next_nonce=0)], ignore_conflicts=True)
+        rows = await connection.execute_query_dict(increment, [signer])
+    return int(rows[0]["next_nonce"]) - 1
 
 
 async def _issue_legs(claim_ref: str) -> list[tuple[ledger.AccountKey, int]]:

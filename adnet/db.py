@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tortoise import Tortoise, connections
+from tortoise.backends.base.client import BaseDBAsyncClient
 from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.migrations.api import migrate as run_migrations
 from tortoise.migrations.autodetector import MigrationAutodetector
@@ -90,3 +91,11 @@ async def close_database() -> None:
 async def ping() -> None:
     """One round trip; raises when the database is unreachable."""
     await connections.get("default").execute_query("SELECT 1")
+
+
+def placeholders(connection: BaseDBAsyncClient, count: int) -> list[str]:
+    """Parameter markers for a raw statement in the connection's dialect: ``$1..$n`` on PostgreSQL, ``?`` on
+    SQLite."""
+    if connection.capabilities.dialect == "postgres":
+        return [f"${number}" for number in range(1, count + 1)]
+    return ["?"] * count

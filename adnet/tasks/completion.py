@@ -6,9 +6,9 @@ The order is what makes it safe:
 2. a wallet or fingerprint already at its limit gets 409 ``already_completed`` with its earlier completion and
    claim, before its proof is looked at again;
 3. the verifier checks the proof (reading the chain for ONCHAIN_EVENT; 503 with nothing written when it is down);
-4. one database transaction inserts the completion into the next free wallet slot and fingerprint slot, uses up
-   what the proof consumed (a nonce, a visit), and reserves the G$ reward with its signed claim
-   (``adnet.rewards.reserve_and_claim``: the task's pool, else its campaign's budget, else points only).
+4. one database transaction uses up what the proof consumed (a nonce, a visit), reserves the G$ reward with its
+   signed claim (``adnet.rewards.reserve_and_claim``: the task's pool, else its campaign's budget, else points
+   only) and inserts the completion into the next free wallet slot and fingerprint slot.
 
 The slots are unique keys (``Completion``): the n-th completion of a wallet takes slot n and no slot exists at the
 limit, so any number of identical requests at once make exactly one completion; the losers' inserts fail and they
@@ -162,24 +162,22 @@ async def viewer_completions(*, wallet: str | None, fingerprint: str | None,
 
 async def _record(task: Task, wallet: str, fingerprint: str, site_id: str | None, verified: Verified,
                   previous: Sequence[_Previous], now: datetime, chain: ChainClient) -> CompletionResult:
-    """One transaction: the completion in its slots, what the proof uses up, the reward and its claim."""
+    """One transaction: what the proof uses up, the reward and its claim, then the completion in its slots (with
+    its claim, so the row is written once). A slot taken meanwhile fails the insert and rolls back all of it."""
+    completion_id = new_id("tc")
     async with in_transaction():
-        completion = await Completion.create(
-            id=new_id("tc"), task=task, wallet=wallet, fingerprint=fingerprint,
-            wallet_slot=sum(item.wallet == wallet for item in previous),
-            fingerprint_slot=sum(item.fingerprint == fingerprint for item in previous),
-            site_id=site_id, tx_hash=verified.tx_hash, points=task.reward_points, gs_amount=Decimal(0),
-            created_at=now,
-        )
         if verified.consume is not None:
             await verified.consume()
-        claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion.id, recipient=wallet,
+        claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion_id, recipient=wallet,
                                         amount=int(task.reward_gs), sources=reward_sources(task), now=now,
                                         chain=chain)
-        if claim is not None:
-            completion.claim = claim
-            completion.gs_amount = claim.amount
-            await completion.save(update_fields=["claim_id", "gs_amount"])
+        completion = await Completion.create(
+            id=completion_id, task=task, wallet=wallet, fingerprint=fingerprint,
+            wallet_slot=sum(item.wallet == wallet for item in previous),
+            fingerprint_slot=sum(item.fingerprint == fingerprint for item in previous),
+            site_id=site_id, tx_hash=verified.tx_hash, points=task.reward_points,
+            gs_amount=claim.amount if claim is not None else Decimal(0), claim=claim, created_at=now,
+        )
     return CompletionResult(completion, claim)
 
 
