@@ -145,6 +145,11 @@ def _register_request_hooks(app: Quart) -> None:
         if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/"):
             if request.mimetype != "application/json":
                 raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
+            try:
+                (await request.get_data()).decode()
+            except UnicodeDecodeError:
+                # Quart decodes the body outside its JSON error handling: it would be a 500.
+                raise ApiError(400, "bad_request", "The body is not UTF-8 text.") from None
 
     @app.after_request
     async def security_headers(response: Response) -> Response:
