@@ -10,6 +10,7 @@ redeem is only ever used to show how far that transaction has come on the chain.
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -68,7 +69,7 @@ class ExchangePreview:
 
 @dataclass(frozen=True)
 class SiteActivity:
-    """A site's latest deposits, withdrawals and exchanges, newest first."""
+    """A site's (or an advertiser's) latest deposits, withdrawals and exchanges, newest first."""
 
     deposits: list[Deposit]
     withdrawals: list[Withdrawal]
@@ -95,8 +96,17 @@ async def top_up_progress(*, wallet: str, site_id: str, tx_hash: str, chain: Cha
                           now: datetime) -> TopUpProgress:
     """Credit the deposit ``tx_hash`` to the site if the chain shows it (``payouts.top_up``), and say where it
     stands. Refusals other than "not mined yet" and "credited before" propagate as ``payouts.top_up`` raises them."""
+    return await deposit_progress(
+        lambda: payouts.top_up(wallet=wallet, site_id=site_id, tx_hash=tx_hash, chain=chain, now=now), tx_hash, chain)
+
+
+async def deposit_progress(credit: Callable[[], Awaitable[Deposit]], tx_hash: str,
+                           chain: ChainClient) -> TopUpProgress:
+    """Run ``credit`` (a site's top-up or an advertiser's deposit, which checks the chain and credits once) and say
+    where the deposit ``tx_hash`` stands: not mined yet is ``sent``, credited before is ``credited``; other
+    refusals propagate."""
     try:
-        deposit = await payouts.top_up(wallet=wallet, site_id=site_id, tx_hash=tx_hash, chain=chain, now=now)
+        deposit = await credit()
     except ApiError as exc:
         if exc.code == "transaction_not_found":
             return TopUpProgress("sent", tx_hash.lower())
@@ -110,13 +120,15 @@ async def top_up_progress(*, wallet: str, site_id: str, tx_hash: str, chain: Cha
                          amount=int(deposit.amount))
 
 
-async def withdrawal_view(*, site_id: str, withdrawal_id: Any, chain: ChainClient,
-                          redeem_hash: Any = None) -> WithdrawalView:
-    """The withdrawal ``withdrawal_id`` of the site ``site_id`` (whose ownership the caller has checked), 404
-    otherwise; with the redeem transaction for its recipient, and whether ``redeem_hash`` is mined yet."""
-    if not isinstance(withdrawal_id, str) or not has_prefix(withdrawal_id, "wd"):
+async def withdrawal_view(*, withdrawal_id: Any, chain: ChainClient, site_id: str | None = None,
+                          advertiser_id: str | None = None, redeem_hash: Any = None) -> WithdrawalView:
+    """The withdrawal ``withdrawal_id`` of the site ``site_id`` or of the advertiser ``advertiser_id`` (whose
+    ownership the caller has checked), 404 otherwise; with the redeem transaction for its recipient, and whether
+    ``redeem_hash`` is mined yet."""
+    if not isinstance(withdrawal_id, str) or not has_prefix(withdrawal_id, "wd") or not (site_id or advertiser_id):
         raise not_found("withdrawal")
-    withdrawal = await Withdrawal.get_or_none(id=withdrawal_id, site_id=site_id).select_related("claim")
+    owner = {"site_id": site_id} if site_id else {"advertiser_id": advertiser_id}
+    withdrawal = await Withdrawal.get_or_none(id=withdrawal_id, **owner).select_related("claim")
     if withdrawal is None:
         raise not_found("withdrawal")
     shown_hash = redeem_hash.lower() if isinstance(redeem_hash, str) and _TX_HASH.match(redeem_hash) else None
@@ -153,6 +165,16 @@ async def site_activity(site_id: str) -> SiteActivity:
         deposits=await Deposit.filter(site_id=site_id).order_by("-created_at", "-id").limit(RECENT_ITEMS),
         withdrawals=await Withdrawal.filter(site_id=site_id).order_by("-created_at", "-id").limit(RECENT_ITEMS),
         exchanges=await Exchange.filter(site_id=site_id).order_by("-created_at", "-id").limit(RECENT_ITEMS),
+    )
+
+
+async def advertiser_activity(advertiser_id: str) -> SiteActivity:
+    """The latest ``RECENT_ITEMS`` deposits and withdrawals of an advertiser (advertisers make no exchanges)."""
+    return SiteActivity(
+        deposits=await Deposit.filter(advertiser_id=advertiser_id).order_by("-created_at", "-id").limit(RECENT_ITEMS),
+        withdrawals=await Withdrawal.filter(advertiser_id=advertiser_id).order_by("-created_at", "-id").limit(
+            RECENT_ITEMS),
+        exchanges=[],
     )
 
 

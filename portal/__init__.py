@@ -11,3 +11,6 @@ from portal import demo  # noqa: E402,F401
 
 # isort: split
 from portal import auth, balance, csrf, dashboard, pages, sites  # noqa: E402,F401
+
+# isort: split
+from portal import advertisers, operators  # noqa: E402,F401

@@ -1,0 +1,503 @@
+"""The advertiser's side of the portal under /portal/advertise: the account and its money, campaigns with their
+creatives, tasks and units, their lifecycle, and their reports. The rules are ``adnet.advertisers``,
+``adnet.campaigns``, ``adnet.units`` and ``adnet.campaign_reports``; the session is the publisher portal's.
+
+Money moves as on a site's page. A deposit is the approve and deposit transactions ``advertisers.prepare_deposit``
+builds, sent by the wallet through ``static/portal.js`` (the top-up flow), then polled until
+``advertisers.deposit`` has credited it. A withdrawal is the claim ``advertisers.withdraw`` signs, redeemed by the
+wallet and confirmed by the watcher. Allocation moves unallocated G$ into a campaign's budget or a task's pool.
+
+The campaign page is one fragment (``_campaign.html``): every form on it posts with htmx and gets the fragment back,
+with the outcome at its top or the refusal beside the form that caused it; without JavaScript, the same forms post,
+then 303 back to the page with a message, or show the page again with the refusal and its status.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from quart import Response, flash, render_template, request
+from quart_rate_limiter import rate_limit
+from quart_schema import hide
+
+from adnet import advertisers, auth, campaign_reports, campaigns, ledger, payouts, portal_views, units
+from adnet.app import runtime
+from adnet.charts import earnings_chart
+from adnet.errors import ApiError, bad_request
+from adnet.models import Advertiser, MediaType, TaskKind
+from adnet.money import to_decimal_string
+from adnet.ratelimit import settings_limit
+from portal import blueprint
+from portal.csrf import require_csrf
+from portal.pages import form_error, page, require_portal_session, see_other, wants_fragment
+
+ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
+HOME = "/portal/advertise"
+# A <input type="datetime-local"> value, which has no zone: the portal's times are UTC.
+_LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+_LIST_SEPARATORS = re.compile(r"[\s,]+")
+ACTIONS = {"submit": campaigns.submit, "pause": campaigns.pause, "resume": campaigns.resume, "end": campaigns.end}
+ACTION_DONE = {"submit": "Submitted for review: an operator approves it before it serves.",
+               "pause": "Paused: it serves no more until resumed.", "resume": "Resumed: it serves again.",
+               "end": "Ended: its unspent budget and task pools are back in your balance."}
+# What a config of each kind looks like, shown beside the task form.
+CONFIG_EXAMPLES = {
+    TaskKind.VISIT_URL: {"url": "https://example.com/landing", "minDwellMs": 5000},
+    TaskKind.SIGN_MESSAGE: {"message": "I support Example. Wallet {wallet}, nonce {nonce}"},
+    TaskKind.ONCHAIN_EVENT: {"contract": "0x…", "eventTopic": "0x…", "confirmations": 1},
+    TaskKind.QUIZ: {"question": "2 + 2?", "answers": ["4", "four"], "choices": [], "maxAttempts": 3},
+    TaskKind.POLL: {"question": "Which?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]},
+    TaskKind.FEEDBACK: {"question": "How was it?", "rating": {"min": 1, "max": 5}, "text": {"maxLength": 500}},
+    TaskKind.SURVEY: {"questions": [{"id": "q1", "type": "rating", "prompt": "Rate us", "min": 1, "max": 5}]},
+}
+
+
+def _wallet() -> str:
+    return auth.current_session().wallet
+
+
+@blueprint.app_template_filter("datetime_local")
+def datetime_local_filter(moment: datetime | None) -> str:
+    """An instant as an ``<input type="datetime-local">`` value in UTC (empty for none)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M") if moment else ""
+
+
+# Forms to the domain's field names -------------------------------------------------------------------------------
+
+def _instant_of(text: str) -> str | None:
+    """A form's time as the domain takes it: empty is None, a ``datetime-local`` value is UTC."""
+    text = text.strip()
+    if not text:
+        return None
+    return f"{text}+00:00" if _LOCAL_TIME.match(text) else text
+
+
+def _list_of(text: str) -> list[str]:
+    return [item for item in _LIST_SEPARATORS.split(text.strip()) if item]
+
+
+def settings_of(form: Mapping[str, str]) -> dict[str, Any]:
+    """Campaign settings from the campaign form, under the API's names (``adnet.campaigns.parse_settings``
+    validates them): lists are separated by commas or spaces, an empty end or daily cap is none."""
+    raw: dict[str, Any] = {name: form.get(name, "").strip() for name in ("name", "cpm", "cpc", "budget")}
+    raw["startsAt"] = _instant_of(form.get("startsAt", ""))
+    raw["endsAt"] = _instant_of(form.get("endsAt", ""))
+    raw["dailyCap"] = form.get("dailyCap", "").strip() or None
+    for name in ("sizes", "placements", "siteAllow", "siteDeny"):
+        raw[name] = _list_of(form.get(name, ""))
+    return raw
+
+
+def creative_of(form: Mapping[str, str]) -> dict[str, Any]:
+    """A creative from its form, under the API's names (``adnet.campaigns.parse_creative`` validates it)."""
+    return {name: form.get(name, "").strip()
+            for name in ("bannerUrl", "targetUrl", "description", "mediaType", "size")}
+
+
+def task_of(form: Mapping[str, str]) -> dict[str, Any]:
+    """A task or unit from its form, under the API's names (``adnet.units.parse_task`` validates it); the config
+    is a JSON object (400 ``invalid_config`` otherwise), counts are whole numbers, empty optional fields are left
+    to their defaults."""
+    try:
+        config = json.loads(form.get("config", ""))
+    except ValueError:
+        raise bad_request("invalid_config", "config: a JSON object with the settings of the task's kind",
+                          field="config") from None
+    raw: dict[str, Any] = {"kind": form.get("kind", ""), "title": form.get("title", ""),
+                           "description": form.get("description", ""), "config": config}
+    for name in ("rewardPoints", "maxPerWallet", "maxPerFingerprint"):
+        text = form.get(name, "").strip()
+        if text:
+            raw[name] = int(text) if text.isdigit() else text
+    if form.get("rewardGs", "").strip():
+        raw["rewardGs"] = form["rewardGs"].strip()
+    return raw
+
+
+# The account page ------------------------------------------------------------------------------------------------
+
+async def _registered() -> Advertiser | None:
+    try:
+        return await advertisers.advertiser_of(_wallet())
+    except ApiError as error:
+        if error.status != 404:
+            raise
+        return None
+
+
+async def home_context(**extra: Any) -> dict[str, Any]:
+    """What the account page shows: the balance, deposit and withdrawal forms, recent money movements and the
+    campaigns; or, before the wallet registered, the form that registers it."""
+    advertiser = await _registered()
+    if advertiser is None:
+        return {"advertiser": None, **extra}
+    now = runtime().clock.now()
+    return {"advertiser": advertiser, "balance": await advertisers.balance(advertiser, now),
+            "campaigns": await campaigns.list_campaigns(advertiser.id, now),
+            "activity": await portal_views.advertiser_activity(advertiser.id), **extra}
+
+
+async def _home_refused(form_name: str, error: ApiError, values: dict[str, str]) -> Response:
+    return await form_error(f"portal/advertise/_{form_name}_form.html", f"#{form_name}-form", error,
+                            "portal/advertise/home.html", home_context, values=values, failed_form=form_name)
+
+
+@blueprint.get(HOME)
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def advertise_home() -> tuple[str, int]:
+    """The signed-in wallet's advertiser account: its G$ and its campaigns."""
+    return await page("portal/advertise/home.html", "portal/advertise/home.html", **await home_context())
+
+
+@blueprint.post(f"{HOME}/register")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_register() -> Response:
+    """Open the wallet's advertiser account (once; a second time changes nothing)."""
+    await advertisers.register(_wallet(), (await request.form).get("name", ""), runtime().clock.now())
+    return see_other(HOME)
+
+
+@blueprint.get(f"{HOME}/balance")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def advertise_balance() -> str:
+    """The balance partial (what it reloads after every money movement)."""
+    advertiser = await advertisers.advertiser_of(_wallet())
+    money = await advertisers.balance(advertiser, runtime().clock.now())
+    return await render_template("portal/advertise/_balance.html", balance=money)
+
+
+@blueprint.post(f"{HOME}/deposit/prepare")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_deposit_prepare() -> Response:
+    """The approve and deposit transactions the wallet sends to deposit ``amount`` G$ into the vault."""
+    values = {"amount": (await request.form).get("amount", "")}
+    try:
+        plan = advertisers.prepare_deposit(await advertisers.advertiser_of(_wallet()),
+                                           payouts.amount_of(values["amount"]), runtime().extras["chain"])
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await _home_refused("deposit", error, values)
+    return Response(await render_template("portal/advertise/_deposit_send.html", plan=plan,
+                                          chain_id=runtime().extras["chain"].chain_id))
+
+
+@blueprint.post(f"{HOME}/deposit")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_deposit() -> Response:
+    """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
+    htmx polls this partial until it is credited."""
+    run = runtime()
+    tx_hash = (await request.form).get("txHash", "")
+    advertiser = await advertisers.advertiser_of(_wallet())
+    try:
+        progress = await portal_views.deposit_progress(
+            lambda: advertisers.deposit(advertiser, tx_hash, run.extras["chain"], run.clock.now()), tx_hash,
+            run.extras["chain"])
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await _home_refused("deposit", error, {"txHash": tx_hash})
+    if not wants_fragment():
+        await flash(f"Deposit {progress.tx_hash}: {progress.state}.")
+        return see_other(HOME)
+    return Response(await render_template("portal/_topup_status.html", progress=progress,
+                                          status_url=f"{HOME}/deposit", credited_to="your balance"),
+                    headers=BALANCE_CHANGED if progress.state == "credited" else {})
+
+
+@blueprint.post(f"{HOME}/withdraw")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_withdraw() -> Response:
+    """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem."""
+    run = runtime()
+    values = {"amount": (await request.form).get("amount", "")}
+    advertiser = await advertisers.advertiser_of(_wallet())
+    try:
+        result = await advertisers.withdraw(advertiser, payouts.amount_of(values["amount"]),
+                                            minimum=run.settings.min_withdrawal, chain=run.extras["chain"],
+                                            now=run.clock.now())
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await _home_refused("withdraw", error, values)
+    if not wants_fragment():
+        await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} G$ issued: redeem its claim "
+                    "from your wallet.")
+        return see_other(HOME)
+    view = await portal_views.withdrawal_view(advertiser_id=advertiser.id, withdrawal_id=result.withdrawal.id,
+                                              chain=run.extras["chain"])
+    return Response(await render_template("portal/_withdrawal.html", view=view, fresh=True,
+                                          withdrawals_path=f"{HOME}/withdrawals",
+                                          withdraw_form="portal/advertise/_withdraw_form.html"),
+                    headers=BALANCE_CHANGED)
+
+
+@blueprint.get(f"{HOME}/withdrawals/<withdrawal_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def advertise_withdrawal(withdrawal_id: str) -> Response:
+    """One of the advertiser's withdrawals as the chain has it (``tx``: the redeem the wallet reported)."""
+    advertiser = await advertisers.advertiser_of(_wallet())
+    view = await portal_views.withdrawal_view(advertiser_id=advertiser.id, withdrawal_id=withdrawal_id,
+                                              chain=runtime().extras["chain"], redeem_hash=request.args.get("tx"))
+    settled = view.withdrawal.status.value != "issued"
+    return Response(await render_template("portal/_withdrawal.html", view=view, fresh=False,
+                                          withdrawals_path=f"{HOME}/withdrawals"),
+                    headers=BALANCE_CHANGED if settled else {})
+
+
+# Campaigns -------------------------------------------------------------------------------------------------------
+
+@blueprint.get(f"{HOME}/campaigns/new")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def advertise_new_campaign() -> tuple[str, int]:
+    """The form that creates a draft campaign."""
+    await advertisers.advertiser_of(_wallet())
+    return await page("portal/advertise/new.html", "portal/advertise/new.html", values={})
+
+
+@blueprint.post(f"{HOME}/campaigns")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_create_campaign() -> Response:
+    """Create a draft campaign and go to its page, where creatives, tasks and funding follow."""
+    form = await request.form
+    advertiser = await advertisers.advertiser_of(_wallet())
+    try:
+        created = await campaigns.create_campaign(advertiser.id, settings_of(form), runtime().clock.now())
+    except ApiError as error:
+        if error.status != 400:
+            raise
+        return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
+                                "portal/advertise/new.html", _no_context, values=form.to_dict(),
+                                failed_form="settings")
+    location = f"{HOME}/campaigns/{created.id}"
+    if wants_fragment():
+        return Response("", 204, headers={"HX-Redirect": location})
+    return see_other(location)
+
+
+async def _no_context() -> dict[str, Any]:
+    return {}
+
+
+async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
+    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the advertiser's
+    balance, and what each form needs."""
+    now = runtime().clock.now()
+    view = await campaigns.campaign_detail(_wallet(), campaign_id, now)
+    pools = await ledger.balances("task")
+    return {"view": view, "campaign": view.campaign,
+            "balance": await advertisers.balance(await advertisers.advertiser_of(_wallet()), now),
+            "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
+            "task_kinds": list(TaskKind), "media_types": list(MediaType),
+            "config_examples": {kind.value: json.dumps(example) for kind, example in CONFIG_EXAMPLES.items()},
+            "values": {}, **extra}
+
+
+async def _campaign_changed(campaign_id: str, message: str, *, money: bool = False) -> Response:
+    """A campaign form that worked: the campaign fragment with ``message`` (htmx), or 303 to its page."""
+    if not wants_fragment():
+        await flash(message)
+        return see_other(f"{HOME}/campaigns/{campaign_id}")
+    body = await render_template("portal/advertise/_campaign.html", **await campaign_context(campaign_id, done=message))
+    return Response(body, headers=BALANCE_CHANGED if money else {})
+
+
+async def _campaign_refused(campaign_id: str, form_name: str, error: ApiError, values: Mapping[str, str]) -> Response:
+    """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
+    if error.status not in (400, 409):
+        raise error
+    context = await campaign_context(campaign_id, values=dict(values), failed_form=form_name)
+    return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
+                            _no_context, **context)
+
+
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def advertise_campaign(campaign_id: str) -> tuple[str, int]:
+    """One of the wallet's campaigns: 404 for no such campaign, 403 for another wallet's."""
+    return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html",
+                      **await campaign_context(campaign_id))
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_edit_campaign(campaign_id: str) -> Response:
+    """Change the campaign's settings (not while in review, nor once ended)."""
+    form = await request.form
+    try:
+        await campaigns.edit_settings(_wallet(), campaign_id, settings_of(form), runtime().clock.now())
+    except ApiError as error:
+        return await _campaign_refused(campaign_id, "settings", error, form)
+    return await _campaign_changed(campaign_id, "Settings saved.")
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_campaign_action(campaign_id: str, action: str) -> Response:
+    """Move the campaign: submit for review, pause, resume or end."""
+    try:
+        await ACTIONS[action](_wallet(), campaign_id, runtime().clock.now())
+    except ApiError as error:
+        return await _campaign_refused(campaign_id, "actions", error, {})
+    return await _campaign_changed(campaign_id, ACTION_DONE[action], money=action == "end")
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/allocate")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_allocate(campaign_id: str) -> Response:
+    """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
+    form = await request.form
+    try:
+        await advertisers.allocate_to_campaign(_wallet(), campaign_id, payouts.amount_of(form.get("amount", "")),
+                                               runtime().clock.now())
+    except ApiError as error:
+        return await _campaign_refused(campaign_id, "allocate", error, form)
+    return await _campaign_changed(campaign_id, f"Allocated {form.get('amount', '').strip()} G$ to the budget.",
+                                   money=True)
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/creatives")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_add_creative(campaign_id: str) -> Response:
+    """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
+    form = await request.form
+    try:
+        await campaigns.add_creative(_wallet(), campaign_id, creative_of(form), runtime().clock.now())
+    except ApiError as error:
+        return await _campaign_refused(campaign_id, "creative", error, form)
+    return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
+
+
+@blueprint.post(f"{HOME}/creatives/<creative_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_edit_creative(creative_id: str) -> Response:
+    """Change a creative: it goes back to review while the campaign's other creatives keep serving."""
+    form = await request.form
+    creative = await campaigns.owned_creative(_wallet(), creative_id)
+    campaign_id = creative.campaign.id
+    try:
+        await campaigns.edit_creative(_wallet(), creative_id, creative_of(form), runtime().clock.now())
+    except ApiError as error:
+        return await _campaign_refused(campaign_id, f"creative-{creative_id}", error, form)
+    return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_add_task(campaign_id: str) -> Response:
+    """Add a CTA task or a unit with its config and rewards (while the campaign is a draft or rejected)."""
+    form = await request.form
+    try:
+        await units.create_task(_wallet(), campaign_id, task_of(form), runtime().clock.now())
+    except ApiError as error:
+        return await _campaign_refused(campaign_id, "task", error, form)
+    return await _campaign_changed(campaign_id, "Task added; it is reviewed with the campaign.")
+
+
+@blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+@require_csrf
+async def advertise_task_money(task_id: str, action: str) -> Response:
+    """``allocate``: move ``amount`` G$ into the task's pool; ``end``: switch the task off and return its pool."""
+    form = await request.form
+    task = await units.owned_task(_wallet(), task_id)
+    campaign_id = task.campaign.id if task.campaign else ""
+    now = runtime().clock.now()
+    try:
+        if action == "allocate":
+            await advertisers.allocate_to_task(_wallet(), task_id, payouts.amount_of(form.get("amount", "")), now)
+            message = f"Allocated {form.get('amount', '').strip()} G$ to the pool of {task.title}."
+        else:
+            returned = await units.end_task(_wallet(), task_id, now)
+            message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
+    except ApiError as error:
+        return await _campaign_refused(campaign_id, f"task-{task_id}", error, form)
+    return await _campaign_changed(campaign_id, message, money=True)
+
+
+# Reports ---------------------------------------------------------------------------------------------------------
+
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>/report")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def advertise_report(campaign_id: str) -> tuple[str, int]:
+    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
+    values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
+    error = None
+    try:
+        start, end = campaign_reports.period(values["from"] or None, values["to"] or None, runtime().clock.now())
+    except ApiError as refused:
+        error = refused
+        start, end = campaign_reports.period(None, None, runtime().clock.now())
+    report = await campaign_reports.campaign_report(_wallet(), campaign_id, start, end)
+    chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
+                           title="G$ spent per day")
+    return await page("portal/advertise/report.html", "portal/advertise/report.html", error.status if error else 200,
+                      report=report, chart=chart, error=error, values=values, failed_form="report")
+
+
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@hide
+@require_portal_session
+async def advertise_report_csv(campaign_id: str) -> Response:
+    """The same report as CSV, one row per day and a total row."""
+    start, end = campaign_reports.period(request.args.get("from") or None, request.args.get("to") or None,
+                                         runtime().clock.now())
+    report = await campaign_reports.campaign_report(_wallet(), campaign_id, start, end)
+    response = Response(campaign_reports.report_csv(report), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{report.campaign.id}-{start}-{end}.csv"'
+    response.headers["Cache-Control"] = "no-store"
+    return response

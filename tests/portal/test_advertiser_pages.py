@@ -1,0 +1,402 @@
+"""The advertiser's portal pages through the Quart test client: the account and its money (a real deposit on the
+embedded chain, a withdrawal with its claim), campaigns created and edited from forms, creatives, tasks, funding,
+the lifecycle buttons, the report and its CSV; every form refuses a missing CSRF token and another wallet, shows its
+refusal beside itself and changes nothing then; concurrent allocations never take more than the balance."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from eth_account import Account
+
+from adnet import advertisers, ledger, operators, serving, tracking
+from adnet.chain.transact import send_transaction
+from adnet.ids import new_id
+from adnet.models import Advertiser, Campaign, CampaignStatus, Creative, CreativeStatus, Deposit, Task, Withdrawal
+from tests.chain.helpers import user
+from tests.conftest import make_settings
+from tests.factories import G, fund, make_site
+from tests.portal.conftest import Publisher, portal_sign_in
+
+OPERATOR = Account.from_key("0x" + "42" * 32)
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+CREATIVE = {"bannerUrl": "https://cdn.example/banner.png", "targetUrl": "https://shop.example/landing",
+            "description": "Sponsored", "mediaType": "image", "size": "300x250"}
+QUIZ = {"kind": "QUIZ", "title": "Quiz", "description": "", "rewardPoints": "5", "rewardGs": "0.5",
+        "maxPerWallet": "1", "config": json.dumps({"question": "2+2?", "answers": ["four"]})}
+
+
+@pytest.fixture
+def settings(database_url, tmp_path):
+    """Test settings with one operator wallet."""
+    return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address)
+
+
+@pytest.fixture(autouse=True)
+async def ad_services(app):
+    """Serving and tracking running, and the app as the current app (the domain calls in assertions need it)."""
+    runtime = app.extensions["adnet"]
+    await serving.start(runtime)
+    await tracking.start(runtime)
+    async with app.app_context():
+        yield runtime
+    await tracking.stop(runtime)
+    await serving.stop(runtime)
+
+
+async def registered(client, account) -> Publisher:
+    """A wallet signed in to the portal with its advertiser account opened from the page."""
+    signed_in = await portal_sign_in(client, account)
+    opened = await signed_in.post("/portal/advertise/register", {"name": "Shop"})
+    assert opened.status_code == 303 and opened.headers["Location"] == "/portal/advertise"
+    return signed_in
+
+
+@pytest.fixture
+async def advertiser(client) -> Publisher:
+    """Development account 2 (it holds G$ and gas on the test chain) as an advertiser in the portal."""
+    return await registered(client, user(2))
+
+
+@pytest.fixture
+async def stranger(app) -> Publisher:
+    """Development account 3 as another advertiser, on its own client."""
+    return await registered(app.test_client(), user(3))
+
+
+def campaign_form(clock, **changes) -> dict[str, str]:
+    start = clock.now().astimezone(UTC)
+    return {"name": "Spring sale", "startsAt": start.strftime("%Y-%m-%dT%H:%M"),
+            "endsAt": (start + timedelta(days=10)).strftime("%Y-%m-%dT%H:%M"), "cpm": "2", "cpc": "0.1",
+            "budget": "50", "dailyCap": "", "sizes": "300x250", "placements": "", "siteAllow": "", "siteDeny": "",
+            **changes}
+
+
+async def create(advertiser: Publisher, clock, **changes) -> Campaign:
+    response = await advertiser.post("/portal/advertise/campaigns", campaign_form(clock, **changes))
+    assert response.status_code == 303, await response.get_data(as_text=True)
+    campaign_id = response.headers["Location"].rsplit("/", 1)[1]
+    return await Campaign.get(id=campaign_id)
+
+
+async def _advertiser_of(advertiser: Publisher) -> Advertiser:
+    return await advertisers.advertiser_of(advertiser.wallet)
+
+
+async def balance_of(advertiser: Publisher) -> int:
+    return await ledger.balance(ledger.advertiser((await _advertiser_of(advertiser)).id))
+
+
+async def text(response) -> str:
+    return await response.get_data(as_text=True)
+
+
+async def test_pages_need_a_session_and_an_advertiser_account_is_opened_once(client, clock):
+    anonymous = await client.get("/portal/advertise")
+    assert anonymous.status_code == 303 and anonymous.headers["Location"] == "/portal/signin?next=/portal/advertise"
+    signed_in = await portal_sign_in(client, user(2))
+    page = await text(await signed_in.get("/portal/advertise"))
+    assert "Open an advertiser account" in page and 'href="/portal/advertise">Advertise</a>' in page
+    assert 'href="/portal/operator"' not in page  # not an operator
+    assert (await signed_in.post("/portal/advertise/register", {"name": "Shop"}, csrf=False)).status_code == 403
+    for _ in range(2):
+        assert (await signed_in.post("/portal/advertise/register", {"name": "Shop"})).status_code == 303
+    page = await text(await signed_in.get("/portal/advertise"))
+    assert 'id="balance-available">0 G$' in page and "No campaign yet." in page
+    assert (await signed_in.get("/portal/advertise/campaigns/new")).status_code == 200
+
+
+async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, clock):
+    site = await make_site()
+    fields = campaign_form(clock, name="Launch", startsAt="2026-03-01T08:30", endsAt="2026-03-31T00:00",
+                           cpm="2.5", cpc="0", budget="40.000000000000000001", dailyCap="3",
+                           sizes="300x250, 728x90", placements="sidebar article-end", siteAllow=site.id)
+    response = await advertiser.post("/portal/advertise/campaigns", fields, htmx=True)
+    assert response.status_code == 204 and response.headers["HX-Redirect"].startswith("/portal/advertise/campaigns/")
+    campaign = await Campaign.get(id=response.headers["HX-Redirect"].rsplit("/", 1)[1])
+    assert (campaign.name, campaign.status) == ("Launch", CampaignStatus.DRAFT)
+    assert campaign.starts_at == datetime(2026, 3, 1, 8, 30, tzinfo=UTC)
+    assert campaign.ends_at == datetime(2026, 3, 31, tzinfo=UTC)
+    assert (int(campaign.cpm), int(campaign.cpc), int(campaign.budget), int(campaign.daily_cap)) == (
+        5 * G // 2, 0, 40 * G + 1, 3 * G)
+    assert (campaign.sizes, campaign.placements, campaign.site_allow) == (
+        ["300x250", "728x90"], ["sidebar", "article-end"], [site.id])
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert 'value="2026-03-01T08:30"' in page and 'value="40.000000000000000001"' in page
+    assert 'value="300x250, 728x90"' in page
+    listing = await text(await advertiser.get("/portal/advertise"))
+    assert f'href="/portal/advertise/campaigns/{campaign.id}">Launch</a>' in listing
+
+
+@pytest.mark.parametrize(("changes", "field", "message"), [
+    ({"name": ""}, "name", "name: 1 to 120 characters"),
+    ({"cpm": "abc"}, "cpm", "an amount is a decimal string"),
+    ({"cpm": "0", "cpc": "0"}, "cpm", "a campaign prices impressions, clicks or both"),
+    ({"endsAt": "2020-01-01T00:00"}, "endsAt", "endsAt must be after startsAt."),
+    ({"startsAt": "tomorrow"}, "startsAt", "startsAt: an ISO 8601 time"),
+    ({"sizes": "big"}, "sizes", "sizes: a size such as 300x250"),
+    ({"siteAllow": new_id("site")}, "siteAllow", "names a site that does not exist"),
+])
+async def test_a_refused_campaign_form_says_why_beside_the_field_and_creates_nothing(advertiser, clock, changes,
+                                                                                     field, message):
+    fragment = await advertiser.post("/portal/advertise/campaigns", campaign_form(clock, **changes), htmx=True)
+    assert fragment.headers["HX-Retarget"] == "#campaign-form"
+    html = await text(fragment)
+    assert message in html and 'id="settings-error"' in html
+    assert re.search(rf'name="{field}"[^>]*aria-invalid="true"', html), field
+    full = await advertiser.post("/portal/advertise/campaigns", campaign_form(clock, **changes))
+    assert full.status_code == 400 and message in await text(full) and "<h1>New campaign</h1>" in await text(full)
+    assert await Campaign.all().count() == 0
+
+
+async def test_creatives_tasks_and_funding_from_the_campaign_page(advertiser, clock):
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 30 * G)
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+
+    bad = await advertiser.post(f"{base}/creatives", {**CREATIVE, "targetUrl": "javascript:alert(1)"}, htmx=True)
+    assert bad.headers["HX-Retarget"] == "#campaign" and "targetUrl: an absolute http://" in await text(bad)
+    assert await Creative.all().count() == 0
+    added = await advertiser.post(f"{base}/creatives", CREATIVE, htmx=True)
+    html = await text(added)
+    creative = await Creative.get(campaign_id=campaign.id)
+    assert creative.status == CreativeStatus.REVIEW and "Creative added; it waits for review." in html
+    assert '<img src="https://cdn.example/banner.png" width="300" height="250"' in html
+
+    not_json = await advertiser.post(f"{base}/tasks", {**QUIZ, "config": "{question"}, htmx=True)
+    assert "config: a JSON object" in await text(not_json)
+    wrong_config = await advertiser.post(f"{base}/tasks", {**QUIZ, "config": '{"question": "2+2?"}'}, htmx=True)
+    assert "config.answers" in await text(wrong_config)
+    assert await Task.all().count() == 0
+    assert (await advertiser.post(f"{base}/tasks", QUIZ)).status_code == 303
+    task = await Task.get(campaign_id=campaign.id)
+    assert (task.kind.value, task.reward_points, int(task.reward_gs), task.config["answers"]) == (
+        "QUIZ", 5, G // 2, ["four"])
+
+    over_balance = await advertiser.post(f"{base}/allocate", {"amount": "31"}, htmx=True)
+    assert "more than the advertiser&#39;s unallocated balance" in await text(over_balance)
+    over_budget = await advertiser.post(f"{base}/allocate", {"amount": "30"})
+    assert over_budget.status_code == 303
+    beyond = await advertiser.post(f"{base}/allocate", {"amount": "20.5"})
+    assert beyond.status_code == 409 and "beyond its budget" in await text(beyond)
+    pooled = await advertiser.post(f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "0"}, htmx=True)
+    assert "amount: the amount must be more than zero" in await text(pooled)
+    assert await ledger.balance(ledger.task_pool(task.id)) == 0
+    await fund(ledger.advertiser(campaign.advertiser_id), 2 * G)  # type: ignore[attr-defined]
+    pooled = await advertiser.post(f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "1.5"}, htmx=True)
+    assert pooled.headers["HX-Trigger"] == "balance-changed" and "Allocated 1.5 G$ to the pool of Quiz." in (
+        await text(pooled))
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 30 * G
+    assert await ledger.balance(ledger.task_pool(task.id)) == 3 * G // 2
+    assert await balance_of(advertiser) == G // 2
+
+    submitted = await advertiser.post(f"{base}/submit", htmx=True)
+    html = await text(submitted)
+    assert 'data-status="review"' in html and "In review: nothing can change" in html
+    assert 'id="campaign-form"' not in html and "Add a creative" not in html
+    locked = await advertiser.post(f"{base}/creatives", CREATIVE)
+    assert locked.status_code == 409 and "cannot change" in await text(locked)
+    assert await Creative.all().count() == 1
+
+
+async def test_the_lifecycle_buttons_move_the_campaign_once_and_refuse_wrong_steps(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    incomplete = await advertiser.post(f"{base}/submit", htmx=True)
+    assert "Add a creative or a task before submitting" in await text(incomplete)
+    assert (await advertiser.post(f"{base}/pause")).status_code == 409
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    await fund(ledger.advertiser(campaign.advertiser_id), 10 * G)  # type: ignore[attr-defined]
+    await advertiser.post(f"{base}/allocate", {"amount": "10"})
+    assert (await advertiser.post(f"{base}/submit")).status_code == 303
+    assert (await Campaign.get(id=campaign.id)).status == CampaignStatus.REVIEW
+    await operators.reject_campaign(OPERATOR.address.lower(), campaign.id, "Landing page <b>404</b>", clock.now())
+    page = await text(await advertiser.get(base))
+    assert "Landing page &lt;b&gt;404&lt;/b&gt;" in page and 'data-status="rejected"' in page
+    assert (await advertiser.post(base, campaign_form(clock, name="Fixed"))).status_code == 303
+    assert (await advertiser.post(f"{base}/submit")).status_code == 303
+    await operators.approve_campaign(OPERATOR.address.lower(), campaign.id, clock.now())
+
+    for action, status in (("pause", "paused"), ("resume", "approved")):
+        moved = await advertiser.post(f"{base}/{action}", htmx=True)
+        assert f'data-status="{status}"' in await text(moved)
+    wrong = await advertiser.post(f"{base}/resume", htmx=True)
+    assert "A campaign in approved cannot become approved." in await text(wrong)
+    ended = await advertiser.post(f"{base}/end", htmx=True)
+    html = await text(ended)
+    assert 'data-status="ended"' in html and ended.headers["HX-Trigger"] == "balance-changed"
+    assert "End campaign" not in html and 'id="allocate-form"' not in html
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 0 and await balance_of(advertiser) == 10 * G
+
+
+async def test_an_edited_creative_of_an_approved_campaign_goes_back_to_review(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    await advertiser.post(f"{base}/submit")
+    await operators.approve_campaign(OPERATOR.address.lower(), campaign.id, clock.now())
+    creative = await Creative.get(campaign_id=campaign.id)
+    assert creative.status == CreativeStatus.APPROVED
+    refused = await advertiser.post(f"/portal/advertise/creatives/{creative.id}", {**CREATIVE, "size": "0x1"},
+                                    htmx=True)
+    html = await text(refused)
+    assert "size: a size such as 300x250" in html and f'id="creative-{creative.id}-error"' in html
+    assert (await Creative.get(id=creative.id)).status == CreativeStatus.APPROVED
+    changed = await advertiser.post(f"/portal/advertise/creatives/{creative.id}",
+                                    {**CREATIVE, "targetUrl": "https://shop.example/new"}, htmx=True)
+    assert "Creative changed; it waits for review again." in await text(changed)
+    creative = await Creative.get(id=creative.id)
+    assert (creative.status, creative.target_url) == (CreativeStatus.REVIEW, "https://shop.example/new")
+    assert (await Campaign.get(id=campaign.id)).status == CampaignStatus.APPROVED
+
+
+async def test_another_wallet_sees_and_changes_nothing(advertiser, stranger, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    await advertiser.post(f"{base}/tasks", QUIZ)
+    creative, task = await Creative.get(campaign_id=campaign.id), await Task.get(campaign_id=campaign.id)
+    await fund(ledger.advertiser((await _advertiser_of(stranger)).id), 5 * G)
+    assert (await stranger.get(base)).status_code == 403
+    assert (await stranger.get(f"{base}/report")).status_code == 403
+    assert (await stranger.get(f"{base}/report.csv")).status_code == 403
+    posts = [(base, campaign_form(clock, name="Mine now")), (f"{base}/submit", {}), (f"{base}/end", {}),
+             (f"{base}/allocate", {"amount": "1"}), (f"{base}/creatives", CREATIVE), (f"{base}/tasks", QUIZ),
+             (f"/portal/advertise/creatives/{creative.id}", CREATIVE),
+             (f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "1"}),
+             (f"/portal/advertise/tasks/{task.id}/end", {})]
+    for path, form in posts:
+        for htmx in (False, True):
+            response = await stranger.post(path, form, htmx=htmx)
+            assert response.status_code == 403 and "not_owner" in await text(response), (path, htmx)
+    stored = await Campaign.get(id=campaign.id)
+    assert (stored.name, stored.status) == ("Spring sale", CampaignStatus.DRAFT)
+    assert await Creative.all().count() == 1 and await Task.filter(active=True).count() == 1
+    assert await balance_of(stranger) == 5 * G and await ledger.balance(ledger.campaign(campaign.id)) == 0
+
+
+async def test_every_advertiser_form_needs_the_csrf_token(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    await advertiser.post(f"{base}/tasks", QUIZ)
+    creative, task = await Creative.get(campaign_id=campaign.id), await Task.get(campaign_id=campaign.id)
+    await fund(ledger.advertiser(campaign.advertiser_id), 5 * G)  # type: ignore[attr-defined]
+    posts = [("/portal/advertise/register", {}), ("/portal/advertise/campaigns", campaign_form(clock)),
+             ("/portal/advertise/deposit/prepare", {"amount": "1"}), ("/portal/advertise/deposit",
+                                                                     {"txHash": "0x" + "ab" * 32}),
+             ("/portal/advertise/withdraw", {"amount": "1"}), (base, campaign_form(clock, name="Forged")),
+             (f"{base}/submit", {}), (f"{base}/end", {}), (f"{base}/allocate", {"amount": "1"}),
+             (f"{base}/creatives", CREATIVE), (f"{base}/tasks", QUIZ),
+             (f"/portal/advertise/creatives/{creative.id}", CREATIVE),
+             (f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "1"}),
+             (f"/portal/advertise/tasks/{task.id}/end", {})]
+    for path, form in posts:
+        for htmx in (False, True):
+            response = await advertiser.post(path, form, htmx=htmx, csrf=False)
+            assert response.status_code == 403 and "csrf_failed" in await text(response), (path, htmx)
+    stored = await Campaign.get(id=campaign.id)
+    assert (stored.name, stored.status) == ("Spring sale", CampaignStatus.DRAFT)
+    assert await Campaign.all().count() == 1 and await Creative.all().count() == 1 and await Task.all().count() == 1
+    assert await balance_of(advertiser) == 5 * G and await Withdrawal.all().count() == 0
+
+
+async def test_a_deposit_is_sent_by_the_wallet_and_credited_once(advertiser, chain):
+    prepared = await advertiser.post("/portal/advertise/deposit/prepare", {"amount": "12.5"}, htmx=True)
+    html = await text(prepared)
+    approve, deposit = json.loads(re.search(r"data-transactions='([^']*)'", html).group(1))
+    assert 'data-status-url="/portal/advertise/deposit"' in html and "12.5 G$" in html
+    assert deposit["to"].lower() == chain.vault_address and approve["from"] == advertiser.account.address
+    await send_transaction(chain.w3, advertiser.account, approve)
+    receipt = await send_transaction(chain.w3, advertiser.account, deposit)
+    tx_hash = receipt["transactionHash"].to_0x_hex()
+    for _ in range(2):
+        status = await advertiser.post("/portal/advertise/deposit", {"txHash": tx_hash}, htmx=True)
+        body = await text(status)
+        assert 'data-state="credited"' in body and "Credited: 12.5 G$ added to your balance." in body
+    assert await balance_of(advertiser) == 12 * G + G // 2 and await Deposit.filter(tx_hash=tx_hash).count() == 1
+    page = await text(await advertiser.get("/portal/advertise"))
+    assert 'id="balance-available">12.5 G$' in page and tx_hash in page
+    refused = await advertiser.post("/portal/advertise/deposit/prepare", {"amount": "-1"}, htmx=True)
+    assert refused.headers["HX-Retarget"] == "#deposit-form" and "an amount is a decimal string" in await text(refused)
+
+
+async def test_a_withdrawal_debits_the_available_balance_and_shows_its_claim(advertiser, chain, app):
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 5 * G)
+    too_much = await advertiser.post("/portal/advertise/withdraw", {"amount": "6"}, htmx=True)
+    assert too_much.headers["HX-Retarget"] == "#withdraw-form"
+    assert "more than the advertiser&#39;s unallocated balance" in await text(too_much)
+    assert await Withdrawal.all().count() == 0
+    issued = await advertiser.post("/portal/advertise/withdraw", {"amount": "2"}, htmx=True)
+    html = await text(issued)
+    withdrawal = await Withdrawal.get().select_related("claim")
+    redeem = json.loads(re.search(r"data-transaction='([^']*)'", html).group(1))
+    assert redeem == chain.build_claim_tx(advertiser.wallet, withdrawal.claim) and "data-autorun" in html
+    assert f'data-status-url="/portal/advertise/withdrawals/{withdrawal.id}"' in html
+    assert await balance_of(advertiser) == 3 * G
+    receipt = await send_transaction(chain.w3, advertiser.account, redeem)
+    await app.extensions["adnet"].extras["chain_watcher"].run_once()
+    status = await advertiser.get(f"/portal/advertise/withdrawals/{withdrawal.id}?tx="
+                                  f"{receipt['transactionHash'].to_0x_hex()}", htmx=True)
+    assert 'data-state="redeemed"' in await text(status) and status.headers["HX-Trigger"] == "balance-changed"
+
+
+async def test_concurrent_allocations_never_take_more_than_the_balance(advertiser, clock):
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 10 * G)
+    campaign = await create(advertiser, clock)
+    responses = await asyncio.gather(*(
+        advertiser.post(f"/portal/advertise/campaigns/{campaign.id}/allocate", {"amount": "3"}, htmx=True)
+        for _ in range(15)))
+    funded = [response for response in responses if "Allocated 3 G$" in await text(response)]
+    assert len(funded) == 3
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 9 * G and await balance_of(advertiser) == G
+
+
+async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser, client, clock):
+    site = await make_site()
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 50 * G)
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    await advertiser.post(f"{base}/tasks", QUIZ)
+    await advertiser.post(f"{base}/allocate", {"amount": "50"})
+    await advertiser.post(f"{base}/submit")
+    await operators.approve_campaign(OPERATOR.address.lower(), campaign.id, clock.now())
+    await serving.refresh()
+    served = await (await client.get("/api/serve", query_string={"siteId": site.id})).get_json()
+    clock.advance(seconds=2)
+    tracked = await client.post("/api/track", json={
+        "type": "IMPRESSION", "campaignId": campaign.id, "adId": served["ad"]["id"], "siteId": site.id,
+        "fingerprint": "fp-1", "rendered": True, "viewportVisible": True, "renderTime": 20,
+        "timestamp": 1767225600000, "pageUrl": "https://publisher.example/", "userAgent": BROWSER,
+        "trackingToken": served["ad"]["trackingToken"]})
+    assert (await tracked.get_json())["billable"] is True
+    bot = await client.post("/api/track", json={
+        "type": "IMPRESSION", "campaignId": campaign.id, "adId": served["ad"]["id"], "siteId": site.id,
+        "fingerprint": "fp-2", "rendered": True, "viewportVisible": True, "renderTime": 20,
+        "timestamp": 1767225600000, "pageUrl": "https://publisher.example/", "userAgent": "curl/8.0",
+        "trackingToken": served["ad"]["trackingToken"]})
+    assert (await bot.get_json())["billable"] is False
+
+    page = await text(await advertiser.get(f"{base}/report"))
+    today = clock.now().date().isoformat()
+    assert 'id="total-impressions">2<' in page and 'id="total-billable">1<' in page
+    assert 'id="total-spend">0.002 G$' in page and "<code>bot_user_agent</code></td><td>1</td>" in page
+    row = re.search(rf'<th scope="row">{today}</th>(.*?)</tr>', page, re.S).group(1)
+    assert re.findall(r"<td>([^<]*)</td>", row) == ["2", "1", "0", "0", "0.00 %", "0.002", "2", "0", "0"]
+    assert f'href="{base}/report.csv?from=' in page
+    csv_response = await advertiser.get(f"{base}/report.csv")
+    lines = (await text(csv_response)).splitlines()
+    assert csv_response.mimetype == "text/csv" and lines[-1].startswith("total,2,1,0,0,0.000000,0.002,2,0,0")
+    refused = await advertiser.get(f"{base}/report?from=2026-13-01")
+    assert refused.status_code == 400 and "from: a day such as 2026-05-01" in await text(refused)
+
+
+async def test_operators_get_a_link_to_their_page(client):
+    operator = await portal_sign_in(client, OPERATOR)
+    page = await text(await operator.get("/portal/advertise"))
+    assert 'href="/portal/operator">Operator</a>' in page
