@@ -55,6 +55,7 @@ START_TIMEOUT = 60
 # The wallet the browser uses: a funded development account that is neither the deployer, the demo advertiser
 # nor the demo publisher.
 WALLET_INDEX = 5
+OPERATOR_INDEX = 8  # the live server's one operator, a funded development account no other test signs in with
 ADVERTISER_ORIGIN = "https://example.com"
 
 
@@ -113,7 +114,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     port = sock.getsockname()[1]
     database_url = f"sqlite://{data_dir / 'adnet.sqlite3'}"
     settings = make_settings(database_url, data_dir, ADNET_PUBLIC_URL=f"http://127.0.0.1:{port}",
-                             ADNET_RATE_LIMIT_PUBLIC="100000/60", ADNET_RATE_LIMIT_ACCOUNT="100000/60")
+                             ADNET_RATE_LIMIT_PUBLIC="100000/60", ADNET_RATE_LIMIT_ACCOUNT="100000/60",
+                             ADNET_OPERATORS=dev_accounts()[OPERATOR_INDEX].address)
     clock = ShiftedClock()
     app = create_app(settings, clock=clock, rng=random.Random(10))
     loop = asyncio.new_event_loop()

@@ -1,0 +1,168 @@
+"""Issue 9's whole path in headless Chromium, against the live server of ``tests/browser/conftest.py``, with the
+injected EIP-1193 test wallet: an advertiser signs in, opens its account, deposits G$ from its wallet into the vault,
+creates a campaign with a creative and a task, funds the budget and the task's pool, and submits it; an operator
+(the live server's ``ADNET_OPERATORS``) signs in in another browser profile, sees the banner previewed at its size
+and approves it; ``GET /api/serve`` then serves it; an impression tracked through ``/api/track`` shows in the
+advertiser's report page, and its CSV.
+
+The demo campaigns are paused meanwhile (``live_campaigns``), so the new campaign is the only one that can serve.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from datetime import UTC, timedelta
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from adnet import serving
+from adnet.chain.devchain import dev_accounts
+from adnet.models import Campaign
+from tests.browser.conftest import OPERATOR_INDEX, PROVIDER_SCRIPT, Console, LiveServer
+from tests.browser.conftest import TestWallet as Wallet
+
+ADVERTISER_INDEX = 7  # a funded development account no other browser test signs in with
+BROWSER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+QUIZ_CONFIG = '{"question": "Which network pays in G$?", "answers": ["GoodDollar"], "choices": ["GoodDollar", "Other"]}'
+
+
+@pytest.fixture
+def signed_in(browser: Browser, server: LiveServer) -> Iterator[Callable[[int], tuple[Page, Console]]]:
+    """``signed_in(index)``: a fresh browser profile whose wallet is development account ``index``, signed in to
+    the portal."""
+    contexts: list[BrowserContext] = []
+
+    def open_page(index: int) -> tuple[Page, Console]:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        context.expose_function("__adnetTestWallet", Wallet(server, dev_accounts()[index]).handle)
+        context.add_init_script(PROVIDER_SCRIPT)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        console = Console()
+        page.on("console", lambda message: console.messages.append(message))
+        page.on("pageerror", lambda error: console.page_errors.append(str(error)))
+        page.goto(f"{server.url}/portal/signin")
+        page.get_by_role("button", name="Connect wallet and sign in").click()
+        expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
+        return page, console
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_it_serves(
+        signed_in, server, live_campaigns):
+    live_campaigns()  # no demo campaign serves while this test runs
+    page, console = signed_in(ADVERTISER_INDEX)
+
+    # The account: opened from the page, then funded by a deposit the wallet sends (approve, deposit).
+    page.get_by_role("navigation", name="Portal").get_by_role("link", name="Advertise").click()
+    page.get_by_role("button", name="Open the account").click()
+    expect(page.locator("#balance-available")).to_have_text("0 G$")
+    page.locator("#deposit-amount").fill("40")
+    page.get_by_role("button", name="Deposit").click()
+    expect(page.locator("#topup-status")).to_have_attribute("data-state", "credited")
+    expect(page.locator("#topup-status")).to_contain_text("Credited: 40 G$ added to your balance.")
+    expect(page.locator("#balance-available")).to_have_text("40 G$")
+
+    # A draft campaign from the form; a wrong field is explained beside it first.
+    page.get_by_role("link", name="New campaign").click()
+    start = (server.clock.now() - timedelta(minutes=5)).astimezone(UTC)
+    page.get_by_label("Name").fill("Browser sale")
+    page.get_by_label("Starts (UTC)").fill(start.strftime("%Y-%m-%dT%H:%M"))
+    page.get_by_label("Ends (UTC)").fill((start + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"))
+    page.get_by_label("CPM (G$ per 1000 billable impressions)").fill("2")
+    page.get_by_label("CPC (G$ per billable click)").fill("0.1")
+    page.get_by_label("Total budget (G$)").fill("abc")
+    page.get_by_label("Banner sizes").fill("300x250")
+    page.get_by_role("button", name="Create draft").click()
+    expect(page.locator("#settings-error")).to_contain_text("an amount is a decimal string")
+    expect(page.get_by_label("Total budget (G$)")).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Total budget (G$)").fill("30")
+    page.get_by_role("button", name="Create draft").click()
+    expect(page.get_by_role("heading", name="Browser sale", level=1)).to_be_visible()
+    expect(page.locator("#campaign")).to_have_attribute("data-status", "draft")
+    campaign_id = page.url.rsplit("/", 1)[1]
+
+    # A creative (a banner adnet itself serves, so the preview loads) and a quiz task with a G$ reward.
+    banner_url = f"{server.url}/static/demo/banner-1-300x250.svg"
+    page.get_by_label("Banner URL (image or video)").fill(banner_url)
+    page.get_by_label("Target URL").fill("https://example.com/spring")
+    page.locator("#creative-form").get_by_label("Description").fill("Spring sale banner")
+    page.get_by_role("button", name="Add creative").click()
+    expect(page.locator("#campaign-done")).to_have_text("Creative added; it waits for review.")
+    expect(page.locator(".creative [data-creative-status]")).to_have_text("review")
+    page.locator("#task-kind").select_option("QUIZ")
+    page.locator("#task-form").get_by_label("Title").fill("Quick quiz")
+    page.get_by_label("Settings of its kind (JSON)").fill(QUIZ_CONFIG)
+    page.get_by_label("Reward per completion (G$)").fill("0.5")
+    page.get_by_role("button", name="Add task").click()
+    expect(page.locator("#campaign-done")).to_have_text("Task added; it is reviewed with the campaign.")
+    task_row = page.locator("table.tasks tbody tr", has_text="Quick quiz")
+    expect(task_row).to_contain_text("QUIZ")
+
+    # Funding: the budget, then the task's pool, each from the deposited balance.
+    page.locator("#allocate-form").get_by_label("Amount (G$)").fill("25")
+    page.get_by_role("button", name="Allocate").click()
+    expect(page.locator("#campaign-remaining")).to_have_text("25 G$")
+    task_row.get_by_label("G$ for the pool of Quick quiz").fill("5")
+    task_row.get_by_role("button", name="Fund pool").click()
+    expect(page.locator("table.tasks [data-pool]")).to_have_text("5 G$")
+    expect(page.locator("#campaign-available")).to_have_text("10 G$")
+
+    page.get_by_role("button", name="Submit for review").click()
+    expect(page.locator("#campaign")).to_have_attribute("data-status", "review")
+    expect(page.locator("#campaign-state")).to_have_text("review")
+
+    # The operator: the banner previewed at its size, then approved.
+    operator_page, operator_console = signed_in(OPERATOR_INDEX)
+    operator_page.get_by_role("navigation", name="Portal").get_by_role("link", name="Operator").click()
+    review = operator_page.locator(f"#review-{campaign_id}")
+    expect(review).to_contain_text("Browser sale")
+    preview = review.locator(".creative-box img")
+    expect(preview).to_have_attribute("src", banner_url)
+    operator_page.wait_for_function("image => image.complete && image.naturalWidth > 0", arg=preview.element_handle())
+    box = preview.bounding_box()
+    assert box is not None and (round(box["width"]), round(box["height"])) == (300, 250)
+    expect(review.locator("table")).to_contain_text("Quick quiz")
+    review.get_by_role("button", name="Approve").click()
+    expect(operator_page.locator("#review-done")).to_have_text(f"Approved {campaign_id}.")
+    expect(operator_page.locator(f"#review-{campaign_id}")).to_have_count(0)
+
+    # Served: the new campaign's creative, with its task attached.
+    server.call(serving.refresh)
+    served = page.request.get(f"{server.url}/api/serve", params={
+        "siteId": server.demo["siteId"], "size": "300x250", "attached": "1"}).json()
+    assert served["kind"] == "BANNER" and served["ad"]["campaignId"] == campaign_id, served
+    assert served["ad"]["bannerUrl"] == banner_url and served["ad"]["description"] == "Spring sale banner"
+    assert [task["title"] for task in served["attachedTasks"]] == ["Quick quiz"]
+
+    # A tracked impression, then the advertiser's report.
+    server.clock.advance(seconds=2)
+    tracked = page.request.post(f"{server.url}/api/track", data={
+        "type": "IMPRESSION", "campaignId": campaign_id, "adId": served["ad"]["id"],
+        "siteId": server.demo["siteId"], "fingerprint": "advertiser-flow-1", "rendered": True,
+        "viewportVisible": True, "renderTime": 25, "timestamp": int(server.clock.now().timestamp() * 1000),
+        "pageUrl": "https://publisher.example/article", "userAgent": BROWSER_AGENT,
+        "trackingToken": served["ad"]["trackingToken"]}).json()
+    assert tracked["billable"] is True, tracked
+
+    page.get_by_role("link", name="Report").click()
+    expect(page.get_by_role("heading", name="Report: Browser sale")).to_be_visible()
+    expect(page.locator("#total-impressions")).to_have_text("1")
+    expect(page.locator("#total-billable")).to_have_text("1")
+    expect(page.locator("#total-spend")).to_have_text("0.002 G$")
+    today = server.clock.now().astimezone(UTC).date().isoformat()
+    expect(page.locator("#report-days tbody tr", has_text=today).locator("td").first).to_have_text("1")
+    csv_link = page.locator("#report-csv")
+    csv_text = page.request.get(server.url + csv_link.get_attribute("href")).text()
+    assert re.search(r"^total,1,1,0,0,0\.000000,0\.002,2,0,0", csv_text, re.M), csv_text
+
+    stored = server.call(lambda: Campaign.get(id=campaign_id))
+    assert stored.status.value == "approved"
+    for errors in (console, operator_console):
+        assert errors.page_errors == [] and errors.script_errors() == []
