@@ -24,6 +24,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from tortoise import connections
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
@@ -31,9 +32,10 @@ from tortoise.transactions import in_transaction
 from adnet import ledger
 from adnet.chain.client import ChainClient
 from adnet.claims import claim_payload
+from adnet.db import placeholders
 from adnet.errors import ApiError, bad_request, conflict, not_found
 from adnet.ids import has_prefix, new_id
-from adnet.models import Claim, ClaimPurpose, Completion, Site, Task
+from adnet.models import Claim, ClaimPurpose, Completion, Task
 from adnet.money import to_number
 from adnet.rewards import reserve_and_claim
 from adnet.tasks.config import PROOF_KEYS, parse_config
@@ -78,7 +80,7 @@ async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: d
     ``task_ended``, ``too_many_attempts``, ``tx_already_used``, ``not_confirmed``), 503 ``chain_unavailable``."""
     wallet = _wallet(wallet)
     _check_fingerprint(fingerprint)
-    if site_id is not None and not (has_prefix(site_id, "site") and await Site.exists(id=site_id)):
+    if site_id is not None and not (has_prefix(site_id, "site") and await _site_exists(site_id)):
         raise not_found("site")
     task = await live_task(task_id, now)
     _check_proof_keys(task, proof)
@@ -182,9 +184,18 @@ async def _record(task: Task, wallet: str, fingerprint: str, site_id: str | None
 
 
 async def _previous(task: Task, wallet: str, fingerprint: str) -> list[_Previous]:
-    rows = await Completion.filter(Q(wallet=wallet) | Q(fingerprint=fingerprint), task_id=task.id).order_by(
-        "created_at").values_list("id", "wallet", "fingerprint", "claim_id")
-    return [_Previous(*row) for row in rows]
+    connection = connections.get("default")
+    marks = placeholders(connection, 3)
+    sql = (f"SELECT id, wallet, fingerprint, claim_id FROM completion WHERE task_id = {marks[0]} "  # noqa: S608
+           f"AND (wallet = {marks[1]} OR fingerprint = {marks[2]}) ORDER BY created_at")
+    rows = await connection.execute_query_dict(sql, [task.id, wallet, fingerprint])
+    return [_Previous(row["id"], row["wallet"], row["fingerprint"], row["claim_id"]) for row in rows]
+
+
+async def _site_exists(site_id: str) -> bool:
+    connection = connections.get("default")
+    sql = f"SELECT 1 FROM site WHERE id = {placeholders(connection, 1)[0]}"  # noqa: S608
+    return bool(await connection.execute_query_dict(sql, [site_id]))
 
 
 async def _refuse_repeat(task: Task, wallet: str, fingerprint: str, previous: Sequence[_Previous]) -> None:

@@ -77,7 +77,9 @@ async def test_quiz_answer_must_be_a_short_text(client):
 
 async def test_concurrent_guesses_get_no_more_wrong_answers_checked_than_the_limit(client):
     """Ten different answers at once from one wallet, the right one among them: at most three wrong ones are
-    checked (a right answer gives its try back, so it may be checked beside them), the rest are refused unread."""
+    checked (a right answer gives its try back, so it may be checked beside them), the rest are refused unread:
+    ``too_many_attempts``, or ``already_completed`` once the right answer has committed (a right answer needs no
+    write before its completion's transaction, so it often commits while the others still run)."""
     task = await quiz_task(config={**QUIZ, "maxAttempts": 3})
     wallet = wallet_address()
     guesses = ["SOV", "ETH", "BTC", "DAI", "USDC", "CELO", "OP", "ARB", "G$", "RBTC"]
@@ -85,7 +87,8 @@ async def test_concurrent_guesses_get_no_more_wrong_answers_checked_than_the_lim
     codes = [body.get("error", "completed") for _, body in results]
     assert codes.count("wrong_answer") <= 3
     assert codes.count("completed") <= 1
-    assert codes.count("too_many_attempts") >= 6
+    assert set(codes) <= {"completed", "wrong_answer", "too_many_attempts", "already_completed"}
+    assert codes.count("too_many_attempts") + codes.count("already_completed") >= 6
     assert await TaskAttempt.filter(task_id=task.id, wallet=wallet).count() <= 3
     assert await Completion.filter(task_id=task.id).count() == codes.count("completed")
 

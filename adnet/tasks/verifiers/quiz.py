@@ -1,8 +1,11 @@
 """QUIZ: the answer, trimmed, case-folded and NFKC-normalised, is one of the accepted answers.
 
 The accepted answers never leave the server (``public_task`` shows the question and choices only). A wallet has at
-most ``maxAttempts`` wrong tries: each try first takes a free attempt number of that wallet (a unique key), which a
-correct answer gives back, so even concurrent guesses never get more than ``maxAttempts`` wrong answers checked.
+most ``maxAttempts`` wrong tries: each try takes a free attempt number of that wallet (a unique key) before its
+result is told, so even concurrent guesses never get more than ``maxAttempts`` answers checked. A wrong answer
+keeps its number (written at once, so the refusal stands); a right one takes the lowest free number inside the
+completion's transaction and gives it back there (``hold_free_attempt``), so it adds no write of its own, and a
+wallet without a free number gets 409 ``too_many_attempts`` whatever it answered.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ import logging
 import unicodedata
 from datetime import datetime
 
+from tortoise import connections
 from tortoise.exceptions import IntegrityError
 
+from adnet.db import placeholders
 from adnet.errors import ApiError, bad_request, conflict
 from adnet.models import TaskAttempt, TaskKind
 from adnet.tasks.config import QuizConfig
@@ -39,16 +44,42 @@ class QuizVerifier:
         if not isinstance(answer, str) or not answer.strip() or len(answer) > MAX_ANSWER_LENGTH:
             raise bad_request("invalid_field", f"answer is a text of 1 to {MAX_ANSWER_LENGTH} characters.",
                               field="proof.answer")
-        taken = await take_attempt(attempt.task.id, attempt.wallet, config.maxAttempts, attempt.now)
-        if taken is None:
-            raise conflict("too_many_attempts", f"This wallet has used its {config.maxAttempts} tries at this quiz.")
-        slot, used = taken
+        task_id, wallet, limit, now = attempt.task.id, attempt.wallet, config.maxAttempts, attempt.now
         if normalize_answer(answer) in {normalize_answer(accepted) for accepted in config.answers}:
-            await TaskAttempt.filter(id=slot.id).delete()
-            return Verified()
-        log.info("quiz wrong answer task=%s wallet=%s attempt=%d", attempt.task.id, attempt.wallet, slot.attempt)
+            return Verified(consume=lambda: hold_free_attempt(task_id, wallet, limit, now))
+        taken = await take_attempt(task_id, wallet, limit, now)
+        if taken is None:
+            raise too_many_attempts(limit)
+        slot, used = taken
+        log.info("quiz wrong answer task=%s wallet=%s attempt=%d", task_id, wallet, slot.attempt)
         raise ApiError(400, "wrong_answer", "That answer is not right.", field="proof.answer",
-                       attemptsLeft=max(config.maxAttempts - used, 0))
+                       attemptsLeft=max(limit - used, 0))
+
+
+def too_many_attempts(limit: int) -> ApiError:
+    """409: the wallet has no try left at this quiz."""
+    return conflict("too_many_attempts", f"This wallet has used its {limit} tries at this quiz.")
+
+
+async def hold_free_attempt(task_id: str, wallet: str, limit: int, now: datetime) -> None:
+    """Inside the completion's transaction: take the lowest free attempt number of ``wallet`` and give it back.
+
+    One statement picks and inserts the number, so the unique key orders this try against concurrent ones as it
+    orders wrong answers (on PostgreSQL a concurrent insert of the same number waits for this transaction; a
+    number taken meanwhile fails the insert and the completion retries). Raises 409 ``too_many_attempts`` when no
+    number is free."""
+    connection = connections.get("default")
+    marks = placeholders(connection, 5)
+    numbers = " UNION ALL ".join(f"SELECT {number} AS attempt" for number in range(1, limit + 1))
+    take = (f"INSERT INTO task_attempt (task_id, wallet, attempt, created_at) "  # noqa: S608
+            f"SELECT {marks[0]}, {marks[1]}, free.attempt, {marks[2]} FROM ({numbers}) AS free "
+            f"WHERE free.attempt NOT IN (SELECT attempt FROM task_attempt WHERE task_id = {marks[3]} "
+            f"AND wallet = {marks[4]}) ORDER BY free.attempt LIMIT 1 RETURNING id")
+    held = await connection.execute_query_dict(take, [task_id, wallet, now, task_id, wallet])
+    if not held:
+        raise too_many_attempts(limit)
+    give_back = f"DELETE FROM task_attempt WHERE id = {placeholders(connection, 1)[0]}"  # noqa: S608
+    await connection.execute_query(give_back, [held[0]["id"]])
 
 
 async def take_attempt(task_id: str, wallet: str, limit: int, now: datetime) -> tuple[TaskAttempt, int] | None:
