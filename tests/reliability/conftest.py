@@ -14,6 +14,7 @@ CI) the same suites run reduced, within a few minutes in all.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -22,11 +23,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -35,8 +37,13 @@ from tortoise import Tortoise, connections
 
 from adnet import db
 from adnet.chain import devserver
+from adnet.chain import service as chain_service
 from adnet.chain.devchain import dev_accounts
+from adnet.clock import Clock
+from adnet.config import load_settings
+from adnet.deposits import account_ref_for_site
 from tests.auth_helpers import sign, siwe_message
+from tests.chain.helpers import deposit
 from tests.conftest import recreate_postgres
 
 HOST = "127.0.0.1"
@@ -50,6 +57,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # snapshot taken around one request leaves them out.
 BACKGROUND_TABLES = frozenset({"site_daily_stat", "chain_cursor"})
 HIGH_LIMIT = "10000000/60"
+T = TypeVar("T")
 
 
 def scaled(ci: int, full: int) -> int:
@@ -67,12 +75,20 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def database_url_for(data_dir: Path) -> str:
-    """The database a server of ``data_dir`` uses: a SQLite file there, or the suite's PostgreSQL database."""
+def database_url_for(data_dir: Path, name: str) -> str:
+    """The database of server ``name`` on ``data_dir``: a SQLite file there, or a PostgreSQL database of its own
+    beside the suite's."""
     configured = os.environ.get("ADNET_TEST_DATABASE_URL")
     if not configured:
         return f"sqlite://{data_dir / 'adnet.sqlite3'}"
-    return f"{configured}_reliability"
+    return f"{configured}_{name}"
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to its end from synchronous code, also when called inside a running event loop (a
+    thread of its own runs it)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 @dataclass
@@ -83,6 +99,7 @@ class AdnetServer:
     port: int
     database_url: str
     workers: int = WORKERS
+    extra_env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen | None = None
     demo: dict = field(default_factory=dict)
 
@@ -106,6 +123,7 @@ class AdnetServer:
             "ADNET_RATE_LIMIT_AUTH": HIGH_LIMIT,
             "ADNET_RATE_LIMIT_ACCOUNT": HIGH_LIMIT,
             "ADNET_MIN_WITHDRAWAL": "1000",
+            **self.extra_env,
         }
 
     def run(self, *args: str) -> subprocess.CompletedProcess:
@@ -116,7 +134,7 @@ class AdnetServer:
     def prepare(self) -> None:
         """Migrate and load the demo data (which deploys the development chain)."""
         if self.database_url.startswith("postgres"):
-            asyncio.run(recreate_postgres(self.database_url))
+            run_coroutine(recreate_postgres(self.database_url))
         for args in (("migrate",), ("demo", "--json")):
             result = self.run(*args)
             if result.returncode != 0:
@@ -201,6 +219,18 @@ class AdnetServer:
         assert "audit passed" in result.stdout
         return result.stdout
 
+    def worker_pids(self) -> list[int]:
+        """The server's worker processes: the children its main process spawned to serve (uvicorn's workers run
+        multiprocessing's ``spawn_main``; the chain and multiprocessing's resource tracker are not workers)."""
+        assert self.process is not None
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        workers = []
+        for child in children:
+            with contextlib.suppress(FileNotFoundError):
+                if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    workers.append(int(child))
+        return workers
+
     def log_tail(self, size: int = 4000) -> str:
         path = self.data_dir / "server.log"
         return path.read_text(errors="replace")[-size:] if path.exists() else ""
@@ -211,10 +241,12 @@ class AdnetServer:
 
 
 @contextlib.contextmanager
-def running_server(data_dir: Path, workers: int = WORKERS) -> Iterator[AdnetServer]:
-    """A prepared and started server on ``data_dir``; stopped, with its chain, whatever happens."""
-    server = AdnetServer(data_dir=data_dir, port=free_port(), database_url=database_url_for(data_dir),
-                         workers=workers)
+def running_server(data_dir: Path, name: str, workers: int = WORKERS,
+                   extra_env: dict[str, str] | None = None) -> Iterator[AdnetServer]:
+    """A prepared and started server ``name`` (its PostgreSQL database's suffix) on ``data_dir``; stopped, with its
+    chain, whatever happens."""
+    server = AdnetServer(data_dir=data_dir, port=free_port(), database_url=database_url_for(data_dir, name),
+                         workers=workers, extra_env=extra_env or {})
     try:
         server.prepare()
         server.start()
@@ -229,7 +261,7 @@ def running_server(data_dir: Path, workers: int = WORKERS) -> Iterator[AdnetServ
 @pytest.fixture(scope="module")
 def adnet_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AdnetServer]:
     """One running server with the demo data for a whole module."""
-    with running_server(tmp_path_factory.mktemp("adnet-server")) as server:
+    with running_server(tmp_path_factory.mktemp("adnet-server"), "reliability") as server:
         yield server
 
 
@@ -322,3 +354,14 @@ def impression(site_id: str, ad: dict, fingerprint: str) -> dict:
             "fingerprint": fingerprint, "rendered": True, "viewportVisible": True, "renderTime": 40,
             "timestamp": int(time.time() * 1000), "pageUrl": "http://127.0.0.1/article",
             "trackingToken": ad["trackingToken"]}
+
+
+async def deposit_to_site(server: AdnetServer, amount: int) -> str:
+    """A G$ deposit of ``amount`` from the demo publisher's wallet to the vault for the demo site, sent to the
+    development chain (call inside ``books``); its transaction hash."""
+    connection = await chain_service.connect(load_settings(server.env), clock=Clock())
+    try:
+        receipt = await deposit(connection.client, account(2), amount, account_ref_for_site(server.site_id))
+    finally:
+        await connection.close()
+    return receipt["transactionHash"].to_0x_hex()

@@ -8,22 +8,18 @@ Also the first proof that ``adnet serve`` serves and tracks at all: every reques
 from __future__ import annotations
 
 import asyncio
+import os
 from decimal import Decimal
 
-from web3 import Web3
-
 from adnet import ledger
-from adnet.chain import service as chain_service
-from adnet.clock import Clock
-from adnet.config import load_settings
-from adnet.deposits import account_ref_for_site
 from adnet.models import Campaign, Claim, Completion, Task, TaskKind, TrackingEvent, Withdrawal
-from tests.chain.helpers import deposit
+from tests.auth_helpers import sign
 from tests.reliability.conftest import (
     AdnetServer,
     account,
     books,
     browser_headers,
+    deposit_to_site,
     http_client,
     impression,
     scaled,
@@ -48,6 +44,12 @@ def share(cost: int) -> int:
 async def fire(requests) -> list:
     """Start every request before any is answered."""
     return list(await asyncio.gather(*requests))
+
+
+def test_the_server_runs_two_workers_on_the_suites_database(adnet_server: AdnetServer):
+    assert len(adnet_server.worker_pids()) == 2
+    on_postgres = bool(os.environ.get("ADNET_TEST_DATABASE_URL"))
+    assert adnet_server.database_url.startswith("postgres://" if on_postgres else "sqlite://")
 
 
 async def test_identical_impressions_are_recorded_and_billed_once(adnet_server: AdnetServer):
@@ -124,19 +126,23 @@ async def test_distinct_impressions_at_once_are_each_billed_exactly(adnet_server
 
 
 async def test_identical_completions_complete_once_and_reserve_the_reward_once(adnet_server: AdnetServer):
-    wallet = Web3.to_checksum_address("0x" + "5a" * 20)
+    wallet = account(5)
     async with http_client(adnet_server) as client, books(adnet_server):
-        task = await Task.get(kind=TaskKind.QUIZ, id__in=adnet_server.demo["taskIds"]["QUIZ"])
+        task = await Task.get(kind=TaskKind.SIGN_MESSAGE, id__in=adnet_server.demo["taskIds"]["SIGN_MESSAGE"])
+        issued = await client.get(f"/api/tasks/{task.id}/message", params={"wallet": wallet.address})
+        assert issued.status_code == 200, issued.text
+        message = issued.json()["message"]
         before = await snapshot()
-        body = {"taskId": task.id, "wallet": wallet, "fingerprint": "fp-completion", "proof": {"answer": "G$"}}
+        body = {"taskId": task.id, "wallet": wallet.address, "fingerprint": "fp-completion",
+                "proof": {"message": message, "signature": sign(wallet, message)}}
         responses = await fire(client.post("/api/tasks/complete", json=body,
                                            headers=browser_headers(f"127.5.0.{n % 250 + 1}")) for n in range(N))
         after = await snapshot()
-        completions = await Completion.filter(task_id=task.id, wallet=wallet.lower()).count()
-        claims = await Claim.filter(recipient=wallet.lower()).count()
+        completions = await Completion.filter(task_id=task.id, wallet=wallet.address.lower()).count()
+        claims = await Claim.filter(recipient=wallet.address.lower()).count()
 
     statuses = sorted(response.status_code for response in responses)
-    assert statuses == [201] + [409] * (N - 1)
+    assert statuses == [201] + [409] * (N - 1), [r.json() for r in responses if r.status_code != 201][:3]
     [created] = [response.json() for response in responses if response.status_code == 201]
     repeats = [response.json() for response in responses if response.status_code == 409]
     assert {repeat["error"] for repeat in repeats} == {"already_completed"}
@@ -186,16 +192,6 @@ async def test_concurrent_withdrawals_never_overdraw(adnet_server: AdnetServer):
 
 def test_the_books_pass_the_audit(adnet_server: AdnetServer):
     adnet_server.audit()
-
-
-async def deposit_to_site(server: AdnetServer, amount: int) -> str:
-    """A G$ deposit of ``amount`` from the demo publisher's wallet to the vault for the demo site; its hash."""
-    connection = await chain_service.connect(load_settings(server.env), clock=Clock())
-    try:
-        receipt = await deposit(connection.client, account(2), amount, account_ref_for_site(server.site_id))
-    finally:
-        await connection.close()
-    return receipt["transactionHash"].to_0x_hex()
 
 
 async def claimable_of(client, headers: dict, wallet: str, site_id: str) -> int:
