@@ -19,12 +19,13 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from adnet import serving
 from adnet.chain.devchain import dev_accounts
-from adnet.models import Campaign
+from adnet.models import Campaign, CampaignStatus
 from tests.browser.conftest import OPERATOR_INDEX, PROVIDER_SCRIPT, Console, LiveServer
 from tests.browser.conftest import TestWallet as Wallet
 
 ADVERTISER_INDEX = 7  # a funded development account no other browser test signs in with
 BROWSER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+CAMPAIGN_NAME = "Browser sale"
 QUIZ_CONFIG = '{"question": "Which network pays in G$?", "answers": ["GoodDollar"], "choices": ["GoodDollar", "Other"]}'
 
 
@@ -54,8 +55,20 @@ def signed_in(browser: Browser, server: LiveServer) -> Iterator[Callable[[int], 
         context.close()
 
 
+@pytest.fixture
+def ends_what_it_creates(server: LiveServer) -> Iterator[None]:
+    """Whatever campaign the test leaves approved is ended afterwards, so it never serves in another test."""
+    yield
+    server.call(_end_flow_campaigns)
+
+
+async def _end_flow_campaigns() -> None:
+    await Campaign.filter(name=CAMPAIGN_NAME).exclude(status=CampaignStatus.ENDED).update(status=CampaignStatus.ENDED)
+    await serving.refresh()
+
+
 def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_it_serves(
-        signed_in, server, live_campaigns):
+        signed_in, server, live_campaigns, ends_what_it_creates):
     live_campaigns()  # no demo campaign serves while this test runs
     page, console = signed_in(ADVERTISER_INDEX)
 
@@ -72,7 +85,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     # A draft campaign from the form; a wrong field is explained beside it first.
     page.get_by_role("link", name="New campaign").click()
     start = (server.clock.now() - timedelta(minutes=5)).astimezone(UTC)
-    page.get_by_label("Name").fill("Browser sale")
+    page.get_by_label("Name").fill(CAMPAIGN_NAME)
     page.get_by_label("Starts (UTC)").fill(start.strftime("%Y-%m-%dT%H:%M"))
     page.get_by_label("Ends (UTC)").fill((start + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M"))
     page.get_by_label("CPM (G$ per 1000 billable impressions)").fill("2")
@@ -84,7 +97,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     expect(page.get_by_label("Total budget (G$)")).to_have_attribute("aria-invalid", "true")
     page.get_by_label("Total budget (G$)").fill("30")
     page.get_by_role("button", name="Create draft").click()
-    expect(page.get_by_role("heading", name="Browser sale", level=1)).to_be_visible()
+    expect(page.get_by_role("heading", name=CAMPAIGN_NAME, level=1)).to_be_visible()
     expect(page.locator("#campaign")).to_have_attribute("data-status", "draft")
     campaign_id = page.url.rsplit("/", 1)[1]
 
@@ -122,7 +135,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     operator_page, operator_console = signed_in(OPERATOR_INDEX)
     operator_page.get_by_role("navigation", name="Portal").get_by_role("link", name="Operator").click()
     review = operator_page.locator(f"#review-{campaign_id}")
-    expect(review).to_contain_text("Browser sale")
+    expect(review).to_contain_text(CAMPAIGN_NAME)
     preview = review.locator(".creative-box img")
     expect(preview).to_have_attribute("src", banner_url)
     operator_page.wait_for_function("image => image.complete && image.naturalWidth > 0", arg=preview.element_handle())
@@ -162,7 +175,13 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     csv_text = page.request.get(server.url + csv_link.get_attribute("href")).text()
     assert re.search(r"^total,1,1,0,0,0\.000000,0\.002,2,0,0", csv_text, re.M), csv_text
 
-    stored = server.call(lambda: Campaign.get(id=campaign_id))
-    assert stored.status.value == "approved"
+    # Ended by its owner, it serves no more (and leaves the other browser tests' serving as it found it).
+    page.get_by_role("link", name=CAMPAIGN_NAME).click()
+    page.get_by_role("button", name="End campaign").click()
+    expect(page.locator("#campaign")).to_have_attribute("data-status", "ended")
+    expect(page.locator("#campaign-available")).to_have_text("39.998 G$")  # 40 less the impression it paid for
+    server.call(serving.refresh)
+    after = page.request.get(f"{server.url}/api/serve", params={"siteId": server.demo["siteId"], "size": "300x250"})
+    assert after.json()["kind"] == "NONE"
     for errors in (console, operator_console):
         assert errors.page_errors == [] and errors.script_errors() == []
