@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
 
-.PHONY: run test chromium test-postgres lint contracts contracts-check bench screenshots clean
+.PHONY: run test chromium test-postgres lint contracts contracts-check bench screenshots clean reliability soak
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,14 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.tasks
+
+## reliability: the reliability suites (concurrency, crash, fuzzing, soak) at full size; `make test` runs them reduced
+reliability: $(STAMP)
+	ADNET_RELIABILITY=full $(BIN)/pytest tests/reliability $(PYTEST_ARGS)
+
+## soak: ten minutes of the benchmark's traffic at 100 requests/s with the server's memory sampled
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak
 
 ## screenshots: retake the README's dashboard picture from the browser tests (a real server with the demo data)
 screenshots: $(STAMP) chromium
