@@ -314,6 +314,9 @@ async def test_a_deposit_is_sent_by_the_wallet_and_credited_once(advertiser, cha
     await send_transaction(chain.w3, advertiser.account, approve)
     receipt = await send_transaction(chain.w3, advertiser.account, deposit)
     tx_hash = receipt["transactionHash"].to_0x_hex()
+    without_javascript = await advertiser.post("/portal/advertise/deposit", {"txHash": tx_hash})
+    assert without_javascript.status_code == 303 and without_javascript.headers["Location"] == "/portal/advertise"
+    assert f"Deposit {tx_hash}: credited." in await text(await advertiser.get("/portal/advertise"))
     for _ in range(2):
         status = await advertiser.post("/portal/advertise/deposit", {"txHash": tx_hash}, htmx=True)
         body = await text(status)

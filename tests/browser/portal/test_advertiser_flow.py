@@ -127,6 +127,12 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     expect(page.locator("table.tasks [data-pool]")).to_have_text("5 G$")
     expect(page.locator("#campaign-available")).to_have_text("10 G$")
 
+    # The campaign page fits a phone: nothing but its tables scrolls sideways.
+    page.set_viewport_size({"width": 375, "height": 740})
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the campaign page scrolls sideways on a phone ({width}px)"
+    page.set_viewport_size({"width": 1280, "height": 900})
+
     page.get_by_role("button", name="Submit for review").click()
     expect(page.locator("#campaign")).to_have_attribute("data-status", "review")
     expect(page.locator("#campaign-state")).to_have_text("review")
