@@ -1,7 +1,7 @@
 """The soak run: the benchmark's traffic at a bounded, steady rate for a long time, with the server's memory sampled,
 so a leak (a cache, a queue or a counter that only grows) shows before production finds it.
 
-``python -m bench.soak`` (``make soak``) runs 10 minutes; ``--seconds 60`` is the reduced size CI runs
+``python -m bench.soak`` (``make soak``) runs 10 minutes; ``--seconds 40`` is the reduced size CI runs
 (``tests/reliability/test_soak.py``). Like ``bench/run.py``, whose request generator it uses, it makes a fresh
 data directory with the demo data, starts ``bench/server.py`` (``adnet serve``) on a free loopback port, and sends:
 
