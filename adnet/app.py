@@ -146,7 +146,7 @@ def _register_request_hooks(app: Quart) -> None:
             if request.mimetype != "application/json":
                 raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
             try:
-                (await request.get_data()).decode()
+                await request.get_data(as_text=True)
             except UnicodeDecodeError:
                 # Quart decodes the body outside its JSON error handling: it would be a 500.
                 raise ApiError(400, "bad_request", "The body is not UTF-8 text.") from None
