@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
 
@@ -85,23 +86,26 @@ def test_no_request_breaks_the_api_or_changes_anything_when_rejected(api_schema,
     assert len(operations) > 20, "the OpenAPI document lost its operations"
     failures: dict[str, str] = {}
     nothing_to_negate: list[str] = []
+    sent: Counter[str] = Counter()
     for mode in schemathesis.GenerationMode:
         # One mode at a time: schemathesis then says (SkipTest) when an operation has nothing to negate.
         api_schema.config.generation.update(modes=[mode])
         for operation in operations:
             try:
-                fuzz(operation, mode, sessions, database)
+                fuzz(operation, mode, sessions, database, sent)
             except SkipTest:
                 nothing_to_negate.append(operation.label)
             except AssertionError as failure:
                 failures[f"{operation.label} ({mode.value})"] = str(failure)[:2000]
-    print(f"fuzzed {len(operations)} operations, {EXAMPLES} examples per mode; nothing to negate in: "
-          f"{', '.join(nothing_to_negate) or 'none'}")
+    print(f"fuzz: {len(operations)} operations, up to {EXAMPLES} examples per mode; requests sent: "
+          f"{dict(sent)}; nothing to negate in: {', '.join(nothing_to_negate) or 'none'}")
     assert not failures, "\n\n".join(f"{label}: {failure}" for label, failure in failures.items())
 
 
-def fuzz(operation, mode: schemathesis.GenerationMode, sessions: dict[str, str], database: DatabaseReader) -> None:
-    """Send ``EXAMPLES`` generated requests of ``mode`` to one operation and check each."""
+def fuzz(operation, mode: schemathesis.GenerationMode, sessions: dict[str, str], database: DatabaseReader,
+         sent: Counter[str]) -> None:
+    """Send ``EXAMPLES`` generated requests of ``mode`` to one operation and check each; ``sent`` counts them by
+    mode and status class."""
     role = operation.path.split("/")[2]
     session = {"Authorization": f"Bearer {sessions[role]}"} if role in sessions else {}
 
@@ -112,6 +116,7 @@ def fuzz(operation, mode: schemathesis.GenerationMode, sessions: dict[str, str],
         before = database.state()
         response = case.call(headers={**(case.headers or {}), **session}, allow_redirects=False)
         after = database.state()
+        sent[f"{mode.value} {response.status_code // 100}xx"] += 1
         where = case.as_curl_command(headers=session)
         assert response.status_code < 500, f"{where}: {response.status_code} {response.text}"
         if response.status_code < 400:
