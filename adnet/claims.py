@@ -44,7 +44,7 @@ from tortoise.transactions import in_transaction
 
 from adnet import ledger
 from adnet.chain.client import ChainClient
-from adnet.db import placeholders
+from adnet.db import insert_row, placeholders
 from adnet.ids import new_id
 from adnet.models import Claim, ClaimPurpose, ClaimStatus, LedgerPosting, SignerNonce, Withdrawal, WithdrawalStatus
 from adnet.wallets import normalize_wallet
@@ -141,6 +141,12 @@ def _signing_key(signer: LocalAccount) -> PrivateKey:
     return PrivateKey(bytes(signer.key))
 
 
+@lru_cache(maxsize=64)
+def _checksummed(address: str) -> str:
+    """The EIP-55 form of the few contract addresses every claim names (a keccak per call otherwise)."""
+    return to_checksum_address(address)
+
+
 def _address_word(address: str) -> bytes:
     return bytes(12) + bytes.fromhex(address[2:])
 
@@ -175,12 +181,13 @@ async def issue_claim(
             nonce = await _next_nonce(signer)
             digest = claim_hash(chain_id=chain.chain_id, vault=chain.vault_address, recipient=recipient,
                                 token=token, amount=amount, claim_ref=claim_ref, nonce=nonce, deadline=deadline)
-            claim = await Claim.create(
-                id=new_id("clm"), claim_ref=claim_ref, purpose=purpose, chain_id=chain.chain_id,
-                vault=chain.vault_address, signer=signer, nonce=nonce, recipient=recipient, token=token,
-                token_symbol=token_symbol, amount=Decimal(amount), deadline=deadline,
-                signature=sign_claim_hash(chain.signer, digest), status=ClaimStatus.ISSUED, created_at=now,
-            )
+            claim = await insert_row(connections.get("default"), Claim, {
+                "id": new_id("clm"), "claim_ref": claim_ref, "purpose": purpose, "chain_id": chain.chain_id,
+                "vault": chain.vault_address, "signer": signer, "nonce": nonce, "recipient": recipient, "token": token,
+                "token_symbol": token_symbol, "amount": Decimal(amount), "deadline": deadline,
+                "signature": sign_claim_hash(chain.signer, digest), "status": ClaimStatus.ISSUED, "created_at": now,
+                "redeemed_at": None, "redeemed_tx": None,
+            })
             legs = [(source, -share) for source, share in sources]
             await ledger.book("claim_issue", claim_ref, [*legs, (ledger.outstanding_claims(token_symbol), amount)],
                               now=now, memo=f"{purpose.value} claim to {recipient}")
@@ -202,10 +209,10 @@ def claim_payload(claim: Claim) -> dict[str, Any]:
         "signature": claim.signature,
         "nonce": str(claim.nonce),
         "deadline": str(claim.deadline),
-        "to": to_checksum_address(claim.vault),
+        "to": _checksummed(claim.vault),
         "chainId": int(claim.chain_id),
         "recipient": to_checksum_address(claim.recipient),
-        "token": to_checksum_address(claim.token),
+        "token": _checksummed(claim.token),
         "amount": str(int(claim.amount)),
     }
 

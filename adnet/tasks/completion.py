@@ -32,7 +32,7 @@ from tortoise.transactions import in_transaction
 from adnet import ledger
 from adnet.chain.client import ChainClient
 from adnet.claims import claim_payload
-from adnet.db import placeholders
+from adnet.db import insert_row, placeholders
 from adnet.errors import ApiError, bad_request, conflict, not_found
 from adnet.ids import has_prefix, new_id
 from adnet.models import Claim, ClaimPurpose, Completion, Task
@@ -173,13 +173,14 @@ async def _record(task: Task, wallet: str, fingerprint: str, site_id: str | None
         claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion_id, recipient=wallet,
                                         amount=int(task.reward_gs), sources=reward_sources(task), now=now,
                                         chain=chain)
-        completion = await Completion.create(
-            id=completion_id, task=task, wallet=wallet, fingerprint=fingerprint,
-            wallet_slot=sum(item.wallet == wallet for item in previous),
-            fingerprint_slot=sum(item.fingerprint == fingerprint for item in previous),
-            site_id=site_id, tx_hash=verified.tx_hash, points=task.reward_points,
-            gs_amount=claim.amount if claim is not None else Decimal(0), claim=claim, created_at=now,
-        )
+        completion = await insert_row(connections.get("default"), Completion, {
+            "id": completion_id, "task_id": task.id, "wallet": wallet, "fingerprint": fingerprint,
+            "wallet_slot": sum(item.wallet == wallet for item in previous),
+            "fingerprint_slot": sum(item.fingerprint == fingerprint for item in previous),
+            "site_id": site_id, "tx_hash": verified.tx_hash, "points": task.reward_points,
+            "gs_amount": claim.amount if claim is not None else Decimal(0),
+            "claim_id": claim.id if claim is not None else None, "created_at": now,
+        })
     return CompletionResult(completion, claim)
 
 
