@@ -7,12 +7,15 @@ settings on every request, so ``ADNET_RATE_LIMIT_*`` applies without module-leve
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from flask.sansio.blueprints import Blueprint
 from quart import current_app
 from quart_rate_limiter import RateLimit, RateLimiter
+from quart_rate_limiter.store import MemoryStore
 
 from adnet.config import RateLimit as ConfiguredLimit
 
@@ -46,12 +49,42 @@ def settings_limit(setting: str) -> list[RateLimit]:
     return [SettingsRateLimit(setting)]
 
 
+class ExpiringMemoryStore(MemoryStore):
+    """quart-rate-limiter's in-memory store, less the keys whose limit has fully recovered.
+
+    The library's ``MemoryStore`` keeps an entry per client address and limit for ever, so a server's memory grew
+    with every new client address (the soak run measured about 1 MiB a minute at 100 requests/s from many
+    addresses). A key whose theoretical arrival time has passed means the same as no key (the limiter takes the
+    later of it and now), so at most every ``sweep_seconds`` a write drops all such keys.
+    """
+
+    def __init__(self, sweep_seconds: float = 60.0) -> None:
+        super().__init__()
+        self.sweep_seconds = sweep_seconds
+        self._next_sweep = time.monotonic() + sweep_seconds
+
+    async def set(self, key: str, tat: datetime) -> None:
+        await super().set(key, tat)
+        if time.monotonic() >= self._next_sweep:
+            self._next_sweep = time.monotonic() + self.sweep_seconds
+            now = datetime.now(UTC)  # the limiter's own clock
+            self._tats = {kept: until for kept, until in self._tats.items() if until > now}
+
+    def __len__(self) -> int:
+        return len(self._tats)
+
+
 class OwnLimitsFirst(RateLimiter):
     """The app's rate limiter: its default limits apply only to routes that declare no limit of their own.
 
     quart-rate-limiter adds the defaults to every route's own limits; a route that declares the same limit as the
-    default would then count each request twice against one key and get half its budget.
+    default would then count each request twice against one key and get half its budget. Its keys live in an
+    ``ExpiringMemoryStore`` unless a store is given.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("store", ExpiringMemoryStore())
+        super().__init__(*args, **kwargs)
 
     def _get_limits_for_view_function(self, view_func: Callable, blueprint: Blueprint | None) -> list[RateLimit]:
         limits = super()._get_limits_for_view_function(view_func, blueprint)
