@@ -22,7 +22,7 @@ atomic increment, so concurrent claims never share one and all of them stay rede
 
 Signing is on the hot path of every paid completion, so it does the EIP-712 arithmetic directly: the domain
 separator is computed once per (chain, vault), the struct hash is one keccak over fixed 32-byte words, and the
-signer's eth-keys key (coincurve backend) is built once per process. ``claim_typed_data`` stays the definition:
+signer's libsecp256k1 key (coincurve) is built once per process. ``claim_typed_data`` stays the definition:
 the tests check that both give the same digest and signature.
 """
 
@@ -35,8 +35,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+import coincurve
 from eth_account.signers.local import LocalAccount
-from eth_keys.datatypes import PrivateKey
 from eth_utils import keccak, to_checksum_address
 from tortoise import connections
 from tortoise.exceptions import IntegrityError
@@ -130,15 +130,16 @@ def domain_separator(chain_id: int, vault: str) -> bytes:
 
 
 def sign_claim_hash(signer: LocalAccount, digest: bytes) -> str:
-    """The 65-byte signature ``r ‖ s ‖ v`` (v 27 or 28, as eth-account and OpenZeppelin's ECDSA take it), hex."""
-    v, r, s = _signing_key(signer).sign_msg_hash(digest).vrs
-    return "0x" + (r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes((v + 27,))).hex()
+    """The 65-byte signature ``r ‖ s ‖ v`` (v 27 or 28, as eth-account and OpenZeppelin's ECDSA take it), hex.
+    libsecp256k1 signs deterministically (RFC 6979) with a low ``s``, as eth-account does."""
+    signature = _signing_key(signer).sign_recoverable(digest, hasher=None)
+    return "0x" + (signature[:64] + bytes((signature[64] + 27,))).hex()
 
 
 @lru_cache(maxsize=4)
-def _signing_key(signer: LocalAccount) -> PrivateKey:
-    # Building the key derives its public key (an EC multiplication): once per signer, not once per claim.
-    return PrivateKey(bytes(signer.key))
+def _signing_key(signer: LocalAccount) -> coincurve.PrivateKey:
+    # Building a key derives its public key (an EC multiplication), which eth-keys does again for every signature.
+    return coincurve.PrivateKey(bytes(signer.key))
 
 
 @lru_cache(maxsize=64)
