@@ -42,8 +42,18 @@ async def complete(data: CompleteRequest) -> tuple[Response, int]:
     run = runtime()
     result = await completion.complete_task(task_id=data.taskId, wallet=data.wallet, fingerprint=data.fingerprint,
                                             proof=data.proof, site_id=data.siteId, now=run.clock.now(),
-                                            chain=run.extras["chain"])
+                                            chain=run.extras["chain"], writer=completion.completion_writer(run))
     return jsonify(completion.completion_payload(result.completion, result.claim)), 201
+
+
+@blueprint.before_app_serving
+async def start_completion_writer() -> None:
+    completion.start_writer(runtime())
+
+
+@blueprint.after_app_serving
+async def stop_completion_writer() -> None:
+    await completion.stop_writer(runtime())
 
 
 @blueprint.get("/tasks/status")

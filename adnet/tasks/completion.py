@@ -8,7 +8,8 @@ The order is what makes it safe:
 3. the verifier checks the proof (reading the chain for ONCHAIN_EVENT; 503 with nothing written when it is down);
 4. one database transaction uses up what the proof consumed (a nonce, a visit), reserves the G$ reward with its
    signed claim (``adnet.rewards.reserve_and_claim``: the task's pool, else its campaign's budget, else points
-   only) and inserts the completion into the next free wallet slot and fingerprint slot.
+   only) and inserts the completion into the next free wallet slot and fingerprint slot. In the app that is a
+   savepoint in a transaction shared with the completions of the same few milliseconds (``CompletionWriter``).
 
 The slots are unique keys (``Completion``): the n-th completion of a wallet takes slot n and no slot exists at the
 limit, so any number of identical requests at once make exactly one completion; the losers' inserts fail and they
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tortoise import connections
 from tortoise.exceptions import IntegrityError
@@ -30,6 +31,7 @@ from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from adnet import ledger
+from adnet.batching import GroupCommitter
 from adnet.chain.client import ChainClient
 from adnet.claims import claim_payload
 from adnet.db import insert_row, placeholders
@@ -44,11 +46,16 @@ from adnet.tasks.verifiers import VERIFIERS, Attempt, Verified
 from adnet.tasks.verifiers.onchain_event import tx_already_used
 from adnet.wallets import InvalidWallet, normalize_wallet
 
+if TYPE_CHECKING:
+    from adnet.app import Runtime
+
 log = logging.getLogger(__name__)
 
 MAX_FINGERPRINT_LENGTH = 128
 # Tries at a free slot when concurrent completions of one wallet race for slots below a limit above one.
 MAX_SLOT_RACES = 5
+# Completions written in one transaction at most (each of them takes a few statements in it).
+WRITER_BATCH = 64
 STATUS_LIMIT = 200
 
 
@@ -71,8 +78,12 @@ class _Previous:
 
 
 async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: dict[str, Any],
-                        site_id: str | None = None, now: datetime, chain: ChainClient) -> CompletionResult:
+                        site_id: str | None = None, now: datetime, chain: ChainClient,
+                        writer: CompletionWriter | None = None) -> CompletionResult:
     """Record a verified completion of ``task_id`` by ``wallet`` on device ``fingerprint`` and pay its reward.
+
+    With a running ``writer`` (the app's) the completion's transaction is shared with the completions arriving at
+    the same time; without one it has its own.
 
     Raises ApiError: 400 (``invalid_wallet``, ``invalid_field``, ``invalid_proof`` naming the missing or extra
     proof keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), 404 (task, site, transaction), 409
@@ -98,7 +109,8 @@ async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: d
         raise
     for _ in range(MAX_SLOT_RACES):
         try:
-            result = await _record(task, wallet, fingerprint, site_id, verified, previous, now, chain)
+            result = await _record(_Pending(task, wallet, fingerprint, site_id, verified, tuple(previous), now, chain),
+                                   writer)
         except ApiError:
             await _refuse_repeat(task, wallet, fingerprint, await _previous(task, wallet, fingerprint))
             raise
@@ -162,25 +174,95 @@ async def viewer_completions(*, wallet: str | None, fingerprint: str | None,
     } for row in rows]
 
 
-async def _record(task: Task, wallet: str, fingerprint: str, site_id: str | None, verified: Verified,
-                  previous: Sequence[_Previous], now: datetime, chain: ChainClient) -> CompletionResult:
-    """One transaction: what the proof uses up, the reward and its claim, then the completion in its slots (with
-    its claim, so the row is written once). A slot taken meanwhile fails the insert and rolls back all of it."""
-    completion_id = new_id("tc")
+@dataclass(frozen=True)
+class _Pending:
+    """A verified completion waiting to be written."""
+
+    task: Task
+    wallet: str
+    fingerprint: str
+    site_id: str | None
+    verified: Verified
+    previous: tuple[_Previous, ...]
+    now: datetime
+    chain: ChainClient
+
+
+class CompletionWriter:
+    """Group commit for completions (``adnet.batching``): the completions of a few milliseconds share one database
+    transaction, each in its own savepoint, so they share its commit (a disk sync on SQLite, during which the
+    single connection does nothing else) while one that fails (a slot taken, a proof used up) leaves the others
+    alone. Every request is answered only after the transaction holding it committed."""
+
+    def __init__(self) -> None:
+        self.committer: GroupCommitter[_Pending, CompletionResult | ApiError | IntegrityError] = GroupCommitter(
+            self._commit, name="completions", max_size=WRITER_BATCH)
+
+    async def record(self, pending: _Pending) -> CompletionResult:
+        outcome = await self.committer.submit(pending)
+        if isinstance(outcome, ApiError | IntegrityError):
+            raise outcome
+        return outcome
+
+    @staticmethod
+    async def _commit(batch: list[_Pending]) -> list[CompletionResult | ApiError | IntegrityError]:
+        outcomes: list[CompletionResult | ApiError | IntegrityError] = []
+        async with in_transaction():
+            for pending in batch:
+                try:
+                    async with in_transaction():
+                        outcomes.append(await _write(pending))
+                except (ApiError, IntegrityError) as refused:
+                    outcomes.append(refused)
+        return outcomes
+
+
+def start_writer(runtime: Runtime) -> None:
+    """App start-up: start this process's completion writer (idempotent)."""
+    if "completions" not in runtime.extras:
+        writer = CompletionWriter()
+        writer.committer.start()
+        runtime.extras["completions"] = writer
+
+
+async def stop_writer(runtime: Runtime) -> None:
+    """App shutdown, before the database closes: write what is queued and stop the writer."""
+    writer: CompletionWriter | None = runtime.extras.pop("completions", None)
+    if writer is not None:
+        await writer.committer.stop()
+
+
+def completion_writer(runtime: Runtime) -> CompletionWriter | None:
+    """This process's completion writer, if it runs."""
+    return runtime.extras.get("completions")
+
+
+async def _record(pending: _Pending, writer: CompletionWriter | None) -> CompletionResult:
+    if writer is not None and writer.committer.running:
+        return await writer.record(pending)
     async with in_transaction():
-        if verified.consume is not None:
-            await verified.consume()
-        claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion_id, recipient=wallet,
-                                        amount=int(task.reward_gs), sources=reward_sources(task), now=now,
-                                        chain=chain)
-        completion = await insert_row(connections.get("default"), Completion, {
-            "id": completion_id, "task_id": task.id, "wallet": wallet, "fingerprint": fingerprint,
-            "wallet_slot": sum(item.wallet == wallet for item in previous),
-            "fingerprint_slot": sum(item.fingerprint == fingerprint for item in previous),
-            "site_id": site_id, "tx_hash": verified.tx_hash, "points": task.reward_points,
-            "gs_amount": claim.amount if claim is not None else Decimal(0),
-            "claim_id": claim.id if claim is not None else None, "created_at": now,
-        })
+        return await _write(pending)
+
+
+async def _write(pending: _Pending) -> CompletionResult:
+    """Inside a transaction: what the proof uses up, the reward and its claim, then the completion in its slots
+    (with its claim, so the row is written once). A slot taken meanwhile fails the insert (IntegrityError) and the
+    caller's transaction or savepoint drops all of it."""
+    task, wallet, fingerprint, verified = pending.task, pending.wallet, pending.fingerprint, pending.verified
+    completion_id = new_id("tc")
+    if verified.consume is not None:
+        await verified.consume()
+    claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion_id, recipient=wallet,
+                                    amount=int(task.reward_gs), sources=reward_sources(task), now=pending.now,
+                                    chain=pending.chain)
+    completion = await insert_row(connections.get("default"), Completion, {
+        "id": completion_id, "task_id": task.id, "wallet": wallet, "fingerprint": fingerprint,
+        "wallet_slot": sum(item.wallet == wallet for item in pending.previous),
+        "fingerprint_slot": sum(item.fingerprint == fingerprint for item in pending.previous),
+        "site_id": pending.site_id, "tx_hash": verified.tx_hash, "points": task.reward_points,
+        "gs_amount": claim.amount if claim is not None else Decimal(0),
+        "claim_id": claim.id if claim is not None else None, "created_at": pending.now,
+    })
     return CompletionResult(completion, claim)
 
 
