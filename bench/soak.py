@@ -199,7 +199,7 @@ def main() -> int:
     parser.add_argument("--rate", type=int, default=100, help=f"requests per second (max {MAX_RATE})")
     parser.add_argument("--warmup", type=float, default=60.0, help="seconds before the memory baseline is taken")
     parser.add_argument("--interval", type=float, default=5.0, help="seconds between memory samples")
-    parser.add_argument("--max-growth-mib", type=float, default=32.0,
+    parser.add_argument("--max-growth-mib", type=float, default=8.0,
                         help="how much the server's total RSS may grow after the warm-up")
     parser.add_argument("--database-url", help="the database to use (emptied by the caller); default: a fresh "
                                                "SQLite file in the data directory")

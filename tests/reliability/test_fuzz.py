@@ -6,8 +6,9 @@ For every request: no 5xx; every error is JSON in the SPEC shape (``error`` a sn
 sentence, ``field`` a string when present); and a rejected request (4xx) changed nothing: the row count of every
 table and every ledger balance are the same before and after it. ``adnet audit`` closes the module.
 
-Size: ``EXAMPLES`` requests per operation (reduced in CI, derandomized so a run is repeatable; random and larger
-under ``ADNET_RELIABILITY=full``).
+Size: ``EXAMPLES`` valid and ``EXAMPLES`` invalid requests per operation (reduced in CI, derandomized so a run is
+repeatable; random and larger under ``ADNET_RELIABILITY=full``). An operation with nothing schemathesis can make
+invalid gets valid requests only, and the test prints which.
 """
 
 from __future__ import annotations
