@@ -8,8 +8,8 @@ The order is what makes it safe:
 3. the verifier checks the proof (reading the chain for ONCHAIN_EVENT; 503 with nothing written when it is down);
 4. one database transaction uses up what the proof consumed (a nonce, a visit), reserves the G$ reward with its
    signed claim (``adnet.rewards.reserve_and_claim``: the task's pool, else its campaign's budget, else points
-   only) and inserts the completion into the next free wallet slot and fingerprint slot. In the app that is a
-   savepoint in a transaction shared with the completions of the same few milliseconds (``CompletionWriter``).
+   only) and inserts the completion into the next free wallet slot and fingerprint slot. In the app that
+   transaction is shared with the completions of the same few milliseconds (``CompletionWriter``).
 
 The slots are unique keys (``Completion``): the n-th completion of a wallet takes slot n and no slot exists at the
 limit, so any number of identical requests at once make exactly one completion; the losers' inserts fail and they
@@ -189,41 +189,42 @@ class _Pending:
 
 
 class CompletionWriter:
-    """Group commit for completions (``adnet.batching``): the completions of a few milliseconds share one database
-    transaction, so they share its commit (a disk sync on SQLite, during which the single connection does nothing
-    else); when one of them is refused (a slot taken, a proof used up) the batch is written again with each
-    completion in its own savepoint, so the refusal leaves the others whole. Every request is answered only after
-    the transaction holding it committed."""
+    """Group commit for completions (``adnet.batching``): the completions of a few milliseconds are written in one
+    database transaction and share its commit (a disk sync on SQLite, during which the single connection does
+    nothing else). When one of them is refused (a slot taken, a proof used up) or the shared transaction fails
+    (a PostgreSQL deadlock between workers' batches), the batch is written again one completion per transaction,
+    exactly as without the writer, so a refusal leaves the others whole. Every request is answered only after the
+    transaction holding it committed."""
 
     def __init__(self) -> None:
-        self.committer: GroupCommitter[_Pending, CompletionResult | ApiError | IntegrityError] = GroupCommitter(
+        self.committer: GroupCommitter[_Pending, CompletionResult | Exception] = GroupCommitter(
             self._commit, name="completions", max_size=WRITER_BATCH)
 
     async def record(self, pending: _Pending) -> CompletionResult:
         outcome = await self.committer.submit(pending)
-        if isinstance(outcome, ApiError | IntegrityError):
+        if isinstance(outcome, Exception):
             raise outcome
         return outcome
 
     @staticmethod
-    async def _commit(batch: list[_Pending]) -> list[CompletionResult | ApiError | IntegrityError]:
-        # Nearly always every completion of a batch goes through: write them without savepoints (two statements
-        # less each), and only when one is refused write the batch again with a savepoint around each.
+    async def _commit(batch: list[_Pending]) -> list[CompletionResult | Exception]:
         try:
             async with in_transaction():
                 return [await _write(pending) for pending in batch]
-        except (ApiError, IntegrityError) as refused:
+        except Exception as failed:  # handed to its request (alone) or retried one by one (in a batch)
             if len(batch) == 1:
-                return [refused]
-        outcomes: list[CompletionResult | ApiError | IntegrityError] = []
+                return [failed]
+            if not isinstance(failed, ApiError | IntegrityError):
+                log.warning("completion batch failed, writing one by one size=%d error=%r", len(batch), failed)
+        return [await _alone(pending) for pending in batch]
+
+
+async def _alone(pending: _Pending) -> CompletionResult | Exception:
+    try:
         async with in_transaction():
-            for pending in batch:
-                try:
-                    async with in_transaction():
-                        outcomes.append(await _write(pending))
-                except (ApiError, IntegrityError) as refused:
-                    outcomes.append(refused)
-        return outcomes
+            return await _write(pending)
+    except Exception as failed:  # this completion's own outcome, raised in its request
+        return failed
 
 
 def start_writer(runtime: Runtime) -> None:

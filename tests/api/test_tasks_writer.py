@@ -35,8 +35,8 @@ async def test_sixty_different_completions_at_once_are_each_paid_once(client):
 
 
 async def test_a_refused_completion_in_a_shared_transaction_leaves_the_others_whole(client):
-    """Twenty repeats of one completion among twenty different ones, all at once: the repeats' failed inserts are
-    undone on their own (their savepoints), so exactly twenty-one completions, claims and debits remain."""
+    """Twenty repeats of one completion among twenty different ones, all at once: a batch holding a refused repeat
+    is written again one completion per transaction, so exactly twenty-one completions, claims and debits remain."""
     task = await make_task(kind=TaskKind.QUIZ, config=QUIZ, pool=40 * G)
     before = await ledger.balance(ledger.task_pool(task.id))
     repeated = wallet_address()
