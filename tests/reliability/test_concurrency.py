@@ -11,6 +11,8 @@ import asyncio
 import os
 from decimal import Decimal
 
+import pytest
+
 from adnet import ledger
 from adnet.models import Campaign, Claim, Completion, Task, TaskKind, TrackingEvent, Withdrawal
 from tests.auth_helpers import sign
@@ -125,16 +127,15 @@ async def test_distinct_impressions_at_once_are_each_billed_exactly(adnet_server
     assert_moved(before.balances, after.balances, expected)
 
 
-async def test_identical_completions_complete_once_and_reserve_the_reward_once(adnet_server: AdnetServer):
-    wallet = account(5)
+@pytest.mark.parametrize(("kind", "wallet_index"), [(TaskKind.SIGN_MESSAGE, 5), (TaskKind.QUIZ, 6)])
+async def test_identical_completions_complete_once_and_reserve_the_reward_once(adnet_server: AdnetServer,
+                                                                             kind: TaskKind, wallet_index: int):
+    wallet = account(wallet_index)
     async with http_client(adnet_server) as client, books(adnet_server):
-        task = await Task.get(kind=TaskKind.SIGN_MESSAGE, id__in=adnet_server.demo["taskIds"]["SIGN_MESSAGE"])
-        issued = await client.get(f"/api/tasks/{task.id}/message", params={"wallet": wallet.address})
-        assert issued.status_code == 200, issued.text
-        message = issued.json()["message"]
+        task = await Task.get(kind=kind, id__in=adnet_server.demo["taskIds"][kind.value])
         before = await snapshot()
-        body = {"taskId": task.id, "wallet": wallet.address, "fingerprint": "fp-completion",
-                "proof": {"message": message, "signature": sign(wallet, message)}}
+        body = {"taskId": task.id, "wallet": wallet.address, "fingerprint": f"fp-completion-{kind.value}",
+                "proof": await proof_of(client, task, wallet)}
         responses = await fire(client.post("/api/tasks/complete", json=body,
                                            headers=browser_headers(f"127.5.0.{n % 250 + 1}")) for n in range(N))
         after = await snapshot()
@@ -188,6 +189,16 @@ async def test_concurrent_withdrawals_never_overdraw(adnet_server: AdnetServer):
     assert withdrawals == after.rows["withdrawal"] and after.rows["withdrawal"] - before.rows["withdrawal"] == succeeded
     assert_moved(before.balances, after.balances, {ledger.site(site): -succeeded * amount,
                                                    ledger.outstanding_claims("G$"): succeeded * amount})
+
+
+async def proof_of(client, task: Task, wallet) -> dict:
+    """A right proof of the demo's task: the quiz's answer, or the issued message signed by the wallet."""
+    if task.kind == TaskKind.QUIZ:
+        return {"answer": "G$"}
+    issued = await client.get(f"/api/tasks/{task.id}/message", params={"wallet": wallet.address})
+    assert issued.status_code == 200, issued.text
+    message = issued.json()["message"]
+    return {"message": message, "signature": sign(wallet, message)}
 
 
 def test_the_books_pass_the_audit(adnet_server: AdnetServer):
