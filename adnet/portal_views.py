@@ -28,7 +28,7 @@ from adnet.ids import has_prefix
 from adnet.models import Deposit, DepositStatus, Exchange, Withdrawal, WithdrawalStatus
 from adnet.wallets import InvalidWallet, normalize_wallet
 
-SIGN_IN_STATEMENT = "Sign in to the adnet publisher portal."
+SIGN_IN_STATEMENT = "Sign in to the adnet portal."
 RECENT_ITEMS = 10
 MAX_SITE_NAME = 120  # Site.name's column
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")

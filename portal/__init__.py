@@ -1,4 +1,5 @@
-"""The publisher portal: server-rendered pages under /portal, and the site's front page."""
+"""The portal: server-rendered pages under /portal for publishers, advertisers and operators, and the site's front
+page."""
 
 from quart import Blueprint
 

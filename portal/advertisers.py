@@ -1,6 +1,6 @@
 """The advertiser's side of the portal under /portal/advertise: the account and its money, campaigns with their
 creatives, tasks and units, their lifecycle, and their reports. The rules are ``adnet.advertisers``,
-``adnet.campaigns``, ``adnet.units`` and ``adnet.campaign_reports``; the session is the publisher portal's.
+``adnet.campaigns``, ``adnet.units`` and ``adnet.campaign_reports``; the session is the same as on the publisher pages.
 
 Money moves as on a site's page. A deposit is the approve and deposit transactions ``advertisers.prepare_deposit``
 builds, sent by the wallet through ``static/portal.js`` (the top-up flow), then polled until

@@ -25,6 +25,7 @@ async def test_a_wallet_signs_in_with_the_portals_message_and_lands_on_the_dashb
     page = await client.get("/portal/signin?next=/portal/sites")
     html = await page.get_data(as_text=True)
     assert f'data-chain-id="{chain.chain_id}"' in html
+    assert "<h1>adnet portal</h1>" in html  # one sign-in for publishers, advertisers and operators
     assert "adnet_presession" in page.headers["Set-Cookie"]
     answer = await client.post("/portal/signin/message", form={"address": account.address,
                                                                "csrf_token": csrf_of(html)})
@@ -32,6 +33,7 @@ async def test_a_wallet_signs_in_with_the_portals_message_and_lands_on_the_dashb
     assert message.startswith("http://adnet.test wants you to sign in with your Ethereum account:\n"
                               f"{account.address}\n")
     assert f"Chain ID: {chain.chain_id}" in message and "URI: http://adnet.test/portal" in message
+    assert "\n\nSign in to the adnet portal.\n\n" in message
 
     signed = await client.post("/portal/signin", form={"message": message, "signature": sign(account, message),
                                                        "csrf_token": csrf_of(html), "next": "/portal/sites"})
