@@ -62,10 +62,19 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = "G$", titl
             f'<rect class="chart-bar" x="{x:.1f}" y="{TOP + plot_height - height:.1f}" width="{slot * 0.7:.1f}" '
             f'height="{height:.1f}"><title>{escape(day.isoformat())}: {escape(to_decimal_string(amount))} '
             f'{escape(symbol)}</title></rect>')
-    label_indexes = sorted({0, len(days) // 2, len(days) - 1}) if days else []
-    for index in label_indexes:
-        x = LEFT + index * slot + slot / 2
-        parts.append(f'<text class="chart-label" x="{x:.1f}" y="{HEIGHT - 8}" text-anchor="middle">'
+    for index, x, anchor in _day_labels(len(days), slot):
+        parts.append(f'<text class="chart-label" x="{x:.1f}" y="{HEIGHT - 8}" text-anchor="{anchor}">'
                      f'{escape(days[index][0].strftime("%b %d"))}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704 - every interpolated text above is escaped
+
+
+def _day_labels(count: int, slot: float) -> list[tuple[int, float, str]]:
+    """Where the first, middle and last days are named: the first starts at its bar's left edge and the last ends
+    at its bar's right edge, so neither runs off the chart; the middle one is centred under its bar."""
+    if count == 0:
+        return []
+    labels = {count // 2: (LEFT + (count // 2) * slot + slot / 2, "middle")}
+    labels[0] = (LEFT + slot * 0.15, "start")
+    labels[count - 1] = (LEFT + (count - 1) * slot + slot * 0.85, "end")
+    return [(index, x, anchor) for index, (x, anchor) in sorted(labels.items())]
