@@ -40,8 +40,8 @@ from adnet.ids import has_prefix, new_id
 from adnet.models import Claim, ClaimPurpose, Completion, Task
 from adnet.money import to_number
 from adnet.rewards import reserve_and_claim
-from adnet.tasks.config import PROOF_KEYS, parse_config
-from adnet.tasks.lookup import live_task
+from adnet.tasks.config import PROOF_KEYS
+from adnet.tasks.lookup import live_task_and_config
 from adnet.tasks.verifiers import VERIFIERS, Attempt, Verified
 from adnet.tasks.verifiers.onchain_event import tx_already_used
 from adnet.wallets import InvalidWallet, normalize_wallet
@@ -93,11 +93,11 @@ async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: d
     _check_fingerprint(fingerprint)
     if site_id is not None and not (has_prefix(site_id, "site") and await _site_exists(site_id)):
         raise not_found("site")
-    task = await live_task(task_id, now)
+    task, config = await live_task_and_config(task_id, now)
     _check_proof_keys(task, proof)
     previous = await _previous(task, wallet, fingerprint)
     await _refuse_repeat(task, wallet, fingerprint, previous)
-    attempt = Attempt(task=task, config=parse_config(task.kind, task.config), wallet=wallet, fingerprint=fingerprint,
+    attempt = Attempt(task=task, config=config, wallet=wallet, fingerprint=fingerprint,
                       proof=proof, now=now, chain=chain)
     try:
         verified = await VERIFIERS[task.kind].verify(attempt)

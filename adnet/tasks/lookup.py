@@ -3,7 +3,8 @@ campaign's.
 
 Every completion, visit and message starts here, so the task and its campaign's window are read with one plain
 statement: through the ORM (query building, the whole campaign row) this read cost more than the rest of a
-completion's reads together.
+completion's reads together. The row is read every time, so a task or campaign switched off or ended is seen at
+once; what is made of it (the Task, its dates, its parsed config) is kept per task while the row read is the same.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
+from typing import Any
 
 from tortoise import connections
 
@@ -18,8 +21,11 @@ from adnet.db import loaded, placeholders
 from adnet.errors import bad_request, conflict, not_found
 from adnet.ids import has_prefix
 from adnet.models import Campaign, CampaignStatus, Task, TaskKind
+from adnet.tasks.config import parse_config
 
 CTA_KINDS = frozenset({TaskKind.VISIT_URL, TaskKind.SIGN_MESSAGE, TaskKind.ONCHAIN_EVENT, TaskKind.QUIZ})
+# Tasks whose row is kept made up at once, at most (the oldest go first).
+MAX_CACHED_TASKS = 1024
 
 
 async def live_task(task_id: str, now: datetime, *, kinds: Collection[TaskKind] = CTA_KINDS) -> Task:
@@ -28,10 +34,17 @@ async def live_task(task_id: str, now: datetime, *, kinds: Collection[TaskKind] 
     Raises ApiError: 404 for an unknown task, 400 ``invalid_field`` for a task of another kind (a poll is answered
     at /api/interactions), 409 ``task_inactive`` (switched off, or its campaign is not running), ``task_not_started``
     or ``task_ended``."""
+    return (await live_task_and_config(task_id, now, kinds=kinds))[0]
+
+
+async def live_task_and_config(task_id: str, now: datetime, *,
+                               kinds: Collection[TaskKind] = CTA_KINDS) -> tuple[Task, Any]:
+    """``live_task`` with the task's parsed config (``adnet.tasks.config.parse_config``). The Task is shared by
+    the requests that read the same row: read it, never change it."""
     found = await _task_and_campaign(task_id) if has_prefix(task_id, "task") else None
     if found is None:
         raise not_found("task")
-    task, campaign = found
+    task, campaign = found.task, found.campaign
     if task.kind not in kinds:
         raise bad_request("invalid_field", f"This is a {task.kind.value} task, which is not done here.",
                           field="taskId")
@@ -41,7 +54,7 @@ async def live_task(task_id: str, now: datetime, *, kinds: Collection[TaskKind] 
         raise conflict("task_not_started", "This task has not started yet.")
     if _ended(task.ends_at, now) or (campaign is not None and _ended(campaign.ends_at, now)):
         raise conflict("task_ended", "This task has ended.")
-    return task
+    return task, found.config
 
 
 @dataclass(frozen=True)
@@ -51,9 +64,30 @@ class _CampaignWindow:
     ends_at: datetime | None
 
 
-async def _task_and_campaign(task_id: str) -> tuple[Task, _CampaignWindow | None] | None:
+class _Found:
+    """A task row with its campaign's window, as read at once, made up into what the callers use."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.task = loaded(Task, row)
+        self.campaign: _CampaignWindow | None = None
+        if row["campaign_status"] is not None:
+            field = Campaign._meta.fields_map
+            self.campaign = _CampaignWindow(status=CampaignStatus(row["campaign_status"]),
+                                            starts_at=field["starts_at"].to_python_value(row["campaign_starts_at"]),
+                                            ends_at=field["ends_at"].to_python_value(row["campaign_ends_at"]))
+
+    @cached_property
+    def config(self) -> Any:
+        return parse_config(self.task.kind, self.task.config)
+
+
+# task id -> (the row's values as read, what was made of them)
+_made: dict[str, tuple[tuple[Any, ...], _Found]] = {}
+
+
+async def _task_and_campaign(task_id: str) -> _Found | None:
     """The task row, turned into a Task the way the ORM turns its own reads, with the status and dates of its
-    campaign, in one plain statement."""
+    campaign, in one plain statement; made up again only when the row read differs from the last one."""
     connection = connections.get("default")
     sql = ("SELECT task.*, campaign.status AS campaign_status, campaign.starts_at AS campaign_starts_at, "  # noqa: S608
            "campaign.ends_at AS campaign_ends_at FROM task LEFT JOIN campaign ON campaign.id = task.campaign_id "
@@ -61,13 +95,15 @@ async def _task_and_campaign(task_id: str) -> tuple[Task, _CampaignWindow | None
     rows = await connection.execute_query_dict(sql, [task_id])
     if not rows:
         return None
-    row = rows[0]
-    if row["campaign_status"] is None:
-        return loaded(Task, row), None
-    field = Campaign._meta.fields_map
-    return loaded(Task, row), _CampaignWindow(status=CampaignStatus(row["campaign_status"]),
-                                              starts_at=field["starts_at"].to_python_value(row["campaign_starts_at"]),
-                                              ends_at=field["ends_at"].to_python_value(row["campaign_ends_at"]))
+    values = tuple(rows[0].values())
+    cached = _made.get(task_id)
+    if cached is not None and cached[0] == values:
+        return cached[1]
+    found = _Found(rows[0])
+    if len(_made) >= MAX_CACHED_TASKS:
+        del _made[next(iter(_made))]
+    _made[task_id] = (values, found)
+    return found
 
 
 def _ended(ends_at: datetime | None, now: datetime) -> bool:

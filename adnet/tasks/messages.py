@@ -17,8 +17,7 @@ from eth_utils import to_checksum_address
 
 from adnet.errors import bad_request
 from adnet.models import TaskKind, TaskMessageNonce
-from adnet.tasks.config import SignMessageConfig, parse_config
-from adnet.tasks.lookup import live_task
+from adnet.tasks.lookup import live_task_and_config
 from adnet.wallets import InvalidWallet, normalize_wallet
 
 log = logging.getLogger(__name__)
@@ -52,8 +51,7 @@ async def issue_message(task_id: str, wallet: str | None, *, now: datetime, rng:
         wallet = normalize_wallet(wallet)
     except InvalidWallet as exc:
         raise bad_request("invalid_wallet", str(exc), field="wallet") from None
-    task = await live_task(task_id, now, kinds={TaskKind.SIGN_MESSAGE})
-    config: SignMessageConfig = parse_config(task.kind, task.config)
+    task, config = await live_task_and_config(task_id, now, kinds={TaskKind.SIGN_MESSAGE})
     nonce = "".join(rng.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
     expires_at = now + NONCE_LIFETIME
     await TaskMessageNonce.create(nonce=nonce, task_id=task.id, wallet=wallet, created_at=now, expires_at=expires_at)

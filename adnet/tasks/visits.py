@@ -12,8 +12,7 @@ from datetime import datetime
 
 from adnet.errors import bad_request
 from adnet.models import TaskKind, TaskVisit
-from adnet.tasks.config import VisitUrlConfig, parse_config
-from adnet.tasks.lookup import live_task
+from adnet.tasks.lookup import live_task_and_config
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +27,7 @@ async def start_visit(task_id: str, fingerprint: str | None, now: datetime) -> s
     if len(fingerprint) > MAX_FINGERPRINT_LENGTH:
         raise bad_request("invalid_field", f"fingerprint: at most {MAX_FINGERPRINT_LENGTH} characters",
                           field="fingerprint")
-    task = await live_task(task_id, now, kinds={TaskKind.VISIT_URL})
-    config: VisitUrlConfig = parse_config(task.kind, task.config)
+    task, config = await live_task_and_config(task_id, now, kinds={TaskKind.VISIT_URL})
     await TaskVisit.bulk_create([TaskVisit(task_id=task.id, fingerprint=fingerprint, started_at=now)],
                                 ignore_conflicts=True)
     log.info("task visit task=%s", task.id)
