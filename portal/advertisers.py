@@ -21,8 +21,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from quart import Response, flash, render_template, request
-from quart_rate_limiter import rate_limit
-from quart_schema import hide
 
 from adnet import advertisers, auth, campaign_reports, campaigns, ledger, payouts, portal_views, units
 from adnet.app import runtime
@@ -30,12 +28,9 @@ from adnet.charts import earnings_chart
 from adnet.errors import ApiError, bad_request
 from adnet.models import Advertiser, MediaType, TaskKind
 from adnet.money import to_decimal_string
-from adnet.ratelimit import settings_limit
 from portal import blueprint
-from portal.csrf import require_csrf
-from portal.pages import form_error, page, require_portal_session, see_other, wants_fragment
+from portal.pages import account_form, account_page, form_error, page, see_other, wants_fragment
 
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 HOME = "/portal/advertise"
 # A <input type="datetime-local"> value, which has no zone: the portal's times are UTC.
@@ -148,19 +143,14 @@ async def _home_refused(form_name: str, error: ApiError, values: dict[str, str])
 
 
 @blueprint.get(HOME)
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def advertise_home() -> tuple[str, int]:
     """The signed-in wallet's advertiser account: its G$ and its campaigns."""
     return await page("portal/advertise/home.html", "portal/advertise/home.html", **await home_context())
 
 
 @blueprint.post(f"{HOME}/register")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_register() -> Response:
     """Open the wallet's advertiser account (once; a second time changes nothing)."""
     await advertisers.register(_wallet(), (await request.form).get("name", ""), runtime().clock.now())
@@ -168,9 +158,7 @@ async def advertise_register() -> Response:
 
 
 @blueprint.get(f"{HOME}/balance")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def advertise_balance() -> str:
     """The balance partial (what it reloads after every money movement)."""
     advertiser = await advertisers.advertiser_of(_wallet())
@@ -179,10 +167,7 @@ async def advertise_balance() -> str:
 
 
 @blueprint.post(f"{HOME}/deposit/prepare")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_deposit_prepare() -> Response:
     """The approve and deposit transactions the wallet sends to deposit ``amount`` G$ into the vault."""
     values = {"amount": (await request.form).get("amount", "")}
@@ -198,10 +183,7 @@ async def advertise_deposit_prepare() -> Response:
 
 
 @blueprint.post(f"{HOME}/deposit")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_deposit() -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until it is credited."""
@@ -225,10 +207,7 @@ async def advertise_deposit() -> Response:
 
 
 @blueprint.post(f"{HOME}/withdraw")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_withdraw() -> Response:
     """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem."""
     run = runtime()
@@ -255,9 +234,7 @@ async def advertise_withdraw() -> Response:
 
 
 @blueprint.get(f"{HOME}/withdrawals/<withdrawal_id>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def advertise_withdrawal(withdrawal_id: str) -> Response:
     """One of the advertiser's withdrawals as the chain has it (``tx``: the redeem the wallet reported)."""
     advertiser = await advertisers.advertiser_of(_wallet())
@@ -272,9 +249,7 @@ async def advertise_withdrawal(withdrawal_id: str) -> Response:
 # Campaigns -------------------------------------------------------------------------------------------------------
 
 @blueprint.get(f"{HOME}/campaigns/new")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def advertise_new_campaign() -> tuple[str, int]:
     """The form that creates a draft campaign."""
     await advertisers.advertiser_of(_wallet())
@@ -282,10 +257,7 @@ async def advertise_new_campaign() -> tuple[str, int]:
 
 
 @blueprint.post(f"{HOME}/campaigns")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_create_campaign() -> Response:
     """Create a draft campaign and go to its page, where creatives, tasks and funding follow."""
     form = await request.form
@@ -341,9 +313,7 @@ async def _campaign_refused(campaign_id: str, form_name: str, error: ApiError, v
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def advertise_campaign(campaign_id: str) -> tuple[str, int]:
     """One of the wallet's campaigns: 404 for no such campaign, 403 for another wallet's."""
     return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html",
@@ -351,10 +321,7 @@ async def advertise_campaign(campaign_id: str) -> tuple[str, int]:
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_edit_campaign(campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     form = await request.form
@@ -366,10 +333,7 @@ async def advertise_edit_campaign(campaign_id: str) -> Response:
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_campaign_action(campaign_id: str, action: str) -> Response:
     """Move the campaign: submit for review, pause, resume or end."""
     try:
@@ -380,10 +344,7 @@ async def advertise_campaign_action(campaign_id: str, action: str) -> Response:
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/allocate")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_allocate(campaign_id: str) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
     form = await request.form
@@ -397,10 +358,7 @@ async def advertise_allocate(campaign_id: str) -> Response:
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/creatives")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_add_creative(campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
     form = await request.form
@@ -412,10 +370,7 @@ async def advertise_add_creative(campaign_id: str) -> Response:
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_edit_creative(creative_id: str) -> Response:
     """Change a creative: it goes back to review while the campaign's other creatives keep serving."""
     form = await request.form
@@ -429,10 +384,7 @@ async def advertise_edit_creative(creative_id: str) -> Response:
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_add_task(campaign_id: str) -> Response:
     """Add a CTA task or a unit with its config and rewards (while the campaign is a draft or rejected)."""
     form = await request.form
@@ -444,10 +396,7 @@ async def advertise_add_task(campaign_id: str) -> Response:
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def advertise_task_money(task_id: str, action: str) -> Response:
     """``allocate``: move ``amount`` G$ into the task's pool; ``end``: switch the task off and return its pool."""
     form = await request.form
@@ -469,9 +418,7 @@ async def advertise_task_money(task_id: str, action: str) -> Response:
 # Reports ---------------------------------------------------------------------------------------------------------
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def advertise_report(campaign_id: str) -> tuple[str, int]:
     """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
@@ -489,9 +436,7 @@ async def advertise_report(campaign_id: str) -> tuple[str, int]:
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def advertise_report_csv(campaign_id: str) -> Response:
     """The same report as CSV, one row per day and a total row."""
     start, end = campaign_reports.period(request.args.get("from") or None, request.args.get("to") or None,

@@ -20,7 +20,7 @@ from adnet.portal_views import sign_in_message
 from adnet.ratelimit import settings_limit
 from portal import blueprint
 from portal.csrf import ensure_presession, require_csrf, start_presession
-from portal.pages import require_portal_session, safe_next, see_other
+from portal.pages import account_form, safe_next, see_other
 
 AUTH_LIMIT = settings_limit("rate_limit_auth")
 
@@ -87,10 +87,7 @@ async def signin() -> Response:
 
 
 @blueprint.post("/portal/signout")
-@rate_limit(limits=settings_limit("rate_limit_account"))
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def signout() -> Response:
     """End the session on the server, clear the cookie, and go back to the sign-in page."""
     await auth.end_session(auth.current_session(), runtime().clock.now())

@@ -11,20 +11,15 @@ it. Every change answers ``HX-Trigger: balance-changed``, which makes the balanc
 from __future__ import annotations
 
 from quart import Response, flash, render_template, request
-from quart_rate_limiter import rate_limit
-from quart_schema import hide
 
 from adnet import auth, payouts, portal_views, publishers
 from adnet.app import runtime
 from adnet.errors import ApiError
 from adnet.money import to_decimal_string
-from adnet.ratelimit import settings_limit
 from portal import blueprint
-from portal.csrf import require_csrf
-from portal.pages import form_error, require_portal_session, see_other, wants_fragment
+from portal.pages import account_form, account_page, form_error, see_other, wants_fragment
 from portal.sites import site_context
 
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 
 
@@ -36,9 +31,7 @@ async def _refused(site_id: str, form_name: str, error: ApiError, values: dict[s
 
 
 @blueprint.get("/portal/sites/<site_id>/balance")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def balance(site_id: str) -> str:
     """The balance partial of a site of the signed-in wallet (what it reloads after every money movement)."""
     money = await publishers.site_balance(auth.current_session().wallet, site_id)
@@ -46,10 +39,7 @@ async def balance(site_id: str) -> str:
 
 
 @blueprint.post("/portal/sites/<site_id>/topup/prepare")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def topup_prepare(site_id: str) -> Response:
     """The approve and deposit transactions the wallet sends to top the site up with ``amount`` G$."""
     values = {"amount": (await request.form).get("amount", "")}
@@ -67,10 +57,7 @@ async def topup_prepare(site_id: str) -> Response:
 
 
 @blueprint.post("/portal/sites/<site_id>/topup")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def topup(site_id: str) -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until the deposit is credited."""
@@ -92,10 +79,7 @@ async def topup(site_id: str) -> Response:
 
 
 @blueprint.post("/portal/sites/<site_id>/withdraw")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def withdraw(site_id: str) -> Response:
     """Debit ``amount`` of ``token`` now and show the claim for the wallet to redeem on the vault."""
     run = runtime()
@@ -123,9 +107,7 @@ async def withdraw(site_id: str) -> Response:
 
 
 @blueprint.get("/portal/sites/<site_id>/withdrawals/<withdrawal_id>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
     """A withdrawal's status as the chain has it (redeemed or released only by the watcher); ``tx`` is the redeem
     transaction the wallet reported, shown as sent or mined."""
@@ -138,10 +120,7 @@ async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
 
 
 @blueprint.post("/portal/sites/<site_id>/exchange/preview")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def exchange_preview(site_id: str) -> str:
     """What the exchange form would give at the vault's current rate, before it is confirmed."""
     await publishers.owned_site(auth.current_session().wallet, site_id)
@@ -157,10 +136,7 @@ async def exchange_preview(site_id: str) -> str:
 
 
 @blueprint.post("/portal/sites/<site_id>/exchange")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def exchange(site_id: str) -> Response:
     """Convert ``amount`` of the ``from`` token into the other at the vault's rate, as ``payouts.exchange``
     books it."""

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart_rate_limiter import rate_limit
-from quart_schema import hide
-
 from adnet import auth, reports
 from adnet.app import runtime
 from adnet.charts import earnings_chart
-from adnet.ratelimit import settings_limit
 from portal import blueprint
-from portal.pages import page, require_portal_session
+from portal.pages import account_page, page
 
 
 async def dashboard_context() -> dict[str, Any]:
@@ -25,9 +21,7 @@ async def dashboard_context() -> dict[str, Any]:
 
 
 @blueprint.get("/portal")
-@rate_limit(limits=settings_limit("rate_limit_account"))
-@hide
-@require_portal_session
+@account_page
 async def dashboard() -> tuple[str, int]:
     """The signed-in wallet's dashboard."""
     return await page("portal/dashboard.html", "portal/dashboard.html", **await dashboard_context())

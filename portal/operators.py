@@ -11,20 +11,15 @@ from datetime import datetime
 from typing import Any
 
 from quart import Response, flash, g, render_template, request
-from quart_rate_limiter import rate_limit
-from quart_schema import hide
 
 from adnet import auth, operators
 from adnet.app import runtime
 from adnet.charts import earnings_chart
 from adnet.errors import ApiError
 from adnet.money import to_decimal_string
-from adnet.ratelimit import settings_limit
 from portal import blueprint
-from portal.csrf import require_csrf
-from portal.pages import form_error, page, require_portal_session, see_other, wants_fragment
+from portal.pages import account_form, account_page, form_error, page, see_other, wants_fragment
 
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 HOME = "/portal/operator"
 Decision = Callable[[str, str, str, datetime], Awaitable[Any]]
 # (what, decision) → the domain step, called with the operator, the item's id, the reason and the time.
@@ -67,9 +62,7 @@ async def operator_page_context(**extra: Any) -> dict[str, Any]:
 
 
 @blueprint.get(HOME)
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def operator_home() -> tuple[str, int]:
     """The operators' page (403 ``not_operator`` for any other wallet)."""
     _operator()
@@ -77,10 +70,7 @@ async def operator_home() -> tuple[str, int]:
 
 
 @blueprint.post(f"{HOME}/<any(campaigns, creatives):kind>/<item_id>/<any(approve, reject):decision>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
     """Approve a campaign in review (with its creatives) or a creative waiting alone, or reject it with a
     ``reason`` the advertiser sees; the queue is shown again."""
@@ -102,10 +92,7 @@ async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
 
 
 @blueprint.post(f"{HOME}/rate")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def operator_rate() -> Response:
     """A new protocol rate: the unsigned ``setRate`` transaction for the vault's owner, or, with ``send`` on the
     development chain, the rate set now."""

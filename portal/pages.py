@@ -14,12 +14,16 @@ from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 from quart import Response, g, redirect, render_template, request
+from quart_rate_limiter import rate_limit
+from quart_schema import hide
 
 from adnet import auth
 from adnet.app import runtime
 from adnet.errors import ApiError
 from adnet.money import to_decimal_string
+from adnet.ratelimit import settings_limit
 from portal import blueprint
+from portal.csrf import require_csrf
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 SIGN_IN_PATH = "/portal/signin"
@@ -76,6 +80,18 @@ def require_portal_session(handler: F) -> F:
         return await handler(*args, **kwargs)
 
     return cast(F, guarded)
+
+
+def account_page(handler: F) -> F:
+    """Route decorator for a signed-in page: the account rate limit, a session (``require_portal_session``), and
+    out of the OpenAPI document, which describes the JSON API only."""
+    return cast(F, rate_limit(limits=settings_limit("rate_limit_account"))(hide(require_portal_session(handler))))
+
+
+def account_form(handler: F) -> F:
+    """Route decorator for a signed-in form POST: ``account_page`` and the CSRF token of the browser that loaded
+    the form (``require_csrf``)."""
+    return account_page(require_csrf(handler))
 
 
 @blueprint.errorhandler(ApiError)

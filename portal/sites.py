@@ -6,21 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Response, render_template, request
-from quart_rate_limiter import rate_limit
-from quart_schema import hide
 
 from adnet import auth, portal_views, publishers, reports
 from adnet.app import runtime
 from adnet.errors import ApiError
 from adnet.models import Site
 from adnet.publishers import Figures
-from adnet.ratelimit import settings_limit
 from portal import blueprint
-from portal.csrf import require_csrf
 from portal.dashboard import dashboard_context
-from portal.pages import form_error, page, require_portal_session, see_other, wants_fragment
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+from portal.pages import account_form, account_page, form_error, page, see_other, wants_fragment
 
 
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
@@ -42,10 +36,7 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
 
 
 @blueprint.post("/portal/sites")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def register_site() -> Response:
     """Register a domain for the signed-in wallet: the new row joins the dashboard's table (htmx) or the browser
     goes to the new site's page (303); a refusal is shown beside the field."""
@@ -71,10 +62,7 @@ async def register_site() -> Response:
 
 
 @blueprint.post("/portal/sites/check")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
-@require_csrf
+@account_form
 async def check_domain() -> str:
     """Inline validation while typing: the canonical domain that would be registered, or why it cannot be."""
     text = (await request.form).get("domain", "")
@@ -85,9 +73,7 @@ async def check_domain() -> str:
 
 
 @blueprint.get("/portal/sites/<site_id>")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def site_page(site_id: str) -> tuple[str, int]:
     """A site of the signed-in wallet: 404 for no such site, 403 for another wallet's."""
     site = await publishers.owned_site(auth.current_session().wallet, site_id)
@@ -95,9 +81,7 @@ async def site_page(site_id: str) -> tuple[str, int]:
 
 
 @blueprint.get("/portal/sites/<site_id>/events.csv")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@hide
-@require_portal_session
+@account_page
 async def export_events(site_id: str) -> Response:
     """The site's tracking events from ``from`` to ``to`` (UTC days, inclusive) as CSV; a bad range is shown on the
     site page beside the export form."""
