@@ -323,7 +323,7 @@ async def test_a_deposit_is_sent_by_the_wallet_and_credited_once(advertiser, cha
         assert 'data-state="credited"' in body and "Credited: 12.5 G$ added to your balance." in body
     assert await balance_of(advertiser) == 12 * G + G // 2 and await Deposit.filter(tx_hash=tx_hash).count() == 1
     page = await text(await advertiser.get("/portal/advertise"))
-    assert 'id="balance-available">12.5 G$' in page and tx_hash in page
+    assert 'id="balance-available">12.5 G$' in page and "<caption>Deposits</caption>" in page and tx_hash in page
     refused = await advertiser.post("/portal/advertise/deposit/prepare", {"amount": "-1"}, htmx=True)
     assert refused.headers["HX-Retarget"] == "#deposit-form" and "an amount is a decimal string" in await text(refused)
 
@@ -341,6 +341,9 @@ async def test_a_withdrawal_debits_the_available_balance_and_shows_its_claim(adv
     assert redeem == chain.build_claim_tx(advertiser.wallet, withdrawal.claim) and "data-autorun" in html
     assert f'data-status-url="/portal/advertise/withdrawals/{withdrawal.id}"' in html
     assert await balance_of(advertiser) == 3 * G
+    home = await text(await advertiser.get("/portal/advertise"))
+    assert "<caption>Withdrawals</caption>" in home and "No money has moved yet." not in home
+    assert f'hx-get="/portal/advertise/withdrawals/{withdrawal.id}" hx-target="#withdraw-progress">Redeem</a>' in home
     receipt = await send_transaction(chain.w3, advertiser.account, redeem)
     await app.extensions["adnet"].extras["chain_watcher"].run_once()
     status = await advertiser.get(f"/portal/advertise/withdrawals/{withdrawal.id}?tx="

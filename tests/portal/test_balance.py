@@ -57,6 +57,8 @@ async def test_a_top_up_is_prepared_sent_by_the_wallet_and_credited_once(publish
     assert 'data-state="credited"' in await again.get_data(as_text=True)
     assert await ledger.balance(ledger.site(site.id)) == 7 * G + G // 2
     assert await Deposit.filter(tx_hash=tx_hash).count() == 1
+    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert "<caption>Top-ups</caption>" in page and tx_hash in page
 
 
 async def test_a_deposit_not_mined_yet_is_polled_as_sent(publisher, site):
@@ -92,6 +94,10 @@ async def test_a_withdrawal_debits_at_once_and_follows_the_chain_to_redeemed(pub
     redeem = json.loads(attribute(html, "data-transaction"))
     assert redeem == chain.build_claim_tx(publisher.wallet, withdrawal.claim) and "data-autorun" in html
     assert await ledger.balance(ledger.site(site.id)) == 3 * G + G // 2
+    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert "<caption>Withdrawals</caption>" in page and "No money has moved yet." not in page
+    assert (f'hx-get="/portal/sites/{site.id}/withdrawals/{withdrawal.id}" hx-target="#withdraw-progress">Redeem</a>'
+            in page)
 
     receipt = await send_transaction(chain.w3, publisher.account, redeem)
     tx_hash = receipt["transactionHash"].to_0x_hex()
