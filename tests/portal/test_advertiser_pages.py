@@ -324,6 +324,7 @@ async def test_a_deposit_is_sent_by_the_wallet_and_credited_once(advertiser, cha
     assert await balance_of(advertiser) == 12 * G + G // 2 and await Deposit.filter(tx_hash=tx_hash).count() == 1
     page = await text(await advertiser.get("/portal/advertise"))
     assert 'id="balance-available">12.5 G$' in page and "<caption>Deposits</caption>" in page and tx_hash in page
+    assert 'hx-post="/portal/advertise/deposit" hx-target="#deposit-progress"' in page and 'id="deposit-tx"' in page
     refused = await advertiser.post("/portal/advertise/deposit/prepare", {"amount": "-1"}, htmx=True)
     assert refused.headers["HX-Retarget"] == "#deposit-form" and "an amount is a decimal string" in await text(refused)
 

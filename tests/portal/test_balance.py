@@ -59,6 +59,8 @@ async def test_a_top_up_is_prepared_sent_by_the_wallet_and_credited_once(publish
     assert await Deposit.filter(tx_hash=tx_hash).count() == 1
     page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
     assert "<caption>Top-ups</caption>" in page and tx_hash in page
+    # a deposit sent without the portal is credited from its hash, through the same status route
+    assert f'hx-post="/portal/sites/{site.id}/topup" hx-target="#topup-progress"' in page and 'id="topup-tx"' in page
 
 
 async def test_a_deposit_not_mined_yet_is_polled_as_sent(publisher, site):
