@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
@@ -44,7 +45,7 @@ from tortoise.transactions import in_transaction
 
 from adnet import ledger
 from adnet.chain.client import ChainClient
-from adnet.db import insert_row, placeholders
+from adnet.db import insert_rows, placeholders
 from adnet.ids import new_id
 from adnet.models import Claim, ClaimPurpose, ClaimStatus, LedgerPosting, SignerNonce, Withdrawal, WithdrawalStatus
 from adnet.wallets import normalize_wallet
@@ -152,6 +153,19 @@ def _address_word(address: str) -> bytes:
     return bytes(12) + bytes.fromhex(address[2:])
 
 
+@dataclass(frozen=True)
+class ClaimTerms:
+    """What one claim of ``issue_claims`` pays, to whom, from which sources, and when it is issued."""
+
+    purpose: ClaimPurpose
+    recipient: str
+    token_symbol: str
+    amount: int
+    claim_ref: str
+    sources: list[tuple[ledger.AccountKey, int]]
+    now: datetime
+
+
 async def issue_claim(
     *,
     purpose: ClaimPurpose,
@@ -171,36 +185,58 @@ async def issue_claim(
     issued before returns its stored claim unchanged (never a second signature); with other terms it raises
     ClaimConflict."""
     recipient = normalize_wallet(recipient)
-    _check_terms(purpose, token_symbol, amount, claim_ref, sources)
-    signer = chain.signer.address.lower()
-    token = chain.token_address(token_symbol)
-    deadline = int(now.timestamp()) + chain.claim_deadline_seconds
+    terms = ClaimTerms(purpose, recipient, token_symbol, amount, claim_ref, sources, now)
     try:
         # The claimRef's unique key answers "issued before?" (no read first): a repeat fails on the insert, before
         # any money moves, and its savepoint takes the nonce back.
         async with in_transaction():
-            nonce = await _next_nonce(signer)
-            digest = claim_hash(chain_id=chain.chain_id, vault=chain.vault_address, recipient=recipient,
-                                token=token, amount=amount, claim_ref=claim_ref, nonce=nonce, deadline=deadline)
-            claim = await insert_row(connections.get("default"), Claim, {
-                "id": new_id("clm"), "claim_ref": claim_ref, "purpose": purpose, "chain_id": chain.chain_id,
-                "vault": chain.vault_address, "signer": signer, "nonce": nonce, "recipient": recipient, "token": token,
-                "token_symbol": token_symbol, "amount": Decimal(amount), "deadline": deadline,
-                "signature": sign_claim_hash(chain.signer, digest), "status": ClaimStatus.ISSUED, "created_at": now,
-                "redeemed_at": None, "redeemed_tx": None,
-            })
-            legs = [(source, -share) for source, share in sources]
-            await ledger.book("claim_issue", claim_ref, [*legs, (ledger.outstanding_claims(token_symbol), amount)],
-                              now=now, memo=f"{purpose.value} claim to {recipient}")
+            claim = (await issue_claims([terms], chain=chain))[0]
     except IntegrityError:
         # This claimRef was issued before (or just now by a concurrent request): that claim stands, unchanged.
         existing = await Claim.get_or_none(claim_ref=claim_ref)
         if existing is None:
             raise
         return _same_terms(existing, purpose, recipient, token_symbol, amount)
-    log.info("claim issued claim_ref=%s purpose=%s nonce=%d amount=%d token=%s", claim_ref, purpose.value, nonce,
-             amount, token_symbol)
     return claim
+
+
+async def issue_claims(claims: list[ClaimTerms], *, chain: ChainClient) -> list[Claim]:
+    """Sign and book several claims at once, in the caller's transaction and without a savepoint of their own:
+    consecutive nonces from one increment, the Claim rows in one insert, their ``claim_issue`` bookings through
+    ``ledger.book_many``. Recipients are lower-case addresses (``normalize_wallet``). Any failure (a claimRef
+    issued before: IntegrityError; a source short of funds) raises, and the caller's transaction must then be
+    dropped; ``issue_claim`` is this for one claim, in a savepoint, with a repeat answered by the stored claim."""
+    if not claims:
+        return []
+    for terms in claims:
+        _check_terms(terms.purpose, terms.token_symbol, terms.amount, terms.claim_ref, terms.sources)
+    signer = chain.signer.address.lower()
+    first_nonce = await _take_nonces(signer, len(claims))
+    rows = []
+    for nonce, terms in enumerate(claims, start=first_nonce):
+        token = chain.token_address(terms.token_symbol)
+        deadline = int(terms.now.timestamp()) + chain.claim_deadline_seconds
+        digest = claim_hash(chain_id=chain.chain_id, vault=chain.vault_address, recipient=terms.recipient,
+                            token=token, amount=terms.amount, claim_ref=terms.claim_ref, nonce=nonce,
+                            deadline=deadline)
+        rows.append({
+            "id": new_id("clm"), "claim_ref": terms.claim_ref, "purpose": terms.purpose, "chain_id": chain.chain_id,
+            "vault": chain.vault_address, "signer": signer, "nonce": nonce, "recipient": terms.recipient,
+            "token": token, "token_symbol": terms.token_symbol, "amount": Decimal(terms.amount), "deadline": deadline,
+            "signature": sign_claim_hash(chain.signer, digest), "status": ClaimStatus.ISSUED,
+            "created_at": terms.now, "redeemed_at": None, "redeemed_tx": None,
+        })
+    issued = await insert_rows(connections.get("default"), Claim, rows)
+    await ledger.book_many([
+        ledger.Booking("claim_issue", terms.claim_ref,
+                       [*((source, -share) for source, share in terms.sources),
+                        (ledger.outstanding_claims(terms.token_symbol), terms.amount)],
+                       terms.now, memo=f"{terms.purpose.value} claim to {terms.recipient}")
+        for terms in claims])
+    for claim in issued:
+        log.info("claim issued claim_ref=%s purpose=%s nonce=%d amount=%d token=%s", claim.claim_ref,
+                 claim.purpose.value, claim.nonce, int(claim.amount), claim.token_symbol)
+    return issued
 
 
 def claim_payload(claim: Claim) -> dict[str, Any]:
@@ -273,18 +309,19 @@ async def expire_due(now: datetime) -> int:
     return expired
 
 
-async def _next_nonce(signer: str) -> int:
-    """Take the signer's next nonce: one atomic increment of its row that returns the new value (the row is
-    created, ignoring a conflict, on the signer's first claim), so concurrent transactions get distinct nonces and a
-    rolled-back one gives its nonce back."""
+async def _take_nonces(signer: str, count: int) -> int:
+    """Take the signer's next ``count`` nonces and return the first: one atomic increment of its row that returns
+    the new value (the row is created, ignoring a conflict, on the signer's first claim), so concurrent
+    transactions get distinct nonces and a rolled-back one gives its nonces back."""
     connection = connections.get("default")  # the caller's transaction
-    mark = placeholders(connection, 1)[0]
-    increment = f"UPDATE signer_nonce SET next_nonce = next_nonce + 1 WHERE signer = {mark} RETURNING next_nonce"  # noqa: S608
-    rows = await connection.execute_query_dict(increment, [signer])
+    marks = placeholders(connection, 2)
+    increment = (f"UPDATE signer_nonce SET next_nonce = next_nonce + {marks[0]} WHERE signer = {marks[1]} "  # noqa: S608
+                 "RETURNING next_nonce")
+    rows = await connection.execute_query_dict(increment, [count, signer])
     if not rows:
         await SignerNonce.bulk_create([SignerNonce(signer=signer, next_nonce=0)], ignore_conflicts=True)
-        rows = await connection.execute_query_dict(increment, [signer])
-    return int(rows[0]["next_nonce"]) - 1
+        rows = await connection.execute_query_dict(increment, [count, signer])
+    return int(rows[0]["next_nonce"]) - count
 
 
 async def _issue_legs(claim_ref: str) -> list[tuple[ledger.AccountKey, int]]:

@@ -108,11 +108,22 @@ async def insert_row(connection: BaseDBAsyncClient, model: type[ModelT], values:
     """Insert one row of ``model`` (``values`` names every column) with a plain statement and return it as the ORM
     would have loaded it. For rows written on a hot path inside a transaction, where the ORM's insert costs several
     times the write itself. Values are converted as the ORM converts them; a unique key raises IntegrityError."""
-    fields = model._meta.fields_map
-    marks = placeholders(connection, len(values))
-    sql = f"INSERT INTO {model._meta.db_table} ({', '.join(values)}) VALUES ({', '.join(marks)})"  # noqa: S608
-    await connection.execute_query(sql, [fields[name].to_db_value(value, model) for name, value in values.items()])
-    return loaded(model, values)
+    return (await insert_rows(connection, model, [values]))[0]
+
+
+async def insert_rows(connection: BaseDBAsyncClient, model: type[ModelT], rows: list[dict[str, Any]]) -> list[ModelT]:
+    """``insert_row`` for several rows (each naming the same columns, in the same order) in one statement; a unique
+    key that any of them breaks raises IntegrityError and none is inserted."""
+    if not rows:
+        return []
+    fields, columns = model._meta.fields_map, list(rows[0])
+    marks = placeholders(connection, len(columns) * len(rows))
+    tuples = ", ".join(f"({', '.join(marks[start:start + len(columns)])})"
+                       for start in range(0, len(marks), len(columns)))
+    sql = f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) VALUES {tuples}"  # noqa: S608
+    await connection.execute_query(sql, [fields[name].to_db_value(row[name], model) for row in rows
+                                         for name in columns])
+    return [loaded(model, row) for row in rows]
 
 
 def loaded(model: type[ModelT], row: dict[str, Any]) -> ModelT:

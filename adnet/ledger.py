@@ -112,6 +112,17 @@ def advertiser(advertiser_id: str, symbol: str = "G$") -> AccountKey:
     return AccountKey("advertiser", advertiser_id, symbol)
 
 
+@dataclass(frozen=True)
+class Booking:
+    """One balanced transaction of ``book_many``."""
+
+    kind: str
+    reference: str
+    legs: list[tuple[AccountKey, int]]
+    now: datetime
+    memo: str = ""
+
+
 async def book(
     kind: str,
     reference: str,
@@ -121,36 +132,65 @@ async def book(
     memo: str = "",
 ) -> LedgerTransaction:
     """Book one balanced transaction. Call inside ``in_transaction()`` with the change it pays for."""
-    _check_balanced(legs)
+    transaction_id = (await book_many([Booking(kind, reference, legs, now, memo)]))[0]
+    return LedgerTransaction(id=transaction_id, kind=kind, reference=reference, memo=memo[:500], created_at=now)
+
+
+async def book_many(bookings: list[Booking]) -> list[str]:
+    """Book several balanced transactions at once, in order, and return their ids: each is booked exactly as by
+    ``book`` (its own row and postings; a debit refused as it would be after the ones before it), while each
+    account's balance moves once by their sum and the rows are written in one statement per table. Call inside
+    ``in_transaction()``; ``AlreadyBooked`` or ``InsufficientFunds`` from any of them leaves the caller's
+    transaction to be abandoned, as from ``book``."""
+    for booking in bookings:
+        _check_balanced(booking.legs)
     connection = connections.get("default")  # the caller's transaction
-    transaction = LedgerTransaction(id=new_id("ltx"), kind=kind, reference=reference, memo=memo[:500], created_at=now)
-    created_at = _CREATED_AT.to_db_value(now, transaction)
-    marks = placeholders(connection, 5)
+    ids = [new_id("ltx") for _ in bookings]
+    created = [_CREATED_AT.to_db_value(booking.now, LedgerTransaction) for booking in bookings]
+    marks = placeholders(connection, 5 * len(bookings))
+    rows = ", ".join(f"({', '.join(marks[5 * n:5 * n + 5])})" for n in range(len(bookings)))
     try:
         await connection.execute_query(
-            f"INSERT INTO ledger_transaction (id, kind, reference, memo, created_at) VALUES ({', '.join(marks)})",  # noqa: S608
-            [transaction.id, kind, reference, transaction.memo, created_at])
+            f"INSERT INTO ledger_transaction (id, kind, reference, memo, created_at) VALUES {rows}",  # noqa: S608
+            [value for transaction_id, booking, created_at in zip(ids, bookings, created, strict=True)
+             for value in (transaction_id, booking.kind, booking.reference, booking.memo[:500], created_at)])
     except IntegrityError:
-        raise AlreadyBooked(f"{kind} {reference} is already booked") from None
-    merged: dict[AccountKey, int] = defaultdict(int)
-    for key, amount in legs:
-        merged[key] += amount
-    accounts = await _accounts(connection, merged)
-    for key in sorted(merged):
-        await _apply(connection, accounts[key], key, merged[key])
-    marks = placeholders(connection, 4 * len(merged))
-    rows = ", ".join(f"({', '.join(marks[4 * n:4 * n + 4])})" for n in range(len(merged)))
-    values = [value for key in sorted(merged) for value in (transaction.id, accounts[key].id, Decimal(merged[key]),
-                                                             created_at)]
+        raise AlreadyBooked(", ".join(f"{booking.kind} {booking.reference}" for booking in bookings)
+                            + " is already booked") from None
+    postings: list[tuple[str, AccountKey, int, Any]] = []
+    moves: dict[AccountKey, _Move] = {}
+    for transaction_id, booking, created_at in zip(ids, bookings, created, strict=True):
+        merged: dict[AccountKey, int] = defaultdict(int)
+        for key, amount in booking.legs:
+            merged[key] += amount
+        for key in sorted(merged):
+            postings.append((transaction_id, key, merged[key], created_at))
+            moves.setdefault(key, _Move()).add(merged[key])
+    accounts = await _accounts(connection, moves)
+    for key in sorted(moves):
+        await _apply(connection, accounts[key], key, moves[key])
+    marks = placeholders(connection, 4 * len(postings))
+    rows = ", ".join(f"({', '.join(marks[4 * n:4 * n + 4])})" for n in range(len(postings)))
+    values = [value for transaction_id, key, amount, created_at in postings
+              for value in (transaction_id, accounts[key].id, Decimal(amount), created_at)]
     await connection.execute_query(
         f"INSERT INTO ledger_posting (transaction_id, account_id, amount, created_at) VALUES {rows}", values)  # noqa: S608
-    return transaction
+    return ids
 
 
 async def balance(key: AccountKey) -> int:
     """The current balance of an account (0 for one never used)."""
     account = await LedgerAccount.get_or_none(kind=key.kind, owner=key.owner, token=key.token)
     return int(account.balance) if account else 0
+
+
+async def balances_of(keys: Iterable[AccountKey]) -> dict[AccountKey, int]:
+    """The current balances of ``keys`` in one read (0 for an account never used)."""
+    wanted = set(keys)
+    if not wanted:
+        return {}
+    found = await _read_accounts(connections.get("default"), wanted)
+    return {key: found[key].balance if key in found else 0 for key in wanted}
 
 
 async def balances(kind: str, symbol: str = "G$") -> dict[str, int]:
@@ -219,17 +259,30 @@ def _account(row: dict[str, Any]) -> _Account:
                     version=int(row["version"]))
 
 
-async def _apply(connection: BaseDBAsyncClient, account: _Account, key: AccountKey, amount: int) -> None:
-    """Add ``amount`` to the account by compare-and-swap on its version, re-reading after a lost race."""
+@dataclass
+class _Move:
+    """What the bookings of a ``book_many`` do to one account: their sum, and the lowest their running sum falls
+    to, which the balance must cover (a debit is refused as it would be after the bookings before it)."""
+
+    total: int = 0
+    low: int = 0
+
+    def add(self, amount: int) -> None:
+        self.total += amount
+        self.low = min(self.low, self.total)
+
+
+async def _apply(connection: BaseDBAsyncClient, account: _Account, key: AccountKey, move: _Move) -> None:
+    """Add ``move.total`` to the account by compare-and-swap on its version, re-reading after a lost race."""
     marks = placeholders(connection, 4)
     swap = (f"UPDATE ledger_account SET balance = {marks[0]}, version = {marks[1]} "  # noqa: S608
             f"WHERE id = {marks[2]} AND version = {marks[3]}")
     reread = ("SELECT id, balance, allow_negative, version FROM ledger_account "  # noqa: S608
               f"WHERE id = {placeholders(connection, 1)[0]}")
     for _ in range(_MAX_SWAP_ATTEMPTS):
-        updated = account.balance + amount
-        if updated < 0 and not account.allow_negative:
-            raise InsufficientFunds(key, account.balance, amount)
+        if account.balance + move.low < 0 and not account.allow_negative:
+            raise InsufficientFunds(key, account.balance, move.low)
+        updated = account.balance + move.total
         swapped, _ = await connection.execute_query(swap, [Decimal(updated), account.version + 1, account.id,
                                                            account.version])
         if swapped == 1:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from adnet import ledger
 from adnet.chain.client import ChainClient
-from adnet.claims import claim_ref_for, issue_claim
+from adnet.claims import ClaimTerms, claim_ref_for, issue_claim, issue_claims
 from adnet.models import Claim, ClaimPurpose
 
 log = logging.getLogger(__name__)
@@ -52,3 +53,40 @@ async def reserve_and_claim(
     log.info("reward not paid, budgets empty record=%s amount=%d sources=%s", record_id, amount,
              ",".join(f"{source.kind}:{source.owner}" for source in sources))
     return None
+
+
+@dataclass(frozen=True)
+class Reward:
+    """One reward of ``reserve_and_claim_many``: the arguments of ``reserve_and_claim`` that differ per record."""
+
+    record_id: str
+    recipient: str
+    amount: int
+    sources: Sequence[ledger.AccountKey]
+    now: datetime
+
+
+async def reserve_and_claim_many(purpose: ClaimPurpose, rewards: Sequence[Reward], *,
+                                 chain: ChainClient) -> list[Claim | None]:
+    """``reserve_and_claim`` for several records at once, in order, in the caller's transaction: each reward is
+    paid by the first of its sources that holds all of it after the rewards before it (the choice one by one
+    would make), from balances read once, and the claims are issued together (``adnet.claims.issue_claims``).
+    Recipients are lower-case addresses. Without savepoints: should a source no longer hold what was read
+    (another process paid from it meanwhile), or a claim fail, this raises and the caller's transaction must be
+    dropped."""
+    owed = [reward for reward in rewards if reward.amount > 0]
+    left = await ledger.balances_of(source for reward in owed for source in reward.sources)
+    paid: dict[int, ClaimTerms] = {}
+    for index, reward in enumerate(rewards):
+        if reward.amount <= 0:
+            continue
+        source = next((source for source in reward.sources if left[source] >= reward.amount), None)
+        if source is None:
+            log.info("reward not paid, budgets empty record=%s amount=%d sources=%s", reward.record_id, reward.amount,
+                     ",".join(f"{source.kind}:{source.owner}" for source in reward.sources))
+            continue
+        left[source] -= reward.amount
+        paid[index] = ClaimTerms(purpose, reward.recipient, REWARD_SYMBOL, reward.amount,
+                                 claim_ref_for(purpose.value, reward.record_id), [(source, reward.amount)], reward.now)
+    claims = dict(zip(paid, await issue_claims(list(paid.values()), chain=chain), strict=True))
+    return [claims.get(index) for index in range(len(rewards))]

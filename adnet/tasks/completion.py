@@ -34,12 +34,12 @@ from adnet import ledger
 from adnet.batching import GroupCommitter
 from adnet.chain.client import ChainClient
 from adnet.claims import claim_payload
-from adnet.db import insert_row, placeholders
+from adnet.db import insert_row, insert_rows, placeholders
 from adnet.errors import ApiError, bad_request, conflict, not_found
 from adnet.ids import has_prefix, new_id
 from adnet.models import Claim, ClaimPurpose, Completion, Task
 from adnet.money import to_number
-from adnet.rewards import reserve_and_claim
+from adnet.rewards import Reward, reserve_and_claim, reserve_and_claim_many
 from adnet.tasks.config import PROOF_KEYS
 from adnet.tasks.lookup import live_task_and_config
 from adnet.tasks.verifiers import VERIFIERS, Attempt, Verified
@@ -210,7 +210,7 @@ class CompletionWriter:
     async def _commit(batch: list[_Pending]) -> list[CompletionResult | Exception]:
         try:
             async with in_transaction():
-                return [await _write(pending) for pending in batch]
+                return list(await _write_batch(batch))
         except Exception as failed:  # handed to its request (alone) or retried one by one (in a batch)
             if len(batch) == 1:
                 return [failed]
@@ -257,23 +257,47 @@ async def _record(pending: _Pending, writer: CompletionWriter | None) -> Complet
 async def _write(pending: _Pending) -> CompletionResult:
     """Inside a transaction: what the proof uses up, the reward and its claim, then the completion in its slots
     (with its claim, so the row is written once). A slot taken meanwhile fails the insert (IntegrityError) and the
-    caller's transaction or savepoint drops all of it."""
-    task, wallet, fingerprint, verified = pending.task, pending.wallet, pending.fingerprint, pending.verified
+    caller's transaction drops all of it."""
+    task, verified = pending.task, pending.verified
     completion_id = new_id("tc")
     if verified.consume is not None:
         await verified.consume()
-    claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion_id, recipient=wallet,
+    claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion_id, recipient=pending.wallet,
                                     amount=int(task.reward_gs), sources=reward_sources(task), now=pending.now,
                                     chain=pending.chain)
-    completion = await insert_row(connections.get("default"), Completion, {
-        "id": completion_id, "task_id": task.id, "wallet": wallet, "fingerprint": fingerprint,
-        "wallet_slot": sum(item.wallet == wallet for item in pending.previous),
-        "fingerprint_slot": sum(item.fingerprint == fingerprint for item in pending.previous),
-        "site_id": pending.site_id, "tx_hash": verified.tx_hash, "points": task.reward_points,
+    completion = await insert_row(connections.get("default"), Completion, _completion_row(pending, completion_id,
+                                                                                           claim))
+    return CompletionResult(completion, claim)
+
+
+async def _write_batch(batch: list[_Pending]) -> list[CompletionResult]:
+    """Inside the batch's transaction: ``_write`` for every completion of the batch, with the statements they
+    share made once (``adnet.rewards.reserve_and_claim_many``: one nonce increment, one insert of claims, one
+    booking of them all; one insert of the completions). Anything refused fails the whole batch, which is then
+    written one completion per transaction."""
+    for pending in batch:
+        if pending.verified.consume is not None:
+            await pending.verified.consume()
+    completion_ids = [new_id("tc") for _ in batch]
+    claims = await reserve_and_claim_many(ClaimPurpose.COMPLETION, [
+        Reward(completion_id, pending.wallet, int(pending.task.reward_gs), reward_sources(pending.task), pending.now)
+        for completion_id, pending in zip(completion_ids, batch, strict=True)], chain=batch[0].chain)
+    completions = await insert_rows(connections.get("default"), Completion, [
+        _completion_row(pending, completion_id, claim)
+        for pending, completion_id, claim in zip(batch, completion_ids, claims, strict=True)])
+    return [CompletionResult(completion, claim) for completion, claim in zip(completions, claims, strict=True)]
+
+
+def _completion_row(pending: _Pending, completion_id: str, claim: Claim | None) -> dict[str, Any]:
+    """The completion's row: the next free wallet and fingerprint slots, its claim if it is paid."""
+    return {
+        "id": completion_id, "task_id": pending.task.id, "wallet": pending.wallet, "fingerprint": pending.fingerprint,
+        "wallet_slot": sum(item.wallet == pending.wallet for item in pending.previous),
+        "fingerprint_slot": sum(item.fingerprint == pending.fingerprint for item in pending.previous),
+        "site_id": pending.site_id, "tx_hash": pending.verified.tx_hash, "points": pending.task.reward_points,
         "gs_amount": claim.amount if claim is not None else Decimal(0),
         "claim_id": claim.id if claim is not None else None, "created_at": pending.now,
-    })
-    return CompletionResult(completion, claim)
+    }
 
 
 async def _previous(task: Task, wallet: str, fingerprint: str) -> list[_Previous]:

@@ -14,11 +14,13 @@ from eth_account import Account
 from eth_account.messages import encode_typed_data
 from eth_keys.datatypes import PrivateKey
 from eth_utils import keccak
+from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from adnet import ledger
 from adnet.claims import (
     ClaimConflict,
+    ClaimTerms,
     claim_digest,
     claim_hash,
     claim_payload,
@@ -26,6 +28,7 @@ from adnet.claims import (
     claim_typed_data,
     expire_due,
     issue_claim,
+    issue_claims,
     mark_redeemed,
     sign_claim_hash,
 )
@@ -175,6 +178,43 @@ async def test_thirty_concurrent_claims_take_distinct_nonces_and_all_redeem(chai
     for claim in claims:
         await redeem(chain, claim, recipient)
     assert await chain.token_balance("G$", recipient.address) == before + 30 * G
+
+
+async def test_claims_issued_together_are_each_as_if_issued_alone(chain, clock):
+    pool = ledger.task_pool(new_id("task"))
+    await fund(pool, 10 * G, now=clock.now())
+    first = await issue(chain, clock, pool=pool, amount=G)
+    terms = [ClaimTerms(ClaimPurpose.COMPLETION, user(n).address.lower(), "G$", n * G,
+                        claim_ref_for("completion", new_id("tc")), [(pool, n * G)], clock.now()) for n in (1, 2, 3)]
+    async with in_transaction():
+        claims = await issue_claims(terms, chain=chain)
+    assert [claim.nonce for claim in claims] == [first.nonce + 1, first.nonce + 2, first.nonce + 3]
+    for claim, term in zip(claims, terms, strict=True):
+        typed = claim_typed_data(chain_id=chain.chain_id, vault=chain.vault_address, recipient=term.recipient,
+                                 token=claim.token, amount=term.amount, claim_ref=term.claim_ref, nonce=claim.nonce,
+                                 deadline=first.deadline)
+        assert Account.recover_message(encode_typed_data(full_message=typed), signature=claim.signature) == (
+            chain.signer.address)
+        assert await LedgerTransaction.filter(kind="claim_issue", reference=term.claim_ref).count() == 1
+    assert await ledger.balance(pool) == 3 * G
+    assert await ledger.balance(ledger.outstanding_claims("G$")) == 7 * G
+    recipient = user(2)
+    before = await chain.token_balance("G$", recipient.address)
+    await redeem(chain, claims[1], recipient)
+    assert await chain.token_balance("G$", recipient.address) == before + 2 * G
+
+
+async def test_claims_issued_together_fail_together(chain, clock):
+    pool = ledger.task_pool(new_id("task"))
+    await fund(pool, 10 * G, now=clock.now())
+    issued = await issue(chain, clock, pool=pool, amount=G)
+    terms = [ClaimTerms(ClaimPurpose.COMPLETION, user(1).address.lower(), "G$", G, claim_ref, [(pool, G)],
+                        clock.now()) for claim_ref in (claim_ref_for("completion", new_id("tc")), issued.claim_ref)]
+    with pytest.raises(IntegrityError):
+        async with in_transaction():
+            await issue_claims(terms, chain=chain)
+    assert await Claim.all().count() == 1 and await ledger.balance(pool) == 9 * G
+    assert (await issue(chain, clock, pool=pool, amount=G)).nonce == issued.nonce + 1
 
 
 async def test_expiry_returns_each_amount_to_where_it_came_from(chain, clock):

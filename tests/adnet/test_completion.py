@@ -12,7 +12,7 @@ from adnet.claims import claim_ref_for
 from adnet.errors import ApiError
 from adnet.ids import new_id
 from adnet.models import Claim, ClaimPurpose, Completion, LedgerTransaction, TaskKind
-from adnet.rewards import reserve_and_claim
+from adnet.rewards import Reward, reserve_and_claim, reserve_and_claim_many
 from adnet.tasks.completion import complete_task, reward_sources
 from tests.factories import G, fund, make_campaign, make_task, wallet_address
 
@@ -58,6 +58,25 @@ async def test_a_record_is_paid_once(app, clock):
     again = await reserve(chain, clock, [pool], record_id=record_id, recipient=recipient)
     assert first is not None and again is not None and first.id == again.id
     assert await ledger.balance(pool) == 4 * G
+
+
+async def test_rewards_reserved_together_are_paid_as_one_by_one(app, clock):
+    """In turn, each reward from the first source that still holds all of it: the pool pays two, the budget the
+    third, nothing the fourth; nothing is owed for the fifth."""
+    chain = app.extensions["adnet"].extras["chain"]
+    pool, budget = ledger.task_pool(new_id("task")), ledger.campaign(new_id("cmp"))
+    await fund(pool, 2 * G + G // 2, now=clock.now())
+    await fund(budget, G, now=clock.now())
+    rewards = [Reward(new_id("tc"), wallet_address(), amount, [pool, budget], clock.now())
+               for amount in (G, G, G, G, 0)]
+    async with in_transaction():
+        claims = await reserve_and_claim_many(ClaimPurpose.COMPLETION, rewards, chain=chain)
+    assert [claim is not None for claim in claims] == [True, True, True, False, False]
+    assert [claim.claim_ref for claim in claims[:3]] == [claim_ref_for("completion", reward.record_id)
+                                                         for reward in rewards[:3]]
+    assert await ledger.balance(pool) == G // 2 and await ledger.balance(budget) == 0
+    async with in_transaction():
+        assert await reserve_and_claim_many(ClaimPurpose.COMPLETION, rewards[3:], chain=chain) == [None, None]
 
 
 async def test_a_task_pays_from_its_pool_then_its_campaign(app):

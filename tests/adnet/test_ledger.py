@@ -78,3 +78,51 @@ async def test_balances_by_kind(app, clock):
     await fund_site("site_a", 2, clock.now(), "d1")
     await fund_site("site_b", 3, clock.now(), "d2")
     assert await ledger.balances("site") == {"site_a": 2, "site_b": 3}
+
+
+async def test_many_bookings_at_once_are_booked_each_as_alone(app, clock):
+    await fund_site("site_a", 5 * G, clock.now())
+    claims = ledger.outstanding_claims("G$")
+    async with in_transaction():
+        ids = await ledger.book_many([
+            ledger.Booking("withdrawal", f"w{n}", [(ledger.site("site_a"), -G), (claims, G)], clock.now(), memo=f"{n}")
+            for n in range(3)])
+    assert len(set(ids)) == 3
+    assert await ledger.balance(ledger.site("site_a")) == 2 * G and await ledger.balance(claims) == 3 * G
+    booked = await LedgerTransaction.filter(kind="withdrawal").order_by("reference").values_list("id", "memo")
+    assert sorted(booked) == sorted(zip(ids, ["0", "1", "2"], strict=True))
+    for transaction_id in ids:
+        postings = await LedgerPosting.filter(transaction_id=transaction_id).values_list("account__kind", "amount")
+        assert sorted((kind, int(amount)) for kind, amount in postings) == [("claims", G), ("site", -G)]
+
+
+async def test_a_debit_among_many_is_refused_as_it_would_be_in_turn(app, clock):
+    """The first booking overdraws the site, which the second would make good again: their sum fits, but in turn
+    the first is refused, so all of them are."""
+    await fund_site("site_a", G, clock.now())
+    claims = ledger.outstanding_claims("G$")
+    with pytest.raises(InsufficientFunds):
+        async with in_transaction():
+            await ledger.book_many([
+                ledger.Booking("withdrawal", "w1", [(ledger.site("site_a"), -2 * G), (claims, 2 * G)], clock.now()),
+                ledger.Booking("topup", "d2", [(ledger.external("G$"), -2 * G), (ledger.site("site_a"), 2 * G)],
+                               clock.now())])
+    assert await ledger.balance(ledger.site("site_a")) == G
+    assert not await ledger.is_booked("withdrawal", "w1") and not await ledger.is_booked("topup", "d2")
+
+
+async def test_many_bookings_with_one_booked_before_book_none(app, clock):
+    await fund_site("site_a", 5 * G, clock.now(), "d1")
+    with pytest.raises(AlreadyBooked):
+        async with in_transaction():
+            await ledger.book_many([
+                ledger.Booking("topup", reference, [(ledger.external("G$"), -G), (ledger.site("site_a"), G)],
+                               clock.now()) for reference in ("d2", "d1")])
+    assert await ledger.balance(ledger.site("site_a")) == 5 * G and not await ledger.is_booked("topup", "d2")
+
+
+async def test_balances_of_several_accounts_in_one_read(app, clock):
+    await fund_site("site_a", 2, clock.now(), "d1")
+    assert await ledger.balances_of([ledger.site("site_a"), ledger.site("site_b")]) == {
+        ledger.site("site_a"): 2, ledger.site("site_b"): 0}
+    assert await ledger.balances_of([]) == {}

@@ -1,9 +1,10 @@
-"""The completion writer's batches without HTTP: a batch whose shared transaction fails is written again one
-completion per transaction, so only the completion that really fails is refused."""
+"""The completion writer's batches without HTTP: a batch shares its statements, and one whose shared transaction
+fails is written again one completion per transaction, so only the completion that really fails is refused."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from adnet import ledger
 from adnet.errors import ApiError
@@ -76,3 +77,48 @@ async def test_a_refusal_in_a_batch_refuses_only_its_own_completion(app, clock):
     assert len(refused) == 4
     assert await Completion.filter(task_id=task.id).count() == 6
     assert await Claim.all().count() == 6
+
+
+async def test_a_batch_writes_its_claims_bookings_and_completions_in_a_few_statements(app, clock):
+    """Besides what each proof uses up (a right quiz answer: its attempt taken and given back), a batch of any size
+    writes with seven statements: the nonces, the claims, the ledger transactions, the two accounts, the postings
+    and the completions."""
+    chain = app.extensions["adnet"].extras["chain"]
+    task = await make_task(kind=TaskKind.QUIZ, config=QUIZ, pool=20 * G)
+    await complete_task(task_id=task.id, wallet=wallet_address(), fingerprint="first", proof={"answer": "G$"},
+                        now=clock.now(), chain=chain)  # the signer's nonce row and the claims account exist now
+    writer = CompletionWriter()
+    commit, batches = writer.committer._commit, []
+
+    async def counted(batch):
+        statements: list[str] = []
+
+        class Collect(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                statements.append(record.getMessage())
+
+        logger = logging.getLogger("tortoise.db_client")
+        handler, level = Collect(), logger.level
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        try:
+            results = await commit(batch)
+        finally:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+        # Reads of other requests run meanwhile; the batch's own writes are the statements that are not reads.
+        batches.append((len(batch), [sql for sql in statements if not sql.startswith("SELECT")]))
+        return results
+
+    writer.committer._commit = counted
+    writer.committer.start()
+    try:
+        results = await completions_at_once(chain, clock, writer, task, [wallet_address() for _ in range(10)])
+    finally:
+        await writer.committer.stop()
+    assert not [result for result in results if isinstance(result, Exception)]
+    assert max(size for size, _ in batches) > 1
+    for size, writes in batches:
+        assert len(writes) == 2 * size + 7, writes
+    assert await Completion.filter(task_id=task.id).count() == 11
+    assert await ledger.balance(ledger.task_pool(task.id)) == 9 * G
