@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tortoise import Tortoise, connections
 
-from adnet import db
+from adnet import db, serving, tracking
 from adnet.app import create_app
 from adnet.clock import FrozenClock
 from adnet.config import Settings, load_settings
@@ -82,6 +82,19 @@ async def app(settings: Settings, clock: FrozenClock) -> AsyncIterator:
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture
+async def ad_services(app):
+    """Serving and tracking running (the app's start-up may already run them; both are idempotent), and the app as
+    the current app, for tests whose assertions call the domain directly."""
+    runtime = app.extensions["adnet"]
+    await serving.start(runtime)
+    await tracking.start(runtime)
+    async with app.app_context():
+        yield runtime
+    await tracking.stop(runtime)
+    await serving.stop(runtime)
 
 
 @pytest.fixture

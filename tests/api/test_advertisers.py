@@ -12,7 +12,7 @@ import pytest
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
-from adnet import ledger, serving, tracking
+from adnet import ledger, serving
 from adnet.chain.transact import send_transaction
 from adnet.deposits import account_ref_for_advertiser
 from adnet.models import Campaign, CampaignStatus, Creative, LedgerTransaction
@@ -35,17 +35,7 @@ def settings(database_url, tmp_path):
     return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address)
 
 
-@pytest.fixture(autouse=True)
-async def ad_services(app):
-    """Serving and tracking running (started as the app's startup starts them; both are idempotent), and the app
-    as the current app."""
-    runtime = app.extensions["adnet"]
-    await serving.start(runtime)
-    await tracking.start(runtime)
-    async with app.app_context():
-        yield runtime
-    await tracking.stop(runtime)
-    await serving.stop(runtime)
+pytestmark = pytest.mark.usefixtures("ad_services")
 
 
 class Api:

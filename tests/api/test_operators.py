@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from eth_account import Account
 
 from adnet import ledger, serving
@@ -13,12 +14,11 @@ from adnet.chain.devchain import dev_accounts
 from adnet.chain.transact import send_transaction
 from adnet.models import Campaign, CampaignStatus, TrackingEvent
 from adnet.money import to_decimal_string
-from tests.api.test_advertisers import (  # noqa: F401 - ad_services and settings are fixtures used by every test
+from tests.api.test_advertisers import (  # noqa: F401 - settings is the fixture every test uses
     BROWSER,
     CREATIVE,
     OPERATOR,
     Api,
-    ad_services,
     advertiser_api,
     approved_campaign,
     draft,
@@ -30,6 +30,7 @@ from tests.api.test_advertisers import (  # noqa: F401 - ad_services and setting
 from tests.auth_helpers import sign_in
 from tests.factories import G, make_site
 
+pytestmark = pytest.mark.usefixtures("ad_services")
 OPERATOR_ROUTES = [
     ("GET", "/operators/review", {}), ("GET", "/operators/revenue", {}), ("GET", "/operators/rate", {}),
     ("POST", "/operators/rate", {"rate": "3"}),

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from eth_account import Account
 
-from adnet import advertisers, ledger, operators, serving, tracking
+from adnet import advertisers, ledger, operators, serving
 from adnet.chain.transact import send_transaction
 from adnet.ids import new_id
 from adnet.models import Advertiser, Campaign, CampaignStatus, Creative, CreativeStatus, Deposit, Task, Withdrawal
@@ -36,16 +36,7 @@ def settings(database_url, tmp_path):
     return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address)
 
 
-@pytest.fixture(autouse=True)
-async def ad_services(app):
-    """Serving and tracking running, and the app as the current app (the domain calls in assertions need it)."""
-    runtime = app.extensions["adnet"]
-    await serving.start(runtime)
-    await tracking.start(runtime)
-    async with app.app_context():
-        yield runtime
-    await tracking.stop(runtime)
-    await serving.stop(runtime)
+pytestmark = pytest.mark.usefixtures("ad_services")
 
 
 async def registered(client, account) -> Publisher:
