@@ -34,7 +34,7 @@ import pytest
 import uvicorn
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Playwright, expect, sync_playwright
 from web3 import HTTPProvider, Web3
 
 from adnet import db, serving, tracking
@@ -292,6 +292,14 @@ class Console:
         return [text for text in self.errors() if not text.startswith("Failed to load resource")]
 
 
+def watch_console(page: Page) -> Console:
+    """Record what ``page`` writes to its console and the exceptions it does not catch."""
+    console = Console()
+    page.on("console", lambda message: console.messages.append(message))
+    page.on("pageerror", lambda error: console.page_errors.append(str(error)))
+    return console
+
+
 @dataclass
 class Visitor:
     """A fresh browser profile (its own storage, so its own fingerprint) with the test wallet injected."""
@@ -320,11 +328,39 @@ def visitor(browser: Browser, server: LiveServer) -> Iterator[Visitor]:
     context.route(f"{ADVERTISER_ORIGIN}/**", lambda route: route.fulfill(
         status=200, content_type="text/html", body="<!doctype html><title>Advertiser</title><p>Landing page</p>"))
     page = context.new_page()
-    console = Console()
-    page.on("console", lambda message: console.messages.append(message))
-    page.on("pageerror", lambda error: console.page_errors.append(str(error)))
-    yield Visitor(context=context, page=page, wallet=wallet, console=console)
+    yield Visitor(context=context, page=page, wallet=wallet, console=watch_console(page))
     context.close()
+
+
+@pytest.fixture
+def open_portal(browser: Browser, server: LiveServer) -> Iterator[Callable[..., tuple[Page, Console]]]:
+    """``open_portal(index, wallet_class=TestWallet, viewport=None)``: a fresh browser profile on the portal's
+    sign-in page, whose wallet (an instance of ``wallet_class``; None: no wallet at all) is development account
+    ``index``."""
+    contexts: list[BrowserContext] = []
+
+    def open_page(index: int, wallet_class: type[TestWallet] | None = TestWallet,
+                  viewport: dict[str, int] | None = None) -> tuple[Page, Console]:
+        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
+        contexts.append(context)
+        if wallet_class is not None:
+            context.expose_function("__adnetTestWallet", wallet_class(server, dev_accounts()[index]).handle)
+            context.add_init_script(PROVIDER_SCRIPT)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        console = watch_console(page)
+        page.goto(f"{server.url}/portal/signin")
+        return page, console
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def sign_in_to_portal(page: Page) -> None:
+    """On the portal's sign-in page, sign in with the page's wallet and wait for the dashboard."""
+    page.get_by_role("button", name="Connect wallet and sign in").click()
+    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
 
 
 class PublisherSite:

@@ -15,13 +15,11 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, timedelta
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from adnet import serving
-from adnet.chain.devchain import dev_accounts
 from adnet.models import Campaign, CampaignStatus
-from tests.browser.conftest import OPERATOR_INDEX, PROVIDER_SCRIPT, Console, LiveServer
-from tests.browser.conftest import TestWallet as Wallet
+from tests.browser.conftest import OPERATOR_INDEX, Console, LiveServer, sign_in_to_portal
 
 ADVERTISER_INDEX = 7  # a funded development account no other browser test signs in with
 BROWSER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
@@ -30,29 +28,16 @@ QUIZ_CONFIG = '{"question": "Which network pays in G$?", "answers": ["GoodDollar
 
 
 @pytest.fixture
-def signed_in(browser: Browser, server: LiveServer) -> Iterator[Callable[[int], tuple[Page, Console]]]:
+def signed_in(open_portal: Callable[..., tuple[Page, Console]]) -> Callable[[int], tuple[Page, Console]]:
     """``signed_in(index)``: a fresh browser profile whose wallet is development account ``index``, signed in to
     the portal."""
-    contexts: list[BrowserContext] = []
 
-    def open_page(index: int) -> tuple[Page, Console]:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        contexts.append(context)
-        context.expose_function("__adnetTestWallet", Wallet(server, dev_accounts()[index]).handle)
-        context.add_init_script(PROVIDER_SCRIPT)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        console = Console()
-        page.on("console", lambda message: console.messages.append(message))
-        page.on("pageerror", lambda error: console.page_errors.append(str(error)))
-        page.goto(f"{server.url}/portal/signin")
-        page.get_by_role("button", name="Connect wallet and sign in").click()
-        expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
+    def open_signed_in(index: int) -> tuple[Page, Console]:
+        page, console = open_portal(index)
+        sign_in_to_portal(page)
         return page, console
 
-    yield open_page
-    for context in contexts:
-        context.close()
+    return open_signed_in
 
 
 @pytest.fixture

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import expect
 from tortoise.transactions import in_transaction
 
 from adnet import ledger
@@ -24,7 +22,7 @@ from adnet.chain.devchain import dev_accounts
 from adnet.ids import new_id
 from adnet.models import Site, SiteDailyStat
 from adnet.money import to_decimal_string
-from tests.browser.conftest import PROVIDER_SCRIPT, Console, LiveServer
+from tests.browser.conftest import LiveServer, sign_in_to_portal
 from tests.browser.conftest import TestWallet as Wallet
 
 # The README's picture, rewritten only by ``make screenshots``, so that a test run leaves the tree as it was.
@@ -59,49 +57,17 @@ class OtherChainWallet(Wallet):
         return super()._answer(method, params)
 
 
-@pytest.fixture
-def open_portal(browser: Browser, server: LiveServer) -> Iterator[Callable[..., tuple[Page, Console]]]:
-    """``open_portal(wallet_class, account_index)``: a fresh browser profile on the sign-in page, with that wallet
-    injected (``wallet_class=None``: no wallet at all)."""
-    contexts: list[BrowserContext] = []
-
-    def open_page(wallet_class: type[Wallet] | None = Wallet, index: int = PUBLISHER_INDEX,
-                  viewport: dict[str, int] | None = None) -> tuple[Page, Console]:
-        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
-        contexts.append(context)
-        if wallet_class is not None:
-            wallet = wallet_class(server, dev_accounts()[index])
-            context.expose_function("__adnetTestWallet", wallet.handle)
-            context.add_init_script(PROVIDER_SCRIPT)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        console = Console()
-        page.on("console", lambda message: console.messages.append(message))
-        page.on("pageerror", lambda error: console.page_errors.append(str(error)))
-        page.goto(f"{server.url}/portal/signin")
-        return page, console
-
-    yield open_page
-    for context in contexts:
-        context.close()
-
-
-def sign_in(page: Page) -> None:
-    page.get_by_role("button", name="Connect wallet and sign in").click()
-    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
-
-
 def test_sign_in_says_what_is_wrong_and_offers_to_switch_chains(open_portal, server):
-    page, _ = open_portal(None)
+    page, _ = open_portal(PUBLISHER_INDEX, None)
     page.get_by_role("button", name="Connect wallet and sign in").click()
     expect(page.locator("[data-wallet-status]")).to_contain_text("No browser wallet found")
 
-    page, _ = open_portal(RefusingWallet)
+    page, _ = open_portal(PUBLISHER_INDEX, RefusingWallet)
     page.get_by_role("button", name="Connect wallet and sign in").click()
     expect(page.locator("[data-wallet-status]")).to_have_text("You declined the request in your wallet.")
     assert page.url.endswith("/portal/signin")
 
-    page, console = open_portal(OtherChainWallet)
+    page, console = open_portal(PUBLISHER_INDEX, OtherChainWallet)
     page.get_by_role("button", name="Connect wallet and sign in").click()
     expect(page.locator("[data-wallet-status]")).to_contain_text("Your wallet is on chain 1; adnet uses chain")
     page.get_by_role("button", name=re.compile("Switch the wallet to chain")).click()
@@ -111,8 +77,8 @@ def test_sign_in_says_what_is_wrong_and_offers_to_switch_chains(open_portal, ser
 
 
 def test_a_publisher_registers_a_site_tops_up_withdraws_and_exchanges(open_portal, server):
-    page, console = open_portal()
-    sign_in(page)
+    page, console = open_portal(PUBLISHER_INDEX)
+    sign_in_to_portal(page)
 
     # Register: a wrong domain is explained while typing, the new row appears without a page load.
     page.evaluate("window.__sameDocument = true")
@@ -179,8 +145,8 @@ async def _balances(site_id: str) -> tuple[int, int]:
 
 def test_the_dashboard_with_demo_data_on_a_phone_and_for_the_readme(open_portal, server, tmp_path):
     server.call(lambda: _thirty_days_of_traffic(server))
-    page, console = open_portal(Wallet, DEMO_PUBLISHER_INDEX, viewport={"width": 1100, "height": 900})
-    sign_in(page)
+    page, console = open_portal(DEMO_PUBLISHER_INDEX, viewport={"width": 1100, "height": 900})
+    sign_in_to_portal(page)
     expect(page.locator("#site-rows tr")).to_have_count(1)
     expect(page.locator("svg.chart rect.chart-bar")).to_have_count(30)
     expect(page.locator("#earned-lifetime")).not_to_have_text("0 G$")
