@@ -277,6 +277,35 @@ async def wait_ready(port: int, server: subprocess.Popen, within: float = 90.0) 
     raise RuntimeError("the server did not answer in time")
 
 
+def prepare(data_dir: Path, database_url: str) -> tuple[dict[str, str], dict]:
+    """The environment ``adnet serve`` runs with on ``data_dir`` and a free loopback port (development secrets and
+    chain, one trusted proxy, the public rate limit far above the load), with the migrations applied and the demo
+    data loaded; and what ``adnet demo --json`` described."""
+    port = free_port()
+    env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(data_dir),
+           "ADNET_DATABASE_URL": database_url, "ADNET_HOST": HOST, "ADNET_PORT": str(port),
+           "ADNET_PUBLIC_URL": f"http://{HOST}:{port}", "ADNET_TRUSTED_PROXIES": "1",
+           "ADNET_RATE_LIMIT_PUBLIC": "100000000/60"}
+    env.pop("ADNET_CHAIN_RPC_URL", None)
+    subprocess.run(adnet_command("migrate"), env=env, cwd=ROOT, check=True, timeout=120,  # noqa: S603
+                   stdout=subprocess.DEVNULL)
+    demo = subprocess.run(adnet_command("demo", "--json"), env=env, cwd=ROOT, check=True, timeout=300,  # noqa: S603
+                          capture_output=True, text=True)
+    return env, json.loads(demo.stdout)
+
+
+def start_server(env: dict[str, str]) -> subprocess.Popen:
+    """``bench/server.py`` in the environment of ``prepare``, once it answers."""
+    server = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
+        [sys.executable, "-m", "bench.server", "--port", env["ADNET_PORT"]], env=env, cwd=ROOT)
+    try:
+        uvloop.run(wait_ready(int(env["ADNET_PORT"]), server))
+    except BaseException:
+        stop(server)
+        raise
+    return server
+
+
 def stop(server: subprocess.Popen) -> None:
     if server.poll() is None:
         server.send_signal(signal.SIGINT)
@@ -298,24 +327,11 @@ def main() -> int:
     args = parser.parse_args()
     seconds = min(max(args.seconds, 1.0), 30.0)
     data_dir = Path(tempfile.mkdtemp(prefix="adnet-bench-"))
-    port = free_port()
-    database_url = f"sqlite://{data_dir / 'bench.sqlite3'}?synchronous={args.synchronous}"
-    env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(data_dir),
-           "ADNET_DATABASE_URL": database_url, "ADNET_HOST": HOST,
-           "ADNET_PORT": str(port), "ADNET_PUBLIC_URL": f"http://{HOST}:{port}", "ADNET_TRUSTED_PROXIES": "1",
-           "ADNET_RATE_LIMIT_PUBLIC": "100000000/60"}
-    env.pop("ADNET_CHAIN_RPC_URL", None)
     server = None
     try:
-        subprocess.run(adnet_command("migrate"), env=env, cwd=ROOT, check=True, timeout=120,  # noqa: S603
-                       stdout=subprocess.DEVNULL)
-        demo = subprocess.run(adnet_command("demo", "--json"), env=env, cwd=ROOT, check=True, timeout=300,  # noqa: S603
-                              capture_output=True, text=True)
-        site_id = json.loads(demo.stdout)["siteId"]
-        server = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
-            [sys.executable, "-m", "bench.server", "--port", str(port)], env=env, cwd=ROOT)
-        uvloop.run(wait_ready(port, server))
-        results = uvloop.run(measure(port, site_id, seconds, args.rate))
+        env, demo = prepare(data_dir, f"sqlite://{data_dir / 'bench.sqlite3'}?synchronous={args.synchronous}")
+        server = start_server(env)
+        results = uvloop.run(measure(int(env["ADNET_PORT"]), demo["siteId"], seconds, args.rate))
     finally:
         if server is not None:
             stop(server)

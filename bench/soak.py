@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -35,18 +32,15 @@ from pathlib import Path
 import uvloop
 
 from bench.run import (
-    HOST,
-    ROOT,
     SIZES,
     Connection,
     TrackMix,
-    adnet_command,
     client_address,
-    free_port,
     get,
+    prepare,
     prepare_tokens,
+    start_server,
     stop,
-    wait_ready,
 )
 
 CONNECTIONS = 16
@@ -208,24 +202,12 @@ def main() -> int:
     rate = min(max(args.rate, 1), MAX_RATE)
     warmup = min(args.warmup, seconds / 2)
     data_dir = Path(tempfile.mkdtemp(prefix="adnet-soak-"))
-    port = free_port()
     database_url = args.database_url or f"sqlite://{data_dir / 'soak.sqlite3'}"
-    env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(data_dir),
-           "ADNET_DATABASE_URL": database_url, "ADNET_HOST": HOST, "ADNET_PORT": str(port),
-           "ADNET_PUBLIC_URL": f"http://{HOST}:{port}", "ADNET_TRUSTED_PROXIES": "1",
-           "ADNET_RATE_LIMIT_PUBLIC": "100000000/60"}
-    env.pop("ADNET_CHAIN_RPC_URL", None)
     server = None
     try:
-        subprocess.run(adnet_command("migrate"), env=env, cwd=ROOT, check=True, timeout=120,  # noqa: S603
-                       stdout=subprocess.DEVNULL)
-        demo = subprocess.run(adnet_command("demo", "--json"), env=env, cwd=ROOT, check=True, timeout=300,  # noqa: S603
-                              capture_output=True, text=True)
-        site_id = json.loads(demo.stdout)["siteId"]
-        server = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
-            [sys.executable, "-m", "bench.server", "--port", str(port)], env=env, cwd=ROOT)
-        uvloop.run(wait_ready(port, server))
-        result = uvloop.run(soak(port, server.pid, site_id, seconds, rate, args.interval))
+        env, demo = prepare(data_dir, database_url)
+        server = start_server(env)
+        result = uvloop.run(soak(int(env["ADNET_PORT"]), server.pid, demo["siteId"], seconds, rate, args.interval))
     finally:
         if server is not None:
             stop(server)
