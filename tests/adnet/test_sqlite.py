@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
-from tortoise import Tortoise
+import aiosqlite
+from tortoise import Tortoise, connections
 from tortoise.transactions import in_transaction
 
 from adnet import db
@@ -40,3 +41,27 @@ async def test_a_transaction_reading_first_writes_after_another_process_wrote(tm
         await Tortoise.close_connections()
 
     assert signers == ["0x" + "a" * 40, "0x" + "b" * 40]
+
+
+async def test_a_transaction_begins_in_one_trip_to_the_connections_thread(tmp_path, monkeypatch):
+    await db.migrate(f"sqlite://{tmp_path / 'trips.sqlite3'}")
+    await db.open_database(f"sqlite://{tmp_path / 'trips.sqlite3'}")
+    try:
+        client = connections.get("default")
+        await client.execute_query("SELECT 1")  # connected
+        trips = []
+        original = aiosqlite.Connection._execute
+
+        async def counted(self, fn, *args, **kwargs):
+            trips.append(getattr(fn, "__name__", repr(fn)))
+            return await original(self, fn, *args, **kwargs)
+
+        monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+        async with in_transaction():
+            began = list(trips)
+            in_transaction_now = client._connection.in_transaction
+        monkeypatch.undo()
+    finally:
+        await Tortoise.close_connections()
+
+    assert began == ["_begin_immediate"] and in_transaction_now
