@@ -13,7 +13,7 @@ from eth_abi import encode
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 from eth_keys.datatypes import PrivateKey
-from eth_utils import keccak
+from eth_utils import keccak, to_checksum_address
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
@@ -21,6 +21,7 @@ from adnet import ledger
 from adnet.claims import (
     ClaimConflict,
     ClaimTerms,
+    checksummed,
     claim_digest,
     claim_hash,
     claim_payload,
@@ -93,6 +94,12 @@ def test_the_direct_digest_and_signature_equal_eth_accounts_typed_data_signing()
 
 def test_eth_keys_signs_with_coincurve():
     assert type(PrivateKey(bytes(range(1, 33))).backend).__name__ == "CoinCurveECCBackend"
+
+
+def test_checksummed_addresses_are_eip55():
+    rng = random.Random(55)
+    for address in [f"0x{rng.getrandbits(160):040x}" for _ in range(200)] + ["0x" + "0" * 40, "0x" + "f" * 40]:
+        assert checksummed(address) == checksummed(address.upper().replace("0X", "0x")) == to_checksum_address(address)
 
 
 async def test_the_signature_recovers_to_the_signer(chain, clock):
