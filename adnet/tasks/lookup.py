@@ -27,6 +27,11 @@ CTA_KINDS = frozenset({TaskKind.VISIT_URL, TaskKind.SIGN_MESSAGE, TaskKind.ONCHA
 # Tasks whose row is kept made up at once, at most (the oldest go first).
 MAX_CACHED_TASKS = 1024
 
+# What a statement that reads a task for ``live_from_row`` selects, and from where (the caller adds its WHERE).
+TASK_COLUMNS = ("task.*, campaign.status AS campaign_status, campaign.starts_at AS campaign_starts_at, "
+                "campaign.ends_at AS campaign_ends_at")
+TASK_TABLES = "task LEFT JOIN campaign ON campaign.id = task.campaign_id"
+
 
 async def live_task(task_id: str, now: datetime, *, kinds: Collection[TaskKind] = CTA_KINDS) -> Task:
     """The task ``task_id``, if it can be done at ``now``.
@@ -41,9 +46,23 @@ async def live_task_and_config(task_id: str, now: datetime, *,
                                kinds: Collection[TaskKind] = CTA_KINDS) -> tuple[Task, Any]:
     """``live_task`` with the task's parsed config (``adnet.tasks.config.parse_config``). The Task is shared by
     the requests that read the same row: read it, never change it."""
-    found = await _task_and_campaign(task_id) if has_prefix(task_id, "task") else None
-    if found is None:
+    row = None
+    if has_prefix(task_id, "task"):
+        connection = connections.get("default")
+        sql = f"SELECT {TASK_COLUMNS} FROM {TASK_TABLES} WHERE task.id = {placeholders(connection, 1)[0]}"  # noqa: S608
+        rows = await connection.execute_query_dict(sql, [task_id])
+        row = rows[0] if rows else None
+    return live_from_row(task_id, row, now, kinds=kinds)
+
+
+def live_from_row(task_id: str, row: dict[str, Any] | None, now: datetime, *,
+                  kinds: Collection[TaskKind] = CTA_KINDS) -> tuple[Task, Any]:
+    """``live_task_and_config`` of a row the caller read with ``TASK_COLUMNS`` (None: no such task), for a caller
+    that reads more in the same statement. The row is made into a Task, campaign window and config only when it
+    differs from the last one read of the task."""
+    if row is None:
         raise not_found("task")
+    found = _made_of(task_id, row)
     task, campaign = found.task, found.campaign
     if task.kind not in kinds:
         raise bad_request("invalid_field", f"This is a {task.kind.value} task, which is not done here.",
@@ -85,21 +104,12 @@ class _Found:
 _made: dict[str, tuple[tuple[Any, ...], _Found]] = {}
 
 
-async def _task_and_campaign(task_id: str) -> _Found | None:
-    """The task row, turned into a Task the way the ORM turns its own reads, with the status and dates of its
-    campaign, in one plain statement; made up again only when the row read differs from the last one."""
-    connection = connections.get("default")
-    sql = ("SELECT task.*, campaign.status AS campaign_status, campaign.starts_at AS campaign_starts_at, "  # noqa: S608
-           "campaign.ends_at AS campaign_ends_at FROM task LEFT JOIN campaign ON campaign.id = task.campaign_id "
-           f"WHERE task.id = {placeholders(connection, 1)[0]}")
-    rows = await connection.execute_query_dict(sql, [task_id])
-    if not rows:
-        return None
-    values = tuple(rows[0].values())
+def _made_of(task_id: str, row: dict[str, Any]) -> _Found:
+    values = tuple(row.values())
     cached = _made.get(task_id)
     if cached is not None and cached[0] == values:
         return cached[1]
-    found = _Found(rows[0])
+    found = _Found(row)
     if len(_made) >= MAX_CACHED_TASKS:
         del _made[next(iter(_made))]
     _made[task_id] = (values, found)

@@ -4,7 +4,11 @@ and exactly one completion out of many identical ones."""
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import pytest
 from tortoise.transactions import in_transaction
 
 from adnet import ledger
@@ -14,7 +18,27 @@ from adnet.ids import new_id
 from adnet.models import Claim, ClaimPurpose, Completion, LedgerTransaction, TaskKind
 from adnet.rewards import Reward, reserve_and_claim, reserve_and_claim_many
 from adnet.tasks.completion import complete_task, reward_sources
-from tests.factories import G, fund, make_campaign, make_task, wallet_address
+from tests.factories import G, fund, make_campaign, make_site, make_task, wallet_address
+
+
+@contextmanager
+def statements() -> Iterator[list[str]]:
+    """Every SQL statement Tortoise sends while the block runs."""
+    sent: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            sent.append(record.getMessage())
+
+    logger = logging.getLogger("tortoise.db_client")
+    handler, level = Collect(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield sent
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 async def reserve(chain, clock, sources, amount=G, record_id=None, recipient=None):
@@ -106,3 +130,41 @@ async def test_thirty_identical_completions_at_once_make_one(app, clock):
     assert await Completion.filter(task_id=task.id).count() == 1
     assert await Claim.all().count() == 1
     assert await ledger.balance(ledger.task_pool(task.id)) == 9 * G
+
+
+async def test_a_completion_reads_once_before_its_write(app, clock):
+    """The task, its campaign's window, the site and the wallet's and device's earlier completions are one read."""
+    chain = app.extensions["adnet"].extras["chain"]
+    campaign = await make_campaign()
+    task = await make_task(kind=TaskKind.QUIZ, campaign=campaign, config={"question": "Q?", "answers": ["a"]},
+                           pool=10 * G, max_per_wallet=2)
+    site, wallet = await make_site(), wallet_address()
+    for fingerprint in ("fp-1", "fp-2"):
+        with statements() as sent:
+            await complete_task(task_id=task.id, wallet=wallet, fingerprint=fingerprint, proof={"answer": "a"},
+                                site_id=site.id, now=clock.now(), chain=chain)
+        first_write = next(number for number, sql in enumerate(sent) if not sql.startswith("SELECT"))
+        assert first_write == 1, sent[:first_write]
+    slots = await Completion.filter(task_id=task.id).order_by("wallet_slot").values_list("wallet_slot", "site_id")
+    assert slots == [(0, site.id), (1, site.id)]
+    with pytest.raises(ApiError) as repeat:
+        await complete_task(task_id=task.id, wallet=wallet, fingerprint="fp-3", proof={"answer": "a"},
+                            now=clock.now(), chain=chain)
+    assert repeat.value.code == "already_completed"
+
+
+async def test_an_unknown_site_is_refused_before_anything_of_the_task(app, clock):
+    chain = app.extensions["adnet"].extras["chain"]
+    task = await make_task(kind=TaskKind.QUIZ, config={"question": "Q?", "answers": ["a"]}, active=False)
+    site = await make_site()
+    for task_id, site_id in ((task.id, "site_unknownunknownunkn"), ("task_unknownunknownunk", "site_unknownunknown"),
+                             ("nottask", "site_unknownunknown"), (task.id, "notasite")):
+        with pytest.raises(ApiError) as refused:
+            await complete_task(task_id=task_id, wallet=wallet_address(), fingerprint="fp", proof={"answer": "a"},
+                                site_id=site_id, now=clock.now(), chain=chain)
+        assert (refused.value.status, refused.value.message) == (404, "No such site."), refused.value
+    for task_id, expected in ((task.id, "task_inactive"), ("task_unknownunknownunk", "not_found")):
+        with pytest.raises(ApiError) as refused:
+            await complete_task(task_id=task_id, wallet=wallet_address(), fingerprint="fp", proof={"answer": "a"},
+                                site_id=site.id, now=clock.now(), chain=chain)
+        assert refused.value.code == expected
