@@ -91,6 +91,20 @@ async def close_database() -> None:
     await Tortoise.close_connections()
 
 
+async def recreate_postgres(database_url: str) -> None:
+    """Drop the PostgreSQL database ``database_url`` names (closing its connections) and create it empty, through
+    the server's maintenance database: how the test suites and the benchmark start from nothing."""
+    import asyncpg
+
+    base, name = database_url.rsplit("/", 1)
+    admin = await asyncpg.connect(base.replace("postgres://", "postgresql://", 1) + "/postgres")
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+
+
 async def ping() -> None:
     """One round trip; raises when the database is unreachable."""
     await connections.get("default").execute_query("SELECT 1")

@@ -21,31 +21,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import uvloop
 
+from adnet import db
 from bench.run import (
     CONNECTIONS,
-    HOST,
     MAX_REQUESTS_PER_PHASE,
     ROOT,
     Phase,
     adnet_command,
     client_address,
     closed_loop,
-    free_port,
     open_loop,
     post,
+    prepare,
+    start_server,
     stop,
-    wait_ready,
 )
 
 OPEN_LOOP_RATE = 200
@@ -70,7 +68,7 @@ class Completions:
 
 async def fund_pool(database_url: str, task_id: str, amount: int) -> None:
     """Top up the task's G$ pool (from the development vault's side of the books) so every completion is paid."""
-    from adnet import db, ledger
+    from adnet import ledger
     from adnet.clock import Clock
 
     await db.open_database(database_url)
@@ -87,7 +85,7 @@ async def fund_pool(database_url: str, task_id: str, amount: int) -> None:
 
 async def check_books(database_url: str, task_id: str, funded: int) -> list[str]:
     """What the stopped server left behind, as lines: completions, claims, and whether the pool adds up."""
-    from adnet import db, ledger
+    from adnet import ledger
     from adnet.models import Claim, Completion, Task
 
     await db.open_database(database_url)
@@ -111,19 +109,6 @@ async def check_books(database_url: str, task_id: str, funded: int) -> list[str]
         problems.append("two claims share a nonce")
     return [f"{completions} completions, {paid} with a signed claim, nonces distinct: {len(set(nonces)) == len(nonces)}"
             f", pool debited by exactly the claims: {pool == started - claimed}", *problems]
-
-
-async def recreate_postgres(database_url: str) -> None:
-    """Drop and create the benchmark's PostgreSQL database."""
-    import asyncpg
-
-    base, name = database_url.rsplit("/", 1)
-    admin = await asyncpg.connect(base.replace("postgres://", "postgresql://", 1) + "/postgres")
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
 
 
 def cpu_seconds(pid: int) -> float:
@@ -167,31 +152,20 @@ def main() -> int:
     args = parser.parse_args()
     seconds = min(max(args.seconds, 1.0), 30.0)
     data_dir = Path(tempfile.mkdtemp(prefix="adnet-bench-tasks-"))
-    port = free_port()
     postgres = args.database_url.startswith(("postgres://", "postgresql://"))
     database_url = (args.database_url if postgres
                     else f"sqlite://{data_dir / 'bench.sqlite3'}?synchronous={args.synchronous}")
-    env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(data_dir),
-           "ADNET_DATABASE_URL": database_url, "ADNET_HOST": HOST,
-           "ADNET_PORT": str(port), "ADNET_PUBLIC_URL": f"http://{HOST}:{port}", "ADNET_TRUSTED_PROXIES": "1",
-           "ADNET_RATE_LIMIT_PUBLIC": "100000000/60"}
-    env.pop("ADNET_CHAIN_RPC_URL", None)
     server = None
     try:
         if postgres:
-            asyncio.run(recreate_postgres(database_url))
-        subprocess.run(adnet_command("migrate"), env=env, cwd=ROOT, check=True, timeout=120,  # noqa: S603
-                       stdout=subprocess.DEVNULL)
-        demo = subprocess.run(adnet_command("demo", "--json"), env=env, cwd=ROOT, check=True, timeout=300,  # noqa: S603
-                              capture_output=True, text=True)
-        described = json.loads(demo.stdout)
-        site_id, task_id = described["siteId"], described["taskIds"]["QUIZ"][0]
+            asyncio.run(db.recreate_postgres(database_url))
+        env, demo = prepare(data_dir, database_url)
+        site_id, task_id = demo["siteId"], demo["taskIds"]["QUIZ"][0]
         funded = MAX_REQUESTS_PER_PHASE * 2 * 10**18
         asyncio.run(fund_pool(database_url, task_id, funded))
-        server = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
-            [sys.executable, "-m", "bench.server", "--port", str(port)], env=env, cwd=ROOT)
-        uvloop.run(wait_ready(port, server))
-        closed, opened, cpu_ms = uvloop.run(measure(port, server.pid, task_id, site_id, seconds, args.rate))
+        server = start_server(env)
+        closed, opened, cpu_ms = uvloop.run(measure(int(env["ADNET_PORT"]), server.pid, task_id, site_id, seconds,
+                                                    args.rate))
         stop(server)
         books = asyncio.run(check_books(database_url, task_id, funded))
         audit = subprocess.run(adnet_command("audit", "--no-chain"), env=env, cwd=ROOT, timeout=300,  # noqa: S603

@@ -28,22 +28,9 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if url is None:
         url = f"sqlite://{tmp_path_factory.mktemp('db') / 'adnet-test.sqlite3'}"
     else:
-        asyncio.run(recreate_postgres(url))
+        asyncio.run(db.recreate_postgres(url))
     asyncio.run(db.migrate(url))
     yield url
-
-
-async def recreate_postgres(url: str) -> None:
-    """Drop and create the test database named by ``url`` through the server's maintenance database."""
-    import asyncpg
-
-    base, name = url.rsplit("/", 1)
-    admin = await asyncpg.connect(base.replace("postgres://", "postgresql://", 1) + "/postgres")
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
 
 
 def make_settings(database_url: str, data_dir: Path, **overrides: str) -> Settings:

@@ -6,7 +6,7 @@ import pytest
 from tortoise import Tortoise, connections
 
 from adnet import db
-from tests.conftest import recreate_postgres
+from adnet.db import recreate_postgres
 
 EXPECTED_TABLES = {"publisher", "site", "campaign", "creative", "task", "completion", "claim", "dedup_key",
                    "tracking_event", "deposit", "ledger_account", "ledger_transaction", "ledger_posting",

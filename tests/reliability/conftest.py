@@ -41,10 +41,10 @@ from adnet.chain import service as chain_service
 from adnet.chain.devchain import dev_accounts
 from adnet.clock import Clock
 from adnet.config import load_settings
+from adnet.db import recreate_postgres
 from adnet.deposits import account_ref_for_site
 from tests.auth_helpers import sign, siwe_message
 from tests.chain.helpers import deposit
-from tests.conftest import recreate_postgres
 
 HOST = "127.0.0.1"
 FULL = os.environ.get("ADNET_RELIABILITY", "").lower() == "full"
