@@ -18,6 +18,8 @@ from tortoise.migrations.autodetector import MigrationAutodetector
 from tortoise.migrations.writer import MigrationWriter, format_migration_name
 from tortoise.models import Model
 
+from adnet import statements
+
 log = logging.getLogger(__name__)
 
 ModelT = TypeVar("ModelT", bound=Model)
@@ -113,9 +115,7 @@ async def ping() -> None:
 def placeholders(connection: BaseDBAsyncClient, count: int) -> list[str]:
     """Parameter markers for a raw statement in the connection's dialect: ``$1..$n`` on PostgreSQL, ``?`` on
     SQLite."""
-    if connection.capabilities.dialect == "postgres":
-        return [f"${number}" for number in range(1, count + 1)]
-    return ["?"] * count
+    return statements.marks(statements.dialect_of(connection), count)
 
 
 async def insert_row(connection: BaseDBAsyncClient, model: type[ModelT], values: dict[str, Any]) -> ModelT:

@@ -33,12 +33,12 @@ from decimal import Decimal
 from typing import Any
 
 from tortoise import connections
-from tortoise.backends.base.client import BaseDBAsyncClient
 from tortoise.exceptions import IntegrityError
 
-from adnet.db import placeholders
+from adnet import statements
 from adnet.ids import new_id
 from adnet.models import LedgerAccount, LedgerTransaction
+from adnet.statements import Program, Statement
 
 log = logging.getLogger(__name__)
 
@@ -142,18 +142,24 @@ async def book_many(bookings: list[Booking]) -> list[str]:
     account's balance moves once by their sum and the rows are written in one statement per table. Call inside
     ``in_transaction()``; ``AlreadyBooked`` or ``InsufficientFunds`` from any of them leaves the caller's
     transaction to be abandoned, as from ``book``."""
+    connection = connections.get("default")  # the caller's transaction
+    return await statements.run(connection, booking_program(bookings, statements.dialect_of(connection)))
+
+
+def booking_program(bookings: list[Booking], dialect: str) -> Program[list[str]]:
+    """``book_many`` as a program of statements (``adnet.statements``), for writes that include their bookings in
+    a program of their own."""
     for booking in bookings:
         _check_balanced(booking.legs)
-    connection = connections.get("default")  # the caller's transaction
     ids = [new_id("ltx") for _ in bookings]
     created = [_CREATED_AT.to_db_value(booking.now, LedgerTransaction) for booking in bookings]
-    marks = placeholders(connection, 5 * len(bookings))
+    marks = statements.marks(dialect, 5 * len(bookings))
     rows = ", ".join(f"({', '.join(marks[5 * n:5 * n + 5])})" for n in range(len(bookings)))
     try:
-        await connection.execute_query(
-            f"INSERT INTO ledger_transaction (id, kind, reference, memo, created_at) VALUES {rows}",  # noqa: S608
-            [value for transaction_id, booking, created_at in zip(ids, bookings, created, strict=True)
-             for value in (transaction_id, booking.kind, booking.reference, booking.memo[:500], created_at)])
+        yield Statement(f"INSERT INTO ledger_transaction (id, kind, reference, memo, created_at) VALUES {rows}",  # noqa: S608
+                        [value for transaction_id, booking, created_at in zip(ids, bookings, created, strict=True)
+                         for value in (transaction_id, booking.kind, booking.reference, booking.memo[:500],
+                                       created_at)])
     except IntegrityError:
         raise AlreadyBooked(", ".join(f"{booking.kind} {booking.reference}" for booking in bookings)
                             + " is already booked") from None
@@ -166,15 +172,14 @@ async def book_many(bookings: list[Booking]) -> list[str]:
         for key in sorted(merged):
             postings.append((transaction_id, key, merged[key], created_at))
             moves.setdefault(key, _Move()).add(merged[key])
-    accounts = await _accounts(connection, moves)
+    accounts = yield from _accounts(dialect, moves)
     for key in sorted(moves):
-        await _apply(connection, accounts[key], key, moves[key])
-    marks = placeholders(connection, 4 * len(postings))
+        yield from _apply(dialect, accounts[key], key, moves[key])
+    marks = statements.marks(dialect, 4 * len(postings))
     rows = ", ".join(f"({', '.join(marks[4 * n:4 * n + 4])})" for n in range(len(postings)))
-    values = [value for transaction_id, key, amount, created_at in postings
-              for value in (transaction_id, accounts[key].id, Decimal(amount), created_at)]
-    await connection.execute_query(
-        f"INSERT INTO ledger_posting (transaction_id, account_id, amount, created_at) VALUES {rows}", values)  # noqa: S608
+    yield Statement(f"INSERT INTO ledger_posting (transaction_id, account_id, amount, created_at) VALUES {rows}",  # noqa: S608
+                    [value for transaction_id, key, amount, created_at in postings
+                     for value in (transaction_id, accounts[key].id, Decimal(amount), created_at)])
     return ids
 
 
@@ -189,7 +194,8 @@ async def balances_of(keys: Iterable[AccountKey]) -> dict[AccountKey, int]:
     wanted = set(keys)
     if not wanted:
         return {}
-    found = await _read_accounts(connections.get("default"), wanted)
+    connection = connections.get("default")
+    found = await statements.run(connection, _read_accounts(statements.dialect_of(connection), wanted))
     return {key: found[key].balance if key in found else 0 for key in wanted}
 
 
@@ -226,32 +232,33 @@ class _Account:
     version: int
 
 
-async def _accounts(connection: BaseDBAsyncClient, keys: Iterable[AccountKey]) -> dict[AccountKey, _Account]:
+def _accounts(dialect: str, keys: Iterable[AccountKey]) -> Program[dict[AccountKey, _Account]]:
     """The account rows for ``keys``, in one read, creating the missing ones on first use. Creation is an insert
     that ignores a conflict, so a race to create the same account neither fails nor aborts the surrounding
     transaction."""
     wanted = set(keys)
-    found = await _read_accounts(connection, wanted)
-    missing = wanted - found.keys()
+    found = yield from _read_accounts(dialect, wanted)
+    missing = sorted(wanted - found.keys())
     if missing:
-        await LedgerAccount.bulk_create(
-            [LedgerAccount(kind=key.kind, owner=key.owner, token=key.token, balance=Decimal(0),
-                           allow_negative=key.kind in NEGATIVE_KINDS) for key in sorted(missing)],
-            ignore_conflicts=True,
-        )
-        found.update(await _read_accounts(connection, missing))
+        marks = statements.marks(dialect, 6 * len(missing))
+        rows = ", ".join(f"({', '.join(marks[6 * n:6 * n + 6])})" for n in range(len(missing)))
+        yield Statement("INSERT INTO ledger_account (kind, owner, token, balance, allow_negative, version) "  # noqa: S608
+                        f"VALUES {rows} ON CONFLICT (kind, owner, token) DO NOTHING",
+                        [value for key in missing
+                         for value in (key.kind, key.owner, key.token, Decimal(0), key.kind in NEGATIVE_KINDS, 0)])
+        found.update((yield from _read_accounts(dialect, set(missing))))
     return found
 
 
-async def _read_accounts(connection: BaseDBAsyncClient, keys: set[AccountKey]) -> dict[AccountKey, _Account]:
+def _read_accounts(dialect: str, keys: set[AccountKey]) -> Program[dict[AccountKey, _Account]]:
     ordered = sorted(keys)
-    marks = placeholders(connection, 3 * len(ordered))
+    marks = statements.marks(dialect, 3 * len(ordered))
     match = " OR ".join(f"(kind = {marks[3 * n]} AND owner = {marks[3 * n + 1]} AND token = {marks[3 * n + 2]})"
                         for n in range(len(ordered)))
-    rows = await connection.execute_query_dict(
+    result = yield Statement(
         f"SELECT id, kind, owner, token, balance, allow_negative, version FROM ledger_account WHERE {match}",  # noqa: S608
         [value for key in ordered for value in (key.kind, key.owner, key.token)])
-    return {AccountKey(row["kind"], row["owner"], row["token"]): _account(row) for row in rows}
+    return {AccountKey(row["kind"], row["owner"], row["token"]): _account(row) for row in result.rows}
 
 
 def _account(row: dict[str, Any]) -> _Account:
@@ -272,22 +279,21 @@ class _Move:
         self.low = min(self.low, self.total)
 
 
-async def _apply(connection: BaseDBAsyncClient, account: _Account, key: AccountKey, move: _Move) -> None:
+def _apply(dialect: str, account: _Account, key: AccountKey, move: _Move) -> Program[None]:
     """Add ``move.total`` to the account by compare-and-swap on its version, re-reading after a lost race."""
-    marks = placeholders(connection, 4)
+    marks = statements.marks(dialect, 4)
     swap = (f"UPDATE ledger_account SET balance = {marks[0]}, version = {marks[1]} "  # noqa: S608
             f"WHERE id = {marks[2]} AND version = {marks[3]}")
     reread = ("SELECT id, balance, allow_negative, version FROM ledger_account "  # noqa: S608
-              f"WHERE id = {placeholders(connection, 1)[0]}")
+              f"WHERE id = {statements.marks(dialect, 1)[0]}")
     for _ in range(_MAX_SWAP_ATTEMPTS):
         if account.balance + move.low < 0 and not account.allow_negative:
             raise InsufficientFunds(key, account.balance, move.low)
         updated = account.balance + move.total
-        swapped, _ = await connection.execute_query(swap, [Decimal(updated), account.version + 1, account.id,
-                                                           account.version])
-        if swapped == 1:
+        swapped = yield Statement(swap, [Decimal(updated), account.version + 1, account.id, account.version])
+        if swapped.count == 1:
             account.balance, account.version = updated, account.version + 1
             return
-        current = _account((await connection.execute_query_dict(reread, [account.id]))[0])
+        current = _account((yield Statement(reread, [account.id])).rows[0])
         account.balance, account.version = current.balance, current.version
     raise LedgerError(f"{key} is too contended to update")

@@ -38,7 +38,7 @@ from quart import current_app, has_app_context
 from tortoise import connections
 from tortoise.expressions import Q
 
-from adnet import ledger, tracking_tokens
+from adnet import ledger, statements, tracking_tokens
 from adnet.errors import bad_request, not_found
 from adnet.ids import has_prefix
 from adnet.models import (
@@ -52,11 +52,11 @@ from adnet.models import (
     TaskKind,
     TaskSurface,
 )
+from adnet.statements import Program, Statement
 from adnet.tasks.config import public_task
 from adnet.wallets import InvalidWallet, normalize_wallet
 
 if TYPE_CHECKING:
-    from tortoise.backends.base.client import BaseDBAsyncClient
 
     from adnet.app import Runtime
 
@@ -456,21 +456,22 @@ def pick(options: list[Candidate], rng: random.Random) -> Candidate | None:
     return options[-1]
 
 
-async def add_daily_stats(increments: dict[tuple[str, date], dict[str, int]],
-                          connection: BaseDBAsyncClient | None = None) -> None:
+async def add_daily_stats(increments: dict[tuple[str, date], dict[str, int]]) -> None:
     """Add counters to ``SiteDailyStat`` rows, creating them as needed: one upsert per (site, day), safe against
-    other processes adding at the same time (the increment happens in the database). ``connection`` is the
-    caller's transaction, if any."""
-    connection = connection or connections.get("default")
-    postgres = connection.capabilities.dialect == "postgres"
+    other processes adding at the same time (the increment happens in the database)."""
+    connection = connections.get("default")
+    await statements.run(connection, daily_stats_program(increments, statements.dialect_of(connection)))
+
+
+def daily_stats_program(increments: dict[tuple[str, date], dict[str, int]], dialect: str) -> Program[None]:
+    """``add_daily_stats`` as a program of statements (``adnet.statements``), for a write that includes it."""
     columns = ("requests", "filled", "impressions", "billable_impressions", "clicks", "billable_clicks")
+    marks = ", ".join(statements.marks(dialect, 2 + len(columns)))
+    updates = ", ".join(f"{column} = site_daily_stat.{column} + excluded.{column}" for column in columns)
+    sql = (f"INSERT INTO site_daily_stat (site_id, day, {', '.join(columns)}) VALUES ({marks}) "  # noqa: S608
+           f"ON CONFLICT (site_id, day) DO UPDATE SET {updates}")
     for (site_id, day), counts in sorted(increments.items()):
-        values = [site_id, day, *(counts.get(column, 0) for column in columns)]
-        placeholders = ", ".join(f"${n}" if postgres else "?" for n in range(1, len(values) + 1))
-        updates = ", ".join(f"{column} = site_daily_stat.{column} + excluded.{column}" for column in columns)
-        sql = (f"INSERT INTO site_daily_stat (site_id, day, {', '.join(columns)}) VALUES ({placeholders}) "  # noqa: S608
-               f"ON CONFLICT (site_id, day) DO UPDATE SET {updates}")
-        await connection.execute_query(sql, values)
+        yield Statement(sql, [site_id, day, *(counts.get(column, 0) for column in columns)])
 
 
 def server(runtime: Runtime) -> Server:

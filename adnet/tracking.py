@@ -43,11 +43,12 @@ from tortoise.exceptions import IntegrityError, OperationalError, TransactionMan
 from tortoise.functions import Count
 from tortoise.transactions import in_transaction
 
-from adnet import ledger, serving, tracking_tokens
+from adnet import ledger, serving, statements, tracking_tokens
 from adnet.batching import GroupCommitter
 from adnet.errors import not_found
 from adnet.ids import new_id
-from adnet.models import Campaign, Creative, EventType, LedgerAccount, TrackingEvent
+from adnet.models import Campaign, Creative, EventType, TrackingEvent
+from adnet.statements import Program, Statement
 from adnet.tracking_tokens import TokenClaims, TokenError
 
 if TYPE_CHECKING:
@@ -195,8 +196,9 @@ class Tracker:
         for attempt in range(1, _COMMIT_ATTEMPTS + 1):
             try:
                 async with in_transaction() as connection:
-                    results, spent = await _write_batch(connection, events, self.runtime.clock.now(),
-                                                        self.runtime.settings.publisher_share_bps)
+                    results, spent = await statements.run(connection, _write_batch(
+                        statements.dialect_of(connection), events, self.runtime.clock.now(),
+                        self.runtime.settings.publisher_share_bps))
                 break
             except (ledger.InsufficientFunds, IntegrityError, OperationalError, TransactionManagementError):
                 if attempt == _COMMIT_ATTEMPTS:
@@ -242,11 +244,12 @@ def _first(*reasons: str | None) -> str | None:
     return next((reason for reason in reasons if reason is not None), None)
 
 
-async def _write_batch(connection: BaseDBAsyncClient, events: list[PendingEvent], now: datetime,
-                       share_bps: int) -> tuple[list[TrackResult], dict[str, int]]:
-    """Deduplicate, decide, insert and bill one batch inside the caller's transaction."""
+def _write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_bps: int
+                 ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
+    """Deduplicate, decide, insert and bill one batch inside the caller's transaction: one program of statements
+    (``adnet.statements``), so on SQLite the whole batch is one trip to the database's thread."""
     keys = [(event.request.fingerprint, event.request.campaign_id, event.request.type.value) for event in events]
-    accepted_keys = await claim_keys(connection, keys, now)
+    accepted_keys = yield from _claim_keys(dialect, keys, now)
     first_index = {key: position for position, key in reversed(list(enumerate(keys)))}
     accepted = [event for position, (event, key) in enumerate(zip(events, keys, strict=True))
                 if key in accepted_keys and first_index[key] == position]
@@ -255,7 +258,7 @@ async def _write_batch(connection: BaseDBAsyncClient, events: list[PendingEvent]
     tokened = [event for event in accepted if reasons[id(event)] is None and event.token_ref]
     token_keys = [(f"token:{event.token_ref}", event.request.campaign_id, event.request.type.value)
                   for event in tokened]
-    fresh_tokens = await claim_keys(connection, token_keys, now)
+    fresh_tokens = yield from _claim_keys(dialect, token_keys, now)
     token_first = {key: position for position, key in reversed(list(enumerate(token_keys)))}
     for position, (event, key) in enumerate(zip(tokened, token_keys, strict=True)):
         if key not in fresh_tokens or token_first[key] != position:
@@ -265,12 +268,19 @@ async def _write_batch(connection: BaseDBAsyncClient, events: list[PendingEvent]
     click_refs = [event.token_ref for event in candidates if event.request.type == EventType.CLICK]
     viewed: set[str | None] = set()
     if click_refs:
-        impressions = TrackingEvent.filter(token_ref__in=click_refs, type=EventType.IMPRESSION, billable=True)
-        viewed.update(str(ref) for ref in await impressions.using_db(connection).values_list("token_ref", flat=True))
+        marks = statements.marks(dialect, len(click_refs) + 1)
+        impressions = yield Statement(
+            f"SELECT token_ref FROM tracking_event WHERE token_ref IN ({', '.join(marks[:-1])}) "  # noqa: S608
+            f"AND type = {marks[-1]} AND billable", [*click_refs, EventType.IMPRESSION.value])
+        viewed.update(str(row["token_ref"]) for row in impressions.rows)
     campaign_ids = sorted({event.request.campaign_id for event in candidates})
-    budgets = LedgerAccount.filter(kind="campaign", token=BILLING_SYMBOL, owner__in=campaign_ids)
-    remaining = {owner: int(balance) for owner, balance in await budgets.using_db(connection)
-                 .values_list("owner", "balance")}
+    remaining: dict[str, int] = {}
+    if campaign_ids:
+        marks = statements.marks(dialect, len(campaign_ids) + 2)
+        budgets = yield Statement(
+            f"SELECT owner, balance FROM ledger_account WHERE kind = {marks[0]} AND token = {marks[1]} "  # noqa: S608
+            f"AND owner IN ({', '.join(marks[2:])})", ["campaign", BILLING_SYMBOL, *campaign_ids])
+        remaining = {row["owner"]: int(Decimal(row["balance"])) for row in budgets.rows}
 
     rows: list[tuple[Any, ...]] = []
     results: dict[int, TrackResult] = {}
@@ -303,12 +313,13 @@ async def _write_batch(connection: BaseDBAsyncClient, events: list[PendingEvent]
         counter[f"billable_{kind}"] += 1 if billable else 0
 
     if rows:
-        await _insert_events(connection, rows)
+        yield _insert_events(dialect, rows)
     billed = [(account, amount) for account, amount in legs.items() if amount != 0]
     if billed:
-        await ledger.book("ad_billing", new_id("ltx"), billed, now=now, memo=f"{len(rows)} tracking events")
+        yield from ledger.booking_program([ledger.Booking("ad_billing", new_id("ltx"), billed, now,
+                                                          memo=f"{len(rows)} tracking events")], dialect)
     if stats:
-        await serving.add_daily_stats({key: dict(counter) for key, counter in stats.items()}, connection)
+        yield from serving.daily_stats_program({key: dict(counter) for key, counter in stats.items()}, dialect)
     duplicate = TrackResult("duplicate")
     return [results.get(id(event), duplicate) for event in events], dict(spent)
 
@@ -333,20 +344,13 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
     )
 
 
-async def _insert_events(connection: BaseDBAsyncClient, rows: list[tuple[Any, ...]]) -> None:
+def _insert_events(dialect: str, rows: list[tuple[Any, ...]]) -> Statement:
     """One multi-row INSERT for the batch (building ORM objects would cost more than the write itself)."""
     width = len(_EVENT_COLUMNS)
-    marks = _placeholders(connection, len(rows) * width)
+    marks = statements.marks(dialect, len(rows) * width)
     values_sql = ", ".join(f"({', '.join(marks[row * width:(row + 1) * width])})" for row in range(len(rows)))
-    sql = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES {values_sql}"  # noqa: S608
-    await connection.execute_query(sql, [value for row in rows for value in row])
-
-
-def _placeholders(connection: BaseDBAsyncClient, count: int) -> list[str]:
-    """Parameter markers in the connection's dialect: ``$1..$n`` on PostgreSQL, ``?`` on SQLite."""
-    if connection.capabilities.dialect == "postgres":
-        return [f"${number}" for number in range(1, count + 1)]
-    return ["?"] * count
+    return Statement(f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES {values_sql}",  # noqa: S608
+                     [value for row in rows for value in row])
 
 
 async def claim_keys(connection: BaseDBAsyncClient, keys: list[tuple[str, str, str]], now: datetime
@@ -354,6 +358,11 @@ async def claim_keys(connection: BaseDBAsyncClient, keys: list[tuple[str, str, s
     """The one conditional write of deduplication: for each (fingerprint, campaign, type), insert its key or move
     ``last_accepted_at`` to ``now`` when the window has passed, and return the keys it wrote. A key named twice
     is written once; the caller decides which naming it belongs to."""
+    return await statements.run(connection, _claim_keys(statements.dialect_of(connection), keys, now))
+
+
+def _claim_keys(dialect: str, keys: list[tuple[str, str, str]], now: datetime
+                ) -> Program[set[tuple[str, str, str]]]:
     unique = sorted(set(keys))  # one global order of row locks, so concurrent batches cannot deadlock
     if not unique:
         return set()
@@ -361,15 +370,15 @@ async def claim_keys(connection: BaseDBAsyncClient, keys: list[tuple[str, str, s
     for key in unique:
         values.extend((*key, now))
     values.append(now - DEDUP_WINDOW)
-    marks = _placeholders(connection, len(values))
+    marks = statements.marks(dialect, len(values))
     rows_sql = ", ".join(f"({', '.join(marks[4 * n:4 * n + 4])})" for n in range(len(unique)))
-    sql = ("INSERT INTO dedup_key (fingerprint, campaign_id, type, last_accepted_at) "  # noqa: S608
-           f"VALUES {rows_sql} ON CONFLICT (fingerprint, campaign_id, type) "
-           "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
-           f"WHERE dedup_key.last_accepted_at <= {marks[-1]} "
-           "RETURNING fingerprint, campaign_id, type")
-    rows = await connection.execute_query_dict(sql, values)
-    return {(row["fingerprint"], row["campaign_id"], row["type"]) for row in rows}
+    written = yield Statement(
+        "INSERT INTO dedup_key (fingerprint, campaign_id, type, last_accepted_at) "  # noqa: S608
+        f"VALUES {rows_sql} ON CONFLICT (fingerprint, campaign_id, type) "
+        "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
+        f"WHERE dedup_key.last_accepted_at <= {marks[-1]} "
+        "RETURNING fingerprint, campaign_id, type", values)
+    return {(row["fingerprint"], row["campaign_id"], row["type"]) for row in written.rows}
 
 
 async def refusal_counts(*, site_id: str | None = None, since: datetime | None = None) -> dict[str, int]:

@@ -4,9 +4,6 @@ and exactly one completion out of many identical ones."""
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from tortoise.transactions import in_transaction
@@ -19,26 +16,7 @@ from adnet.models import Claim, ClaimPurpose, Completion, LedgerTransaction, Tas
 from adnet.rewards import Reward, reserve_and_claim, reserve_and_claim_many
 from adnet.tasks.completion import complete_task, reward_sources
 from tests.factories import G, fund, make_campaign, make_site, make_task, wallet_address
-
-
-@contextmanager
-def statements() -> Iterator[list[str]]:
-    """Every SQL statement Tortoise sends while the block runs."""
-    sent: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            sent.append(record.getMessage())
-
-    logger = logging.getLogger("tortoise.db_client")
-    handler, level = Collect(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    try:
-        yield sent
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+from tests.sql import recorded_statements
 
 
 async def reserve(chain, clock, sources, amount=G, record_id=None, recipient=None):
@@ -140,7 +118,7 @@ async def test_a_completion_reads_once_before_its_write(app, clock):
                            pool=10 * G, max_per_wallet=2)
     site, wallet = await make_site(), wallet_address()
     for fingerprint in ("fp-1", "fp-2"):
-        with statements() as sent:
+        with recorded_statements() as sent:
             await complete_task(task_id=task.id, wallet=wallet, fingerprint=fingerprint, proof={"answer": "a"},
                                 site_id=site.id, now=clock.now(), chain=chain)
         first_write = next(number for number, sql in enumerate(sent) if not sql.startswith("SELECT"))

@@ -4,7 +4,6 @@ fails is written again one completion per transaction, so only the completion th
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from adnet import ledger
 from adnet.errors import ApiError
@@ -13,6 +12,7 @@ from adnet.tasks.completion import CompletionWriter, complete_task
 from adnet.tasks.verifiers import VERIFIERS
 from adnet.tasks.verifiers.base import Verified
 from tests.factories import G, make_task, wallet_address
+from tests.sql import recorded_statements
 
 QUIZ = {"question": "Which token pays adnet rewards?", "answers": ["G$"], "choices": ["G$", "SOV"]}
 
@@ -91,23 +91,10 @@ async def test_a_batch_writes_its_claims_bookings_and_completions_in_a_few_state
     commit, batches = writer.committer._commit, []
 
     async def counted(batch):
-        statements: list[str] = []
-
-        class Collect(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                statements.append(record.getMessage())
-
-        logger = logging.getLogger("tortoise.db_client")
-        handler, level = Collect(), logger.level
-        logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG)
-        try:
+        with recorded_statements() as sent:
             results = await commit(batch)
-        finally:
-            logger.removeHandler(handler)
-            logger.setLevel(level)
         # Reads of other requests run meanwhile; the batch's own writes are the statements that are not reads.
-        batches.append((len(batch), [sql for sql in statements if not sql.startswith("SELECT")]))
+        batches.append((len(batch), [sql for sql in sent if not sql.startswith("SELECT")]))
         return results
 
     writer.committer._commit = counted

@@ -2,9 +2,6 @@
 counting, and that a serve reads nothing from the database."""
 
 import asyncio
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -13,6 +10,7 @@ from adnet import serving
 from adnet.models import CampaignStatus, Completion, CreativeStatus, SiteDailyStat, TaskKind
 from adnet.tracking_tokens import verify_token
 from tests.factories import G, make_campaign, make_creative, make_site, make_task, wallet_address
+from tests.sql import recorded_statements
 
 POLL = {"question": "Which chain?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}
 QUIZ = {"question": "2+2?", "answers": ["four-secret"], "choices": ["3", "four-secret"]}
@@ -24,26 +22,6 @@ async def app_context(app):
     """The app (whose startup started serving and tracking) as the current app, for ``serving.refresh()``."""
     async with app.app_context():
         yield app.extensions["adnet"]
-
-
-@contextmanager
-def count_queries() -> Iterator[list[str]]:
-    """Every SQL statement Tortoise sends while the block runs."""
-    queries: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            queries.append(record.getMessage())
-
-    logger = logging.getLogger("tortoise.db_client")
-    handler, level = Collect(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    try:
-        yield queries
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
 
 
 async def banner_setup(**campaign_fields):
@@ -84,7 +62,7 @@ async def test_serving_performs_no_database_query(client):
     await make_task(kind=TaskKind.QUIZ, campaign=campaign, config=QUIZ)
     await serving.refresh()
     await get_serve(client, siteId=site.id)  # warm-up outside the count
-    with count_queries() as queries:
+    with recorded_statements() as queries:
         for params in ({"siteId": site.id}, {"siteId": site.id, "size": "300x250"},
                        {"siteId": site.id, "kind": "POLL"}, {"siteId": site.id, "attached": "1"},
                        {"siteId": site.id, "size": "1x1"}, {"siteId": site.id, "kind": "SURVEY"}):
@@ -97,11 +75,11 @@ async def test_serving_performs_no_database_query(client):
 async def test_a_site_registered_after_the_index_costs_one_lookup_then_none(client):
     await banner_setup()
     late_site = await make_site()
-    with count_queries() as first:
+    with recorded_statements() as first:
         response, body = await get_serve(client, siteId=late_site.id)
     assert response.status_code == 200 and body["kind"] == "BANNER"
     assert len(first) == 1
-    with count_queries() as later:
+    with recorded_statements() as later:
         await get_serve(client, siteId=late_site.id)
     assert later == []
 
@@ -114,7 +92,7 @@ async def test_unknown_or_inactive_site_is_404_and_cached(client):
         assert response.status_code == 404
         assert body["error"] == "not_found"
         assert response.headers["Cache-Control"] == "no-store"
-    with count_queries() as queries:
+    with recorded_statements() as queries:
         response, _ = await get_serve(client, siteId="site_doesnotexist1234")
     assert response.status_code == 404 and queries == []
 
@@ -210,7 +188,7 @@ async def test_attached_tasks_at_most_two_without_secrets_or_completed_ones(clie
     wallet = wallet_address()
     await Completion.create(id="tc_done1234567890", task=quiz, wallet=wallet, fingerprint="fp", points=1,
                             gs_amount=0, created_at=clock.now())
-    with count_queries() as queries:
+    with recorded_statements() as queries:
         _, body = await get_serve(client, siteId=site.id, attached="1", wallet=wallet)
     assert [task["id"] for task in body["attachedTasks"]] == [visit.id, third.id]
     assert len(queries) == 1  # the one indexed completion lookup, only because a wallet was given

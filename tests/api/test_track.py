@@ -6,13 +6,16 @@ from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 
+import aiosqlite
 import pytest
+from tortoise import connections
 
-from adnet import ledger, serving, tracking
+from adnet import ledger, serving, statements, tracking
 from adnet.models import DedupKey, LedgerTransaction, SiteDailyStat, TrackingEvent
 from adnet.tracking_tokens import issue_token
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.factories import G, make_campaign, make_creative, make_site
+from tests.sql import recorded_statements
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
 CPM = 2 * G
@@ -143,6 +146,49 @@ async def test_200_identical_events_at_once_record_and_bill_exactly_one(client, 
     assert await TrackingEvent.filter(billable=True).count() == 1
     assert await DedupKey.all().count() == 2  # the fingerprint's key and the token's
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000
+
+
+async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch):
+    """A batch's dedup keys, events, billing and counters are one program of statements (adnet.statements): on
+    SQLite one trip to the database's thread between the transaction's beginning and its commit."""
+    site, campaign, _ = await setup_ad()
+    ads = [await serve_ad(client, site) for _ in range(10)]
+    clicks = ads[:3]
+    clock.advance(seconds=2)
+    await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
+                           for n, ad in enumerate(ads)))
+    tracker = app.extensions["adnet"].extras["tracking"]
+    commit, batches = tracker.committer._commit, []
+    original = aiosqlite.Connection._execute
+
+    async def counted(batch):
+        trips: list[str] = []
+
+        async def trip(self, fn, *args, **kwargs):
+            trips.append(getattr(fn, "__name__", repr(fn)))
+            return await original(self, fn, *args, **kwargs)
+
+        monkeypatch.setattr(aiosqlite.Connection, "_execute", trip)
+        try:
+            with recorded_statements() as sent:
+                results = await commit(batch)
+        finally:
+            monkeypatch.setattr(aiosqlite.Connection, "_execute", original)
+        batches.append((len(batch), trips, sent))
+        return results
+
+    tracker.committer._commit = counted
+    responses = await asyncio.gather(*(post(client, event_body(ad, site, type="CLICK", fingerprint=f"fp-{n:04d}"))
+                                       for n, ad in enumerate(clicks)))
+    assert [response.status_code for response, _ in responses] == [201] * 3
+    assert all(body["billable"] for _, body in responses)
+    assert sum(size for size, _, _ in batches) == 3
+    for _, trips, sent in batches:
+        tables = " ".join(sent)
+        assert all(name in tables for name in ("dedup_key", "tracking_event", "ledger_account", "site_daily_stat"))
+        if statements.dialect_of(connections.get("default")) == "sqlite":
+            assert trips == ["_begin_immediate", "_run_on_sqlite", "commit"]
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - 10 * (CPM // 1000) - 3 * CPC
 
 
 async def test_rotating_the_fingerprint_does_not_bill_one_served_ad_twice(client, clock):

@@ -1,0 +1,114 @@
+"""Writes as programs of statements: one definition, run in one trip to SQLite's connection thread or statement by
+statement on any other database.
+
+On SQLite every statement is a trip to the connection's thread and back, and the way back goes through the event
+loop, behind whatever HTTP work is queued there: under load a batch of a dozen statements spent most of its time
+waiting between them, not in SQLite, while it held the database's only writer. So the hot writes (a tracking
+batch, the ledger bookings it makes) are written as a program: a generator that yields each ``Statement`` and
+receives its ``Result``, and returns what the write returns. ``run`` hands the whole program to SQLite's thread in
+one trip, or on PostgreSQL sends each statement in turn on the transaction's asyncpg connection. A failing
+statement is thrown into the program as the ORM's ``IntegrityError`` or ``OperationalError`` on either database
+(a PostgreSQL deadlock or serialization failure as ``OperationalError``, so a batch that lost one is retried like
+any other lost race), and a program handles its errors once. Every statement is logged at DEBUG, as the ORM logs
+its own.
+
+A program runs inside the caller's transaction. It may not touch the event loop, the ORM or a context variable
+(on SQLite it runs in another thread): whatever it needs comes in through its arguments, dialect included.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import asyncpg
+from tortoise.backends.base.client import BaseDBAsyncClient
+from tortoise.exceptions import IntegrityError, OperationalError
+
+from adnet.sqlite import ImmediateSqliteClient, ImmediateTransactionWrapper
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Statement:
+    sql: str
+    params: list[Any]
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a statement did: rows changed (or returned, for a read), and the rows as dicts."""
+
+    count: int
+    rows: list[dict[str, Any]]
+
+
+Program = Generator[Statement, Result, T]
+
+
+def marks(dialect: str, count: int, start: int = 1) -> list[str]:
+    """Parameter markers in the dialect: ``$n`` on PostgreSQL (numbered from ``start``), ``?`` on SQLite."""
+    if dialect == "postgres":
+        return [f"${number}" for number in range(start, start + count)]
+    return ["?"] * count
+
+
+def dialect_of(connection: BaseDBAsyncClient) -> str:
+    return connection.capabilities.dialect
+
+
+async def run(connection: BaseDBAsyncClient, program: Program[T]) -> T:
+    """Run ``program`` on ``connection`` (the caller's transaction) and return its result."""
+    if isinstance(connection, ImmediateTransactionWrapper | ImmediateSqliteClient) and connection._connection:
+        driver = connection._connection  # the aiosqlite connection: its thread runs the whole program
+        return await driver._execute(_run_on_sqlite, driver._conn, program)
+    async with connection.acquire_connection() as postgres:  # asyncpg: the transaction's or a pooled connection
+        try:
+            statement = next(program)
+            while True:
+                log.debug("%s: %s", statement.sql, statement.params)
+                try:
+                    result = await _run_on_postgres(postgres, statement)
+                except asyncpg.IntegrityConstraintViolationError as exc:
+                    statement = program.throw(IntegrityError(exc))
+                except (asyncpg.SyntaxOrAccessError, asyncpg.DataError, asyncpg.TransactionRollbackError) as exc:
+                    statement = program.throw(OperationalError(exc))
+                else:
+                    statement = program.send(result)
+        except StopIteration as stop:
+            return stop.value
+
+
+async def _run_on_postgres(connection: asyncpg.Connection, statement: Statement) -> Result:
+    if statement.sql.startswith("SELECT") or " RETURNING " in statement.sql:
+        rows = await connection.fetch(statement.sql, *statement.params)
+        return Result(len(rows), [dict(row) for row in rows])
+    status = await connection.execute(statement.sql, *statement.params)  # e.g. "UPDATE 3", "INSERT 0 3"
+    return Result(int(status.rsplit(" ", 1)[-1]), [])
+
+
+def _run_on_sqlite(connection: sqlite3.Connection, program: Program[T]) -> T:
+    try:
+        statement = next(program)
+        while True:
+            log.debug("%s: %s", statement.sql, statement.params)
+            try:
+                before = connection.total_changes
+                cursor = connection.execute(statement.sql, statement.params)
+                rows = cursor.fetchall()
+                names = [column[0] for column in cursor.description or ()]
+            except sqlite3.IntegrityError as exc:
+                statement = program.throw(IntegrityError(exc))
+            except sqlite3.OperationalError as exc:
+                statement = program.throw(OperationalError(exc))
+            else:
+                result = Result((connection.total_changes - before) or len(rows),
+                                [dict(zip(names, row, strict=True)) for row in rows])
+                statement = program.send(result)
+    except StopIteration as stop:
+        return stop.value
