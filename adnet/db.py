@@ -131,9 +131,7 @@ async def insert_rows(connection: BaseDBAsyncClient, model: type[ModelT], rows: 
     if not rows:
         return []
     fields, columns = model._meta.fields_map, list(rows[0])
-    marks = placeholders(connection, len(columns) * len(rows))
-    tuples = ", ".join(f"({', '.join(marks[start:start + len(columns)])})"
-                       for start in range(0, len(marks), len(columns)))
+    tuples = statements.value_rows(statements.dialect_of(connection), len(rows), len(columns))
     sql = f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) VALUES {tuples}"  # noqa: S608
     await connection.execute_query(sql, [fields[name].to_db_value(row[name], model) for row in rows
                                          for name in columns])

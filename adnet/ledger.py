@@ -153,8 +153,7 @@ def booking_program(bookings: list[Booking], dialect: str) -> Program[list[str]]
         _check_balanced(booking.legs)
     ids = [new_id("ltx") for _ in bookings]
     created = [_CREATED_AT.to_db_value(booking.now, LedgerTransaction) for booking in bookings]
-    marks = statements.marks(dialect, 5 * len(bookings))
-    rows = ", ".join(f"({', '.join(marks[5 * n:5 * n + 5])})" for n in range(len(bookings)))
+    rows = statements.value_rows(dialect, len(bookings), 5)
     try:
         yield Statement(f"INSERT INTO ledger_transaction (id, kind, reference, memo, created_at) VALUES {rows}",  # noqa: S608
                         [value for transaction_id, booking, created_at in zip(ids, bookings, created, strict=True)
@@ -175,8 +174,7 @@ def booking_program(bookings: list[Booking], dialect: str) -> Program[list[str]]
     accounts = yield from _accounts(dialect, moves)
     for key in sorted(moves):
         yield from _apply(dialect, accounts[key], key, moves[key])
-    marks = statements.marks(dialect, 4 * len(postings))
-    rows = ", ".join(f"({', '.join(marks[4 * n:4 * n + 4])})" for n in range(len(postings)))
+    rows = statements.value_rows(dialect, len(postings), 4)
     yield Statement(f"INSERT INTO ledger_posting (transaction_id, account_id, amount, created_at) VALUES {rows}",  # noqa: S608
                     [value for transaction_id, key, amount, created_at in postings
                      for value in (transaction_id, accounts[key].id, Decimal(amount), created_at)])
@@ -240,8 +238,7 @@ def _accounts(dialect: str, keys: Iterable[AccountKey]) -> Program[dict[AccountK
     found = yield from _read_accounts(dialect, wanted)
     missing = sorted(wanted - found.keys())
     if missing:
-        marks = statements.marks(dialect, 6 * len(missing))
-        rows = ", ".join(f"({', '.join(marks[6 * n:6 * n + 6])})" for n in range(len(missing)))
+        rows = statements.value_rows(dialect, len(missing), 6)
         yield Statement("INSERT INTO ledger_account (kind, owner, token, balance, allow_negative, version) "  # noqa: S608
                         f"VALUES {rows} ON CONFLICT (kind, owner, token) DO NOTHING",
                         [value for key in missing

@@ -28,8 +28,6 @@ import asyncpg
 from tortoise.backends.base.client import BaseDBAsyncClient
 from tortoise.exceptions import IntegrityError, OperationalError
 
-from adnet.sqlite import ImmediateSqliteClient, ImmediateTransactionWrapper
-
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -51,11 +49,18 @@ class Result:
 Program = Generator[Statement, Result, T]
 
 
-def marks(dialect: str, count: int, start: int = 1) -> list[str]:
-    """Parameter markers in the dialect: ``$n`` on PostgreSQL (numbered from ``start``), ``?`` on SQLite."""
+def marks(dialect: str, count: int) -> list[str]:
+    """Parameter markers in the dialect: ``$1..$n`` on PostgreSQL, ``?`` on SQLite."""
     if dialect == "postgres":
-        return [f"${number}" for number in range(start, start + count)]
+        return [f"${number}" for number in range(1, count + 1)]
     return ["?"] * count
+
+
+def value_rows(dialect: str, count: int, width: int) -> str:
+    """The VALUES of an insert of ``count`` rows of ``width`` columns: ``(?, ?), (?, ?)`` on SQLite, ``($1, $2),
+    ($3, $4)`` on PostgreSQL."""
+    markers = marks(dialect, count * width)
+    return ", ".join(f"({', '.join(markers[start:start + width])})" for start in range(0, len(markers), width))
 
 
 def dialect_of(connection: BaseDBAsyncClient) -> str:
@@ -64,16 +69,16 @@ def dialect_of(connection: BaseDBAsyncClient) -> str:
 
 async def run(connection: BaseDBAsyncClient, program: Program[T]) -> T:
     """Run ``program`` on ``connection`` (the caller's transaction) and return its result."""
-    if isinstance(connection, ImmediateTransactionWrapper | ImmediateSqliteClient) and connection._connection:
-        driver = connection._connection  # the aiosqlite connection: its thread runs the whole program
-        return await driver._execute(_run_on_sqlite, driver._conn, program)
-    async with connection.acquire_connection() as postgres:  # asyncpg: the transaction's or a pooled connection
-        try:
+    # The ORM's own way to a connection: the transaction's (waiting for its other statements) or a free one.
+    async with connection.acquire_connection() as driver:
+        if dialect_of(connection) == "sqlite":  # aiosqlite: its thread runs the whole program
+            return await driver._execute(_run_on_sqlite, driver._conn, program)
+        try:  # asyncpg
             statement = next(program)
             while True:
                 log.debug("%s: %s", statement.sql, statement.params)
                 try:
-                    result = await _run_on_postgres(postgres, statement)
+                    result = await _run_on_postgres(driver, statement)
                 except asyncpg.IntegrityConstraintViolationError as exc:
                     statement = program.throw(IntegrityError(exc))
                 except (asyncpg.SyntaxOrAccessError, asyncpg.DataError, asyncpg.TransactionRollbackError) as exc:

@@ -346,9 +346,7 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
 
 def _insert_events(dialect: str, rows: list[tuple[Any, ...]]) -> Statement:
     """One multi-row INSERT for the batch (building ORM objects would cost more than the write itself)."""
-    width = len(_EVENT_COLUMNS)
-    marks = statements.marks(dialect, len(rows) * width)
-    values_sql = ", ".join(f"({', '.join(marks[row * width:(row + 1) * width])})" for row in range(len(rows)))
+    values_sql = statements.value_rows(dialect, len(rows), len(_EVENT_COLUMNS))
     return Statement(f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES {values_sql}",  # noqa: S608
                      [value for row in rows for value in row])
 
@@ -370,13 +368,12 @@ def _claim_keys(dialect: str, keys: list[tuple[str, str, str]], now: datetime
     for key in unique:
         values.extend((*key, now))
     values.append(now - DEDUP_WINDOW)
-    marks = statements.marks(dialect, len(values))
-    rows_sql = ", ".join(f"({', '.join(marks[4 * n:4 * n + 4])})" for n in range(len(unique)))
+    window = statements.marks(dialect, len(values))[-1]  # the marker after the rows'
     written = yield Statement(
         "INSERT INTO dedup_key (fingerprint, campaign_id, type, last_accepted_at) "  # noqa: S608
-        f"VALUES {rows_sql} ON CONFLICT (fingerprint, campaign_id, type) "
+        f"VALUES {statements.value_rows(dialect, len(unique), 4)} ON CONFLICT (fingerprint, campaign_id, type) "
         "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
-        f"WHERE dedup_key.last_accepted_at <= {marks[-1]} "
+        f"WHERE dedup_key.last_accepted_at <= {window} "
         "RETURNING fingerprint, campaign_id, type", values)
     return {(row["fingerprint"], row["campaign_id"], row["type"]) for row in written.rows}
 

@@ -29,8 +29,11 @@ import tempfile
 from pathlib import Path
 
 import uvloop
+from tortoise.transactions import in_transaction
 
-from adnet import db
+from adnet import db, ledger
+from adnet.clock import Clock
+from adnet.models import Claim, Completion, Task
 from bench.run import (
     CONNECTIONS,
     MAX_REQUESTS_PER_PHASE,
@@ -68,13 +71,8 @@ class Completions:
 
 async def fund_pool(database_url: str, task_id: str, amount: int) -> None:
     """Top up the task's G$ pool (from the development vault's side of the books) so every completion is paid."""
-    from adnet import ledger
-    from adnet.clock import Clock
-
     await db.open_database(database_url)
     try:
-        from tortoise.transactions import in_transaction
-
         async with in_transaction():
             pool = ledger.task_pool(task_id)
             await ledger.book("bench_funding", task_id, [(ledger.external("G$"), -amount), (pool, amount)],
@@ -85,9 +83,6 @@ async def fund_pool(database_url: str, task_id: str, amount: int) -> None:
 
 async def check_books(database_url: str, task_id: str, funded: int) -> list[str]:
     """What the stopped server left behind, as lines: completions, claims, and whether the pool adds up."""
-    from adnet import ledger
-    from adnet.models import Claim, Completion, Task
-
     await db.open_database(database_url)
     try:
         task = await Task.get(id=task_id)

@@ -82,5 +82,6 @@ async def test_an_error_the_program_raises_rolls_back_the_callers_transaction(ap
 
 def test_markers_follow_the_dialect():
     assert statements.marks("postgres", 3) == ["$1", "$2", "$3"]
-    assert statements.marks("postgres", 2, start=4) == ["$4", "$5"]
     assert statements.marks("sqlite", 3) == ["?", "?", "?"]
+    assert statements.value_rows("postgres", 2, 2) == "($1, $2), ($3, $4)"
+    assert statements.value_rows("sqlite", 1, 3) == "(?, ?, ?)"
