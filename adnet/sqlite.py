@@ -20,8 +20,9 @@ from tortoise.backends.sqlite.client import SqliteClient, SqliteTransactionConte
 from tortoise.exceptions import TransactionManagementError
 
 
-def _begin_immediate(connection: sqlite3.Connection) -> None:
-    connection.commit()  # whatever the driver began implicitly
+def begin_immediate(connection: sqlite3.Connection) -> None:
+    """End what the driver began implicitly and take the write lock (on the connection's thread)."""
+    connection.commit()
     connection.execute("BEGIN IMMEDIATE")
 
 
@@ -33,7 +34,7 @@ class ImmediateTransactionWrapper(SqliteTransactionWrapper):
 
     async def begin(self) -> None:
         try:
-            await self._connection._execute(_begin_immediate, self._connection._conn)
+            await self._connection._execute(begin_immediate, self._connection._conn)
         except sqlite3.OperationalError as exc:
             raise TransactionManagementError(exc) from exc
 

@@ -39,9 +39,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tortoise.exceptions import IntegrityError, OperationalError, TransactionManagementError
+from tortoise.exceptions import IntegrityError, OperationalError
 from tortoise.functions import Count
-from tortoise.transactions import in_transaction
 
 from adnet import ledger, serving, statements, tracking_tokens
 from adnet.batching import GroupCommitter
@@ -194,13 +193,12 @@ class Tracker:
     async def commit(self, events: list[PendingEvent]) -> list[TrackResult]:
         """Write one batch in one transaction, retried whole when it lost a race with another writer."""
         for attempt in range(1, _COMMIT_ATTEMPTS + 1):
+            now, share_bps = self.runtime.clock.now(), self.runtime.settings.publisher_share_bps
             try:
-                async with in_transaction() as connection:
-                    results, spent = await statements.run(connection, _write_batch(
-                        statements.dialect_of(connection), events, self.runtime.clock.now(),
-                        self.runtime.settings.publisher_share_bps))
+                results, spent = await statements.transaction(
+                    lambda dialect: _write_batch(dialect, events, now, share_bps))  # noqa: B023 - used at once
                 break
-            except (ledger.InsufficientFunds, IntegrityError, OperationalError, TransactionManagementError):
+            except (ledger.InsufficientFunds, IntegrityError, OperationalError):
                 if attempt == _COMMIT_ATTEMPTS:
                     raise
                 log.info("tracking batch retried attempt=%d size=%d", attempt, len(events))

@@ -7,11 +7,14 @@ import asyncio
 import sqlite3
 
 import aiosqlite
+import pytest
 from tortoise import Tortoise, connections
+from tortoise.exceptions import OperationalError
 from tortoise.transactions import in_transaction
 
-from adnet import db
+from adnet import db, statements
 from adnet.models import SignerNonce
+from adnet.statements import Program, Statement
 
 
 def write_from_another_process(path: str, signer: str) -> None:
@@ -64,4 +67,27 @@ async def test_a_transaction_begins_in_one_trip_to_the_connections_thread(tmp_pa
     finally:
         await Tortoise.close_connections()
 
-    assert began == ["_begin_immediate"] and in_transaction_now
+    assert began == ["begin_immediate"] and in_transaction_now
+
+
+def insert_signer(dialect: str) -> Program[int]:
+    written = yield Statement(f"INSERT INTO signer_nonce (signer, next_nonce) VALUES "
+                              f"({', '.join(statements.marks(dialect, 2))})", ["0x" + "c" * 40, 0])
+    return written.count
+
+
+async def test_a_transaction_of_its_own_waits_for_another_process_and_is_refused_after_the_busy_timeout(tmp_path):
+    path = str(tmp_path / "busy.sqlite3")
+    await db.migrate(f"sqlite://{path}")
+    await db.open_database(f"sqlite://{path}?busy_timeout=200")
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another worker holds the write lock past the busy timeout
+        with pytest.raises(OperationalError, match="locked"):
+            await statements.transaction(insert_signer)
+        other.execute("ROLLBACK")
+        assert await statements.transaction(insert_signer) == 1  # the connection is usable again
+        assert await SignerNonce.all().count() == 1
+    finally:
+        other.close()
+        await Tortoise.close_connections()

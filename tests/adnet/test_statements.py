@@ -60,7 +60,7 @@ async def test_a_program_is_one_trip_on_sqlite_and_statement_by_statement_elsewh
     program = [statement.split(" ", 1)[0] for statement in sent if "signer_nonce" in statement]
     assert program == ["INSERT", "INSERT", "INSERT", "SELECT"]  # logged in order, whichever way they went
     # SQLite: the transaction's beginning, the whole program and the commit; PostgreSQL has no such thread
-    assert taken == (["_begin_immediate", "_run_on_sqlite", "commit"] if dialect() == "sqlite" else [])
+    assert taken == (["begin_immediate", "_run_on_sqlite", "commit"] if dialect() == "sqlite" else [])
 
 
 async def test_a_failing_statement_is_thrown_into_the_program_as_the_orms_error(app):
@@ -85,3 +85,21 @@ def test_markers_follow_the_dialect():
     assert statements.marks("sqlite", 3) == ["?", "?", "?"]
     assert statements.value_rows("postgres", 2, 2) == "($1, $2), ($3, $4)"
     assert statements.value_rows("sqlite", 1, 3) == "(?, ?, ?)"
+
+
+async def test_a_transaction_of_its_own_is_one_trip_on_sqlite_and_commits(app, monkeypatch):
+    with trips(monkeypatch) as taken:
+        result = await statements.transaction(lambda dialect: signers(dialect, ["0xa", "0xb"]))
+    assert result == (2, ["0xa", "0xb"])
+    assert taken == (["_transaction_on_sqlite"] if dialect() == "sqlite" else [])
+    assert await statements.run(connections.get("default"), signers(dialect(), [])) == (0, ["0xa", "0xb"])
+
+
+async def test_a_transaction_of_its_own_is_rolled_back_whole_when_the_program_raises(app):
+    def failing(dialect: str) -> Program[None]:
+        yield from signers(dialect, ["0xa", "0xb"])
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError, match="refused"):
+        await statements.transaction(failing)
+    assert await statements.run(connections.get("default"), signers(dialect(), [])) == (0, [])

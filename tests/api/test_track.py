@@ -187,7 +187,7 @@ async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch
         tables = " ".join(sent)
         assert all(name in tables for name in ("dedup_key", "tracking_event", "ledger_account", "site_daily_stat"))
         if statements.dialect_of(connections.get("default")) == "sqlite":
-            assert trips == ["_begin_immediate", "_run_on_sqlite", "commit"]
+            assert trips == ["_transaction_on_sqlite"]
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - 10 * (CPM // 1000) - 3 * CPC
 
 
