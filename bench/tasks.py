@@ -42,6 +42,7 @@ from bench.run import (
     adnet_command,
     client_address,
     closed_loop,
+    cpu_seconds,
     open_loop,
     post,
     prepare,
@@ -104,12 +105,6 @@ async def check_books(database_url: str, task_id: str, funded: int) -> list[str]
         problems.append("two claims share a nonce")
     return [f"{completions} completions, {paid} with a signed claim, nonces distinct: {len(set(nonces)) == len(nonces)}"
             f", pool debited by exactly the claims: {pool == started - claimed}", *problems]
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process (all its threads) has used so far (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def measure(port: int, server_pid: int, task_id: str, site_id: str, seconds: float, rate: int

@@ -79,3 +79,15 @@ async def test_openapi_document_and_docs_page(client):
     docs = await client.get("/docs")
     assert docs.status_code == 200
     assert "swagger" in (await docs.get_data(as_text=True)).lower()
+
+
+async def test_session_cookies_are_signed_by_a_serializer_built_once_per_secret(app):
+    sessions = app.session_interface
+    signer = sessions.get_signing_serializer(app)
+    assert sessions.get_signing_serializer(app) is signer
+    cookie = signer.dumps({"wallet": "0xabc"})
+
+    app.config["SECRET_KEY_FALLBACKS"] = ["a-retired-secret"]
+    rotated = sessions.get_signing_serializer(app)
+    assert rotated is not signer
+    assert rotated.loads(cookie) == {"wallet": "0xabc"}  # the current secret still signs and verifies
