@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from quart import current_app, request
+from quart import current_app, g, request
 
 
 def client_ip() -> str:
     """The client's address. ``X-Forwarded-For`` is believed only for the number of proxies configured in
-    ``ADNET_TRUSTED_PROXIES``, counted from the right (the hops our own proxies appended); never its first hop."""
-    trusted = current_app.extensions["adnet"].settings.trusted_proxies
+    ``ADNET_TRUSTED_PROXIES``, counted from the right (the hops our own proxies appended); never its first hop.
+    Worked out once per request (the rate limiter alone asks three times)."""
+    if "client_ip" not in g:
+        g.client_ip = _client_ip(current_app.extensions["adnet"].settings.trusted_proxies)
+    return g.client_ip
+
+
+def _client_ip(trusted: int) -> str:
     remote = request.remote_addr or ""
     if trusted == 0:
         return remote
