@@ -31,23 +31,17 @@ class SettingsRateLimit(RateLimit):
         self.setting = setting
         self.key_function = None
         self.skip_function = None
-        self._resolved: tuple[ConfiguredLimit | None, int, timedelta] = (None, 0, timedelta(0))
 
     @property
     def count(self) -> int:  # type: ignore[override]
-        return self._configured()[1]
+        return self._configured().count
 
     @property
     def period(self) -> timedelta:  # type: ignore[override]
-        return self._configured()[2]
+        return self._configured().period
 
-    def _configured(self) -> tuple[ConfiguredLimit | None, int, timedelta]:
-        """The limit in the running app's settings as (limit, count, period); the limiter asks for count and period
-        several times a request, so the period is built once per configured limit."""
-        configured: ConfiguredLimit = getattr(current_app.extensions["adnet"].settings, self.setting)
-        if self._resolved[0] is not configured:
-            self._resolved = (configured, configured.count, timedelta(seconds=configured.seconds))
-        return self._resolved
+    def _configured(self) -> ConfiguredLimit:
+        return getattr(current_app.extensions["adnet"].settings, self.setting)
 
 
 def settings_limit(setting: str) -> list[RateLimit]:

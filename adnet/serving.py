@@ -57,7 +57,6 @@ from adnet.tasks.config import public_task
 from adnet.wallets import InvalidWallet, normalize_wallet
 
 if TYPE_CHECKING:
-
     from adnet.app import Runtime
 
 log = logging.getLogger(__name__)

@@ -37,6 +37,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from tortoise.exceptions import IntegrityError, OperationalError
@@ -51,8 +52,6 @@ from adnet.statements import Program, Statement
 from adnet.tracking_tokens import TokenClaims, TokenError
 
 if TYPE_CHECKING:
-    from tortoise.backends.base.client import BaseDBAsyncClient
-
     from adnet.app import Runtime
 
 log = logging.getLogger(__name__)
@@ -196,7 +195,7 @@ class Tracker:
             now, share_bps = self.runtime.clock.now(), self.runtime.settings.publisher_share_bps
             try:
                 results, spent = await statements.transaction(
-                    lambda dialect: _write_batch(dialect, events, now, share_bps))  # noqa: B023 - used at once
+                    partial(_write_batch, events=events, now=now, share_bps=share_bps))
                 break
             except (ledger.InsufficientFunds, IntegrityError, OperationalError):
                 if attempt == _COMMIT_ATTEMPTS:
@@ -244,10 +243,10 @@ def _first(*reasons: str | None) -> str | None:
 
 def _write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_bps: int
                  ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
-    """Deduplicate, decide, insert and bill one batch inside the caller's transaction: one program of statements
-    (``adnet.statements``), so on SQLite the whole batch is one trip to the database's thread."""
+    """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.statements``), run as a
+    transaction of its own, so on SQLite the whole batch is one trip to the database's thread."""
     keys = [(event.request.fingerprint, event.request.campaign_id, event.request.type.value) for event in events]
-    accepted_keys = yield from _claim_keys(dialect, keys, now)
+    accepted_keys = yield from claim_keys(dialect, keys, now)
     first_index = {key: position for position, key in reversed(list(enumerate(keys)))}
     accepted = [event for position, (event, key) in enumerate(zip(events, keys, strict=True))
                 if key in accepted_keys and first_index[key] == position]
@@ -256,7 +255,7 @@ def _write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_
     tokened = [event for event in accepted if reasons[id(event)] is None and event.token_ref]
     token_keys = [(f"token:{event.token_ref}", event.request.campaign_id, event.request.type.value)
                   for event in tokened]
-    fresh_tokens = yield from _claim_keys(dialect, token_keys, now)
+    fresh_tokens = yield from claim_keys(dialect, token_keys, now)
     token_first = {key: position for position, key in reversed(list(enumerate(token_keys)))}
     for position, (event, key) in enumerate(zip(tokened, token_keys, strict=True)):
         if key not in fresh_tokens or token_first[key] != position:
@@ -349,16 +348,10 @@ def _insert_events(dialect: str, rows: list[tuple[Any, ...]]) -> Statement:
                      [value for row in rows for value in row])
 
 
-async def claim_keys(connection: BaseDBAsyncClient, keys: list[tuple[str, str, str]], now: datetime
-                     ) -> set[tuple[str, str, str]]:
+def claim_keys(dialect: str, keys: list[tuple[str, str, str]], now: datetime) -> Program[set[tuple[str, str, str]]]:
     """The one conditional write of deduplication: for each (fingerprint, campaign, type), insert its key or move
     ``last_accepted_at`` to ``now`` when the window has passed, and return the keys it wrote. A key named twice
     is written once; the caller decides which naming it belongs to."""
-    return await statements.run(connection, _claim_keys(statements.dialect_of(connection), keys, now))
-
-
-def _claim_keys(dialect: str, keys: list[tuple[str, str, str]], now: datetime
-                ) -> Program[set[tuple[str, str, str]]]:
     unique = sorted(set(keys))  # one global order of row locks, so concurrent batches cannot deadlock
     if not unique:
         return set()

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from tortoise.transactions import in_transaction
 
+from adnet import statements
 from adnet.batching import CommitterStopped, GroupCommitter
 from adnet.models import DedupKey
 from adnet.tracking import DEDUP_WINDOW, MinuteWindow, claim_keys, is_bot
@@ -15,8 +16,7 @@ KEY = ("fp-1", "cmp_1", "IMPRESSION")
 
 
 async def claim(key: tuple[str, str, str], now: datetime) -> bool:
-    async with in_transaction() as connection:
-        return key in await claim_keys(connection, [key], now)
+    return key in await statements.transaction(lambda dialect: claim_keys(dialect, [key], now))
 
 
 async def test_dedup_window_is_one_hour(app, clock):
@@ -45,7 +45,8 @@ async def test_concurrent_transactions_claim_a_key_once(app, clock):
 async def test_a_key_named_twice_in_one_write_is_written_once(app, clock):
     other = ("fp-2", "cmp_1", "IMPRESSION")
     async with in_transaction() as connection:
-        written = await claim_keys(connection, [KEY, other, KEY], clock.now())
+        written = await statements.run(connection, claim_keys(statements.dialect_of(connection), [KEY, other, KEY],
+                                                              clock.now()))
     assert written == {KEY, other}
     assert await DedupKey.all().count() == 2
 
@@ -53,7 +54,8 @@ async def test_a_key_named_twice_in_one_write_is_written_once(app, clock):
 async def test_a_rolled_back_claim_leaves_the_key_free(app, clock):
     with pytest.raises(RuntimeError):
         async with in_transaction() as connection:
-            assert await claim_keys(connection, [KEY], clock.now()) == {KEY}
+            assert await statements.run(connection, claim_keys(statements.dialect_of(connection), [KEY],
+                                                               clock.now())) == {KEY}
             raise RuntimeError("the batch failed later")
     assert await claim(KEY, clock.now())
 
