@@ -67,7 +67,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     asyncio.run(db.migrate(settings.database_url))
     with chain_cli.serving(settings):
         uvicorn.run(
-            "adnet.app:create_app",
+            "adnet.app:create_server_app",
             factory=True,
             host=args.host or settings.host,
             port=args.port or settings.port,

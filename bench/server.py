@@ -14,14 +14,14 @@ import asyncio
 from quart import Quart, Response, jsonify
 
 from adnet import db
-from adnet.app import create_app as create_adnet_app
+from adnet.app import create_server_app
 from adnet.chain import cli as chain_cli
 from adnet.config import load_settings
 
 
 def create_app() -> Quart:
     """adnet's app plus the ceiling route."""
-    app = create_adnet_app()
+    app = create_server_app()
 
     @app.get("/bench/ceiling")
     async def ceiling() -> Response:

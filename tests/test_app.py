@@ -1,6 +1,10 @@
 """The app's contract on every endpoint: error shape, request ids, body limits, JSON-only, security headers."""
 
+import gc
+
 from quart import Blueprint
+
+from adnet.app import create_app, create_server_app
 
 ERROR_KEYS = {"error", "message"}
 
@@ -91,3 +95,16 @@ async def test_session_cookies_are_signed_by_a_serializer_built_once_per_secret(
     rotated = sessions.get_signing_serializer(app)
     assert rotated is not signer
     assert rotated.loads(cookie) == {"wallet": "0xabc"}  # the current secret still signs and verifies
+
+
+async def test_a_served_app_freezes_what_it_loaded_once_started(settings):
+    plain = create_app(settings)
+    async with plain.test_app():
+        assert gc.get_freeze_count() == 0  # the tests' apps leave the collector alone
+
+    served = create_server_app(settings)
+    try:
+        async with served.test_app():
+            assert len(gc.get_objects()) < gc.get_freeze_count()  # a full collection walks less than it loaded
+    finally:
+        gc.unfreeze()
