@@ -14,7 +14,6 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -43,9 +42,8 @@ class RateLimit:
     count: int
     seconds: int
 
-    @cached_property
+    @property
     def period(self) -> timedelta:
-        """``seconds`` as a timedelta, made once (the rate limiter asks for it several times a request)."""
         return timedelta(seconds=self.seconds)
 
     @classmethod

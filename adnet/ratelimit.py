@@ -1,15 +1,16 @@
 """Rate limits that follow the settings.
 
 quart-rate-limiter reads a route's limits when its decorator runs, at import time, before any settings exist.
-``settings_limit("rate_limit_auth")`` gives a limit whose count and period are looked up in the running app's
-settings on every request, so ``ADNET_RATE_LIMIT_*`` applies without module-level state.
+``settings_limit("rate_limit_auth")`` gives a limit that names a setting; on every request the app's limiter
+(``OwnLimitsFirst``) puts the running app's configured count and period in its place, so ``ADNET_RATE_LIMIT_*``
+applies without module-level state.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from flask.sansio.blueprints import Blueprint
@@ -23,7 +24,8 @@ LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_
 
 
 class SettingsRateLimit(RateLimit):
-    """A quart-rate-limiter limit whose count and period are the named settings of the running app."""
+    """A quart-rate-limiter limit that names one of the app's rate limit settings; ``OwnLimitsFirst`` gives the
+    limiter the configured limit in its place."""
 
     def __init__(self, setting: str) -> None:
         if setting not in LIMIT_SETTINGS:
@@ -31,17 +33,6 @@ class SettingsRateLimit(RateLimit):
         self.setting = setting
         self.key_function = None
         self.skip_function = None
-
-    @property
-    def count(self) -> int:  # type: ignore[override]
-        return self._configured().count
-
-    @property
-    def period(self) -> timedelta:  # type: ignore[override]
-        return self._configured().period
-
-    def _configured(self) -> ConfiguredLimit:
-        return getattr(current_app.extensions["adnet"].settings, self.setting)
 
 
 def settings_limit(setting: str) -> list[RateLimit]:
@@ -75,18 +66,30 @@ class ExpiringMemoryStore(MemoryStore):
 
 
 class OwnLimitsFirst(RateLimiter):
-    """The app's rate limiter: its default limits apply only to routes that declare no limit of their own.
+    """The app's rate limiter: its default limits apply only to routes that declare no limit of their own, and a
+    settings limit is the running app's configured one.
 
     quart-rate-limiter adds the defaults to every route's own limits; a route that declares the same limit as the
-    default would then count each request twice against one key and get half its budget. Its keys live in an
+    default would then count each request twice against one key and get half its budget. The limiter reads a
+    limit's count and period about sixteen times a request, so a settings limit becomes a plain ``RateLimit``
+    once per configured value rather than a walk through the settings at each reading. Its keys live in an
     ``ExpiringMemoryStore`` unless a store is given.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("store", ExpiringMemoryStore())
         super().__init__(*args, **kwargs)
+        self._configured: dict[ConfiguredLimit, RateLimit] = {}
 
     def _get_limits_for_view_function(self, view_func: Callable, blueprint: Blueprint | None) -> list[RateLimit]:
         limits = super()._get_limits_for_view_function(view_func, blueprint)
         own = limits[: len(limits) - len(self._default_rate_limits)]
-        return own or limits
+        return [self._configured_limit(limit) for limit in own or limits]
+
+    def _configured_limit(self, limit: RateLimit) -> RateLimit:
+        if not isinstance(limit, SettingsRateLimit):
+            return limit
+        configured: ConfiguredLimit = getattr(current_app.extensions["adnet"].settings, limit.setting)
+        if configured not in self._configured:
+            self._configured[configured] = RateLimit(configured.count, configured.period)
+        return self._configured[configured]

@@ -57,3 +57,25 @@ async def test_a_route_with_its_own_public_limit_counts_each_request_once(databa
         statuses = [(await client.get("/api/serve?siteId=site_unknown")).status_code for _ in range(4)]
 
     assert statuses == [404, 404, 404, 429]
+
+
+async def test_the_limiter_reads_a_settings_limit_as_the_apps_configured_limit_made_once(
+        database_url, tmp_path, clock):
+    from datetime import timedelta
+
+    from quart_rate_limiter import RateLimit
+
+    from adnet.app import create_app
+    from adnet.ratelimit import OwnLimitsFirst
+
+    app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_PUBLIC="7/30"), clock=clock)
+    [limiter] = [hook.__self__ for hook in app.before_request_funcs[None]
+                 if isinstance(getattr(hook, "__self__", None), OwnLimitsFirst)]
+    view, blueprint = app.view_functions["api.track"], app.blueprints["api"]
+    async with app.app_context():
+        first = limiter._get_limits_for_view_function(view, blueprint)
+        again = limiter._get_limits_for_view_function(view, blueprint)
+
+    assert [type(limit) for limit in first] == [RateLimit]
+    assert (first[0].count, first[0].period) == (7, timedelta(seconds=30))
+    assert again[0] is first[0]
