@@ -13,7 +13,6 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -41,10 +40,6 @@ class RateLimit:
 
     count: int
     seconds: int
-
-    @property
-    def period(self) -> timedelta:
-        return timedelta(seconds=self.seconds)
 
     @classmethod
     def parse(cls, name: str, text: str) -> RateLimit:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask.sansio.blueprints import Blueprint
@@ -91,5 +91,5 @@ class OwnLimitsFirst(RateLimiter):
             return limit
         configured: ConfiguredLimit = getattr(current_app.extensions["adnet"].settings, limit.setting)
         if configured not in self._configured:
-            self._configured[configured] = RateLimit(configured.count, configured.period)
+            self._configured[configured] = RateLimit(configured.count, timedelta(seconds=configured.seconds))
         return self._configured[configured]
