@@ -33,9 +33,11 @@ chromium:
 test-postgres: $(STAMP) chromium
 	ADNET_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest $(PYTEST_ARGS)
 
+## lint: ruff (with the bandit rules), mypy, and the import contracts of pyproject.toml (lint-imports)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## bench: serve, track and task completion against a server on 127.0.0.1 (a fresh SQLite file with demo data)
 bench: $(STAMP)

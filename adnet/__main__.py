@@ -2,6 +2,6 @@
 
 import sys
 
-from adnet.cli import main
+from adnet.cli.main import main
 
 sys.exit(main())

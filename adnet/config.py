@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from eth_account import Account
 
-from adnet.wallets import InvalidWallet, normalize_wallet
+from adnet.core.wallets import InvalidWallet, dev_accounts, normalize_wallet
 
 ENVIRONMENTS = ("development", "test", "production")
 DEV_SECRETS_FILE = "dev-secrets.json"
@@ -237,8 +237,6 @@ def _refuse_development_secrets(values: dict[str, str], data_dir: Path) -> None:
     for key, variable in SECRET_VARIABLES.items():
         if isinstance(stored, dict) and stored.get(key) == values[key]:
             raise ConfigError(f"{variable} is a development secret (from {path}); set a production one")
-    from adnet.chain.devchain import dev_accounts
-
     signer = Account.from_key(values["signer_key"]).address
     if signer in {account.address for account in dev_accounts()}:
         raise ConfigError("ADNET_SIGNER_KEY is a well-known development account key; set a production one")

@@ -17,36 +17,28 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from tortoise.exceptions import IntegrityError
+from eth_hash.auto import keccak
+from tortoise.exceptions import DoesNotExist, IntegrityError
 from tortoise.transactions import in_transaction
-from web3 import Web3
 
-from adnet import db, ledger
+from adnet.accounts.models import Advertiser, Publisher, Site
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.chain import service as chain_service
 from adnet.chain.deploy import Deployment
-from adnet.chain.devchain import dev_accounts
-from adnet.clock import Clock
 from adnet.config import Settings
-from adnet.ids import new_id
-from adnet.models import (
-    Advertiser,
-    Campaign,
-    CampaignStatus,
-    Creative,
-    CreativeStatus,
-    Publisher,
-    Site,
-    Task,
-    TaskKind,
-    TaskSurface,
-)
+from adnet.core.amounts import UNIT
+from adnet.core.clock import Clock
+from adnet.core.ids import new_id
+from adnet.core.wallets import dev_accounts
+from adnet.db import config as database
+from adnet.money import ledger
 from adnet.tasks.config import config_json
+from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 log = logging.getLogger(__name__)
 
-UNIT = 10**18
 BANNER_SIZES = ((300, 250), (728, 90), (320, 50))
-TRANSFER_TOPIC = "0x" + Web3.keccak(text="Transfer(address,address,uint256)").hex().removeprefix("0x")
+TRANSFER_TOPIC = "0x" + keccak(b"Transfer(address,address,uint256)").hex()
 
 
 class DemoRefused(Exception):
@@ -77,7 +69,7 @@ async def load_demo(settings: Settings, *, clock: Clock | None = None) -> dict[s
     if settings.production:
         raise DemoRefused("demo data is not loaded in production")
     clock = clock or Clock()
-    await db.open_database(settings.database_url)
+    await database.open_database(settings.database_url)
     try:
         connection = await chain_service.connect(settings, clock=clock)
         try:
@@ -86,7 +78,7 @@ async def load_demo(settings: Settings, *, clock: Clock | None = None) -> dict[s
             await connection.close()
         return await create_demo(settings, deployment, now=clock.now())
     finally:
-        await db.close_database()
+        await database.close_database()
 
 
 async def create_demo(settings: Settings, deployment: Deployment, *, now: datetime) -> dict[str, Any]:
@@ -197,3 +189,12 @@ async def _task(advertiser: Advertiser, campaign: Campaign | None, kind: TaskKin
 async def _fund(account: ledger.AccountKey, amount: int, now: datetime) -> None:
     await ledger.book("demo_funding", account.owner, [(ledger.external(account.token), -amount), (account, amount)],
                       now=now, memo="demo data, paid from the development vault's minted tokens")
+
+
+async def demo_summary() -> dict[str, Any] | None:
+    """The demo data as ``describe_demo`` gives it, or None when it was never loaded (``/demo`` shows it)."""
+    accounts = dev_accounts()
+    try:
+        return await describe_demo(accounts[1].address.lower(), accounts[2].address.lower())
+    except DoesNotExist:
+        return None

@@ -1,26 +1,11 @@
-"""The public JSON API under /api, and the operational /healthz.
+"""The public JSON API under /api and the operational /healthz: one blueprint per resource, which the app
+registers in the order of ``BLUEPRINTS`` (and, outside production, ``api.dev_rpc``'s relay to the development
+chain). Handlers validate, call the domain, and map its result; refusals are mapped to status codes in
+``api.errors``."""
 
-Each module registers its routes on ``blueprint``; handlers validate, call one domain coroutine, and map its result.
-"""
+from api import advertisers, auth, health, interactions, operators, publishers, serve, tasks, track
 
-from quart import Blueprint
-
-blueprint = Blueprint("api", __name__, url_prefix="/api")
-ops_blueprint = Blueprint("ops", __name__)
-
-from api import health  # noqa: E402,F401
-
-# isort: split
-from api import auth, publishers  # noqa: E402,F401
-
-# isort: split
-from api import serve, track  # noqa: E402,F401
-
-# isort: split
-from api import tasks  # noqa: E402,F401
-
-# isort: split
-from api import interactions  # noqa: E402,F401
-
-# isort: split
-from api import advertisers, operators  # noqa: E402,F401
+BLUEPRINTS = (
+    health.blueprint, auth.blueprint, publishers.blueprint, serve.blueprint, track.blueprint, tasks.blueprint,
+    interactions.blueprint, advertisers.blueprint, operators.blueprint,
+)

@@ -1,6 +1,6 @@
 """The advertiser API under /api/advertisers: account, deposits, campaigns and their lifecycle, creatives, tasks
-and units, allocation of funds, withdrawal, and reports (rules in adnet.advertisers, adnet.campaigns, adnet.units
-and adnet.campaign_reports).
+and units, allocation of funds, withdrawal, and reports (rules in adnet.accounts.advertisers, adnet.campaigns,
+adnet.tasks.authoring and adnet.money; reports from adnet.reporting).
 
 Every route needs a SIWE session (401 ``auth_required``); the advertiser is the session's wallet, and a campaign,
 creative or task of another wallet answers 403 ``not_owner``. Token amounts travel as G$ decimal strings, times as
@@ -13,19 +13,30 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from quart import Response, jsonify
+from quart import Blueprint, Response, jsonify
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_querystring, validate_request, validate_response
 
-from adnet import advertisers, auth, campaign_reports, campaigns, payouts, units
-from adnet.app import runtime
-from adnet.claims import claim_payload
-from adnet.models import Advertiser, Creative, DepositStatus, Task
-from adnet.money import to_decimal_string
-from adnet.ratelimit import settings_limit
+from adnet.accounts import advertisers
+from adnet.accounts.models import Advertiser
+from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
+from adnet.campaigns.models import Creative
+from adnet.core.amounts import Token, amount_of, to_decimal_string
+from adnet.money import deposits, withdrawals
+from adnet.money.claims import claim_payload
+from adnet.money.holders import advertiser_holder
+from adnet.money.models import DepositStatus
+from adnet.reporting import campaigns as campaign_reports
+from adnet.reporting.balances import advertiser_balance
+from adnet.tasks import authoring
 from adnet.tasks.config import public_task
-from api import blueprint
+from adnet.tasks.models import Task
 from api.auth import iso
+from api.http import services
+from api.ratelimit import settings_limit
+from api.sessions import current_wallet, require_session
+
+blueprint = Blueprint("api_advertisers", __name__, url_prefix="/api")
 
 ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 _AMOUNT = Field(max_length=64)
@@ -184,21 +195,17 @@ class ReportOut(BaseModel):
     refusals: dict[str, int]
 
 
-def _wallet() -> str:
-    return auth.current_session().wallet
-
-
 async def _advertiser() -> Advertiser:
-    return await advertisers.advertiser_of(_wallet())
+    return await advertisers.advertiser_of(current_wallet())
 
 
 @blueprint.post("/advertisers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(RegisterRequest)
 async def register_advertiser(data: RegisterRequest) -> tuple[Response, int]:
     """Create the signed-in wallet's advertiser account (201), or return it when it exists (200)."""
-    registration = await advertisers.register(_wallet(), data.name, runtime().clock.now())
+    registration = await advertisers.register(current_wallet(), data.name, services().clock.now())
     advertiser = registration.advertiser
     body = {"advertiserId": advertiser.id, "wallet": advertiser.wallet, "name": advertiser.name}
     return jsonify(body), 201 if registration.created else 200
@@ -206,13 +213,13 @@ async def register_advertiser(data: RegisterRequest) -> tuple[Response, int]:
 
 @blueprint.get("/advertisers/account")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_response(AccountOut)
 async def advertiser_account() -> dict:
     """The advertiser's G$: unallocated (``available``: to allocate or withdraw), in campaign budgets, in task
     pools, and in withdrawals not yet redeemed. Ends campaigns that are due and returns their unspent budget."""
     advertiser = await _advertiser()
-    money = await advertisers.balance(advertiser, runtime().clock.now())
+    money = await advertiser_balance(advertiser)
     return {"advertiserId": advertiser.id, "wallet": advertiser.wallet, "name": advertiser.name, "token": "G$",
             "available": to_decimal_string(money.available), "inCampaigns": to_decimal_string(money.in_campaigns),
             "inTasks": to_decimal_string(money.in_tasks),
@@ -221,26 +228,26 @@ async def advertiser_account() -> dict:
 
 @blueprint.post("/advertisers/deposit/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(AmountRequest)
 async def advertiser_deposit_prepare(data: AmountRequest) -> Response:
     """The unsigned approve and deposit transactions (``eth_sendTransaction`` parameters) that deposit ``amount``
     G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash."""
-    plan = advertisers.prepare_deposit(await _advertiser(), payouts.amount_of(data.amount),
-                                       runtime().extras["chain"])
-    return jsonify({"advertiserId": plan.advertiser_id, "token": "G$", "amount": to_decimal_string(plan.amount),
-                    "accountRef": plan.account_ref, "transactions": [plan.approve, plan.deposit]})
+    holder = advertiser_holder(await _advertiser())
+    plan = deposits.prepare(holder, amount_of(data.amount), services().chain)
+    return jsonify({"advertiserId": holder.id, "token": "G$", "amount": to_decimal_string(plan.amount),
+                    "accountRef": holder.account_ref, "transactions": [plan.approve, plan.deposit]})
 
 
 @blueprint.post("/advertisers/deposit")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(DepositRequest)
 async def advertiser_deposit(data: DepositRequest) -> tuple[Response, int]:
     """Credit a G$ deposit the wallet made to the vault: 201 credited, 202 pending its confirmations, 409 when the
     transaction was credited before."""
-    run = runtime()
-    credited = await advertisers.deposit(await _advertiser(), data.txHash, run.extras["chain"], run.clock.now())
+    run = services()
+    credited = await deposits.credit(advertiser_holder(await _advertiser()), data.txHash, run.chain, run.clock.now())
     body = {"depositId": credited.id, "txHash": credited.tx_hash, "token": credited.token_symbol,
             "amount": to_decimal_string(int(credited.amount)), "status": credited.status.value}
     return jsonify(body), 201 if credited.status == DepositStatus.CREDITED else 202
@@ -248,15 +255,14 @@ async def advertiser_deposit(data: DepositRequest) -> tuple[Response, int]:
 
 @blueprint.post("/advertisers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(AmountRequest)
 async def advertiser_withdraw(data: AmountRequest) -> tuple[Response, int]:
     """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the wallet on
     the vault (``transaction``); released back if not redeemed by its deadline."""
-    run = runtime()
-    result = await advertisers.withdraw(await _advertiser(), payouts.amount_of(data.amount),
-                                        minimum=run.settings.min_withdrawal, chain=run.extras["chain"],
-                                        now=run.clock.now())
+    run = services()
+    result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), amount_of(data.amount), Token.GS,
+                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
     withdrawal = result.withdrawal
     return jsonify({"withdrawalId": withdrawal.id, "token": withdrawal.token_symbol,
                     "amount": to_decimal_string(int(withdrawal.amount)), "status": withdrawal.status.value,
@@ -265,30 +271,30 @@ async def advertiser_withdraw(data: AmountRequest) -> tuple[Response, int]:
 
 @blueprint.get("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_response(CampaignList)
 async def advertiser_campaigns() -> dict:
     """The advertiser's campaigns, newest first, with their state and money."""
-    views = await campaigns.list_campaigns((await _advertiser()).id, runtime().clock.now())
-    return {"campaigns": [campaign_body(view, details=False) for view in views]}
+    found = await views.list_campaigns((await _advertiser()).id, services().clock.now())
+    return {"campaigns": [campaign_body(view, details=False) for view in found]}
 
 
 @blueprint.post("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(CampaignSettings)
 @validate_response(CampaignOut, 201)
 async def create_campaign(data: CampaignSettings) -> tuple[dict, int]:
     """Create a draft campaign (name, startsAt, cpm, cpc and budget required). It serves only once submitted,
     approved by an operator, inside its dates and funded."""
-    now = runtime().clock.now()
+    now = services().clock.now()
     created = await campaigns.create_campaign((await _advertiser()).id, data.model_dump(exclude_unset=True), now)
     return await _detail(created.id), 201
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_response(CampaignOut)
 async def get_campaign(campaign_id: str) -> dict:
     """One campaign with its creatives and tasks."""
@@ -297,140 +303,141 @@ async def get_campaign(campaign_id: str) -> dict:
 
 @blueprint.patch("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(CampaignSettings)
 @validate_response(CampaignOut)
 async def edit_campaign(campaign_id: str, data: CampaignSettings) -> dict:
     """Change settings (those sent). Refused while in review or once ended (409 ``campaign_locked``)."""
-    await campaigns.edit_settings(_wallet(), campaign_id, data.model_dump(exclude_unset=True), runtime().clock.now())
+    await campaigns.edit_settings(current_wallet(), campaign_id, data.model_dump(exclude_unset=True),
+                                  services().clock.now())
     return await _detail(campaign_id)
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_response(CampaignOut)
 async def campaign_action(campaign_id: str, action: str) -> dict:
     """Move the campaign: ``submit`` (draft or rejected → review), ``pause`` (approved → paused), ``resume``
     (paused → approved), ``end`` (for good; unspent budget returns to the account). 409 ``invalid_transition``
     with the current ``currentStatus`` otherwise."""
-    step = {"submit": campaigns.submit, "pause": campaigns.pause, "resume": campaigns.resume,
-            "end": campaigns.end}[action]
-    await step(_wallet(), campaign_id, runtime().clock.now())
+    step = {"submit": lifecycle.submit, "pause": lifecycle.pause, "resume": lifecycle.resume,
+            "end": lifecycle.end}[action]
+    await step(current_wallet(), campaign_id, services().clock.now())
     return await _detail(campaign_id)
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(AmountRequest)
 async def allocate_campaign(campaign_id: str, data: AmountRequest) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget (never more than the balance,
     nor beyond the campaign's budget: 400 ``insufficient_balance`` / 409 ``over_budget``)."""
-    remaining = await advertisers.allocate_to_campaign(_wallet(), campaign_id, payouts.amount_of(data.amount),
-                                                       runtime().clock.now())
+    remaining = await funding.allocate_to_campaign(current_wallet(), campaign_id, amount_of(data.amount),
+                                                   services().clock.now())
     return jsonify({"campaignId": campaign_id, "token": "G$", "remaining": to_decimal_string(remaining)})
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/creatives")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(CreativeFields)
 @validate_response(CreativeOut, 201)
 async def add_creative(campaign_id: str, data: CreativeFields) -> tuple[dict, int]:
     """Add a creative (bannerUrl, targetUrl and size required; http or https only). It waits for review: with
     the campaign, or alone when the campaign is already approved."""
-    creative = await campaigns.add_creative(_wallet(), campaign_id, data.model_dump(exclude_unset=True),
-                                            runtime().clock.now())
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data.model_dump(exclude_unset=True),
+                                            services().clock.now())
     return creative_body(creative), 201
 
 
 @blueprint.patch("/advertisers/creatives/<creative_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(CreativeFields)
 @validate_response(CreativeOut)
 async def edit_creative(creative_id: str, data: CreativeFields) -> dict:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    creative = await campaigns.edit_creative(_wallet(), creative_id, data.model_dump(exclude_unset=True),
-                                             runtime().clock.now())
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data.model_dump(exclude_unset=True),
+                                             services().clock.now())
     return creative_body(creative)
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(TaskFields)
 @validate_response(TaskOut, 201)
 async def create_campaign_task(campaign_id: str, data: TaskFields) -> tuple[dict, int]:
     """Add a task or unit to a draft or rejected campaign (kind, title and config required); it is reviewed with
     the campaign. Its dates default to the campaign's."""
-    task = await units.create_task(_wallet(), campaign_id, data.model_dump(exclude_unset=True),
-                                   runtime().clock.now())
+    task = await authoring.create_task(current_wallet(), campaign_id, data.model_dump(exclude_unset=True),
+                                   services().clock.now())
     return task_body(task), 201
 
 
 @blueprint.patch("/advertisers/tasks/<task_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(TaskFields)
 @validate_response(TaskOut)
 async def edit_campaign_task(task_id: str, data: TaskFields) -> dict:
     """Change a task: its content while the campaign is unreviewed, its rewards and limits until it ends."""
-    return task_body(await units.edit_task(_wallet(), task_id, data.model_dump(exclude_unset=True)))
+    return task_body(await authoring.edit_task(current_wallet(), task_id, data.model_dump(exclude_unset=True)))
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 async def end_campaign_task(task_id: str) -> Response:
     """Switch the task off for good; its G$ pool returns to the unallocated balance."""
-    returned = await units.end_task(_wallet(), task_id, runtime().clock.now())
+    returned = await authoring.end_task(current_wallet(), task_id, services().clock.now())
     return jsonify({"taskId": task_id, "active": False, "returned": to_decimal_string(returned)})
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(AmountRequest)
 async def allocate_task(task_id: str, data: AmountRequest) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the task's pool, which pays its rewards first."""
-    pool = await advertisers.allocate_to_task(_wallet(), task_id, payouts.amount_of(data.amount),
-                                              runtime().clock.now())
+    pool = await authoring.allocate_to_task(current_wallet(), task_id, amount_of(data.amount),
+                                           services().clock.now())
     return jsonify({"taskId": task_id, "token": "G$", "pool": to_decimal_string(pool)})
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_querystring(ReportQuery)
 @validate_response(ReportOut)
 async def campaign_report(campaign_id: str, query_args: ReportQuery) -> dict:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): impressions, billable
     impressions, clicks, CTR, spend, eCPM, rewards and completions per task; and refusal reasons in aggregate."""
-    start, end = campaign_reports.period(query_args.from_, query_args.to, runtime().clock.now())
-    return report_body(await campaign_reports.campaign_report(_wallet(), campaign_id, start, end))
+    start, end = campaign_reports.period(query_args.from_, query_args.to, services().clock.now())
+    return report_body(await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end))
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_querystring(ReportQuery)
 async def campaign_report_csv(campaign_id: str, query_args: ReportQuery) -> Response:
     """The same report as CSV (one row per day and a total row), for spreadsheets."""
-    start, end = campaign_reports.period(query_args.from_, query_args.to, runtime().clock.now())
-    result = await campaign_reports.campaign_report(_wallet(), campaign_id, start, end)
+    start, end = campaign_reports.period(query_args.from_, query_args.to, services().clock.now())
+    result = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     response = Response(campaign_reports.report_csv(result), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{campaign_id}-{start}-{end}.csv"'
     return response
 
 
 async def _detail(campaign_id: str) -> dict:
-    return campaign_body(await campaigns.campaign_detail(_wallet(), campaign_id, runtime().clock.now()))
+    return campaign_body(await views.campaign_detail(current_wallet(), campaign_id, services().clock.now()))
 
 
-def campaign_body(view: campaigns.CampaignView, *, details: bool = True) -> dict:
+def campaign_body(view: views.CampaignView, *, details: bool = True) -> dict:
     """A campaign as the API shows it; with ``details``, its creatives and tasks."""
     campaign = view.campaign
     body: dict[str, Any] = {
@@ -472,7 +479,7 @@ def task_body(task: Task) -> dict:
         "rewardGs": to_decimal_string(int(task.reward_gs)), "maxPerWallet": task.max_per_wallet,
         "maxPerFingerprint": task.max_per_fingerprint, "startsAt": iso(task.starts_at),
         "endsAt": iso(task.ends_at) if task.ends_at else None, "active": task.active,
-        "preview": public_task(task, runtime().settings.public_url),
+        "preview": public_task(task, services().settings.public_url),
     }
 
 

@@ -1,4 +1,4 @@
-"""Wallet sign-in over HTTP: /api/auth/nonce, /verify, /logout and /me (rules in adnet.auth).
+"""Wallet sign-in over HTTP: /api/auth/nonce, /verify, /logout and /me (rules in adnet.accounts.signin).
 
 A successful verify answers with the session token and also sets it as a cookie (Secure outside development,
 HttpOnly, SameSite=Lax) for the portal; scripts send it back as ``Authorization: Bearer``.
@@ -9,14 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from quart import Response, jsonify
+from quart import Blueprint, Response, jsonify
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_request
 
-from adnet import auth
-from adnet.app import runtime
-from adnet.ratelimit import settings_limit
-from api import blueprint
+from adnet.accounts import signin
+from adnet.accounts.sessions import end_session
+from api.http import services
+from api.ratelimit import settings_limit
+from api.sessions import SESSION_COOKIE, current_session, require_session
+
+blueprint = Blueprint("api_auth", __name__, url_prefix="/api")
 
 
 @dataclass
@@ -34,9 +37,9 @@ def iso(moment: datetime) -> str:
 @rate_limit(limits=settings_limit("rate_limit_auth"))
 async def auth_nonce() -> Response:
     """A single-use nonce (10 minutes) and the domain, URI and chain id the SIWE message must carry."""
-    run = runtime()
-    grant = await auth.issue_nonce(settings=run.settings, chain_id=run.extras["chain"].chain_id,
-                                   now=run.clock.now(), rng=run.random)
+    run = services()
+    grant = await signin.issue_nonce(settings=run.settings, chain_id=run.chain.chain_id,
+                                     now=run.clock.now(), rng=run.random)
     response = jsonify({"nonce": grant.nonce, "chainId": grant.chain_id, "domain": grant.domain, "uri": grant.uri,
                         "expiresAt": iso(grant.expires_at)})
     response.headers["Cache-Control"] = "no-store"
@@ -48,11 +51,11 @@ async def auth_nonce() -> Response:
 @validate_request(VerifyRequest)
 async def auth_verify(data: VerifyRequest) -> Response:
     """Check a signed SIWE message and open a session: the token in the body and in the session cookie."""
-    run = runtime()
-    signed_in = await auth.sign_in(data.message, data.signature, settings=run.settings, chain=run.extras["chain"],
-                                   now=run.clock.now(), rng=run.random)
+    run = services()
+    signed_in = await signin.sign_in(data.message, data.signature, settings=run.settings, chain=run.chain,
+                                     now=run.clock.now(), rng=run.random)
     response = jsonify({"wallet": signed_in.wallet, "token": signed_in.token, "expiresAt": iso(signed_in.expires_at)})
-    response.set_cookie(auth.SESSION_COOKIE, signed_in.token, expires=signed_in.expires_at, path="/",
+    response.set_cookie(SESSION_COOKIE, signed_in.token, expires=signed_in.expires_at, path="/",
                         secure=run.settings.secure_cookies, httponly=True, samesite="Lax")
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -60,22 +63,22 @@ async def auth_verify(data: VerifyRequest) -> Response:
 
 @blueprint.post("/auth/logout")
 @rate_limit(limits=settings_limit("rate_limit_account"))
-@auth.require_session
+@require_session
 async def auth_logout() -> Response:
     """End the current session on the server and clear the cookie."""
-    await auth.end_session(auth.current_session(), runtime().clock.now())
+    await end_session(current_session(), services().clock.now())
     response = jsonify({"status": "signed_out"})
-    response.delete_cookie(auth.SESSION_COOKIE, path="/", secure=runtime().settings.secure_cookies,
-                           httponly=True, samesite="Lax")
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=services().settings.secure_cookies, httponly=True,
+                           samesite="Lax")
     return response
 
 
 @blueprint.get("/auth/me")
 @rate_limit(limits=settings_limit("rate_limit_account"))
-@auth.require_session
+@require_session
 async def auth_me() -> Response:
     """The signed-in wallet and when its session ends."""
-    session = auth.current_session()
+    session = current_session()
     response = jsonify({"wallet": session.wallet, "expiresAt": iso(session.expires_at)})
     response.headers["Cache-Control"] = "no-store"
     return response

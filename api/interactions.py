@@ -1,23 +1,24 @@
 """Interactions over HTTP: POST /api/interactions (public: any origin, no credentials, rate limited) answers a
-POLL, FEEDBACK or SURVEY unit (rules in adnet.interactions); GET /api/interactions/<taskId>/results and
-/results.csv give the unit's owner its results (a session of the advertiser's wallet; rules in
-adnet.unit_results)."""
+POLL, FEEDBACK or SURVEY unit (rules in adnet.interactions.submission); GET /api/interactions/<taskId>/results
+and /results.csv give the unit's owner its results (a session of the advertiser's wallet; rules in
+adnet.interactions.results)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from quart import Response, jsonify
+from quart import Blueprint, Response, jsonify
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_request
 
-from adnet import auth, interactions, unit_results
-from adnet.app import runtime
-from adnet.ratelimit import settings_limit
-from api import blueprint
-from api.serve import PREFLIGHT_MAX_AGE, PUBLIC_ENDPOINTS
+from adnet.interactions import results, submission
+from api.http import PREFLIGHT_MAX_AGE, public, services
+from api.ratelimit import settings_limit
+from api.sessions import current_wallet, require_session
+
+blueprint = Blueprint("api_interactions", __name__, url_prefix="/api")
 
 
 class InteractionRequest(BaseModel):
@@ -27,13 +28,14 @@ class InteractionRequest(BaseModel):
 
     taskId: str = Field(max_length=64)
     siteId: str = Field(max_length=64)
-    fingerprint: str = Field(min_length=1, max_length=interactions.MAX_FINGERPRINT_LENGTH)
+    fingerprint: str = Field(min_length=1, max_length=submission.MAX_FINGERPRINT_LENGTH)
     wallet: str | None = Field(default=None, max_length=64)
     proof: dict[str, Any]
     sessionId: str | None = Field(default=None, max_length=64)
 
 
 @blueprint.post("/interactions")
+@public
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @validate_request(InteractionRequest)
@@ -42,35 +44,32 @@ async def submit_interaction(data: InteractionRequest) -> tuple[Response, int]:
     ``step``, ``totalSteps`` and the next ``question``, then ``completed``. A recorded response carries
     ``awarded`` and ``transaction`` (the claim paying its G$, or null). A second response: 409
     ``already_completed`` with the earlier ``interactionId``."""
-    run = runtime()
-    outcome = await interactions.submit(
-        interactions.Submission(task_id=data.taskId, site_id=data.siteId, fingerprint=data.fingerprint,
-                                wallet=data.wallet, proof=data.proof, session_id=data.sessionId),
-        now=run.clock.now(), chain=run.extras["chain"])
-    return jsonify(interactions.interaction_payload(outcome)), 201
-
-
-PUBLIC_ENDPOINTS.add("api.submit_interaction")
+    run = services()
+    outcome = await submission.submit(
+        submission.Submission(task_id=data.taskId, site_id=data.siteId, fingerprint=data.fingerprint,
+                              wallet=data.wallet, proof=data.proof, session_id=data.sessionId),
+        now=run.clock.now(), chain=run.chain)
+    return jsonify(submission.interaction_payload(outcome)), 201
 
 
 @blueprint.get("/interactions/<unit_id>/results")
 @rate_limit(limits=settings_limit("rate_limit_account"))
-@auth.require_session
+@require_session
 async def unit_results_json(unit_id: str) -> Response:
     """The unit's results for its owner (the advertiser's signed-in wallet): responses, points and G$ awarded, and
     poll tallies, the rating distribution and average, or a survey's sessions and per-question summaries."""
-    run = runtime()
-    unit = await unit_results.owned_unit(unit_id, auth.current_session().wallet)
-    response = jsonify(await unit_results.unit_results(unit, run.clock.now()))
+    run = services()
+    unit = await results.owned_unit(unit_id, current_wallet())
+    response = jsonify(await results.unit_results(unit, run.clock.now()))
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
 @blueprint.get("/interactions/<unit_id>/results.csv")
 @rate_limit(limits=settings_limit("rate_limit_account"))
-@auth.require_session
+@require_session
 async def unit_results_csv(unit_id: str) -> Response:
     """Every response of the unit as CSV for its owner, one row each, cells safe from spreadsheet formulas."""
-    unit = await unit_results.owned_unit(unit_id, auth.current_session().wallet)
-    return Response(await unit_results.responses_csv(unit), mimetype="text/csv", headers={
+    unit = await results.owned_unit(unit_id, current_wallet())
+    return Response(await results.responses_csv(unit), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="{unit.id}-responses.csv"', "Cache-Control": "no-store"})

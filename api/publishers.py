@@ -1,5 +1,5 @@
 """The publisher API under /api/publishers: register, sites, balance, topup (and its preparation), withdraw,
-exchange (rules in adnet.publishers and adnet.payouts).
+exchange (rules in adnet.accounts.sites and adnet.money; figures from adnet.reporting).
 
 Every route needs a session (401 ``auth_required``), and the wallet the request names, in the body or, for GETs,
 the query, must be the session's (403 ``not_owner``) and own the site it names (403 ``not_owner``).
@@ -9,18 +9,24 @@ Token amounts travel as decimal strings.
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
-from quart import Response, jsonify
+from quart import Blueprint, Response, jsonify
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_querystring, validate_request
 
-from adnet import auth, payouts, publishers
-from adnet.app import runtime
-from adnet.claims import claim_payload
-from adnet.models import DepositStatus
-from adnet.money import to_decimal_string
-from adnet.ratelimit import settings_limit
-from api import blueprint
+from adnet.accounts.sites import MAX_DOMAIN_INPUT, register_site
+from adnet.core.amounts import amount_of, to_decimal_string, token_of
+from adnet.money import deposits, exchanges, withdrawals
+from adnet.money.claims import claim_payload
+from adnet.money.holders import owned_site_holder
+from adnet.money.models import DepositStatus
+from adnet.reporting import dashboard
+from adnet.reporting.balances import site_balance
 from api.auth import iso
+from api.http import services
+from api.ratelimit import settings_limit
+from api.sessions import named_wallet, require_session
+
+blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
 
 ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 _WALLET = Field(max_length=64)
@@ -30,7 +36,7 @@ _AMOUNT = Field(max_length=64)
 
 class RegisterRequest(BaseModel):
     wallet: str = _WALLET
-    domain: str = Field(max_length=publishers.MAX_DOMAIN_INPUT)
+    domain: str = Field(max_length=MAX_DOMAIN_INPUT)
     name: str = Field("", max_length=120)
 
 
@@ -71,21 +77,16 @@ class ExchangeRequest(BaseModel):
     amount: str = _AMOUNT
 
 
-def _caller(wallet: str) -> str:
-    """The wallet the request names, once it is the session's (403 ``not_owner`` otherwise)."""
-    return auth.check_owner(auth.current_session().wallet, wallet)
-
-
 @blueprint.post("/publishers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(RegisterRequest)
 async def register(data: RegisterRequest) -> tuple[Response, int]:
     """Register a site (domain normalised, IDN in punycode); the wallet's first registration creates its publisher
     record. 201 when created, 200 when the wallet had registered this domain before, 409 when another wallet has."""
-    wallet = _caller(data.wallet)
-    registration = await publishers.register_site(wallet=wallet, domain=data.domain, name=data.name,
-                                                  now=runtime().clock.now())
+    wallet = named_wallet(data.wallet)
+    registration = await register_site(wallet=wallet, domain=data.domain, name=data.name,
+                                                  now=services().clock.now())
     body = {"siteId": registration.site.id, "publisherId": registration.publisher.id,
             "domain": registration.site.domain}
     return jsonify(body), 201 if registration.created else 200
@@ -93,22 +94,22 @@ async def register(data: RegisterRequest) -> tuple[Response, int]:
 
 @blueprint.get("/publishers/sites")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_querystring(WalletQuery)
 async def sites(query_args: WalletQuery) -> Response:
     """The wallet's sites with today's (UTC) and lifetime impressions, clicks and earnings."""
-    wallet = _caller(query_args.wallet)
-    summaries = await publishers.list_sites(wallet, runtime().clock.now())
+    wallet = named_wallet(query_args.wallet)
+    summaries = await dashboard.list_sites(wallet, services().clock.now())
     return jsonify({"wallet": wallet, "sites": [_site_body(summary) for summary in summaries]})
 
 
 @blueprint.get("/publishers/balance")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_querystring(BalanceQuery)
 async def balance(query_args: BalanceQuery) -> Response:
     """A site's lifetime earnings, claimable balance and pending withdrawals (G$), and its SOV balance."""
-    money = await publishers.site_balance(_caller(query_args.wallet), query_args.siteId)
+    money = await site_balance(named_wallet(query_args.wallet), query_args.siteId)
     return jsonify({
         "siteId": money.site_id, "token": "G$", "earned": to_decimal_string(money.earned),
         "claimable": to_decimal_string(money.claimable),
@@ -120,27 +121,27 @@ async def balance(query_args: BalanceQuery) -> Response:
 
 @blueprint.post("/publishers/topup/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(TopUpPrepareRequest)
 async def topup_prepare(data: TopUpPrepareRequest) -> Response:
     """The unsigned approve and deposit transactions (EIP-1193 ``eth_sendTransaction`` parameters) that top up the
     site with ``amount`` G$; send them in order from the wallet, then post the deposit's hash to /topup."""
-    plan = await payouts.prepare_top_up(wallet=_caller(data.wallet), site_id=data.siteId,
-                                        amount=payouts.amount_of(data.amount), chain=runtime().extras["chain"])
-    return jsonify({"siteId": plan.site_id, "token": "G$", "amount": to_decimal_string(plan.amount),
-                    "accountRef": plan.account_ref, "transactions": [plan.approve, plan.deposit]})
+    holder = await owned_site_holder(named_wallet(data.wallet), data.siteId)
+    plan = deposits.prepare(holder, amount_of(data.amount), services().chain)
+    return jsonify({"siteId": holder.id, "token": "G$", "amount": to_decimal_string(plan.amount),
+                    "accountRef": holder.account_ref, "transactions": [plan.approve, plan.deposit]})
 
 
 @blueprint.post("/publishers/topup")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(TopUpRequest)
 async def topup(data: TopUpRequest) -> tuple[Response, int]:
     """Credit the site with a G$ deposit the wallet made to the vault: 201 credited, 202 pending until its
     confirmations (the watcher credits it then), 409 when the transaction was credited before."""
-    run = runtime()
-    deposit = await payouts.top_up(wallet=_caller(data.wallet), site_id=data.siteId, tx_hash=data.txHash,
-                                   chain=run.extras["chain"], now=run.clock.now())
+    run = services()
+    holder = await owned_site_holder(named_wallet(data.wallet), data.siteId)
+    deposit = await deposits.credit(holder, data.txHash, run.chain, run.clock.now())
     body = {"depositId": deposit.id, "siteId": data.siteId, "txHash": deposit.tx_hash, "token": deposit.token_symbol,
             "amount": to_decimal_string(int(deposit.amount)), "status": deposit.status.value}
     return jsonify(body), 201 if deposit.status == DepositStatus.CREDITED else 202
@@ -148,16 +149,15 @@ async def topup(data: TopUpRequest) -> tuple[Response, int]:
 
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(WithdrawRequest)
 async def withdraw(data: WithdrawRequest) -> tuple[Response, int]:
     """Debit ``amount`` from the site's claimable balance now and return the signed claim that pays it out on the
     vault (``transaction``); released back to the site if not redeemed by its deadline."""
-    run = runtime()
-    result = await payouts.withdraw(
-        wallet=_caller(data.wallet), site_id=data.siteId, amount=payouts.amount_of(data.amount),
-        token_symbol=payouts.token_symbol_of(data.token), minimum=run.settings.min_withdrawal,
-        chain=run.extras["chain"], now=run.clock.now())
+    run = services()
+    holder = await owned_site_holder(named_wallet(data.wallet), data.siteId)
+    result = await withdrawals.withdraw(holder, amount_of(data.amount), token_of(data.token),
+                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
     withdrawal = result.withdrawal
     return jsonify({"withdrawalId": withdrawal.id, "siteId": data.siteId, "token": withdrawal.token_symbol,
                     "amount": to_decimal_string(int(withdrawal.amount)), "status": withdrawal.status.value,
@@ -166,15 +166,15 @@ async def withdraw(data: WithdrawRequest) -> tuple[Response, int]:
 
 @blueprint.post("/publishers/exchange")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@auth.require_session
+@require_session
 @validate_request(ExchangeRequest)
 async def exchange(data: ExchangeRequest) -> tuple[Response, int]:
     """Convert claimable balance between SOV and G$ at the vault's protocol rate, rounded down; returns both legs
     and the rate (G$ per SOV)."""
-    run = runtime()
-    result = await payouts.exchange(
-        wallet=_caller(data.wallet), site_id=data.siteId, from_symbol=payouts.token_symbol_of(data.from_symbol, "from"),
-        amount=payouts.amount_of(data.amount), chain=run.extras["chain"], now=run.clock.now())
+    run = services()
+    result = await exchanges.exchange(
+        wallet=named_wallet(data.wallet), site_id=data.siteId, from_token=token_of(data.from_symbol, "from"),
+        amount=amount_of(data.amount), chain=run.chain, now=run.clock.now())
     record = result.exchange
     return jsonify({"exchangeId": record.id, "siteId": data.siteId,
                     "from": {"token": record.from_token, "amount": to_decimal_string(int(record.amount_in))},
@@ -182,7 +182,7 @@ async def exchange(data: ExchangeRequest) -> tuple[Response, int]:
                     "rate": to_decimal_string(result.rate)}), 201
 
 
-def _site_body(summary: publishers.SiteSummary) -> dict:
+def _site_body(summary: dashboard.SiteSummary) -> dict:
     site = summary.site
     return {
         "siteId": site.id, "domain": site.domain, "name": site.name, "active": site.active,
@@ -191,5 +191,5 @@ def _site_body(summary: publishers.SiteSummary) -> dict:
     }
 
 
-def _figures(figures: publishers.Figures) -> dict:
+def _figures(figures: dashboard.Figures) -> dict:
     return {"impressions": figures.impressions, "clicks": figures.clicks, "earned": to_decimal_string(figures.earned)}

@@ -1,37 +1,22 @@
-"""GET /api/serve: what a publisher's page shows (a banner, a standalone unit, or nothing), open to any origin.
-
-Also home of the headers every response of a public ad endpoint (serve, track) carries, errors included
-(``Cache-Control: no-store``, and ``Access-Control-Allow-Origin: *`` so a page can read an error's body).
-"""
+"""GET /api/serve: what a publisher's page shows (a banner, a standalone unit, or nothing), open to any origin."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
-from quart import Response, jsonify, request
+from quart import Blueprint, Response, jsonify, request
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import document_querystring
 
-from adnet import serving
-from adnet.app import runtime
-from adnet.ratelimit import settings_limit
-from api import blueprint
+from adnet.delivery import serving
+from api.http import PREFLIGHT_MAX_AGE, public, services
+from api.ratelimit import settings_limit
 
-PUBLIC_ENDPOINTS: set[str] = set()
-PREFLIGHT_MAX_AGE = 86400
-
-
-@blueprint.after_request
-async def public_headers(response: Response) -> Response:
-    """Ad decisions and event receipts are never cached, and any page may read them, errors included."""
-    if request.endpoint in PUBLIC_ENDPOINTS:
-        response.headers["Cache-Control"] = "no-store"
-        response.headers.setdefault("Access-Control-Allow-Origin", "*")
-    return response
+blueprint = Blueprint("api_serve", __name__, url_prefix="/api")
 
 
 class ServeQuery(BaseModel):
-    """The query string of GET /api/serve (checked by ``adnet.serving.parse_serve_query``)."""
+    """The query string of GET /api/serve (checked by ``adnet.delivery.serving.parse_serve_query``)."""
 
     siteId: str = Field(description="site asking for content")
     kind: str = Field(default="BANNER", description="comma-separated BANNER, POLL, FEEDBACK, SURVEY")
@@ -42,6 +27,7 @@ class ServeQuery(BaseModel):
 
 
 @blueprint.get("/serve")
+@public
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @document_querystring(ServeQuery)
 @route_cors(allow_origin="*", allow_methods=["GET"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
@@ -49,7 +35,4 @@ async def serve() -> Response:
     """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
     (``kind`` POLL, FEEDBACK or SURVEY with ``task``), or ``{"kind": "NONE"}``. Unknown site: 404."""
     query = serving.parse_serve_query(request.args)
-    return jsonify(await serving.serve(serving.server(runtime()), query))
-
-
-PUBLIC_ENDPOINTS.add("api.serve")
+    return jsonify(await serving.serve(services().serving, query))

@@ -6,17 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from quart import Response, jsonify, redirect, request
+from quart import Blueprint, Response, jsonify, redirect, request
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_request
 from werkzeug.wrappers.response import Response as WerkzeugResponse
 
-from adnet.app import runtime
-from adnet.ratelimit import settings_limit
 from adnet.tasks import completion, messages, visits
-from api import blueprint
 from api.auth import iso
+from api.http import services
+from api.ratelimit import settings_limit
+
+blueprint = Blueprint("api_tasks", __name__, url_prefix="/api")
 
 
 class CompleteRequest(BaseModel):
@@ -39,21 +40,11 @@ async def complete(data: CompleteRequest) -> tuple[Response, int]:
     """Verify a completion's proof and answer with the awarded points and G$ and the signed claim that pays them
     (``transaction``, null when the task's budgets are empty). A repeat past the limit is 409 ``already_completed``
     with the earlier ``completionId`` and its ``transaction``."""
-    run = runtime()
+    run = services()
     result = await completion.complete_task(task_id=data.taskId, wallet=data.wallet, fingerprint=data.fingerprint,
                                             proof=data.proof, site_id=data.siteId, now=run.clock.now(),
-                                            chain=run.extras["chain"], writer=completion.completion_writer(run))
+                                            chain=run.chain, writer=run.completions)
     return jsonify(completion.completion_payload(result.completion, result.claim)), 201
-
-
-@blueprint.before_app_serving
-async def start_completion_writer() -> None:
-    completion.start_writer(runtime())
-
-
-@blueprint.after_app_serving
-async def stop_completion_writer() -> None:
-    await completion.stop_writer(runtime())
 
 
 @blueprint.get("/tasks/status")
@@ -74,7 +65,7 @@ async def status() -> Response:
 @rate_limit(limits=settings_limit("rate_limit_public"))
 async def visit(task_id: str) -> WerkzeugResponse:
     """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect to the advertiser's page."""
-    target = await visits.start_visit(task_id, request.args.get("fingerprint"), runtime().clock.now())
+    target = await visits.start_visit(task_id, request.args.get("fingerprint"), services().clock.now())
     response = redirect(target, 302)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -86,7 +77,7 @@ async def visit(task_id: str) -> WerkzeugResponse:
 async def message(task_id: str) -> Response:
     """The exact message ``?wallet=`` must sign (EIP-191) to complete a SIGN_MESSAGE task, with its single-use
     nonce (valid 10 minutes)."""
-    run = runtime()
+    run = services()
     issued = await messages.issue_message(task_id, request.args.get("wallet"), now=run.clock.now(), rng=run.random)
     response = jsonify({"taskId": issued.task_id, "wallet": issued.wallet, "message": issued.message,
                         "nonce": issued.nonce, "expiresAt": iso(issued.expires_at)})

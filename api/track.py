@@ -2,7 +2,7 @@
 
 201 ``{"status": "recorded", "eventId", "billable"}`` once the event is committed; 200 ``{"status": "duplicate"}``
 for the same fingerprint, campaign and type within the hour. Why an event is not billable is recorded, never
-returned (see ``adnet.tracking``).
+returned (see ``adnet.delivery.tracking``).
 """
 
 from __future__ import annotations
@@ -11,19 +11,18 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from quart import Response, jsonify, request
+from quart import Blueprint, Response, jsonify, request
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_request
 
-from adnet import tracking
-from adnet.app import runtime
-from adnet.http import client_ip
-from adnet.models import EventType
-from adnet.ratelimit import settings_limit
-from adnet.tracking_tokens import MAX_TOKEN_LENGTH
-from api import blueprint
-from api.serve import PREFLIGHT_MAX_AGE, PUBLIC_ENDPOINTS
+from adnet.delivery.events import TrackRequest
+from adnet.delivery.models import EventType
+from adnet.delivery.tokens import MAX_TOKEN_LENGTH
+from api.http import PREFLIGHT_MAX_AGE, client_ip, public, services
+from api.ratelimit import settings_limit
+
+blueprint = Blueprint("api_track", __name__, url_prefix="/api")
 
 
 class TrackBody(BaseModel):
@@ -52,9 +51,9 @@ class TrackBody(BaseModel):
             raise ValueError("expected an absolute http(s) URL")
         return value
 
-    def to_request(self) -> tracking.TrackRequest:
+    def to_request(self) -> TrackRequest:
         """The domain's view of this body, with the client's address and (by default) its User-Agent header."""
-        return tracking.TrackRequest(
+        return TrackRequest(
             type=EventType(self.type), campaign_id=self.campaignId, ad_id=self.adId, site_id=self.siteId,
             fingerprint=self.fingerprint, rendered=self.rendered, viewport_visible=self.viewportVisible,
             render_time_ms=None if self.renderTime is None else round(self.renderTime),
@@ -65,16 +64,15 @@ class TrackBody(BaseModel):
 
 
 @blueprint.post("/track")
+@public
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @validate_request(TrackBody)
 async def track(data: TrackBody) -> tuple[Response, int]:
     """Record an IMPRESSION or CLICK: 201 once stored (``billable`` says whether it was charged), 200 for a
     duplicate within the hour. Unknown site, campaign or ad: 404."""
-    result = await tracking.tracker(runtime()).track(data.to_request())
+    result = await services().tracker.track(data.to_request())
     if result.status == "duplicate":
         return jsonify({"status": "duplicate"}), 200
     return jsonify({"status": "recorded", "eventId": result.event_id, "billable": result.billable}), 201
 
-
-PUBLIC_ENDPOINTS.add("api.track")

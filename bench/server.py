@@ -13,10 +13,10 @@ import asyncio
 
 from quart import Quart, Response, jsonify
 
-from adnet import db
 from adnet.app import create_server_app
-from adnet.chain import cli as chain_cli
+from adnet.cli import chain as chain_cli
 from adnet.config import load_settings
+from adnet.db import migrations
 
 
 def create_app() -> Quart:
@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
     settings = load_settings()
-    asyncio.run(db.migrate(settings.database_url))
+    asyncio.run(migrations.migrate(settings.database_url))
     with chain_cli.serving(settings):
         uvicorn.run("bench.server:create_app", factory=True, host="127.0.0.1", port=args.port, workers=1,
                     loop="uvloop", http="httptools", proxy_headers=False, server_header=False, access_log=False,

@@ -31,9 +31,11 @@ from pathlib import Path
 import uvloop
 from tortoise.transactions import in_transaction
 
-from adnet import db, ledger
-from adnet.clock import Clock
-from adnet.models import Claim, Completion, Task
+from adnet.core.clock import Clock
+from adnet.db import config as db
+from adnet.money import ledger
+from adnet.money.models import Claim
+from adnet.tasks.models import Completion, Task
 from bench.run import (
     CONNECTIONS,
     MAX_REQUESTS_PER_PHASE,

@@ -1,11 +1,12 @@
 from tortoise import migrations
 from tortoise.migrations import operations as ops
 import functools
-from adnet.models.campaigns import CampaignStatus, CreativeStatus, MediaType
-from adnet.models.chain import DepositStatus
-from adnet.models.events import EventType
-from adnet.models.interactions import SessionStatus
-from adnet.models.rewards import ClaimPurpose, ClaimStatus, TaskKind, TaskSurface, WithdrawalStatus
+from adnet.campaigns.models import CampaignStatus, CreativeStatus, MediaType
+from adnet.money.models import DepositStatus
+from adnet.delivery.models import EventType
+from adnet.interactions.models import SessionStatus
+from adnet.money.models import ClaimPurpose, ClaimStatus, WithdrawalStatus
+from adnet.tasks.models import TaskKind, TaskSurface
 from json import dumps, loads
 from tortoise.fields.base import OnDelete
 from tortoise import fields

@@ -1,17 +1,10 @@
-"""The portal: server-rendered pages under /portal for publishers, advertisers and operators, and the site's front
-page."""
+"""The portal: server-rendered pages under /portal for publishers, advertisers and operators, the site's front
+page and the embed script's own URLs; one blueprint per part (``portal.pages.portal_blueprint``, whose refusals are
+HTML pages), which the app registers in the order of ``BLUEPRINTS``."""
 
-from quart import Blueprint
+from portal import advertisers, auth, balance, dashboard, demo, home, operators, pages, sites
 
-blueprint = Blueprint("portal", __name__)
-
-from portal import home  # noqa: E402,F401
-
-# isort: split
-from portal import demo  # noqa: E402,F401
-
-# isort: split
-from portal import auth, balance, csrf, dashboard, pages, sites  # noqa: E402,F401
-
-# isort: split
-from portal import advertisers, operators  # noqa: E402,F401
+BLUEPRINTS = (
+    pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
+    balance.blueprint, advertisers.blueprint, operators.blueprint,
+)

@@ -1,10 +1,11 @@
 """The advertiser's side of the portal under /portal/advertise: the account and its money, campaigns with their
-creatives, tasks and units, their lifecycle, and their reports. The rules are ``adnet.advertisers``,
-``adnet.campaigns``, ``adnet.units`` and ``adnet.campaign_reports``; the session is the same as on the publisher pages.
+creatives, tasks and units, their lifecycle, and their reports. The rules are ``adnet.accounts.advertisers``,
+``adnet.campaigns``, ``adnet.tasks.authoring`` and ``adnet.reporting.campaigns``; the session is the same as on
+the publisher pages.
 
-Money moves as on a site's page. A deposit is the approve and deposit transactions ``advertisers.prepare_deposit``
+Money moves as on a site's page. A deposit is the approve and deposit transactions ``deposits.prepare``
 builds, sent by the wallet through ``static/portal.js`` (the top-up flow), then polled until
-``advertisers.deposit`` has credited it. A withdrawal is the claim ``advertisers.withdraw`` signs, redeemed by the
+``deposits.credit`` has credited it. A withdrawal is the claim ``withdrawals.withdraw`` signs, redeemed by the
 wallet and confirmed by the watcher. Allocation moves unallocated G$ into a campaign's budget or a task's pool.
 
 The campaign page is one fragment (``_campaign.html``): every form on it posts with htmx and gets the fragment back,
@@ -22,21 +23,32 @@ from typing import Any
 
 from quart import Response, flash, render_template, request
 
-from adnet import advertisers, auth, campaign_reports, campaigns, ledger, payouts, portal_views, units
-from adnet.app import runtime
-from adnet.charts import earnings_chart
-from adnet.errors import ApiError, bad_request
-from adnet.models import Advertiser, MediaType, TaskKind
-from adnet.money import to_decimal_string
-from portal import blueprint
-from portal.pages import account_form, account_page, form_error, page, see_other, wants_fragment
+from adnet.accounts import advertisers
+from adnet.accounts.models import Advertiser
+from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
+from adnet.campaigns.models import MediaType
+from adnet.core.amounts import Token, amount_of, to_decimal_string
+from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
+from adnet.money import activity, deposits, ledger, withdrawals
+from adnet.money.holders import advertiser_holder
+from adnet.reporting import campaigns as campaign_reports
+from adnet.reporting.balances import advertiser_balance
+from adnet.reporting.charts import earnings_chart
+from adnet.tasks import authoring
+from adnet.tasks.models import TaskKind
+from api.errors import status_of
+from api.http import services
+from api.sessions import current_wallet
+from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+
+blueprint = portal_blueprint("advertisers")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 HOME = "/portal/advertise"
 # A <input type="datetime-local"> value, which has no zone: the portal's times are UTC.
 _LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
-ACTIONS = {"submit": campaigns.submit, "pause": campaigns.pause, "resume": campaigns.resume, "end": campaigns.end}
+ACTIONS = {"submit": lifecycle.submit, "pause": lifecycle.pause, "resume": lifecycle.resume, "end": lifecycle.end}
 ACTION_DONE = {"submit": "Submitted for review: an operator approves it before it serves.",
                "pause": "Paused: it serves no more until resumed.", "resume": "Resumed: it serves again.",
                "end": "Ended: its unspent budget and task pools are back in your balance."}
@@ -50,10 +62,6 @@ CONFIG_EXAMPLES = {
     TaskKind.FEEDBACK: {"question": "How was it?", "rating": {"min": 1, "max": 5}, "text": {"maxLength": 500}},
     TaskKind.SURVEY: {"questions": [{"id": "q1", "type": "rating", "prompt": "Rate us", "min": 1, "max": 5}]},
 }
-
-
-def _wallet() -> str:
-    return auth.current_session().wallet
 
 
 @blueprint.app_template_filter("datetime_local")
@@ -77,7 +85,7 @@ def _list_of(text: str) -> list[str]:
 
 
 def settings_of(form: Mapping[str, str]) -> dict[str, Any]:
-    """Campaign settings from the campaign form, under the API's names (``adnet.campaigns.parse_settings``
+    """Campaign settings from the campaign form, under the API's names (``adnet.campaigns.campaigns.parse_settings``
     validates them): lists are separated by commas or spaces, an empty end or daily cap is none."""
     raw: dict[str, Any] = {name: form.get(name, "").strip() for name in ("name", "cpm", "cpc", "budget")}
     raw["startsAt"] = _instant_of(form.get("startsAt", ""))
@@ -89,20 +97,20 @@ def settings_of(form: Mapping[str, str]) -> dict[str, Any]:
 
 
 def creative_of(form: Mapping[str, str]) -> dict[str, Any]:
-    """A creative from its form, under the API's names (``adnet.campaigns.parse_creative`` validates it)."""
+    """A creative from its form, under the API's names (``adnet.campaigns.creatives.parse_creative`` validates it)."""
     return {name: form.get(name, "").strip()
             for name in ("bannerUrl", "targetUrl", "description", "mediaType", "size")}
 
 
 def task_of(form: Mapping[str, str]) -> dict[str, Any]:
-    """A task or unit from its form, under the API's names (``adnet.units.parse_task`` validates it); the config
-    is a JSON object (400 ``invalid_config`` otherwise), counts are whole numbers, empty optional fields are left
-    to their defaults."""
+    """A task or unit from its form, under the API's names (``adnet.tasks.authoring.parse_task`` validates it); the
+    config is a JSON object (400 ``invalid_config`` otherwise), counts are whole numbers, empty optional fields are
+    left to their defaults."""
     try:
         config = json.loads(form.get("config", ""))
     except ValueError:
-        raise bad_request("invalid_config", "config: a JSON object with the settings of the task's kind",
-                          field="config") from None
+        raise Invalid("invalid_config", "config: a JSON object with the settings of the task's kind",
+                      field="config") from None
     raw: dict[str, Any] = {"kind": form.get("kind", ""), "title": form.get("title", ""),
                            "description": form.get("description", ""), "config": config}
     for name in ("rewardPoints", "maxPerWallet", "maxPerFingerprint"):
@@ -118,10 +126,8 @@ def task_of(form: Mapping[str, str]) -> dict[str, Any]:
 
 async def _registered() -> Advertiser | None:
     try:
-        return await advertisers.advertiser_of(_wallet())
-    except ApiError as error:
-        if error.status != 404:
-            raise
+        return await advertisers.advertiser_of(current_wallet())
+    except NotFound:
         return None
 
 
@@ -131,13 +137,13 @@ async def home_context(**extra: Any) -> dict[str, Any]:
     advertiser = await _registered()
     if advertiser is None:
         return {"advertiser": None, **extra}
-    now = runtime().clock.now()
-    return {"advertiser": advertiser, "balance": await advertisers.balance(advertiser, now),
-            "campaigns": await campaigns.list_campaigns(advertiser.id, now),
-            "activity": await portal_views.advertiser_activity(advertiser.id), **extra}
+    now = services().clock.now()
+    return {"advertiser": advertiser, "balance": await advertiser_balance(advertiser),
+            "campaigns": await views.list_campaigns(advertiser.id, now),
+            "activity": await activity.recent(advertiser_holder(advertiser)), **extra}
 
 
-async def _home_refused(form_name: str, error: ApiError, values: dict[str, str]) -> Response:
+async def _home_refused(form_name: str, error: DomainError, values: dict[str, str]) -> Response:
     return await form_error(f"portal/advertise/_{form_name}_form.html", f"#{form_name}-form", error,
                             "portal/advertise/home.html", home_context, values=values, failed_form=form_name)
 
@@ -153,7 +159,7 @@ async def advertise_home() -> tuple[str, int]:
 @account_form
 async def advertise_register() -> Response:
     """Open the wallet's advertiser account (once; a second time changes nothing)."""
-    await advertisers.register(_wallet(), (await request.form).get("name", ""), runtime().clock.now())
+    await advertisers.register(current_wallet(), (await request.form).get("name", ""), services().clock.now())
     return see_other(HOME)
 
 
@@ -161,8 +167,8 @@ async def advertise_register() -> Response:
 @account_page
 async def advertise_balance() -> str:
     """The balance partial (what it reloads after every money movement)."""
-    advertiser = await advertisers.advertiser_of(_wallet())
-    money = await advertisers.balance(advertiser, runtime().clock.now())
+    advertiser = await advertisers.advertiser_of(current_wallet())
+    money = await advertiser_balance(advertiser)
     return await render_template("portal/advertise/_balance.html", balance=money)
 
 
@@ -172,14 +178,12 @@ async def advertise_deposit_prepare() -> Response:
     """The approve and deposit transactions the wallet sends to deposit ``amount`` G$ into the vault."""
     values = {"amount": (await request.form).get("amount", "")}
     try:
-        plan = advertisers.prepare_deposit(await advertisers.advertiser_of(_wallet()),
-                                           payouts.amount_of(values["amount"]), runtime().extras["chain"])
-    except ApiError as error:
-        if error.status != 400:
-            raise
+        plan = deposits.prepare(advertiser_holder(await advertisers.advertiser_of(current_wallet())),
+                                amount_of(values["amount"]), services().chain)
+    except Invalid as error:
         return await _home_refused("deposit", error, values)
     return Response(await render_template("portal/advertise/_deposit_send.html", plan=plan,
-                                          chain_id=runtime().extras["chain"].chain_id))
+                                          chain_id=services().chain.chain_id))
 
 
 @blueprint.post(f"{HOME}/deposit")
@@ -187,16 +191,12 @@ async def advertise_deposit_prepare() -> Response:
 async def advertise_deposit() -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until it is credited."""
-    run = runtime()
+    run = services()
     tx_hash = (await request.form).get("txHash", "")
-    advertiser = await advertisers.advertiser_of(_wallet())
+    advertiser = await advertisers.advertiser_of(current_wallet())
     try:
-        progress = await portal_views.deposit_progress(
-            lambda: advertisers.deposit(advertiser, tx_hash, run.extras["chain"], run.clock.now()), tx_hash,
-            run.extras["chain"])
-    except ApiError as error:
-        if error.status != 400:
-            raise
+        progress = await deposits.progress(advertiser_holder(advertiser), tx_hash, run.chain, run.clock.now())
+    except Invalid as error:
         return await _home_refused("deposit", error, {"txHash": tx_hash})
     if not wants_fragment():
         await flash(f"Deposit {progress.tx_hash}: {progress.state}.")
@@ -210,23 +210,20 @@ async def advertise_deposit() -> Response:
 @account_form
 async def advertise_withdraw() -> Response:
     """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem."""
-    run = runtime()
+    run = services()
     values = {"amount": (await request.form).get("amount", "")}
-    advertiser = await advertisers.advertiser_of(_wallet())
+    holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
     try:
-        result = await advertisers.withdraw(advertiser, payouts.amount_of(values["amount"]),
-                                            minimum=run.settings.min_withdrawal, chain=run.extras["chain"],
+        result = await withdrawals.withdraw(holder, amount_of(values["amount"]), Token.GS,
+                                            minimum=run.settings.min_withdrawal, chain=run.chain,
                                             now=run.clock.now())
-    except ApiError as error:
-        if error.status != 400:
-            raise
+    except Invalid as error:
         return await _home_refused("withdraw", error, values)
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} G$ issued: redeem its claim "
                     "from your wallet.")
         return see_other(HOME)
-    view = await portal_views.withdrawal_view(advertiser_id=advertiser.id, withdrawal_id=result.withdrawal.id,
-                                              chain=run.extras["chain"])
+    view = await withdrawals.view(holder, result.withdrawal.id, run.chain)
     return Response(await render_template("portal/_withdrawal.html", view=view, fresh=True,
                                           withdrawals_path=f"{HOME}/withdrawals",
                                           withdraw_form="portal/advertise/_withdraw_form.html"),
@@ -237,9 +234,8 @@ async def advertise_withdraw() -> Response:
 @account_page
 async def advertise_withdrawal(withdrawal_id: str) -> Response:
     """One of the advertiser's withdrawals as the chain has it (``tx``: the redeem the wallet reported)."""
-    advertiser = await advertisers.advertiser_of(_wallet())
-    view = await portal_views.withdrawal_view(advertiser_id=advertiser.id, withdrawal_id=withdrawal_id,
-                                              chain=runtime().extras["chain"], redeem_hash=request.args.get("tx"))
+    holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
+    view = await withdrawals.view(holder, withdrawal_id, services().chain, request.args.get("tx"))
     settled = view.withdrawal.status.value != "issued"
     return Response(await render_template("portal/_withdrawal.html", view=view, fresh=False,
                                           withdrawals_path=f"{HOME}/withdrawals"),
@@ -252,7 +248,7 @@ async def advertise_withdrawal(withdrawal_id: str) -> Response:
 @account_page
 async def advertise_new_campaign() -> tuple[str, int]:
     """The form that creates a draft campaign."""
-    await advertisers.advertiser_of(_wallet())
+    await advertisers.advertiser_of(current_wallet())
     return await page("portal/advertise/new.html", "portal/advertise/new.html", values={})
 
 
@@ -261,12 +257,10 @@ async def advertise_new_campaign() -> tuple[str, int]:
 async def advertise_create_campaign() -> Response:
     """Create a draft campaign and go to its page, where creatives, tasks and funding follow."""
     form = await request.form
-    advertiser = await advertisers.advertiser_of(_wallet())
+    advertiser = await advertisers.advertiser_of(current_wallet())
     try:
-        created = await campaigns.create_campaign(advertiser.id, settings_of(form), runtime().clock.now())
-    except ApiError as error:
-        if error.status != 400:
-            raise
+        created = await campaigns.create_campaign(advertiser.id, settings_of(form), services().clock.now())
+    except Invalid as error:
         return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
                                 "portal/advertise/new.html", _no_context, values=form.to_dict(),
                                 failed_form="settings")
@@ -283,11 +277,11 @@ async def _no_context() -> dict[str, Any]:
 async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
     """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the advertiser's
     balance, and what each form needs."""
-    now = runtime().clock.now()
-    view = await campaigns.campaign_detail(_wallet(), campaign_id, now)
+    now = services().clock.now()
+    view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
     return {"view": view, "campaign": view.campaign,
-            "balance": await advertisers.balance(await advertisers.advertiser_of(_wallet()), now),
+            "balance": await advertiser_balance(await advertisers.advertiser_of(current_wallet())),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
             "task_kinds": list(TaskKind), "media_types": list(MediaType),
             "config_examples": {kind.value: json.dumps(example) for kind, example in CONFIG_EXAMPLES.items()},
@@ -303,9 +297,10 @@ async def _campaign_changed(campaign_id: str, message: str, *, money: bool = Fal
     return Response(body, headers=BALANCE_CHANGED if money else {})
 
 
-async def _campaign_refused(campaign_id: str, form_name: str, error: ApiError, values: Mapping[str, str]) -> Response:
+async def _campaign_refused(campaign_id: str, form_name: str, error: DomainError,
+                            values: Mapping[str, str]) -> Response:
     """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
-    if error.status not in (400, 409):
+    if not isinstance(error, Invalid | Conflict):
         raise error
     context = await campaign_context(campaign_id, values=dict(values), failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
@@ -326,8 +321,8 @@ async def advertise_edit_campaign(campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     form = await request.form
     try:
-        await campaigns.edit_settings(_wallet(), campaign_id, settings_of(form), runtime().clock.now())
-    except ApiError as error:
+        await campaigns.edit_settings(current_wallet(), campaign_id, settings_of(form), services().clock.now())
+    except DomainError as error:
         return await _campaign_refused(campaign_id, "settings", error, form)
     return await _campaign_changed(campaign_id, "Settings saved.")
 
@@ -337,8 +332,8 @@ async def advertise_edit_campaign(campaign_id: str) -> Response:
 async def advertise_campaign_action(campaign_id: str, action: str) -> Response:
     """Move the campaign: submit for review, pause, resume or end."""
     try:
-        await ACTIONS[action](_wallet(), campaign_id, runtime().clock.now())
-    except ApiError as error:
+        await ACTIONS[action](current_wallet(), campaign_id, services().clock.now())
+    except DomainError as error:
         return await _campaign_refused(campaign_id, "actions", error, {})
     return await _campaign_changed(campaign_id, ACTION_DONE[action], money=action == "end")
 
@@ -349,9 +344,9 @@ async def advertise_allocate(campaign_id: str) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
     form = await request.form
     try:
-        await advertisers.allocate_to_campaign(_wallet(), campaign_id, payouts.amount_of(form.get("amount", "")),
-                                               runtime().clock.now())
-    except ApiError as error:
+        await funding.allocate_to_campaign(current_wallet(), campaign_id, amount_of(form.get("amount", "")),
+                                           services().clock.now())
+    except DomainError as error:
         return await _campaign_refused(campaign_id, "allocate", error, form)
     return await _campaign_changed(campaign_id, f"Allocated {form.get('amount', '').strip()} G$ to the budget.",
                                    money=True)
@@ -363,8 +358,8 @@ async def advertise_add_creative(campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
     form = await request.form
     try:
-        await campaigns.add_creative(_wallet(), campaign_id, creative_of(form), runtime().clock.now())
-    except ApiError as error:
+        await creatives.add_creative(current_wallet(), campaign_id, creative_of(form), services().clock.now())
+    except DomainError as error:
         return await _campaign_refused(campaign_id, "creative", error, form)
     return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
 
@@ -374,11 +369,11 @@ async def advertise_add_creative(campaign_id: str) -> Response:
 async def advertise_edit_creative(creative_id: str) -> Response:
     """Change a creative: it goes back to review while the campaign's other creatives keep serving."""
     form = await request.form
-    creative = await campaigns.owned_creative(_wallet(), creative_id)
+    creative = await creatives.owned_creative(current_wallet(), creative_id)
     campaign_id = creative.campaign.id
     try:
-        await campaigns.edit_creative(_wallet(), creative_id, creative_of(form), runtime().clock.now())
-    except ApiError as error:
+        await creatives.edit_creative(current_wallet(), creative_id, creative_of(form), services().clock.now())
+    except DomainError as error:
         return await _campaign_refused(campaign_id, f"creative-{creative_id}", error, form)
     return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")
 
@@ -389,8 +384,8 @@ async def advertise_add_task(campaign_id: str) -> Response:
     """Add a CTA task or a unit with its config and rewards (while the campaign is a draft or rejected)."""
     form = await request.form
     try:
-        await units.create_task(_wallet(), campaign_id, task_of(form), runtime().clock.now())
-    except ApiError as error:
+        await authoring.create_task(current_wallet(), campaign_id, task_of(form), services().clock.now())
+    except DomainError as error:
         return await _campaign_refused(campaign_id, "task", error, form)
     return await _campaign_changed(campaign_id, "Task added; it is reviewed with the campaign.")
 
@@ -400,17 +395,17 @@ async def advertise_add_task(campaign_id: str) -> Response:
 async def advertise_task_money(task_id: str, action: str) -> Response:
     """``allocate``: move ``amount`` G$ into the task's pool; ``end``: switch the task off and return its pool."""
     form = await request.form
-    task = await units.owned_task(_wallet(), task_id)
+    task = await authoring.owned_task(current_wallet(), task_id)
     campaign_id = task.campaign.id if task.campaign else ""
-    now = runtime().clock.now()
+    now = services().clock.now()
     try:
         if action == "allocate":
-            await advertisers.allocate_to_task(_wallet(), task_id, payouts.amount_of(form.get("amount", "")), now)
+            await authoring.allocate_to_task(current_wallet(), task_id, amount_of(form.get("amount", "")), now)
             message = f"Allocated {form.get('amount', '').strip()} G$ to the pool of {task.title}."
         else:
-            returned = await units.end_task(_wallet(), task_id, now)
+            returned = await authoring.end_task(current_wallet(), task_id, now)
             message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
-    except ApiError as error:
+    except DomainError as error:
         return await _campaign_refused(campaign_id, f"task-{task_id}", error, form)
     return await _campaign_changed(campaign_id, message, money=True)
 
@@ -424,15 +419,16 @@ async def advertise_report(campaign_id: str) -> tuple[str, int]:
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     error = None
     try:
-        start, end = campaign_reports.period(values["from"] or None, values["to"] or None, runtime().clock.now())
-    except ApiError as refused:
+        start, end = campaign_reports.period(values["from"] or None, values["to"] or None, services().clock.now())
+    except DomainError as refused:
         error = refused
-        start, end = campaign_reports.period(None, None, runtime().clock.now())
-    report = await campaign_reports.campaign_report(_wallet(), campaign_id, start, end)
+        start, end = campaign_reports.period(None, None, services().clock.now())
+    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")
-    return await page("portal/advertise/report.html", "portal/advertise/report.html", error.status if error else 200,
-                      report=report, chart=chart, error=error, values=values, failed_form="report")
+    return await page("portal/advertise/report.html", "portal/advertise/report.html",
+                      status_of(error) if error else 200, report=report, chart=chart, error=error, values=values,
+                      failed_form="report")
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")
@@ -440,8 +436,8 @@ async def advertise_report(campaign_id: str) -> tuple[str, int]:
 async def advertise_report_csv(campaign_id: str) -> Response:
     """The same report as CSV, one row per day and a total row."""
     start, end = campaign_reports.period(request.args.get("from") or None, request.args.get("to") or None,
-                                         runtime().clock.now())
-    report = await campaign_reports.campaign_report(_wallet(), campaign_id, start, end)
+                                         services().clock.now())
+    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     response = Response(campaign_reports.report_csv(report), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{report.campaign.id}-{start}-{end}.csv"'
     response.headers["Cache-Control"] = "no-store"

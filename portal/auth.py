@@ -1,4 +1,4 @@
-"""Signing in to the portal with a wallet (SIWE) and signing out; the rules are ``adnet.auth``'s.
+"""Signing in to the portal with a wallet (SIWE) and signing out; the rules are ``adnet.accounts.signin``'s.
 
 The sign-in page asks the browser's EIP-1193 wallet for its address (``static/portal.js``), the server writes the
 EIP-4361 message for that address with a fresh nonce (``POST /portal/signin/message``), the wallet signs it, and a
@@ -13,23 +13,26 @@ from quart import Response, jsonify, render_template, request
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
-from adnet import auth
-from adnet.app import runtime
-from adnet.errors import ApiError
-from adnet.portal_views import sign_in_message
-from adnet.ratelimit import settings_limit
-from portal import blueprint
+from adnet.accounts.sessions import end_session
+from adnet.accounts.signin import SignedIn, issue_nonce, sign_in, sign_in_message
+from adnet.core.errors import DomainError
+from api.errors import status_of
+from api.http import services
+from api.ratelimit import settings_limit
+from api.sessions import SESSION_COOKIE, current_session
 from portal.csrf import ensure_presession, require_csrf, start_presession
-from portal.pages import account_form, safe_next, see_other
+from portal.pages import account_form, portal_blueprint, safe_next, see_other
+
+blueprint = portal_blueprint("auth")
 
 AUTH_LIMIT = settings_limit("rate_limit_auth")
 
 
-def _session_cookie(response: Response, signed_in: auth.SignedIn) -> None:
+def _session_cookie(response: Response, signed_in: SignedIn) -> None:
     # A lifetime rather than an instant: the browser's clock need not agree with ours.
-    lifetime = int((signed_in.expires_at - runtime().clock.now()).total_seconds())
-    response.set_cookie(auth.SESSION_COOKIE, signed_in.token, max_age=lifetime, path="/",
-                        secure=runtime().settings.secure_cookies, httponly=True, samesite="Lax")
+    lifetime = int((signed_in.expires_at - services().clock.now()).total_seconds())
+    response.set_cookie(SESSION_COOKIE, signed_in.token, max_age=lifetime, path="/",
+                        secure=services().settings.secure_cookies, httponly=True, samesite="Lax")
 
 
 @blueprint.get("/portal/signin")
@@ -40,10 +43,10 @@ async def signin_page() -> Response:
     return await _signin_page(safe_next(request.args.get("next")))
 
 
-async def _signin_page(next_path: str, error: ApiError | None = None) -> Response:
+async def _signin_page(next_path: str, error: DomainError | None = None) -> Response:
     ensure_presession()
-    response = Response(await render_template("portal/signin.html", chain_id=runtime().extras["chain"].chain_id,
-                                              next_path=next_path, error=error), error.status if error else 200)
+    response = Response(await render_template("portal/signin.html", chain_id=services().chain.chain_id,
+                                              next_path=next_path, error=error), status_of(error) if error else 200)
     start_presession(response)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -55,9 +58,9 @@ async def _signin_page(next_path: str, error: ApiError | None = None) -> Respons
 @require_csrf
 async def signin_message() -> Response:
     """The EIP-4361 message the wallet named in ``address`` signs, with a nonce issued just now."""
-    run = runtime()
+    run = services()
     now = run.clock.now()
-    grant = await auth.issue_nonce(settings=run.settings, chain_id=run.extras["chain"].chain_id, now=now,
+    grant = await issue_nonce(settings=run.settings, chain_id=run.chain.chain_id, now=now,
                                    rng=run.random)
     message = sign_in_message(grant, (await request.form).get("address"), now)
     response = jsonify({"message": message})
@@ -70,16 +73,16 @@ async def signin_message() -> Response:
 @hide
 @require_csrf
 async def signin() -> Response:
-    """Check the signed message (``adnet.auth.sign_in``), open the session and go to ``next``; a refusal shows
-    the sign-in page again with its reason."""
-    run = runtime()
+    """Check the signed message (``adnet.accounts.signin.sign_in``), open the session and go to ``next``; a refusal
+    shows the sign-in page again with its reason."""
+    run = services()
     form = await request.form
     # A form post turns the message's line feeds into CR LF (HTML's form encoding); EIP-4361 is written with LF.
     message = form.get("message", "").replace("\r\n", "\n")
     try:
-        signed_in = await auth.sign_in(message, form.get("signature", ""), settings=run.settings,
-                                       chain=run.extras["chain"], now=run.clock.now(), rng=run.random)
-    except ApiError as error:
+        signed_in = await sign_in(message, form.get("signature", ""), settings=run.settings,
+                                       chain=run.chain, now=run.clock.now(), rng=run.random)
+    except DomainError as error:
         return await _signin_page(safe_next(form.get("next")), error)
     response = see_other(safe_next(form.get("next")))
     _session_cookie(response, signed_in)
@@ -90,8 +93,8 @@ async def signin() -> Response:
 @account_form
 async def signout() -> Response:
     """End the session on the server, clear the cookie, and go back to the sign-in page."""
-    await auth.end_session(auth.current_session(), runtime().clock.now())
+    await end_session(current_session(), services().clock.now())
     response = see_other("/portal/signin")
-    response.delete_cookie(auth.SESSION_COOKIE, path="/", secure=runtime().settings.secure_cookies,
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=services().settings.secure_cookies,
                            httponly=True, samesite="Lax")
     return response

@@ -1,31 +1,37 @@
 """A site's money in the portal: its balance, and the top-up, withdrawal and exchange flows.
 
 The server prepares and checks; the wallet sends. A top-up is the approve and deposit transactions
-(``payouts.prepare_top_up``) that ``static/portal.js`` has the wallet send, then the deposit's hash posted back
-and polled until ``payouts.top_up`` has credited it. A withdrawal is the claim ``payouts.withdraw`` signs; the
-wallet sends the vault call that redeems it, and its status partial follows the watcher (issued → redeemed, or
-released after the deadline). An exchange shows the vault's rate and a preview before ``payouts.exchange`` books
-it. Every change answers ``HX-Trigger: balance-changed``, which makes the balance partial reload itself.
+(``adnet.money.deposits.prepare``) that ``static/portal.js`` has the wallet send, then the deposit's hash posted
+back and polled until ``deposits.credit`` has credited it. A withdrawal is the claim ``adnet.money.withdrawals``
+signs; the wallet sends the vault call that redeems it, and its status partial follows the watcher (issued →
+redeemed, or released after the deadline). An exchange shows the vault's rate and a preview before
+``adnet.money.exchanges`` books it. Every change answers ``HX-Trigger: balance-changed``, which makes the balance
+partial reload itself.
 """
 
 from __future__ import annotations
 
 from quart import Response, flash, render_template, request
 
-from adnet import auth, payouts, portal_views, publishers
-from adnet.app import runtime
-from adnet.errors import ApiError
-from adnet.money import to_decimal_string
-from portal import blueprint
-from portal.pages import account_form, account_page, form_error, see_other, wants_fragment
+from adnet.accounts.sites import owned_site
+from adnet.core.amounts import amount_of, to_decimal_string, token_of
+from adnet.core.errors import DomainError, Invalid
+from adnet.money import deposits, exchanges, withdrawals
+from adnet.money.holders import owned_site_holder
+from adnet.reporting.balances import site_balance
+from api.http import services
+from api.sessions import current_wallet
+from portal.pages import account_form, account_page, form_error, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
+
+blueprint = portal_blueprint("balance")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 
 
-async def _refused(site_id: str, form_name: str, error: ApiError, values: dict[str, str]) -> Response:
-    """A money form refused with a 400: shown again with the reason beside the field."""
-    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+async def _refused(site_id: str, form_name: str, error: DomainError, values: dict[str, str]) -> Response:
+    """A money form refused as invalid: shown again with the reason beside the field."""
+    site = await owned_site(current_wallet(), site_id)
     return await form_error(f"portal/_{form_name}_form.html", f"#{form_name}-form", error, "portal/site.html",
                             lambda: site_context(site), values=values, failed_form=form_name, site=site)
 
@@ -34,7 +40,7 @@ async def _refused(site_id: str, form_name: str, error: ApiError, values: dict[s
 @account_page
 async def balance(site_id: str) -> str:
     """The balance partial of a site of the signed-in wallet (what it reloads after every money movement)."""
-    money = await publishers.site_balance(auth.current_session().wallet, site_id)
+    money = await site_balance(current_wallet(), site_id)
     return await render_template("portal/_balance.html", balance=money, site_id=site_id)
 
 
@@ -43,17 +49,14 @@ async def balance(site_id: str) -> str:
 async def topup_prepare(site_id: str) -> Response:
     """The approve and deposit transactions the wallet sends to top the site up with ``amount`` G$."""
     values = {"amount": (await request.form).get("amount", "")}
+    holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        plan = await payouts.prepare_top_up(wallet=auth.current_session().wallet, site_id=site_id,
-                                            amount=payouts.amount_of(values["amount"]),
-                                            chain=runtime().extras["chain"])
-    except ApiError as error:
-        if error.status != 400:
-            raise
+        plan = deposits.prepare(holder, amount_of(values["amount"]), services().chain)
+    except Invalid as error:
         return await _refused(site_id, "topup", error, values)
     return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id,
-                                          site=await publishers.owned_site(auth.current_session().wallet, site_id),
-                                          chain_id=runtime().extras["chain"].chain_id))
+                                          site=await owned_site(current_wallet(), site_id),
+                                          chain_id=services().chain.chain_id))
 
 
 @blueprint.post("/portal/sites/<site_id>/topup")
@@ -61,14 +64,12 @@ async def topup_prepare(site_id: str) -> Response:
 async def topup(site_id: str) -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until the deposit is credited."""
-    run = runtime()
+    run = services()
     tx_hash = (await request.form).get("txHash", "")
+    holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        progress = await portal_views.top_up_progress(wallet=auth.current_session().wallet, site_id=site_id,
-                                                      tx_hash=tx_hash, chain=run.extras["chain"], now=run.clock.now())
-    except ApiError as error:
-        if error.status != 400:
-            raise
+        progress = await deposits.progress(holder, tx_hash, run.chain, run.clock.now())
+    except Invalid as error:
         return await _refused(site_id, "topup", error, {"txHash": tx_hash})
     if not wants_fragment():
         await flash(f"Top-up {progress.tx_hash}: {progress.state}.")
@@ -82,25 +83,22 @@ async def topup(site_id: str) -> Response:
 @account_form
 async def withdraw(site_id: str) -> Response:
     """Debit ``amount`` of ``token`` now and show the claim for the wallet to redeem on the vault."""
-    run = runtime()
+    run = services()
     form = await request.form
     values = {"amount": form.get("amount", ""), "token": form.get("token", "G$")}
+    holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        result = await payouts.withdraw(
-            wallet=auth.current_session().wallet, site_id=site_id, amount=payouts.amount_of(values["amount"]),
-            token_symbol=payouts.token_symbol_of(values["token"]), minimum=run.settings.min_withdrawal,
-            chain=run.extras["chain"], now=run.clock.now())
-    except ApiError as error:
-        if error.status != 400:
-            raise
+        result = await withdrawals.withdraw(holder, amount_of(values["amount"]), token_of(values["token"]),
+                                            minimum=run.settings.min_withdrawal, chain=run.chain,
+                                            now=run.clock.now())
+    except Invalid as error:
         return await _refused(site_id, "withdraw", error, values)
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} "
                     f"{result.withdrawal.token_symbol} issued: redeem its claim from your wallet.")
         return see_other(f"/portal/sites/{site_id}")
-    view = await portal_views.withdrawal_view(site_id=site_id, withdrawal_id=result.withdrawal.id,
-                                              chain=run.extras["chain"])
-    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    view = await withdrawals.view(holder, result.withdrawal.id, run.chain)
+    site = await owned_site(current_wallet(), site_id)
     return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site_id, site=site,
                                           fresh=True),
                     headers=BALANCE_CHANGED)
@@ -111,11 +109,10 @@ async def withdraw(site_id: str) -> Response:
 async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
     """A withdrawal's status as the chain has it (redeemed or released only by the watcher); ``tx`` is the redeem
     transaction the wallet reported, shown as sent or mined."""
-    site = await publishers.owned_site(auth.current_session().wallet, site_id)
-    view = await portal_views.withdrawal_view(site_id=site.id, withdrawal_id=withdrawal_id,
-                                              chain=runtime().extras["chain"], redeem_hash=request.args.get("tx"))
+    holder = await owned_site_holder(current_wallet(), site_id)
+    view = await withdrawals.view(holder, withdrawal_id, services().chain, request.args.get("tx"))
     settled = view.withdrawal.status.value != "issued"
-    return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site.id, fresh=False),
+    return Response(await render_template("portal/_withdrawal.html", view=view, site_id=holder.id, fresh=False),
                     headers=BALANCE_CHANGED if settled else {})
 
 
@@ -123,13 +120,12 @@ async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
 @account_form
 async def exchange_preview(site_id: str) -> str:
     """What the exchange form would give at the vault's current rate, before it is confirmed."""
-    await publishers.owned_site(auth.current_session().wallet, site_id)
+    await owned_site(current_wallet(), site_id)
     form = await request.form
     try:
-        preview = await portal_views.exchange_preview(
-            from_symbol=payouts.token_symbol_of(form.get("from", ""), "from"),
-            amount=payouts.amount_of(form.get("amount", "")), chain=runtime().extras["chain"])
-    except ApiError as error:
+        preview = await exchanges.preview(token_of(form.get("from", ""), "from"), amount_of(form.get("amount", "")),
+                                          services().chain)
+    except DomainError as error:
         return await render_template("portal/_exchange_preview.html", error=error,
                                      empty=not form.get("amount", "").strip())
     return await render_template("portal/_exchange_preview.html", preview=preview)
@@ -138,19 +134,16 @@ async def exchange_preview(site_id: str) -> str:
 @blueprint.post("/portal/sites/<site_id>/exchange")
 @account_form
 async def exchange(site_id: str) -> Response:
-    """Convert ``amount`` of the ``from`` token into the other at the vault's rate, as ``payouts.exchange``
+    """Convert ``amount`` of the ``from`` token into the other at the vault's rate, as ``exchanges.exchange``
     books it."""
-    run = runtime()
+    run = services()
     form = await request.form
     values = {"amount": form.get("amount", ""), "from": form.get("from", "SOV")}
     try:
-        result = await payouts.exchange(
-            wallet=auth.current_session().wallet, site_id=site_id,
-            from_symbol=payouts.token_symbol_of(values["from"], "from"), amount=payouts.amount_of(values["amount"]),
-            chain=run.extras["chain"], now=run.clock.now())
-    except ApiError as error:
-        if error.status != 400:
-            raise
+        result = await exchanges.exchange(
+            wallet=current_wallet(), site_id=site_id, from_token=token_of(values["from"], "from"),
+            amount=amount_of(values["amount"]), chain=run.chain, now=run.clock.now())
+    except Invalid as error:
         return await _refused(site_id, "exchange", error, values)
     record = result.exchange
     message = (f"Exchanged {to_decimal_string(int(record.amount_in))} {record.from_token} for "
@@ -158,5 +151,6 @@ async def exchange(site_id: str) -> Response:
     if not wants_fragment():
         await flash(message)
         return see_other(f"/portal/sites/{site_id}")
-    return Response(await render_template("portal/_exchange_form.html", site=await publishers.owned_site(
-        auth.current_session().wallet, site_id), values={}, done=message), headers=BALANCE_CHANGED)
+    site = await owned_site(current_wallet(), site_id)
+    return Response(await render_template("portal/_exchange_form.html", site=site,
+                                          values={}, done=message), headers=BALANCE_CHANGED)

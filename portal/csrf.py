@@ -19,9 +19,8 @@ from typing import Any, TypeVar, cast
 
 from quart import Response, g, request
 
-from adnet.app import runtime
-from adnet.errors import ApiError
-from portal import blueprint
+from adnet.core.errors import Forbidden
+from api.http import services
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 HEADER = "X-CSRF-Token"
@@ -40,7 +39,7 @@ def csrf_token() -> str:
         if not presession:
             return ""
         binding = "presession:" + presession
-    key = runtime().settings.secret_key.encode()
+    key = services().settings.secret_key.encode()
     return hmac.new(key, f"adnet/csrf/v1/{binding}".encode(), hashlib.sha256).hexdigest()
 
 
@@ -49,7 +48,7 @@ def start_presession(response: Response) -> None:
     fresh = g.get("fresh_presession")
     if fresh:
         response.set_cookie(PRESESSION_COOKIE, fresh, max_age=PRESESSION_SECONDS, path="/portal",
-                            secure=runtime().settings.secure_cookies, httponly=True, samesite="Lax")
+                            secure=services().settings.secure_cookies, httponly=True, samesite="Lax")
 
 
 def ensure_presession() -> None:
@@ -67,13 +66,8 @@ def require_csrf(handler: F) -> F:
         expected = csrf_token()
         given = request.headers.get(HEADER) or (await request.form).get(FIELD, "")
         if not expected or not hmac.compare_digest(expected.encode(), given.encode()):
-            raise ApiError(403, "csrf_failed", "This form has expired or did not come from adnet; reload the page "
+            raise Forbidden("csrf_failed", "This form has expired or did not come from adnet; reload the page "
                                                "and try again.")
         return await handler(*args, **kwargs)
 
     return cast(F, checked)
-
-
-@blueprint.app_context_processor
-def csrf_context() -> dict[str, Any]:
-    return {"csrf_token": csrf_token}

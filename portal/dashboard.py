@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from adnet import auth, reports
-from adnet.app import runtime
-from adnet.charts import earnings_chart
-from portal import blueprint
-from portal.pages import account_page, page
+from adnet.reporting import dashboard as reports
+from adnet.reporting.charts import earnings_chart
+from api.http import services
+from api.sessions import current_wallet
+from portal.pages import account_page, page, portal_blueprint
+
+blueprint = portal_blueprint("dashboard")
 
 
 async def dashboard_context() -> dict[str, Any]:
     """What the dashboard page shows, for the signed-in wallet."""
-    report = await reports.publisher_dashboard(auth.current_session().wallet, runtime().clock.now())
+    report = await reports.publisher_dashboard(current_wallet(), services().clock.now())
     chart = earnings_chart([(day.day, day.earned) for day in report.daily],
                            title=f"G$ earned per day, last {reports.DASHBOARD_DAYS} days")
     return {"dashboard": report, "chart": chart, "days": reports.DASHBOARD_DAYS, "ctr": reports.click_through_rate}

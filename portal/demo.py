@@ -8,11 +8,14 @@ from quart_rate_limiter import rate_limit
 from quart_schema import hide
 from werkzeug.wrappers.response import Response as WerkzeugResponse
 
-from adnet import embed
-from adnet.app import runtime
-from adnet.errors import not_found
-from adnet.ratelimit import settings_limit
-from portal import blueprint
+from adnet import demo as demo_data
+from adnet.core.errors import NotFound
+from adnet.delivery import sdk as embed
+from api.http import app_settings
+from api.ratelimit import settings_limit
+from portal.pages import portal_blueprint
+
+blueprint = portal_blueprint("demo")
 
 SDK_CACHE_CONTROL = "public, max-age=31536000, immutable"
 
@@ -24,10 +27,10 @@ async def sdk(version: str) -> Response | WerkzeugResponse:
     """The SDK at its versioned URL; an older version's URL redirects to the current one (briefly cached)."""
     current = embed.sdk_version()
     if version != current:
-        moved = redirect(url_for("portal.sdk", version=current), 302)
+        moved = redirect(url_for("portal_demo.sdk", version=current), 302)
         moved.headers["Cache-Control"] = "public, max-age=300"
         return moved
-    response = await send_file(embed.SDK_PATH, mimetype="text/javascript")
+    response = await send_file(embed.sdk_path(), mimetype="text/javascript")
     response.headers["Cache-Control"] = SDK_CACHE_CONTROL
     return response
 
@@ -37,6 +40,6 @@ async def sdk(version: str) -> Response | WerkzeugResponse:
 @hide
 async def demo() -> str:
     """A publisher's page with a slot of every kind, embedding the SDK as any site would (development only)."""
-    if runtime().settings.production:
-        raise not_found("page")
-    return await render_template("demo.html", demo=await embed.demo_summary(), sdk_version=embed.sdk_version())
+    if app_settings().production:
+        raise NotFound.of("page")
+    return await render_template("demo.html", demo=await demo_data.demo_summary(), sdk_version=embed.sdk_version())

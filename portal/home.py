@@ -3,7 +3,10 @@
 from quart import render_template
 from quart_schema import hide
 
-from portal import blueprint
+from portal.pages import portal_blueprint
+
+blueprint = portal_blueprint("home")
+
 
 
 @blueprint.get("/")

@@ -1,7 +1,7 @@
 """The operators' page under /portal/operator: the review queue with a preview of every banner in its size box,
 approving and rejecting with a reason, the vault's protocol rate, and platform revenue. The rules are
-``adnet.operators``'; only wallets in ``ADNET_OPERATORS`` see the page (403 ``not_operator`` for others, as the API
-answers), and the layout links to it for them alone.
+``adnet.campaigns.review``' and ``adnet.money.rate``'; only wallets in ``ADNET_OPERATORS`` see the page (403
+``not_operator`` for others, as the API answers), and the layout links to it for them alone.
 """
 
 from __future__ import annotations
@@ -10,54 +10,49 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from quart import Response, flash, g, render_template, request
+from quart import Response, flash, render_template, request
 
-from adnet import auth, operators
-from adnet.app import runtime
-from adnet.charts import earnings_chart
-from adnet.errors import ApiError
-from adnet.money import to_decimal_string
-from portal import blueprint
-from portal.pages import account_form, account_page, form_error, page, see_other, wants_fragment
+from adnet.accounts.operators import check_operator
+from adnet.campaigns import review
+from adnet.core.amounts import amount_of, to_decimal_string
+from adnet.core.errors import Conflict, Invalid
+from adnet.money import rate
+from adnet.reporting import revenue
+from adnet.reporting.charts import earnings_chart
+from api.http import services
+from api.sessions import current_wallet
+from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+
+blueprint = portal_blueprint("operators")
 
 HOME = "/portal/operator"
 Decision = Callable[[str, str, str, datetime], Awaitable[Any]]
 # (what, decision) → the domain step, called with the operator, the item's id, the reason and the time.
 DECISIONS: dict[tuple[str, str], Decision] = {
-    ("campaigns", "approve"): lambda operator, item, _, now: operators.approve_campaign(operator, item, now),
-    ("campaigns", "reject"): operators.reject_campaign,
-    ("creatives", "approve"): lambda operator, item, _, now: operators.approve_creative(operator, item, now),
-    ("creatives", "reject"): operators.reject_creative,
+    ("campaigns", "approve"): lambda operator, item, _, now: review.approve_campaign(operator, item, now),
+    ("campaigns", "reject"): review.reject_campaign,
+    ("creatives", "approve"): lambda operator, item, _, now: review.approve_creative(operator, item, now),
+    ("creatives", "reject"): review.reject_creative,
 }
 
 
 def _operator() -> str:
-    return operators.check_operator(runtime().settings, auth.current_session().wallet)
-
-
-@blueprint.app_context_processor
-def operator_context() -> dict[str, Any]:
-    return {"is_operator": is_operator}
-
-
-def is_operator() -> bool:
-    """Whether the page's signed-in wallet is an operator (the layout's link to this page)."""
-    session = g.get("session")
-    return session is not None and session.wallet in runtime().settings.operators
+    return check_operator(services().settings, current_wallet())
 
 
 async def queue_context(**extra: Any) -> dict[str, Any]:
     """The review queue: campaigns in review with their creatives and tasks, then creatives waiting alone."""
-    return {"queue": await operators.review_queue(runtime().clock.now()), "values": {}, **extra}
+    return {"queue": await review.review_queue(services().clock.now()), "values": {}, **extra}
 
 
 async def operator_page_context(**extra: Any) -> dict[str, Any]:
     """Everything the operators' page shows: the queue, the vault's rate and owner, and platform revenue."""
-    run = runtime()
-    rate, owner = await operators.current_rate(run.extras["chain"])
-    revenue = await operators.revenue(run.clock.now())
-    chart = earnings_chart(revenue.days, title=f"Platform G$ per day, last {operators.REVENUE_DAYS} days")
-    return {**await queue_context(), "rate": rate, "vault_owner": owner, "revenue": revenue, "chart": chart,
+    run = services()
+    current = await rate.vault_rate(run.chain)
+    platform = await revenue.revenue(run.clock.now())
+    chart = earnings_chart(platform.days, title=f"Platform G$ per day, last {revenue.REVENUE_DAYS} days")
+    return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": platform,
+            "chart": chart,
             "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
 
 
@@ -74,13 +69,11 @@ async def operator_home() -> tuple[str, int]:
 async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
     """Approve a campaign in review (with its creatives) or a creative waiting alone, or reject it with a
     ``reason`` the advertiser sees; the queue is shown again."""
-    operator, now = _operator(), runtime().clock.now()
+    operator, now = _operator(), services().clock.now()
     form = await request.form
     try:
         await DECISIONS[kind, decision](operator, item_id, form.get("reason", ""), now)
-    except ApiError as error:
-        if error.status not in (400, 409):
-            raise
+    except (Invalid, Conflict) as error:
         return await form_error("portal/operator/_queue.html", "#review-queue", error, "portal/operator/home.html",
                                 operator_page_context, **await queue_context(values=form.to_dict(),
                                                                              failed_form=f"decide-{item_id}"))
@@ -96,16 +89,14 @@ async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
 async def operator_rate() -> Response:
     """A new protocol rate: the unsigned ``setRate`` transaction for the vault's owner, or, with ``send`` on the
     development chain, the rate set now."""
-    run, operator = runtime(), _operator()
+    run, operator = services(), _operator()
     form = await request.form
     values = {"rate": form.get("rate", ""), "send": form.get("send", "")}
     try:
-        rate = operators.rate_of(values["rate"].strip())
-        change = (await operators.send_rate(operator, run.extras["chain"], run.settings, rate) if values["send"]
-                  else await operators.rate_transaction(operator, run.extras["chain"], rate))
-    except ApiError as error:
-        if error.status not in (400, 409):
-            raise
+        new_rate = amount_of(values["rate"].strip(), "rate")
+        change = (await rate.send_rate(operator, run.chain, run.settings, new_rate) if values["send"]
+                  else await rate.rate_transaction(operator, run.chain, new_rate))
+    except (Invalid, Conflict) as error:
         return await form_error("portal/operator/_rate_form.html", "#rate-form", error, "portal/operator/home.html",
                                 operator_page_context, values=values, failed_form="rate")
     if not wants_fragment():

@@ -1,5 +1,5 @@
-"""What every portal page shares: full page or fragment, the 303 after a POST, the sign-in gate, the HTML error
-page, and the template filters that turn domain values into text.
+"""What every portal page shares: its blueprint (``portal_blueprint``, whose refusals are HTML pages), full page or
+fragment, the 303 after a POST, the sign-in gate, and the template filters and layout values.
 
 A page template includes its fragments; a handler renders the fragment alone when htmx asks for one (an
 ``HX-Request`` that is not a boosted navigation), the whole page otherwise, so every URL works without JavaScript.
@@ -13,20 +13,27 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
-from quart import Response, g, redirect, render_template, request
+from quart import Blueprint, Response, g, redirect, render_template, request
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
-from adnet import auth
-from adnet.app import runtime
-from adnet.errors import ApiError
-from adnet.money import to_decimal_string
-from adnet.ratelimit import settings_limit
-from portal import blueprint
-from portal.csrf import require_csrf
+from adnet.core.amounts import to_decimal_string
+from adnet.core.errors import DomainError
+from api.errors import status_of
+from api.http import services
+from api.ratelimit import settings_limit
+from api.sessions import request_session
+from portal.csrf import csrf_token, require_csrf
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 SIGN_IN_PATH = "/portal/signin"
+
+
+def portal_blueprint(name: str) -> Blueprint:
+    """The blueprint of one part of the portal, whose refusals are HTML pages (``error_page``)."""
+    part = Blueprint(f"portal_{name}", __name__)
+    part.register_error_handler(DomainError, error_page)
+    return part
 
 
 def wants_fragment() -> bool:
@@ -39,7 +46,7 @@ async def page(full: str, fragment: str, status: int = 200, **context: Any) -> t
     return await render_template(fragment if wants_fragment() else full, **context), status
 
 
-async def form_error(fragment: str, target: str, error: ApiError, full: str,
+async def form_error(fragment: str, target: str, error: DomainError, full: str,
                      full_context: Callable[[], Awaitable[dict[str, Any]]], **context: Any) -> Response:
     """A refused form shown again with its error beside the field: for htmx, ``fragment`` replaces the form
     (``target``) with a 200 so htmx swaps it; without JavaScript, the whole page ``full`` with the error's status."""
@@ -49,7 +56,7 @@ async def form_error(fragment: str, target: str, error: ApiError, full: str,
         response.headers["HX-Reswap"] = "outerHTML"
         return response
     body = await render_template(full, **{**(await full_context()), **context, "error": error})
-    return Response(body, error.status)
+    return Response(body, status_of(error))
 
 
 def see_other(location: str) -> Response:
@@ -70,7 +77,7 @@ def require_portal_session(handler: F) -> F:
 
     @wraps(handler)
     async def guarded(*args: Any, **kwargs: Any) -> Any:
-        session = await auth.find_session(auth.session_token(), runtime().clock.now())
+        session = await request_session()
         if session is None:
             destination = f"{SIGN_IN_PATH}?next={quote(request.full_path.rstrip('?'), safe='/')}"
             if request.headers.get("HX-Request") == "true":
@@ -94,10 +101,14 @@ def account_form(handler: F) -> F:
     return account_page(require_csrf(handler))
 
 
-@blueprint.errorhandler(ApiError)
-async def api_error_page(error: ApiError) -> tuple[str, int]:
+async def error_page(error: DomainError) -> tuple[str, int]:
     """A refusal on a portal URL as an HTML page (a fragment for htmx) naming what went wrong."""
-    return await page("portal/error.html", "portal/_error.html", error.status, error=error)
+    status = status_of(error)
+    return await page("portal/error.html", "portal/_error.html", status, error=error, http_status=status)
+
+
+# The filters and layout values every page's templates use.
+blueprint = portal_blueprint("pages")
 
 
 @blueprint.app_template_filter("money")
@@ -118,3 +129,15 @@ def utc_filter(moment: datetime | int) -> str:
     if isinstance(moment, int):
         moment = datetime.fromtimestamp(moment, UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+@blueprint.app_context_processor
+def layout_context() -> dict[str, Any]:
+    """What every page's layout uses: the CSRF token of its forms, and whether to link the operators' page."""
+    return {"csrf_token": csrf_token, "is_operator": is_operator}
+
+
+def is_operator() -> bool:
+    """Whether the page's signed-in wallet is an operator (the layout's link to the operators' page)."""
+    session = g.get("session")
+    return session is not None and session.wallet in services().settings.operators

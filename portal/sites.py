@@ -7,28 +7,36 @@ from typing import Any
 
 from quart import Response, render_template, request
 
-from adnet import auth, portal_views, publishers, reports
-from adnet.app import runtime
-from adnet.errors import ApiError
-from adnet.models import Site
-from adnet.publishers import Figures
-from portal import blueprint
+from adnet.accounts import sites
+from adnet.accounts.models import Site
+from adnet.core.errors import Conflict, DomainError
+from adnet.delivery.sdk import embed_snippets
+from adnet.money import activity, exchanges
+from adnet.money.holders import site_holder
+from adnet.reporting import dashboard
+from adnet.reporting import sites as site_reports
+from adnet.reporting.balances import site_balance
+from adnet.reporting.dashboard import Figures
+from api.http import services
+from api.sessions import current_wallet
 from portal.dashboard import dashboard_context
-from portal.pages import account_form, account_page, form_error, page, see_other, wants_fragment
+from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+
+blueprint = portal_blueprint("sites")
 
 
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site, its balance, the vault's rate, recent money movements, unit results,
     the embed snippets and the export's default range."""
-    run = runtime()
+    run = services()
     today = run.clock.now().date()
     return {
         "site": site,
-        "balance": await publishers.site_balance(site.publisher.wallet, site.id),
-        "rate": await portal_views.current_rate(run.extras["chain"]),
-        "activity": await portal_views.site_activity(site.id),
-        "units": await reports.site_unit_results(site.id),
-        "snippets": portal_views.embed_snippets(run.settings.public_url, site.id),
+        "balance": await site_balance(site.publisher.wallet, site.id),
+        "rate": await exchanges.current_rate(run.chain),
+        "activity": await activity.recent(site_holder(site)),
+        "units": await site_reports.site_unit_results(site.id),
+        "snippets": embed_snippets(run.settings.public_url, site.id),
         "export_from": (today.replace(day=1)).isoformat(),
         "export_to": today.isoformat(),
         **extra,
@@ -43,21 +51,21 @@ async def register_site() -> Response:
     form = await request.form
     values = {"domain": form.get("domain", ""), "name": form.get("name", "")}
     try:
-        registration = await publishers.register_site(
-            wallet=auth.current_session().wallet, domain=values["domain"],
-            name=portal_views.site_name_of(values["name"]), now=runtime().clock.now())
+        registration = await sites.register_site(
+            wallet=current_wallet(), domain=values["domain"],
+            name=sites.site_name_of(values["name"]), now=services().clock.now())
         if not registration.created:
-            raise ApiError(409, "already_registered", "You have registered this domain already.", field="domain")
-    except ApiError as error:
+            raise Conflict("already_registered", "You have registered this domain already.", field="domain")
+    except DomainError as error:
         return await form_error("portal/_register_form.html", "#register-site", error, "portal/dashboard.html",
                                 dashboard_context, values=values)
     if not wants_fragment():
         return see_other(f"/portal/sites/{registration.site.id}")
     site = registration.site
     zero = Figures(0, 0, 0)
-    row = reports.SiteReport(site_id=site.id, domain=site.domain, name=site.name, active=site.active, today=zero,
-                             recent=zero, lifetime=zero)
-    return Response(await render_template("portal/_site_created.html", row=row, ctr=reports.click_through_rate,
+    row = dashboard.SiteReport(site_id=site.id, domain=site.domain, name=site.name, active=site.active, today=zero,
+                               recent=zero, lifetime=zero)
+    return Response(await render_template("portal/_site_created.html", row=row, ctr=dashboard.click_through_rate,
                                           values={}))
 
 
@@ -67,8 +75,8 @@ async def check_domain() -> str:
     """Inline validation while typing: the canonical domain that would be registered, or why it cannot be."""
     text = (await request.form).get("domain", "")
     try:
-        return await render_template("portal/_domain_hint.html", domain=publishers.normalize_domain(text))
-    except ApiError as error:
+        return await render_template("portal/_domain_hint.html", domain=sites.normalize_domain(text))
+    except DomainError as error:
         return await render_template("portal/_domain_hint.html", error=error, empty=not text.strip())
 
 
@@ -76,7 +84,7 @@ async def check_domain() -> str:
 @account_page
 async def site_page(site_id: str) -> tuple[str, int]:
     """A site of the signed-in wallet: 404 for no such site, 403 for another wallet's."""
-    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    site = await sites.owned_site(current_wallet(), site_id)
     return await page("portal/site.html", "portal/site.html", **await site_context(site))
 
 
@@ -85,14 +93,14 @@ async def site_page(site_id: str) -> tuple[str, int]:
 async def export_events(site_id: str) -> Response:
     """The site's tracking events from ``from`` to ``to`` (UTC days, inclusive) as CSV; a bad range is shown on the
     site page beside the export form."""
-    site = await publishers.owned_site(auth.current_session().wallet, site_id)
+    site = await sites.owned_site(current_wallet(), site_id)
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     try:
-        start, end = reports.export_range(values["from"], values["to"], runtime().clock.now().date())
-    except ApiError as error:
+        start, end = site_reports.export_range(values["from"], values["to"], services().clock.now().date())
+    except DomainError as error:
         return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
                                 lambda: site_context(site), values=values, failed_form="export")
-    response = Response(reports.site_events_csv(site.id, start, end), mimetype="text/csv")
+    response = Response(site_reports.site_events_csv(site.id, start, end), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="events-{site.id}-{start}-{end}.csv"'
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from tortoise import Tortoise, connections
 
-from adnet import db, serving, tracking
 from adnet.app import create_app
-from adnet.clock import FrozenClock
 from adnet.config import Settings, load_settings
+from adnet.core.clock import FrozenClock
+from adnet.db import config as database
+from adnet.db import migrations
+from adnet.services import Services
 
 TEST_SIGNER_KEY = "0x" + "11" * 32
 
@@ -28,8 +30,8 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if url is None:
         url = f"sqlite://{tmp_path_factory.mktemp('db') / 'adnet-test.sqlite3'}"
     else:
-        asyncio.run(db.recreate_postgres(url))
-    asyncio.run(db.migrate(url))
+        asyncio.run(database.recreate_postgres(url))
+    asyncio.run(migrations.migrate(url))
     yield url
 
 
@@ -72,22 +74,15 @@ def client(app):
 
 
 @pytest.fixture
-async def ad_services(app):
-    """Serving and tracking running (the app's start-up may already run them; both are idempotent), and the app as
-    the current app, for tests whose assertions call the domain directly."""
-    runtime = app.extensions["adnet"]
-    await serving.start(runtime)
-    await tracking.start(runtime)
-    async with app.app_context():
-        yield runtime
-    await tracking.stop(runtime)
-    await serving.stop(runtime)
+def services(app) -> Services:
+    """The running app's services: its serving index, writers, jobs and chain."""
+    return app.extensions["adnet"]
 
 
 @pytest.fixture
-def chain(app):
+def chain(services):
     """The app's chain client: an in-memory development chain with the vault and tokens deployed and funded."""
-    return app.extensions["adnet"].extras["chain"]
+    return services.chain
 
 
 async def empty_database() -> None:
@@ -100,3 +95,8 @@ async def empty_database() -> None:
         await connection.execute_script(
             "PRAGMA foreign_keys = OFF;" + "".join(f"DELETE FROM {t};" for t in tables) + "PRAGMA foreign_keys = ON;"
         )
+
+
+async def rebuild_index(app) -> None:
+    """Rebuild the running app's serving index now, as its job does when a change is announced."""
+    await app.extensions["adnet"].serving.rebuild()

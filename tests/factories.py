@@ -8,20 +8,11 @@ from decimal import Decimal
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
-from adnet import ledger
-from adnet.ids import new_id
-from adnet.models import (
-    Advertiser,
-    Campaign,
-    CampaignStatus,
-    Creative,
-    CreativeStatus,
-    Publisher,
-    Site,
-    Task,
-    TaskKind,
-    TaskSurface,
-)
+from adnet.accounts.models import Advertiser, Publisher, Site
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.core.ids import new_id
+from adnet.money import ledger
+from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 G = 10**18
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)

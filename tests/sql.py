@@ -6,8 +6,8 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# The ORM logs every statement it sends; adnet.statements logs every statement of the programs it runs.
-LOGGERS = ("tortoise.db_client", "adnet.statements")
+# The ORM logs every statement it sends; adnet.db.sql logs every statement of the programs it runs.
+LOGGERS = ("tortoise.db_client", "adnet.db.sql")
 
 
 @contextmanager

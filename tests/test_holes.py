@@ -10,17 +10,10 @@ from decimal import Decimal
 
 import pytest
 
-from adnet import ledger
-from adnet.models import (
-    Claim,
-    Completion,
-    Deposit,
-    Interaction,
-    LedgerAccount,
-    LedgerTransaction,
-    TaskKind,
-    Withdrawal,
-)
+from adnet.interactions.models import Interaction
+from adnet.money import ledger
+from adnet.money.models import Claim, Deposit, LedgerAccount, LedgerTransaction, Withdrawal
+from adnet.tasks.models import Completion, TaskKind
 from tests.conftest import make_settings
 from tests.factories import fund, make_advertiser, make_campaign, make_site, make_task, wallet_address
 

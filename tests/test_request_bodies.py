@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adnet.models import TrackingEvent
+from adnet.delivery.models import TrackingEvent
 
 
 @pytest.mark.parametrize("body", [b"\xc0", b'{"type": "IMPRESSION\xff"}', b"\x1f\xa8"])

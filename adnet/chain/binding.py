@@ -3,7 +3,7 @@
 Deposits, claims and nonces in the database only mean something on the chain and vault they came from. So the
 first start records a ``ChainBinding`` (chain id, genesis hash, vault, tokens), and every later start compares:
 another chain id, another genesis (a reset development chain, another network) or another vault refuses to start,
-naming what differs. ``clear_chain_state`` is the development-only way out (``adnet chain reset``).
+naming what differs; in development, ``adnet chain reset`` is the way out.
 """
 
 from __future__ import annotations
@@ -15,20 +15,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from adnet.chain.deploy import Deployment
-from adnet.models import (
-    ChainBinding,
-    ChainCursor,
-    Claim,
-    Completion,
-    Deposit,
-    Exchange,
-    Interaction,
-    LedgerAccount,
-    LedgerPosting,
-    LedgerTransaction,
-    SignerNonce,
-    Withdrawal,
-)
+from adnet.chain.models import ChainBinding
 
 log = logging.getLogger(__name__)
 
@@ -83,25 +70,6 @@ def check(bound: Deployment, actual: Deployment, *, where: str, same_contracts: 
             + ". Point adnet at the bound chain (ADNET_CHAIN_RPC_URL and the ADNET_*_ADDRESS variables), or, in "
             "development, run `adnet chain reset` to start over on a new chain."
         )
-
-
-async def clear_chain_state() -> dict[str, int]:
-    """Forget everything bound to the current chain, for ``adnet chain reset`` (development only).
-
-    Deleted: the binding and watcher cursor, signer nonces, deposits, claims (completions and interactions keep
-    their points and lose their claim), withdrawals, exchanges (priced at the old vault's rate) and the whole
-    ledger: every balance is made partly of tokens that came from or went to the old chain, so no balance can be
-    carried over. Kept: publishers, sites, advertisers, campaigns, creatives, tasks, completions, events and
-    interactions. Returns the number of rows deleted per table."""
-    deleted: dict[str, int] = {}
-    async with in_transaction():
-        await Completion.filter(claim_id__isnull=False).update(claim_id=None)
-        await Interaction.filter(claim_id__isnull=False).update(claim_id=None)
-        for model in (Withdrawal, Exchange, Claim, Deposit, SignerNonce, ChainCursor, ChainBinding, LedgerPosting,
-                      LedgerTransaction, LedgerAccount):
-            deleted[model._meta.db_table] = await model.all().delete()
-    log.warning("chain state cleared %s", deleted)
-    return deleted
 
 
 def _deployment(binding: ChainBinding) -> Deployment:

@@ -26,10 +26,11 @@ from web3.types import TxReceipt
 
 from adnet.chain.contracts import token_artifact, vault_artifact
 from adnet.chain.deploy import Deployment
+from adnet.chain.transact import send_transaction
 
 if TYPE_CHECKING:
     from adnet.chain.devchain import DevChain
-    from adnet.models import Claim
+    from adnet.money.models import Claim
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +156,14 @@ class ChainClient:
         self._rate = (rate, time.monotonic())
         return rate
 
+    async def read_rate(self) -> int:
+        """The vault's protocol rate read now, past the cache (what an operator about to change it must see)."""
+        return int(await self._guard(self.vault.functions.rate().call()))
+
+    async def vault_owner(self) -> str:
+        """The vault's owner (lower case): the only account that may set the rate (a multisig in production)."""
+        return str(await self._guard(self.vault.functions.owner().call())).lower()
+
     async def token_balance(self, token: str, address: str) -> int:
         """The balance of ``address`` in ``token`` (``"G$"``, ``"SOV"`` or a token address), smallest units."""
         contract = self._token(token if token.startswith("0x") else self.token_address(token))
@@ -171,10 +180,20 @@ class ChainClient:
         return self._wallet_tx(owner, token, data, self.chain_id)
 
     def build_deposit_tx(self, owner: str, token_symbol: str, amount: int, account_ref: str) -> dict[str, Any]:
-        """The vault ``deposit`` a wallet sends to credit ``account_ref`` (see adnet.deposits)."""
+        """The vault ``deposit`` a wallet sends to credit ``account_ref`` (see adnet.money.deposits)."""
         token = AsyncWeb3.to_checksum_address(self.token_address(token_symbol))
         data = self.vault.encode_abi("deposit", args=[token, amount, HexBytes(account_ref)])
         return self._wallet_tx(owner, self.vault_address, data, self.chain_id)
+
+    def build_set_rate_tx(self, owner: str, rate: int) -> dict[str, Any]:
+        """The vault ``setRate`` call, for its owner to send."""
+        return self._wallet_tx(owner, self.vault_address, self.vault.encode_abi("setRate", args=[rate]), self.chain_id)
+
+    async def send(self, account: LocalAccount, transaction: dict[str, Any]) -> str:
+        """Sign ``transaction`` with ``account``, send it and wait for its receipt; returns its hash (development
+        chain only: adnet holds no key of value)."""
+        receipt = await send_transaction(self.w3, account, transaction)
+        return receipt["transactionHash"].to_0x_hex()
 
     def build_claim_tx(self, sender: str, claim: Claim) -> dict[str, Any]:
         """The vault ``claim`` call redeeming ``claim``; anyone may send it, the tokens go to its recipient."""

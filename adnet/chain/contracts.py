@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from eth_utils import function_signature_to_4byte_selector
 
-BUILD_DIR = Path(__file__).resolve().parents[2] / "contracts" / "build"
+from adnet.core.files import shipped
+
+BUILD_DIR = shipped("contracts", "build")
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,6 @@ from eth.exceptions import CanonicalHeadNotFound, PyEVMError, Revert
 from eth.exceptions import TransactionNotFound as EVMTransactionNotFound
 from eth.vm.forks import PragueVM
 from eth.vm.spoof import SpoofTransaction
-from eth_account import Account
-from eth_account.signers.local import LocalAccount
 from eth_tester import EthereumTester, PyEVMBackend
 from eth_tester.backends.pyevm.main import _get_block_by_number, get_account_keys_from_mnemonic
 from eth_tester.backends.pyevm.serializers import serialize_transaction, serialize_transaction_receipt
@@ -54,14 +52,12 @@ from web3.providers.eth_tester.defaults import API_ENDPOINTS
 from web3.providers.eth_tester.middleware import request_formatters, result_formatters
 from web3.types import RPCEndpoint, RPCResponse
 
+from adnet.core.wallets import DEV_ACCOUNT_COUNT, DEV_HD_PATH, DEV_MNEMONIC
+
 log = logging.getLogger(__name__)
 
 # The chain id eth-tester has always used; kept so a wallet's network entry survives a reset of the chain.
 DEV_CHAIN_ID = 131277322940537
-# The well-known development mnemonic of anvil and hardhat: the same ten funded accounts on every dev chain.
-DEV_MNEMONIC = "test test test test test test test test test test test junk"
-DEV_HD_PATH = "m/44'/60'/0'/0"
-DEV_ACCOUNT_COUNT = 10
 CLIENT_VERSION = "adnet-devchain/1"
 
 # Methods that change the chain (committed to the store after they run).
@@ -212,14 +208,9 @@ class _Backend(PyEVMBackend):
 
 
 @cache
-def dev_account_keys() -> tuple:
-    """The private keys of the development accounts (the anvil/hardhat mnemonic), funded at genesis."""
+def _dev_account_keys() -> tuple:
+    """The private keys of the development accounts (``adnet.core.wallets.dev_accounts``), funded at genesis."""
     return get_account_keys_from_mnemonic(DEV_MNEMONIC, quantity=DEV_ACCOUNT_COUNT, hd_path=DEV_HD_PATH)
-
-
-def dev_accounts() -> list[LocalAccount]:
-    """The development accounts as signers; account 0 deploys and owns the development contracts."""
-    return [Account.from_key(key.to_bytes()) for key in dev_account_keys()]
 
 
 class DevChain:
@@ -266,7 +257,7 @@ class DevChain:
             )
             chain = cast(_DevPosChain, _DevPosChain.from_genesis(base, params, state))
             self._store.commit()
-        self._backend = _Backend(chain, dev_account_keys())
+        self._backend = _Backend(chain, _dev_account_keys())
         self._tester = EthereumTester(self._backend)
 
     @property

@@ -21,7 +21,6 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import aiohttp
 from eth_account import Account
@@ -32,13 +31,10 @@ from adnet.chain import devserver
 from adnet.chain.binding import bind, bound_deployment, check
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.deploy import Deployment, chain_identity, deploy_development
-from adnet.chain.devchain import DevChain, InProcessProvider, dev_accounts
-from adnet.chain.watcher import Watcher
-from adnet.clock import Clock
+from adnet.chain.devchain import DevChain, InProcessProvider
 from adnet.config import Settings
-
-if TYPE_CHECKING:
-    from adnet.app import Runtime
+from adnet.core.clock import Clock
+from adnet.core.wallets import dev_accounts
 
 log = logging.getLogger(__name__)
 
@@ -71,27 +67,6 @@ async def connect(settings: Settings, *, clock: Clock) -> ChainConnection:
     if settings.env == "test":
         return await _connect_test_chain(settings, clock)
     return await _connect_dev_chain(settings, clock)
-
-
-async def start(runtime: Runtime) -> None:
-    """App start-up: connect, publish the client as ``extras["chain"]`` and the watcher as
-    ``extras["chain_watcher"]``; the watcher runs in the background except in tests, which call ``run_once``."""
-    connection = await connect(runtime.settings, clock=runtime.clock)
-    watcher = Watcher(connection.client, clock=runtime.clock)
-    runtime.extras.update(chain=connection.client, chain_watcher=watcher, chain_connection=connection)
-    if runtime.settings.env != "test":
-        watcher.start()
-
-
-async def stop(runtime: Runtime) -> None:
-    """App shutdown: stop the watcher, release the connection (and a development chain this process started)."""
-    watcher: Watcher | None = runtime.extras.pop("chain_watcher", None)
-    if watcher is not None:
-        await watcher.stop()
-    connection: ChainConnection | None = runtime.extras.pop("chain_connection", None)
-    runtime.extras.pop("chain", None)
-    if connection is not None:
-        await connection.close()
 
 
 def http_web3(url: str) -> AsyncWeb3:

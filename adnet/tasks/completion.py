@@ -3,11 +3,12 @@
 The order is what makes it safe:
 
 1. the task must be live and the proof must carry exactly its verifier's keys;
-2. a wallet or fingerprint already at its limit gets 409 ``already_completed`` with its earlier completion and
+2. a wallet or fingerprint already at its limit gets Conflict ``already_completed`` with its earlier completion and
    claim, before its proof is looked at again;
-3. the verifier checks the proof (reading the chain for ONCHAIN_EVENT; 503 with nothing written when it is down);
+3. the verifier checks the proof (reading the chain for ONCHAIN_EVENT; Unavailable with nothing written when the
+   chain is down);
 4. one database transaction uses up what the proof consumed (a nonce, a visit), reserves the G$ reward with its
-   signed claim (``adnet.rewards.reserve_and_claim``: the task's pool, else its campaign's budget, else points
+   signed claim (``adnet.money.rewards.reserve_and_claim``: the task's pool, else its campaign's budget, else points
    only) and inserts the completion into the next free wallet slot and fingerprint slot. In the app that
    transaction is shared with the completions of the same few milliseconds (``CompletionWriter``).
 
@@ -23,31 +24,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tortoise import connections
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
-from adnet import ledger
-from adnet.batching import GroupCommitter
 from adnet.chain.client import ChainClient
-from adnet.claims import claim_payload
-from adnet.db import insert_row, insert_rows, placeholders
-from adnet.errors import ApiError, bad_request, conflict, not_found
-from adnet.ids import has_prefix, new_id
-from adnet.models import Claim, ClaimPurpose, Completion, Task
-from adnet.money import to_number
-from adnet.rewards import Reward, reserve_and_claim, reserve_and_claim_many
+from adnet.core.amounts import to_number
+from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
+from adnet.core.ids import has_prefix, new_id
+from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.db.group_commit import GroupCommitter
+from adnet.db.sql import insert_row, insert_rows, placeholders
+from adnet.money import ledger
+from adnet.money.claims import claim_payload
+from adnet.money.models import Claim, ClaimPurpose
+from adnet.money.rewards import Reward, reserve_and_claim, reserve_and_claim_many
 from adnet.tasks.config import PROOF_KEYS
 from adnet.tasks.lookup import TASK_COLUMNS, TASK_TABLES, live_from_row
+from adnet.tasks.models import Completion, Task
 from adnet.tasks.verifiers import VERIFIERS, Attempt, Verified
 from adnet.tasks.verifiers.onchain_event import tx_already_used
-from adnet.wallets import InvalidWallet, normalize_wallet
-
-if TYPE_CHECKING:
-    from adnet.app import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +86,11 @@ async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: d
     With a running ``writer`` (the app's) the completion's transaction is shared with the completions arriving at
     the same time; without one it has its own.
 
-    Raises ApiError: 400 (``invalid_wallet``, ``invalid_field``, ``invalid_proof`` naming the missing or extra
-    proof keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), 404 (task, site, transaction), 409
+    Refused: Invalid (``invalid_wallet``, ``invalid_field``, ``invalid_proof`` naming the missing or extra proof
+    keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), NotFound (task, site, transaction), Conflict
     (``already_completed`` with ``completionId`` and ``transaction``, ``task_inactive``, ``task_not_started``,
-    ``task_ended``, ``too_many_attempts``, ``tx_already_used``, ``not_confirmed``), 503 ``chain_unavailable``."""
+    ``task_ended``, ``too_many_attempts``, ``tx_already_used``, ``not_confirmed``), Unavailable
+    ``chain_unavailable``."""
     wallet = _wallet(wallet)
     _check_fingerprint(fingerprint)
     task, config, previous = await _task_and_previous(task_id, wallet, fingerprint, site_id, now)
@@ -100,17 +100,17 @@ async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: d
                       proof=proof, now=now, chain=chain)
     try:
         verified = await VERIFIERS[task.kind].verify(attempt)
-    except ApiError as refusal:
+    except DomainError as refusal:
         # A concurrent completion may have used the proof up (a visit, a nonce) and committed: that is a repeat.
         await _refuse_repeat(task, wallet, fingerprint, await _previous(task, wallet, fingerprint))
         log.info("task proof refused task=%s wallet=%s code=%s reason=%s", task.id, wallet, refusal.code,
-                 refusal.extra.get("reason", ""))
+                 refusal.details.get("reason", ""))
         raise
     for _ in range(MAX_SLOT_RACES):
         try:
             result = await _record(_Pending(task, wallet, fingerprint, site_id, verified, tuple(previous), now, chain),
                                    writer)
-        except ApiError:
+        except DomainError:
             await _refuse_repeat(task, wallet, fingerprint, await _previous(task, wallet, fingerprint))
             raise
         except IntegrityError:
@@ -124,7 +124,7 @@ async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: d
         log.info("task completed task=%s completion=%s wallet=%s gs=%d claim=%s", task.id, result.completion.id,
                  wallet, int(result.completion.gs_amount), result.claim.claim_ref if result.claim else "-")
         return result
-    raise conflict("completion_contended", "Other completions of this task by this wallet are in progress; retry.")
+    raise Conflict("completion_contended", "Other completions of this task by this wallet are in progress; retry.")
 
 
 def reward_sources(task: Task) -> list[ledger.AccountKey]:
@@ -150,7 +150,7 @@ async def viewer_completions(*, wallet: str | None, fingerprint: str | None,
     """What the SDK shows as done: the completions of a wallet or a device (either matches, as the limits apply to
     both), newest first, optionally of one campaign's tasks. Nothing of a task's configuration is included."""
     if not wallet and not fingerprint:
-        raise bad_request("missing_field", "Give a wallet, a fingerprint, or both.", field="wallet")
+        raise Invalid("missing_field", "Give a wallet, a fingerprint, or both.", field="wallet")
     match = Q()
     if wallet:
         match |= Q(wallet=_wallet(wallet))
@@ -188,8 +188,8 @@ class _Pending:
 
 
 class CompletionWriter:
-    """Group commit for completions (``adnet.batching``): the completions of a few milliseconds are written in one
-    database transaction and share its commit (a disk sync on SQLite, during which the single connection does
+    """Group commit for completions (``adnet.db.group_commit``): the completions of a few milliseconds are written
+    in one database transaction and share its commit (a disk sync on SQLite, during which the single connection does
     nothing else). When one of them is refused (a slot taken, a proof used up) or the shared transaction fails
     (a PostgreSQL deadlock between workers' batches), the batch is written again one completion per transaction,
     exactly as without the writer, so a refusal leaves the others whole. Every request is answered only after the
@@ -198,6 +198,13 @@ class CompletionWriter:
     def __init__(self) -> None:
         self.committer: GroupCommitter[_Pending, CompletionResult | Exception] = GroupCommitter(
             self._commit, name="completions", max_size=WRITER_BATCH)
+
+    def start(self) -> None:
+        self.committer.start()
+
+    async def stop(self) -> None:
+        """Write what is queued and stop (before the database closes)."""
+        await self.committer.stop()
 
     async def record(self, pending: _Pending) -> CompletionResult:
         outcome = await self.committer.submit(pending)
@@ -213,7 +220,7 @@ class CompletionWriter:
         except Exception as failed:  # handed to its request (alone) or retried one by one (in a batch)
             if len(batch) == 1:
                 return [failed]
-            if not isinstance(failed, ApiError | IntegrityError):
+            if not isinstance(failed, DomainError | IntegrityError):
                 log.warning("completion batch failed, writing one by one size=%d error=%r", len(batch), failed)
         return [await _alone(pending) for pending in batch]
 
@@ -224,26 +231,6 @@ async def _alone(pending: _Pending) -> CompletionResult | Exception:
             return await _write(pending)
     except Exception as failed:  # this completion's own outcome, raised in its request
         return failed
-
-
-def start_writer(runtime: Runtime) -> None:
-    """App start-up: start this process's completion writer (idempotent)."""
-    if "completions" not in runtime.extras:
-        writer = CompletionWriter()
-        writer.committer.start()
-        runtime.extras["completions"] = writer
-
-
-async def stop_writer(runtime: Runtime) -> None:
-    """App shutdown, before the database closes: write what is queued and stop the writer."""
-    writer: CompletionWriter | None = runtime.extras.pop("completions", None)
-    if writer is not None:
-        await writer.committer.stop()
-
-
-def completion_writer(runtime: Runtime) -> CompletionWriter | None:
-    """This process's completion writer, if it runs."""
-    return runtime.extras.get("completions")
 
 
 async def _record(pending: _Pending, writer: CompletionWriter | None) -> CompletionResult:
@@ -271,7 +258,7 @@ async def _write(pending: _Pending) -> CompletionResult:
 
 async def _write_batch(batch: list[_Pending]) -> list[CompletionResult]:
     """Inside the batch's transaction: ``_write`` for every completion of the batch, with the statements they
-    share made once (``adnet.rewards.reserve_and_claim_many``: one nonce increment, one insert of claims, one
+    share made once (``adnet.money.rewards.reserve_and_claim_many``: one nonce increment, one insert of claims, one
     booking of them all; one insert of the completions). Anything refused fails the whole batch, which is then
     written one completion per transaction."""
     for pending in batch:
@@ -303,7 +290,7 @@ async def _task_and_previous(task_id: str, wallet: str, fingerprint: str, site_i
                              now: datetime) -> tuple[Task, Any, list[_Previous]]:
     """The live task with its config (``adnet.tasks.lookup``), whether the site exists, and the completions of the
     task by this wallet or this fingerprint, oldest first, in one statement: three reads before the proof is even
-    looked at. Raises 404 ``site`` first, then whatever ``live_from_row`` raises."""
+    looked at. Raises NotFound ``site`` first, then whatever ``live_from_row`` raises."""
     rows: list[dict[str, Any]] = []
     if has_prefix(task_id, "task"):
         connection = connections.get("default")
@@ -317,7 +304,7 @@ async def _task_and_previous(task_id: str, wallet: str, fingerprint: str, site_i
         rows = await connection.execute_query_dict(sql, [site_id, wallet, fingerprint, task_id])
     if site_id is not None and not (has_prefix(site_id, "site") and (
             rows[0]["site_found"] if rows else await _site_exists(site_id))):
-        raise not_found("site")
+        raise NotFound.of("site")
     previous = [_Previous(row["previous_id"], row["previous_wallet"], row["previous_fingerprint"],
                           row["previous_claim_id"]) for row in rows if row["previous_id"] is not None]
     row = None
@@ -345,7 +332,7 @@ async def _site_exists(site_id: str) -> bool:
 
 
 async def _refuse_repeat(task: Task, wallet: str, fingerprint: str, previous: Sequence[_Previous]) -> None:
-    """409 ``already_completed`` when the wallet or the fingerprint is at its limit. The body names the wallet's
+    """Conflict ``already_completed`` when the wallet or the fingerprint is at its limit. The body names the wallet's
     latest completion with its claim; when only the device is at its limit (another wallet completed on it), it
     names that completion without its claim, which belongs to the other wallet."""
     own = [item for item in previous if item.wallet == wallet]
@@ -357,7 +344,7 @@ async def _refuse_repeat(task: Task, wallet: str, fingerprint: str, previous: Se
     else:
         return
     claim = await Claim.get_or_none(id=claim_id) if claim_id is not None else None
-    raise conflict("already_completed", "This task was already completed here; its earlier completion stands.",
+    raise Conflict("already_completed", "This task was already completed here; its earlier completion stands.",
                    completionId=earlier.id, transaction=claim_payload(claim) if claim is not None else None)
 
 
@@ -367,19 +354,19 @@ def _check_proof_keys(task: Task, proof: dict[str, Any]) -> None:
     if missing or extra:
         problems = ([f"missing {', '.join(missing)}"] if missing else []) + (
             [f"unexpected {', '.join(extra)}"] if extra else [])
-        raise bad_request("invalid_proof", f"A {task.kind.value} proof has {', '.join(sorted(expected))}: "
+        raise Invalid("invalid_proof", f"A {task.kind.value} proof has {', '.join(sorted(expected))}: "
                                            f"{'; '.join(problems)}.",
-                          field=f"proof.{(missing or extra)[0]}", reason="proof_keys", missing=missing, extra=extra)
+                      field=f"proof.{(missing or extra)[0]}", reason="proof_keys", missing=missing, extra=extra)
 
 
 def _wallet(text: str) -> str:
     try:
         return normalize_wallet(text)
     except InvalidWallet as exc:
-        raise bad_request("invalid_wallet", str(exc), field="wallet") from None
+        raise Invalid("invalid_wallet", str(exc), field="wallet") from None
 
 
 def _check_fingerprint(fingerprint: str) -> None:
     if not isinstance(fingerprint, str) or not 1 <= len(fingerprint) <= MAX_FINGERPRINT_LENGTH:
-        raise bad_request("invalid_field", f"fingerprint is a text of 1 to {MAX_FINGERPRINT_LENGTH} characters.",
-                          field="fingerprint")
+        raise Invalid("invalid_field", f"fingerprint is a text of 1 to {MAX_FINGERPRINT_LENGTH} characters.",
+                      field="fingerprint")

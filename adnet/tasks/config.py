@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
 
-from adnet.models import Task, TaskKind
-from adnet.money import to_decimal_string
-from adnet.wallets import InvalidWallet, normalize_wallet
+from adnet.core.amounts import to_decimal_string
+from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.tasks.models import Task, TaskKind
 
 OptionId = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")]
 Label = Annotated[str, Field(min_length=1, max_length=200)]

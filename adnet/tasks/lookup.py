@@ -17,11 +17,12 @@ from typing import Any
 
 from tortoise import connections
 
-from adnet.db import loaded, placeholders
-from adnet.errors import bad_request, conflict, not_found
-from adnet.ids import has_prefix
-from adnet.models import Campaign, CampaignStatus, Task, TaskKind
+from adnet.campaigns.models import Campaign, CampaignStatus
+from adnet.core.errors import Conflict, Invalid, NotFound
+from adnet.core.ids import has_prefix
+from adnet.db.sql import loaded, placeholders
 from adnet.tasks.config import parse_config
+from adnet.tasks.models import Task, TaskKind
 
 CTA_KINDS = frozenset({TaskKind.VISIT_URL, TaskKind.SIGN_MESSAGE, TaskKind.ONCHAIN_EVENT, TaskKind.QUIZ})
 # Tasks whose row is kept made up at once, at most (the oldest go first).
@@ -36,9 +37,9 @@ TASK_TABLES = "task LEFT JOIN campaign ON campaign.id = task.campaign_id"
 async def live_task(task_id: str, now: datetime, *, kinds: Collection[TaskKind] = CTA_KINDS) -> Task:
     """The task ``task_id``, if it can be done at ``now``.
 
-    Raises ApiError: 404 for an unknown task, 400 ``invalid_field`` for a task of another kind (a poll is answered
-    at /api/interactions), 409 ``task_inactive`` (switched off, or its campaign is not running), ``task_not_started``
-    or ``task_ended``."""
+    Raises NotFound for an unknown task, Invalid ``invalid_field`` for a task of another kind (a poll is answered
+    at /api/interactions), Conflict ``task_inactive`` (switched off, or its campaign is not running),
+    ``task_not_started`` or ``task_ended``."""
     return (await live_task_and_config(task_id, now, kinds=kinds))[0]
 
 
@@ -61,18 +62,18 @@ def live_from_row(task_id: str, row: dict[str, Any] | None, now: datetime, *,
     that reads more in the same statement. The row is made into a Task, campaign window and config only when it
     differs from the last one read of the task."""
     if row is None:
-        raise not_found("task")
+        raise NotFound.of("task")
     found = _made_of(task_id, row)
     task, campaign = found.task, found.campaign
     if task.kind not in kinds:
-        raise bad_request("invalid_field", f"This is a {task.kind.value} task, which is not done here.",
-                          field="taskId")
+        raise Invalid("invalid_field", f"This is a {task.kind.value} task, which is not done here.",
+                      field="taskId")
     if not task.active or (campaign is not None and campaign.status != CampaignStatus.APPROVED):
-        raise conflict("task_inactive", "This task is not active.")
+        raise Conflict("task_inactive", "This task is not active.")
     if task.starts_at > now or (campaign is not None and campaign.starts_at > now):
-        raise conflict("task_not_started", "This task has not started yet.")
+        raise Conflict("task_not_started", "This task has not started yet.")
     if _ended(task.ends_at, now) or (campaign is not None and _ended(campaign.ends_at, now)):
-        raise conflict("task_ended", "This task has ended.")
+        raise Conflict("task_ended", "This task has ended.")
     return task, found.config
 
 

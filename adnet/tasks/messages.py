@@ -15,10 +15,10 @@ from datetime import datetime, timedelta
 
 from eth_utils import to_checksum_address
 
-from adnet.errors import bad_request
-from adnet.models import TaskKind, TaskMessageNonce
+from adnet.core.errors import Invalid
+from adnet.core.wallets import InvalidWallet, normalize_wallet
 from adnet.tasks.lookup import live_task_and_config
-from adnet.wallets import InvalidWallet, normalize_wallet
+from adnet.tasks.models import TaskKind, TaskMessageNonce
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +46,11 @@ def render_message(template: str, wallet: str, nonce: str) -> str:
 async def issue_message(task_id: str, wallet: str | None, *, now: datetime, rng: random.Random) -> IssuedMessage:
     """A fresh nonce of SIGN_MESSAGE task ``task_id`` for ``wallet``, and the message to sign with it."""
     if not wallet:
-        raise bad_request("missing_field", "wallet: this query parameter is required", field="wallet")
+        raise Invalid("missing_field", "wallet: this query parameter is required", field="wallet")
     try:
         wallet = normalize_wallet(wallet)
     except InvalidWallet as exc:
-        raise bad_request("invalid_wallet", str(exc), field="wallet") from None
+        raise Invalid("invalid_wallet", str(exc), field="wallet") from None
     task, config = await live_task_and_config(task_id, now, kinds={TaskKind.SIGN_MESSAGE})
     nonce = "".join(rng.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
     expires_at = now + NONCE_LIFETIME

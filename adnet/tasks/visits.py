@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from adnet.errors import bad_request
-from adnet.models import TaskKind, TaskVisit
+from adnet.core.errors import Invalid
 from adnet.tasks.lookup import live_task_and_config
+from adnet.tasks.models import TaskKind, TaskVisit
 
 log = logging.getLogger(__name__)
 
@@ -23,10 +23,10 @@ async def start_visit(task_id: str, fingerprint: str | None, now: datetime) -> s
     """Record that ``fingerprint`` starts visiting the page of VISIT_URL task ``task_id`` at ``now`` (unless a
     visit of it is already under way) and return the page's URL to redirect to."""
     if not fingerprint:
-        raise bad_request("missing_field", "fingerprint: this query parameter is required", field="fingerprint")
+        raise Invalid("missing_field", "fingerprint: this query parameter is required", field="fingerprint")
     if len(fingerprint) > MAX_FINGERPRINT_LENGTH:
-        raise bad_request("invalid_field", f"fingerprint: at most {MAX_FINGERPRINT_LENGTH} characters",
-                          field="fingerprint")
+        raise Invalid("invalid_field", f"fingerprint: at most {MAX_FINGERPRINT_LENGTH} characters",
+                      field="fingerprint")
     task, config = await live_task_and_config(task_id, now, kinds={TaskKind.VISIT_URL})
     await TaskVisit.bulk_create([TaskVisit(task_id=task.id, fingerprint=fingerprint, started_at=now)],
                                 ignore_conflicts=True)

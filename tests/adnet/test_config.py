@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from adnet.chain.devchain import dev_account_keys
 from adnet.config import DEV_SECRETS_FILE, ConfigError, load_settings
+from adnet.core.wallets import dev_accounts
 
 
 def production_env(tmp_path, **overrides: str) -> dict[str, str]:
@@ -83,7 +83,7 @@ def test_production_refuses_the_secrets_development_generated(tmp_path):
 
 def test_production_refuses_a_public_development_account_key(tmp_path):
     with pytest.raises(ConfigError, match="well-known development account"):
-        load_settings(production_env(tmp_path, ADNET_SIGNER_KEY=dev_account_keys()[0].to_hex()))
+        load_settings(production_env(tmp_path, ADNET_SIGNER_KEY=dev_accounts()[0].key.to_0x_hex()))
 
 
 @pytest.mark.parametrize(("variable", "value", "message"), [

@@ -6,16 +6,18 @@ import asyncio
 
 import pytest
 
-from adnet import ledger
+from adnet.accounts.models import Site
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from adnet.config import load_settings
 from adnet.demo import DemoRefused, create_demo, load_demo
-from adnet.models import Campaign, CampaignStatus, Creative, Site, Task, TaskKind, TaskSurface
+from adnet.money import ledger
 from adnet.tasks.config import parse_config
+from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 
 @pytest.fixture
 def deployment(app):
-    return app.extensions["adnet"].extras["chain"].deployment
+    return app.extensions["adnet"].chain.deployment
 
 
 async def test_the_demo_holds_every_kind_of_ad_and_unit(app, settings, deployment, clock):

@@ -12,13 +12,14 @@ import pytest
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
-from adnet import ledger, serving
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from adnet.chain.transact import send_transaction
-from adnet.deposits import account_ref_for_advertiser
-from adnet.models import Campaign, CampaignStatus, Creative, LedgerTransaction
+from adnet.money import ledger
+from adnet.money.holders import account_ref
+from adnet.money.models import LedgerTransaction
 from tests.auth_helpers import bearer, sign_in
 from tests.chain.helpers import user
-from tests.conftest import make_settings
+from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
 
 OPERATOR = Account.from_key("0x" + "42" * 32)
@@ -35,7 +36,6 @@ def settings(database_url, tmp_path):
     return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address)
 
 
-pytestmark = pytest.mark.usefixtures("ad_services")
 
 
 class Api:
@@ -120,7 +120,7 @@ async def test_deposit_campaign_review_serve_track_report(client, chain, clock):
     api = await advertiser_api(client, account)
     status, plan = await api.call("POST", "/advertisers/deposit/prepare", amount="80")
     _, me = await api.call("GET", "/advertisers/account")
-    assert status == 200 and plan["accountRef"] == account_ref_for_advertiser(me["advertiserId"])
+    assert status == 200 and plan["accountRef"] == account_ref(me["advertiserId"])
     approve_tx, deposit_tx = plan["transactions"]
     await send_transaction(chain.w3, account, approve_tx)
     receipt = await send_transaction(chain.w3, account, deposit_tx)
@@ -145,7 +145,7 @@ async def test_deposit_campaign_review_serve_track_report(client, chain, clock):
 
     status, submitted = await api.call("POST", f"/advertisers/campaigns/{cid}/submit")
     assert (status, submitted["status"]) == (200, "review")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["kind"] == "NONE"  # not before approval
 
     operator = await operator_api(client)
@@ -237,12 +237,20 @@ async def test_a_campaign_ends_by_date_and_by_budget_and_returns_what_is_left(cl
                                                     (ledger.platform("G$"), 4 * G // 1000)], now=clock.now())
     _, listed = await api.call("GET", "/advertisers/campaigns")
     states = {item["id"]: (item["status"], item["state"]) for item in listed["campaigns"]}
+    assert states[small["id"]] == ("approved", "unfunded")  # reading settles nothing
+    await client.app.extensions["adnet"].jobs.run("settle-campaigns")
+    _, listed = await api.call("GET", "/advertisers/campaigns")
+    states = {item["id"]: (item["status"], item["state"]) for item in listed["campaigns"]}
     assert states[small["id"]] == ("ended", "ended")  # ended by budget spent
     assert states[by_date["id"]] == ("approved", "live")
     _, before = await api.call("GET", "/advertisers/account")
 
     clock.advance(hours=12)
     await api.sign_in_again()
+    _, listed = await api.call("GET", "/advertisers/campaigns")
+    assert {item["id"]: (item["status"], item["state"]) for item in listed["campaigns"]}[by_date["id"]] == (
+        "approved", "ended")  # its date has passed; the job stores that
+    await client.app.extensions["adnet"].jobs.run("settle-campaigns")
     _, listed = await api.call("GET", "/advertisers/campaigns")
     assert {item["id"]: item["status"] for item in listed["campaigns"]}[by_date["id"]] == "ended"
     _, after = await api.call("GET", "/advertisers/account")
@@ -261,23 +269,23 @@ async def test_no_serving_before_approval_outside_dates_or_when_paused(client, c
     cid = campaign["id"]
     await api.call("POST", f"/advertisers/campaigns/{cid}/creatives", **CREATIVE)
     await api.call("POST", f"/advertisers/campaigns/{cid}/allocate", amount="50")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["kind"] == "NONE"  # draft
     await api.call("POST", f"/advertisers/campaigns/{cid}/submit")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["kind"] == "NONE"  # in review
     await (await operator_api(client)).call("POST", f"/operators/campaigns/{cid}/approve")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await api.call("GET", f"/advertisers/campaigns/{cid}"))[1]["state"] == "scheduled"
     assert (await serve(client, site))["kind"] == "NONE"  # approved, before its start
     clock.advance(hours=6, seconds=1)
     await api.sign_in_again()
     assert (await serve(client, site))["kind"] == "BANNER"
     await api.call("POST", f"/advertisers/campaigns/{cid}/pause")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["kind"] == "NONE"  # paused
     await api.call("POST", f"/advertisers/campaigns/{cid}/resume")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["kind"] == "BANNER"
     clock.advance(hours=6)
     assert (await serve(client, site))["kind"] == "NONE"  # after its end date
@@ -292,7 +300,7 @@ async def test_an_edited_creative_goes_back_to_review_while_the_rest_keeps_servi
     status, edited = await api.call("PATCH", f"/advertisers/creatives/{first['id']}",
                                     targetUrl="https://shop.example/new-landing")
     assert (status, edited["status"], edited["targetUrl"]) == (200, "review", "https://shop.example/new-landing")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["kind"] == "NONE"  # both creatives wait for review
     operator = await operator_api(client)
     _, queue = await operator.call("GET", "/operators/review")

@@ -11,10 +11,11 @@ from datetime import timedelta
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.models import AuthNonce, Session
+from adnet.accounts.signin import MAX_MESSAGE_LENGTH
 from adnet.app import create_app
-from adnet.auth import MAX_MESSAGE_LENGTH, SESSION_COOKIE
 from adnet.chain.transact import send_transaction
-from adnet.models import AuthNonce, Session
+from api.sessions import SESSION_COOKIE
 from tests.auth_helpers import bearer, sign, sign_in, signed_message, siwe_message
 from tests.chain.helpers import user
 from tests.conftest import empty_database, make_settings
@@ -67,7 +68,7 @@ async def test_nonce_names_what_the_message_must_carry(client, app):
     grant = await response.get_json()
     assert grant["domain"] == "adnet.test"
     assert grant["uri"] == "http://adnet.test"
-    assert grant["chainId"] == app.extensions["adnet"].extras["chain"].chain_id
+    assert grant["chainId"] == app.extensions["adnet"].chain.chain_id
     assert len(grant["nonce"]) == 22 and grant["nonce"].isalnum()
     stored = await AuthNonce.get(nonce=grant["nonce"])
     assert stored.used_at is None
@@ -147,7 +148,7 @@ async def test_a_session_expires_with_its_message_and_never_lasts_over_a_day(cli
 
 async def test_every_refusal_has_its_code_and_opens_no_session(client, app, clock):
     account, stranger = Account.create(), Account.create()
-    chain_id = app.extensions["adnet"].extras["chain"].chain_id
+    chain_id = app.extensions["adnet"].chain.chain_id
     now = clock.now()
     cases = {
         "wrong domain": ({"domain": "evil.example"}, None, (401, "wrong_domain")),
@@ -222,7 +223,7 @@ async def test_twenty_concurrent_verifies_of_one_message_open_one_session(client
 
 
 async def test_a_contract_wallet_signs_in_through_eip_1271(client, app):
-    chain = app.extensions["adnet"].extras["chain"]
+    chain = app.extensions["adnet"].chain
     owner, stranger = Account.create(), Account.create()
     constructor_arg = bytes(12) + bytes.fromhex(owner.address[2:])
     receipt = await send_transaction(chain.w3, user(1), {"data": "0x" + OWNED_WALLET_BYTECODE + constructor_arg.hex()})

@@ -16,19 +16,19 @@ async def test_healthy_when_database_and_chain_answer(client, app):
     assert response.status_code == 200
     body = await response.get_json()
     assert body["status"] == "ok" and body["database"] == "ok"
-    assert body["chain"]["chainId"] == app.extensions["adnet"].extras["chain"].chain_id
+    assert body["chain"]["chainId"] == app.extensions["adnet"].chain.chain_id
 
 
 async def test_degraded_when_the_chain_node_is_gone(client, app):
     runtime = app.extensions["adnet"]
-    bound = runtime.extras["chain"]
+    bound = runtime.chain
     unreachable = ChainClient(http_web3("http://127.0.0.1:9"), bound.deployment, signer=Account.from_key(
         TEST_SIGNER_KEY), claim_deadline_seconds=3600, confirmations=0)
-    runtime.extras["chain"] = unreachable
+    runtime.chain = unreachable
     try:
         response = await client.get("/healthz")
     finally:
-        runtime.extras["chain"] = bound
+        runtime.chain = bound
         await unreachable.close()
 
     assert response.status_code == 503

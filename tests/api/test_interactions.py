@@ -7,9 +7,11 @@ import asyncio
 import random
 from datetime import timedelta
 
-from adnet import ledger
 from adnet.app import create_app
-from adnet.models import Claim, Interaction, LedgerTransaction, SurveySession, TaskKind
+from adnet.interactions.models import Interaction, SurveySession
+from adnet.money import ledger
+from adnet.money.models import Claim, LedgerTransaction
+from adnet.tasks.models import TaskKind
 from tests.conftest import make_settings
 from tests.factories import G, make_campaign, make_site, make_task, wallet_address
 

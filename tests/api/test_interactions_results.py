@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from eth_account import Account
 
-from adnet.models import TaskKind
+from adnet.tasks.models import TaskKind
 from tests.api.test_interactions import FEEDBACK, POLL, make_unit, post
 from tests.auth_helpers import bearer, sign_in
 from tests.factories import make_advertiser, make_site, wallet_address

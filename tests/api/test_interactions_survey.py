@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from adnet import ledger
-from adnet.models import Claim, Interaction, SessionStatus, SurveySession, TaskKind
+from adnet.interactions.models import Interaction, SessionStatus, SurveySession
+from adnet.money import ledger
+from adnet.money.models import Claim
+from adnet.tasks.models import TaskKind
 from tests.api.test_interactions import SURVEY, make_unit, nothing_stored, post
 from tests.factories import G, make_site, wallet_address
 

@@ -4,16 +4,17 @@ the protocol rate changes on the embedded chain; and the holes of comparable net
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
-import pytest
 from eth_account import Account
 
-from adnet import ledger, serving
-from adnet.chain.devchain import dev_accounts
+from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.chain.transact import send_transaction
-from adnet.models import Campaign, CampaignStatus, TrackingEvent
-from adnet.money import to_decimal_string
+from adnet.core.amounts import to_decimal_string
+from adnet.core.wallets import dev_accounts
+from adnet.delivery.models import TrackingEvent
+from adnet.money import ledger
 from tests.api.test_advertisers import (  # noqa: F401 - settings is the fixture every test uses
     BROWSER,
     CREATIVE,
@@ -28,9 +29,9 @@ from tests.api.test_advertisers import (  # noqa: F401 - settings is the fixture
     settings,
 )
 from tests.auth_helpers import sign_in
+from tests.conftest import rebuild_index
 from tests.factories import G, make_site
 
-pytestmark = pytest.mark.usefixtures("ad_services")
 OPERATOR_ROUTES = [
     ("GET", "/operators/review", {}), ("GET", "/operators/revenue", {}), ("GET", "/operators/rate", {}),
     ("POST", "/operators/rate", {"rate": "3"}),
@@ -100,7 +101,7 @@ async def test_the_protocol_rate_changes_on_the_embedded_chain(client, chain):
 async def test_platform_revenue_is_the_platform_share_of_billing(client, clock):
     site = await make_site()
     _, campaign, _ = await approved_campaign(client, clock)
-    await serving.refresh()
+    await rebuild_index(client.app)
     ad = (await serve(client, site))["ad"]
     clock.advance(seconds=2)
     await client.post("/api/track", json={
@@ -157,7 +158,7 @@ async def test_spend_never_passes_the_budget_and_a_new_price_is_not_retroactive(
     cid = campaign["id"]
     status, body = await api.call("POST", f"/advertisers/campaigns/{cid}/allocate", amount="0.5")
     assert (status, body["error"], body["unfunded"]) == (409, "over_budget", "0")
-    await serving.refresh()
+    await rebuild_index(client.app)
 
     async def impression(fingerprint: str) -> dict:
         ad = (await serve(client, site))["ad"]
@@ -171,7 +172,7 @@ async def test_spend_never_passes_the_budget_and_a_new_price_is_not_retroactive(
     first = await impression("fp-a")
     await api.sign_in_again()
     assert (await api.call("PATCH", f"/advertisers/campaigns/{cid}", cpm="4"))[0] == 200
-    await serving.refresh()
+    await rebuild_index(client.app)
     second = await impression("fp-b")
     costs = [int((await TrackingEvent.get(id=body["eventId"])).cost) for body in (first, second)]
     assert costs == [2 * G // 1000, 4 * G // 1000]
@@ -185,13 +186,13 @@ async def test_unapproved_or_edited_content_never_serves(client, clock):
     site = await make_site()
     api, _, creative = await approved_campaign(client, clock,
                                                endsAt=(clock.now() + timedelta(minutes=30)).isoformat())
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["ad"]["id"] == creative["id"]
     await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", bannerUrl="https://cdn.example/other.png")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["kind"] == "NONE"
     await (await operator_api(client)).call("POST", f"/operators/creatives/{creative['id']}/approve")
-    await serving.refresh()
+    await rebuild_index(client.app)
     assert (await serve(client, site))["ad"]["bannerUrl"] == "https://cdn.example/other.png"
     clock.advance(minutes=30)
     assert (await serve(client, site))["kind"] == "NONE"
@@ -199,3 +200,23 @@ async def test_unapproved_or_edited_content_never_serves(client, clock):
     stranger.token = await sign_in(client, stranger.account)
     status, _ = await stranger.call("POST", f"/operators/creatives/{creative['id']}/approve")
     assert status == 403
+
+
+async def test_an_approval_reaches_the_serving_index_without_waiting_for_its_refresh(client, clock):
+    site = await make_site()
+    api = await advertiser_api(client)
+    await funded_advertiser(api)
+    campaign = await draft(api, clock)
+    await api.call("POST", f"/advertisers/campaigns/{campaign['id']}/creatives", **CREATIVE)
+    await api.call("POST", f"/advertisers/campaigns/{campaign['id']}/allocate", amount="10")
+    await api.call("POST", f"/advertisers/campaigns/{campaign['id']}/submit")
+    index = client.app.extensions["adnet"].serving
+    await index.rebuild()
+    assert campaign["id"] not in index.index.campaigns
+    assert (await (await operator_api(client)).call("POST", f"/operators/campaigns/{campaign['id']}/approve"))[0] == 200
+    for _ in range(200):  # the approval's announcement wakes the index job, far sooner than its 3 s refresh
+        if campaign["id"] in index.index.campaigns:
+            break
+        await asyncio.sleep(0.005)
+    assert campaign["id"] in index.index.campaigns
+    assert (await serve(client, site))["kind"] == "BANNER"

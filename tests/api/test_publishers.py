@@ -10,9 +10,10 @@ import pytest
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
-from adnet import ledger
-from adnet.ids import new_id
-from adnet.models import Publisher, Site, SiteDailyStat
+from adnet.accounts.models import Publisher, Site
+from adnet.core.ids import new_id
+from adnet.delivery.models import SiteDailyStat
+from adnet.money import ledger
 from tests.auth_helpers import bearer, sign_in
 from tests.factories import G, fund, make_publisher, make_site
 

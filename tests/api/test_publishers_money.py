@@ -10,11 +10,11 @@ import asyncio
 import pytest
 from web3.exceptions import ContractLogicError
 
-from adnet import ledger
 from adnet.chain.contracts import error_name
 from adnet.chain.transact import send_transaction
-from adnet.deposits import account_ref_for_site
-from adnet.models import Claim, ClaimStatus, Exchange, LedgerPosting, Withdrawal, WithdrawalStatus
+from adnet.money import ledger
+from adnet.money.holders import account_ref
+from adnet.money.models import Claim, ClaimStatus, Exchange, LedgerPosting, Withdrawal, WithdrawalStatus
 from tests.auth_helpers import bearer, sign_in
 from tests.chain.helpers import advance_chain_time, deposit, mine, user
 from tests.factories import G, fund, make_publisher, make_site
@@ -22,12 +22,12 @@ from tests.factories import G, fund, make_publisher, make_site
 
 @pytest.fixture
 def chain(app):
-    return app.extensions["adnet"].extras["chain"]
+    return app.extensions["adnet"].chain
 
 
 @pytest.fixture
-def watcher(app):
-    return app.extensions["adnet"].extras["chain_watcher"]
+def jobs(app):
+    return app.extensions["adnet"].jobs
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ async def test_a_real_top_up_is_credited_once(client, chain, publisher):
     prepared = await post(client, "topup/prepare", token, wallet=account.address, siteId=site.id, amount="12.5")
     assert prepared.status_code == 200
     plan = await prepared.get_json()
-    assert plan["accountRef"] == account_ref_for_site(site.id)
+    assert plan["accountRef"] == account_ref(site.id)
     approve, deposit_tx = plan["transactions"]
     assert approve["from"] == deposit_tx["from"] == account.address
     assert deposit_tx["to"].lower() == chain.vault_address
@@ -81,7 +81,7 @@ async def test_a_real_top_up_is_credited_once(client, chain, publisher):
 async def test_an_unconfirmed_top_up_is_pending_then_credited_once(client, chain, publisher, monkeypatch):
     monkeypatch.setattr(chain, "confirmations", 1)  # as on a real node: one block on top of the deposit's
     account, token, site = publisher
-    tx_hash = (await deposit(chain, account, 3 * G, account_ref_for_site(site.id)))["transactionHash"].to_0x_hex()
+    tx_hash = (await deposit(chain, account, 3 * G, account_ref(site.id)))["transactionHash"].to_0x_hex()
 
     pending = await post(client, "topup", token, wallet=account.address, siteId=site.id, txHash=tx_hash)
     assert pending.status_code == 202
@@ -100,8 +100,8 @@ async def test_an_unconfirmed_top_up_is_pending_then_credited_once(client, chain
 async def test_a_top_up_must_be_this_wallets_deposit_for_this_site(client, chain, publisher):
     account, token, site = publisher
     other_site = await make_site(await site.publisher)
-    for_other_site = await deposit(chain, account, G, account_ref_for_site(other_site.id))
-    by_other_wallet = await deposit(chain, user(3), G, account_ref_for_site(site.id))
+    for_other_site = await deposit(chain, account, G, account_ref(other_site.id))
+    by_other_wallet = await deposit(chain, user(3), G, account_ref(site.id))
     for receipt in (for_other_site, by_other_wallet):
         response = await post(client, "topup", token, wallet=account.address, siteId=site.id,
                               txHash=receipt["transactionHash"].to_0x_hex())
@@ -114,7 +114,7 @@ async def test_a_top_up_must_be_this_wallets_deposit_for_this_site(client, chain
     assert await ledger.balance(ledger.site(site.id)) == 0
 
 
-async def test_a_withdrawal_is_redeemed_on_the_vault_and_confirmed(client, chain, watcher, publisher):
+async def test_a_withdrawal_is_redeemed_on_the_vault_and_confirmed(client, chain, jobs, publisher):
     account, token, site = publisher
     await fund(ledger.site(site.id), 10 * G)
     response = await post(client, "withdraw", token, wallet=account.address, siteId=site.id, amount="7.25")
@@ -130,7 +130,7 @@ async def test_a_withdrawal_is_redeemed_on_the_vault_and_confirmed(client, chain
     claim = await Claim.get(claim_ref=claim_body["claimRef"])
     await send_transaction(chain.w3, user(1), chain.build_claim_tx(user(1).address, claim))
     assert await chain.token_balance("G$", account.address) == gs_before + 7 * G + G // 4
-    assert (await watcher.run_once()).claims_redeemed == 1
+    assert (await jobs.run("chain-watcher")).claims_redeemed == 1
     assert (await Withdrawal.get(id=body["withdrawalId"])).status == WithdrawalStatus.REDEEMED
     money = await balance_of(client, token, account.address, site.id)
     assert (money["claimable"], money["pendingWithdrawals"], money["earned"]) == ("2.75", "0", "10")
@@ -171,13 +171,13 @@ async def test_withdrawals_within_claimable_and_above_the_minimum(client, publis
     assert whole.status_code == 201
 
 
-async def test_an_unredeemed_withdrawal_is_released_after_its_deadline(client, chain, watcher, publisher):
+async def test_an_unredeemed_withdrawal_is_released_after_its_deadline(client, chain, jobs, publisher):
     account, token, site = publisher
     await fund(ledger.site(site.id), 4 * G)
     body = await (await post(client, "withdraw", token, wallet=account.address, siteId=site.id, amount="4")).get_json()
     assert (await balance_of(client, token, account.address, site.id))["claimable"] == "0"
     await advance_chain_time(chain, chain.claim_deadline_seconds + 60)
-    assert (await watcher.run_once()).claims_expired == 1
+    assert await jobs.run("expired-claims") == 1
     money = await balance_of(client, token, account.address, site.id)
     assert (money["claimable"], money["pendingWithdrawals"]) == ("4", "0")
     assert (await Withdrawal.get(id=body["withdrawalId"])).status == WithdrawalStatus.RELEASED

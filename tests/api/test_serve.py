@@ -5,10 +5,14 @@ import asyncio
 from datetime import timedelta
 
 import pytest
+from quart import current_app
 
-from adnet import serving
-from adnet.models import CampaignStatus, Completion, CreativeStatus, SiteDailyStat, TaskKind
-from adnet.tracking_tokens import verify_token
+from adnet.campaigns.models import CampaignStatus, CreativeStatus
+from adnet.core import changes
+from adnet.delivery.models import SiteDailyStat
+from adnet.delivery.tokens import verify_token
+from adnet.tasks.models import Completion, TaskKind
+from tests.conftest import rebuild_index
 from tests.factories import G, make_campaign, make_creative, make_site, make_task, wallet_address
 from tests.sql import recorded_statements
 
@@ -28,7 +32,7 @@ async def banner_setup(**campaign_fields):
     site = await make_site()
     campaign = await make_campaign(**campaign_fields)
     creative = await make_creative(campaign)
-    await serving.refresh()
+    await rebuild_index(current_app)
     return site, campaign, creative
 
 
@@ -60,7 +64,7 @@ async def test_serving_performs_no_database_query(client):
     site, campaign, _ = await banner_setup()
     await make_task(kind=TaskKind.POLL, config=POLL)
     await make_task(kind=TaskKind.QUIZ, campaign=campaign, config=QUIZ)
-    await serving.refresh()
+    await rebuild_index(client.app)
     await get_serve(client, siteId=site.id)  # warm-up outside the count
     with recorded_statements() as queries:
         for params in ({"siteId": site.id}, {"siteId": site.id, "size": "300x250"},
@@ -120,7 +124,7 @@ async def test_invalid_query_is_400_naming_the_parameter(client, params, status,
 
 async def test_nothing_servable_is_none(client):
     site = await make_site()
-    await serving.refresh()
+    await rebuild_index(client.app)
     response, body = await get_serve(client, siteId=site.id)
     assert response.status_code == 200 and body == {"kind": "NONE"}
 
@@ -143,7 +147,7 @@ async def test_campaigns_that_may_not_serve_are_not_candidates(client, clock, ca
     campaign = await make_campaign(**fields)
     status = CreativeStatus.REVIEW if case == "creative_in_review" else CreativeStatus.APPROVED
     await make_creative(campaign, status=status)
-    await serving.refresh()
+    await rebuild_index(client.app)
     _, body = await get_serve(client, siteId=site.id, placement="sidebar")
     assert body == {"kind": "NONE"}
 
@@ -151,7 +155,7 @@ async def test_campaigns_that_may_not_serve_are_not_candidates(client, clock, ca
 async def test_size_picks_a_matching_creative_or_nothing(client):
     site, campaign, _ = await banner_setup()
     leaderboard = await make_creative(campaign, width=728, height=90)
-    await serving.refresh()
+    await rebuild_index(client.app)
     _, body = await get_serve(client, siteId=site.id, size="728x90")
     assert body["ad"]["id"] == leaderboard.id
     _, body = await get_serve(client, siteId=site.id, size="160x600")
@@ -176,7 +180,7 @@ async def test_attached_tasks_at_most_two_without_secrets_or_completed_ones(clie
     third = await make_task(kind=TaskKind.VISIT_URL, campaign=campaign, config=VISIT,
                             now=clock.now() + timedelta(seconds=2))
     await make_task(kind=TaskKind.VISIT_URL, campaign=campaign, config=VISIT, active=False)
-    await serving.refresh()
+    await rebuild_index(client.app)
     _, body = await get_serve(client, siteId=site.id, attached="1")
     tasks = body["attachedTasks"]
     assert [task["id"] for task in tasks] == [quiz.id, visit.id]
@@ -199,7 +203,7 @@ async def test_attached_tasks_at_most_two_without_secrets_or_completed_ones(clie
 async def test_standalone_units_when_their_kind_is_asked(client):
     site = await make_site()
     poll = await make_task(kind=TaskKind.POLL, config=POLL)
-    await serving.refresh()
+    await rebuild_index(client.app)
     _, body = await get_serve(client, siteId=site.id, kind="POLL")
     assert body["kind"] == "POLL"
     assert body["task"]["id"] == poll.id and body["task"]["options"] == POLL["options"]
@@ -212,7 +216,7 @@ async def test_standalone_units_when_their_kind_is_asked(client):
 async def test_mixed_kinds_draw_from_banners_and_units(client):
     site, _, _ = await banner_setup()
     await make_task(kind=TaskKind.POLL, config=POLL)
-    await serving.refresh()
+    await rebuild_index(client.app)
     kinds = set()
     for _ in range(40):
         _, body = await get_serve(client, siteId=site.id, kind="banner,POLL")
@@ -226,18 +230,20 @@ async def test_changes_reach_the_index_on_refresh(client):
     assert body["kind"] == "BANNER"
     campaign.status = CampaignStatus.PAUSED
     await campaign.save()
-    await serving.refresh()
+    await rebuild_index(client.app)
     _, body = await get_serve(client, siteId=site.id)
     assert body == {"kind": "NONE"}
 
 
-async def test_invalidate_rebuilds_in_the_background(app, client):
+async def test_an_announced_change_rebuilds_the_index_in_the_background(app, client):
     site = await make_site()
-    await serving.refresh()
+    await rebuild_index(app)
     campaign = await make_campaign()
     await make_creative(campaign)
-    serving.invalidate()
-    server = serving.server(app.extensions["adnet"])
+    changes.announce()  # no one listens here, outside the app's requests and jobs
+    changes.listen(app.extensions["adnet"].serving.invalidate)  # as every request and job of the app does
+    changes.announce()
+    server = app.extensions["adnet"].serving
     for _ in range(200):
         if campaign.id in server.index.campaigns:
             break
@@ -254,9 +260,9 @@ async def test_every_decision_is_counted_per_site_and_day(app, client, clock):
     for _ in range(2):
         await get_serve(client, siteId=site.id, size="1x1")
     await get_serve(client, siteId=empty_site.id, size="1x1")
-    await serving.server(app.extensions["adnet"]).flush_counts()
+    await app.extensions["adnet"].serving.flush_counts()
     await get_serve(client, siteId=site.id)
-    await serving.server(app.extensions["adnet"]).flush_counts()
+    await app.extensions["adnet"].serving.flush_counts()
     stat = await SiteDailyStat.get(site_id=site.id, day=clock.now().date())
     assert (stat.requests, stat.filled) == (6, 4)
     empty = await SiteDailyStat.get(site_id=empty_site.id, day=clock.now().date())
@@ -274,7 +280,7 @@ async def test_cors_preflight(client):
 
 async def test_budget_spent_by_tracking_lowers_the_index(app, client):
     site, campaign, _ = await banner_setup(budget=2 * G, cpm=2000 * G)
-    server = serving.server(app.extensions["adnet"])
+    server = app.extensions["adnet"].serving
     server.spent(campaign.id, 2 * G)
     _, body = await get_serve(client, siteId=site.id)
     assert body == {"kind": "NONE"}

@@ -9,9 +9,11 @@ from datetime import timedelta
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
-from adnet import ledger
-from adnet.claims import claim_ref_for, claim_typed_data
-from adnet.models import CampaignStatus, Claim, Completion, LedgerTransaction, TaskKind, TaskVisit
+from adnet.campaigns.models import CampaignStatus
+from adnet.money import ledger
+from adnet.money.claims import claim_ref_for, claim_typed_data
+from adnet.money.models import Claim, LedgerTransaction
+from adnet.tasks.models import Completion, TaskKind, TaskVisit
 from tests.factories import G, make_campaign, make_task, wallet_address
 
 PAGE = "https://advertiser.example/page"
@@ -62,7 +64,7 @@ async def test_a_completion_answers_in_the_interface_shape_with_a_claim_signed_f
     assert body["transaction"]["claimRef"] == claim_ref_for("completion", body["completionId"])
     assert body["transaction"]["amount"] == str(G + G // 2)
     assert body["transaction"]["recipient"].lower() == wallet
-    chain = app.extensions["adnet"].extras["chain"]
+    chain = app.extensions["adnet"].chain
     assert body["transaction"]["token"].lower() == chain.gs_address
     assert body["transaction"]["deadline"] == str(int(clock.now().timestamp()) + 7 * 24 * 3600)
     typed = claim_typed_data(chain_id=chain.chain_id, vault=chain.vault_address, recipient=wallet,

@@ -13,7 +13,7 @@ from adnet.chain.contracts import token_artifact
 from adnet.chain.service import http_web3
 from adnet.chain.transact import TransactionReverted, send_transaction
 from adnet.demo import TRANSFER_TOPIC
-from adnet.models import Completion, TaskKind
+from adnet.tasks.models import Completion, TaskKind
 from tests.api.test_tasks import complete, nothing_recorded
 from tests.chain.conftest import free_port
 from tests.chain.helpers import mine, user
@@ -24,7 +24,7 @@ APPROVAL_TOPIC = "0x" + AsyncWeb3.keccak(text="Approval(address,address,uint256)
 
 @pytest.fixture
 def chain(app) -> ChainClient:
-    return app.extensions["adnet"].extras["chain"]
+    return app.extensions["adnet"].chain
 
 
 async def transfer(chain: ChainClient, sender_index: int = 1, *, symbol: str = "G$", amount: int = G, **tx) -> str:
@@ -120,18 +120,18 @@ async def test_a_transaction_counts_once_across_all_tasks(client, chain):
 
 async def test_an_unreachable_chain_is_503_and_records_nothing(client, app):
     """The chain's node does not answer: the proof cannot be checked, so nothing is written."""
-    extras = app.extensions["adnet"].extras
-    embedded: ChainClient = extras["chain"]
+    services = app.extensions["adnet"]
+    embedded: ChainClient = services.chain
     task = await event_task(embedded)
     tx_hash = await transfer(embedded)
     await mine(embedded)
     gone = ChainClient(http_web3(f"http://127.0.0.1:{free_port()}"), embedded.deployment, signer=embedded.signer,
                        claim_deadline_seconds=embedded.claim_deadline_seconds, confirmations=1)
-    extras["chain"] = gone
+    services.chain = gone
     try:
         status, body = await complete(client, task, user(1).address, txHash=tx_hash)
     finally:
-        extras["chain"] = embedded
+        services.chain = embedded
         await gone.close()
     assert (status, body["error"], body["retryAfter"]) == (503, "chain_unavailable", 10)
     await nothing_recorded()

@@ -11,7 +11,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from adnet.chain.transact import send_transaction
-from adnet.models import Completion, TaskAttempt, TaskKind, TaskMessageNonce
+from adnet.tasks.models import Completion, TaskAttempt, TaskKind, TaskMessageNonce
 from tests.api.test_auth import OWNED_WALLET_BYTECODE
 from tests.api.test_tasks import complete, nothing_recorded, visited_and_completed
 from tests.chain.helpers import user
@@ -168,7 +168,7 @@ async def test_a_signed_message_counts_once_and_expires(client, clock):
 
 async def test_a_contract_wallet_signs_through_eip_1271(client, app):
     task = await sign_task()
-    chain = app.extensions["adnet"].extras["chain"]
+    chain = app.extensions["adnet"].chain
     owner, stranger = Account.create(), Account.create()
     constructor_arg = bytes(12) + bytes.fromhex(owner.address[2:])
     receipt = await send_transaction(chain.w3, user(1), {"data": "0x" + OWNED_WALLET_BYTECODE + constructor_arg.hex()})

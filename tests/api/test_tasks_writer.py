@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
-from adnet import ledger
-from adnet.models import Claim, Completion, LedgerTransaction, TaskAttempt, TaskKind
-from adnet.tasks.completion import completion_writer
+from adnet.money import ledger
+from adnet.money.models import Claim, LedgerTransaction
+from adnet.tasks.models import Completion, TaskAttempt, TaskKind
 from tests.api.test_tasks import complete
 from tests.api.test_tasks_verifiers import QUIZ
 from tests.factories import G, make_task, wallet_address
 
 
 async def test_the_app_writes_completions_through_its_running_writer(app):
-    writer = completion_writer(app.extensions["adnet"])
+    writer = app.extensions["adnet"].completions
     assert writer is not None and writer.committer.running
 
 

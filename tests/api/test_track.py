@@ -8,12 +8,18 @@ from decimal import Decimal
 
 import aiosqlite
 import pytest
+from quart import current_app
 from tortoise import connections
 
-from adnet import ledger, serving, statements, tracking
-from adnet.models import DedupKey, LedgerTransaction, SiteDailyStat, TrackingEvent
-from adnet.tracking_tokens import issue_token
+from adnet.db import sql as statements
+from adnet.delivery import tracking
+from adnet.delivery.models import DedupKey, SiteDailyStat, TrackingEvent
+from adnet.delivery.tokens import issue_token
+from adnet.money import ledger
+from adnet.money.models import LedgerTransaction
+from adnet.reporting import traffic
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
+from tests.conftest import rebuild_index
 from tests.factories import G, make_campaign, make_creative, make_site
 from tests.sql import recorded_statements
 
@@ -26,7 +32,7 @@ async def setup_ad(**campaign_fields):
     site = await make_site()
     campaign = await make_campaign(**{"cpm": CPM, "cpc": CPC, **campaign_fields})
     creative = await make_creative(campaign)
-    await serving.refresh()
+    await rebuild_index(current_app)
     return site, campaign, creative
 
 
@@ -124,7 +130,7 @@ async def test_type_and_campaign_are_part_of_the_key(client, clock):
     site, _, _ = await setup_ad()
     other_campaign = await make_campaign(cpm=CPM, cpc=CPC)
     await make_creative(other_campaign)
-    await serving.refresh()
+    await rebuild_index(client.app)
     ad = await served_and_seen(client, clock, site)
     assert (await post(client, event_body(ad, site)))[0].status_code == 201
     assert (await post(client, event_body(ad, site, type="CLICK")))[0].status_code == 201
@@ -149,7 +155,7 @@ async def test_200_identical_events_at_once_record_and_bill_exactly_one(client, 
 
 
 async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch):
-    """A batch's dedup keys, events, billing and counters are one program of statements (adnet.statements): on
+    """A batch's dedup keys, events, billing and counters are one program of statements (adnet.db.sql): on
     SQLite one trip to the database's thread between the transaction's beginning and its commit."""
     site, campaign, _ = await setup_ad()
     ads = [await serve_ad(client, site) for _ in range(10)]
@@ -157,7 +163,7 @@ async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch
     clock.advance(seconds=2)
     await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
                            for n, ad in enumerate(ads)))
-    tracker = app.extensions["adnet"].extras["tracking"]
+    tracker = app.extensions["adnet"].tracker
     commit, batches = tracker.committer._commit, []
     original = aiosqlite.Connection._execute
 
@@ -278,8 +284,8 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     await refused(event_body(poor_ad, poor_site, fingerprint=fingerprint()), "budget_exhausted")
     await refused(event_body(poor_ad, poor_site, fingerprint=fingerprint(), type="CLICK"), "click_not_priced")
 
-    assert await tracking.refusal_counts() == seen
-    assert await tracking.refusal_counts(site_id=poor_site.id) == {"budget_exhausted": 1, "click_not_priced": 1}
+    assert await traffic.refusal_counts() == seen
+    assert await traffic.refusal_counts(site_id=poor_site.id) == {"budget_exhausted": 1, "click_not_priced": 1}
     assert set(seen) | {"rate_limited_fingerprint", "rate_limited_ip"} == set(tracking.REASONS)
 
 
@@ -287,8 +293,8 @@ async def test_rate_limits_per_fingerprint_and_per_ip(client, clock, monkeypatch
     site, _, _ = await setup_ad()
     leaderboard_campaign = await make_campaign(cpm=CPM, cpc=CPC)
     await make_creative(leaderboard_campaign, width=728, height=90)
-    await serving.refresh()
-    limits = tracking.tracker(client.app.extensions["adnet"])
+    await rebuild_index(client.app)
+    limits = client.app.extensions["adnet"].tracker
     monkeypatch.setattr(limits.by_fingerprint, "limit", 2)
     monkeypatch.setattr(limits.by_ip, "limit", 4)
     first, other, second = [await serve_ad(client, site, size=size) for size in ("300x250", "728x90", "300x250")]
@@ -333,7 +339,7 @@ async def test_events_for_an_ad_no_longer_served_are_still_recorded(client, cloc
     ad = await served_and_seen(client, clock, site)
     campaign.status = "paused"
     await campaign.save()
-    await serving.refresh()
+    await rebuild_index(client.app)
     response, body = await post(client, event_body(ad, site))
     assert response.status_code == 201 and body["billable"] is True
 
@@ -417,8 +423,8 @@ async def test_forwarded_for_is_ignored_without_a_trusted_proxy(client, clock):
 
 async def test_tokens_of_the_previous_secret_still_bill_after_rotation(app, client, clock):
     old_secret = "the-secret-before-rotation-" + "q" * 32
-    runtime = app.extensions["adnet"]
-    runtime.settings = replace(runtime.settings, tracking_secret_previous=old_secret)
+    tracker = app.extensions["adnet"].tracker
+    tracker.settings = replace(tracker.settings, tracking_secret_previous=old_secret)
     site, campaign, creative = await setup_ad()
 
     def signed_with(secret: str, nonce: int) -> dict:

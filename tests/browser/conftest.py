@@ -35,16 +35,19 @@ import uvicorn
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Playwright, expect, sync_playwright
+from quart import current_app
 from web3 import HTTPProvider, Web3
 
-from adnet import db, serving, tracking
 from adnet.app import create_app
-from adnet.chain.devchain import dev_accounts
-from adnet.clock import Clock
+from adnet.campaigns.models import Campaign, CampaignStatus
+from adnet.chain.client import ChainClient
+from adnet.core.clock import Clock
+from adnet.core.ids import new_id
+from adnet.core.wallets import dev_accounts
+from adnet.db import migrations
 from adnet.demo import create_demo
-from adnet.ids import new_id
-from adnet.models import Campaign, CampaignStatus
-from tests.conftest import make_settings
+from adnet.services import Services
+from tests.conftest import make_settings, rebuild_index
 
 T = TypeVar("T")
 CHROMIUM = "/usr/bin/chromium"
@@ -91,12 +94,12 @@ class LiveServer:
         return asyncio.run_coroutine_threadsafe(in_app(), self.loop).result(CALL_TIMEOUT)
 
     @property
-    def runtime(self) -> Any:
+    def services(self) -> Services:
         return self.app.extensions["adnet"]
 
     @property
-    def chain(self) -> Any:
-        return self.runtime.extras["chain"]
+    def chain(self) -> ChainClient:
+        return self.services.chain
 
 
 def free_socket() -> socket.socket:
@@ -123,7 +126,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     failure: list[BaseException] = []
 
     async def serve() -> None:
-        await db.migrate(database_url)
+        await migrations.migrate(database_url)
         await uvicorn_server.serve(sockets=[sock])
 
     def run() -> None:
@@ -145,24 +148,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = LiveServer(url=f"http://127.0.0.1:{port}", app=app, loop=loop, clock=clock)
 
     async def prepare() -> dict[str, Any]:
-        runtime = app.extensions["adnet"]
-        # Idempotent: the app's own start-up may already run them.
-        await serving.start(runtime)
-        await tracking.start(runtime)
-        summary = await create_demo(settings, runtime.extras["chain"].deployment, now=clock.now())
-        await serving.refresh()
+        summary = await create_demo(settings, live.services.chain.deployment, now=clock.now())
+        await rebuild_index(app)
         return summary
 
     live.demo = live.call(prepare)
-    async def release() -> None:
-        runtime = app.extensions["adnet"]
-        await tracking.stop(runtime)
-        await serving.stop(runtime)
-
     try:
         yield live
     finally:
-        live.call(release)
         uvicorn_server.should_exit = True
         thread.join(30)
         sock.close()
@@ -186,7 +179,7 @@ def live_campaigns(server: LiveServer) -> Iterator[Callable[..., list[str]]]:
 async def _set_statuses(statuses: dict[str, CampaignStatus]) -> None:
     for campaign_id, status in statuses.items():
         await Campaign.filter(id=campaign_id).update(status=status)
-    await serving.refresh()
+    await rebuild_index(current_app)
 
 
 @pytest.fixture(scope="package")

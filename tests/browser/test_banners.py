@@ -9,12 +9,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from quart import current_app
 from tortoise.transactions import in_transaction
 
-from adnet import ledger, serving
-from adnet.ids import new_id
-from adnet.models import EventType, TrackingEvent
+from adnet.core.ids import new_id
+from adnet.delivery.models import EventType, TrackingEvent
+from adnet.money import ledger
 from tests.browser.conftest import LiveServer, PublisherSite, Visitor, publisher_page
+from tests.conftest import rebuild_index
 
 ARTICLE_SLOT = '<div id="ad" data-adnet-slot data-kind="BANNER" data-size="300x250" data-placement="article"></div>'
 TASKS_SLOT = ('<div id="ad" data-adnet-slot data-kind="BANNER" data-size="300x250" data-placement="article" '
@@ -205,5 +207,5 @@ async def move_budget(campaign_id: str, *, now: Any, to_zero: bool = False, amou
         sign = -1 if to_zero else 1
         legs = [(account, sign * amount), (ledger.external("G$"), -sign * amount)]
         await ledger.book("test_budget", new_id("ltx"), legs, now=now, memo="browser test: budget taken and given back")
-    await serving.refresh()
+    await rebuild_index(current_app)
     return amount

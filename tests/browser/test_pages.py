@@ -7,10 +7,9 @@ import dataclasses
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from adnet.app import create_app
-from adnet.embed import SDK_PATH, sdk_version
+from adnet.delivery.sdk import sdk_path, sdk_version
 from tests.browser.conftest import LiveServer, PublisherSite, Visitor, free_socket, publisher_page
 
 SLOTS = ("slot-leaderboard", "slot-tasks", "slot-mobile", "slot-poll", "slot-feedback", "slot-survey", "slot-mixed")
@@ -68,7 +67,7 @@ def test_the_sdk_has_a_versioned_url_cached_for_a_year(server: LiveServer) -> No
         body = response.read()
         headers = response.headers
 
-    assert body == Path(SDK_PATH).read_bytes()
+    assert body == sdk_path().read_bytes()
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert headers["Content-Type"].startswith("text/javascript")
     assert len(body) < 40_000
@@ -89,7 +88,7 @@ def test_an_older_sdk_url_redirects_to_the_current_version(server: LiveServer) -
 
 
 def test_the_demo_page_does_not_exist_in_production(server: LiveServer) -> None:
-    settings = dataclasses.replace(server.runtime.settings, env="production")
+    settings = dataclasses.replace(server.services.settings, env="production")
 
     async def get_demo() -> int:
         response = await create_app(settings).test_client().get("/demo")

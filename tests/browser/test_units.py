@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adnet.models import Interaction, SessionStatus, SurveySession
+from adnet.interactions.models import Interaction, SessionStatus, SurveySession
 from tests.browser.conftest import LiveServer, Visitor
 
 

@@ -25,10 +25,10 @@ from eth_account import Account
 
 from adnet.chain.client import ChainClient
 from adnet.chain.deploy import Deployment, deploy_development
-from adnet.chain.devchain import dev_accounts
 from adnet.chain.service import http_web3
-from adnet.clock import FrozenClock
 from adnet.config import Settings
+from adnet.core.clock import FrozenClock
+from adnet.core.wallets import dev_accounts
 from tests.conftest import TEST_SIGNER_KEY
 
 ANVIL_DIR = Path(__file__).parent / "anvil"
@@ -126,7 +126,7 @@ async def chain(app, chain_kind: str, settings: Settings, request: pytest.Fixtur
     """A chain client with the vault and both tokens deployed, the vault and development accounts 1-4 funded,
     signing with the test settings' signer; every test starts from the same chain state."""
     if chain_kind == "embedded":
-        yield app.extensions["adnet"].extras["chain"]
+        yield app.extensions["adnet"].chain
         return
     url = request.getfixturevalue("anvil_url")
     deployment = request.getfixturevalue("anvil_deployment")

@@ -11,17 +11,23 @@ from tortoise.transactions import in_transaction
 from web3.exceptions import ContractLogicError
 from web3.types import TxReceipt
 
-from adnet import ledger
 from adnet.chain.client import ChainClient
 from adnet.chain.contracts import error_name
-from adnet.chain.devchain import dev_accounts
 from adnet.chain.transact import send_transaction
-from adnet.claims import claim_ref_for, issue_claim
-from adnet.ids import new_id
-from adnet.models import Claim, ClaimPurpose
+from adnet.chain.watcher import Watcher
+from adnet.core.ids import new_id
+from adnet.core.wallets import dev_accounts
+from adnet.money import ledger, vault_events
+from adnet.money.claims import claim_ref_for, issue_claim
+from adnet.money.models import Claim, ClaimPurpose
 from tests.factories import fund
 
 G = 10**18
+
+
+def watcher(chain: ChainClient, clock) -> Watcher:
+    """A watcher of ``chain`` that books vault events as the app's does, at the test clock's time."""
+    return Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
 
 
 def user(index: int) -> LocalAccount:

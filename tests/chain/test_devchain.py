@@ -20,9 +20,10 @@ from web3 import AsyncWeb3
 
 from adnet.chain import devserver
 from adnet.chain.binding import ChainMismatch
-from adnet.chain.devchain import DEV_CHAIN_ID, DevChain, InProcessProvider, dev_accounts
+from adnet.chain.devchain import DEV_CHAIN_ID, DevChain, InProcessProvider
+from adnet.chain.models import ChainBinding
 from adnet.chain.service import connect
-from adnet.models import ChainBinding
+from adnet.core.wallets import dev_accounts
 from tests.chain.helpers import G
 from tests.conftest import make_settings
 
@@ -62,7 +63,7 @@ async def test_time_moves_as_on_anvil():
 
 async def test_dev_rpc_relays_what_a_wallet_needs_and_nothing_else(client, app):
     answer = await client.post("/dev/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []})
-    assert (await answer.get_json())["result"] == hex(app.extensions["adnet"].extras["chain"].chain_id)
+    assert (await answer.get_json())["result"] == hex(app.extensions["adnet"].chain.chain_id)
     batch = await client.post("/dev/rpc", json=[
         {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []},
         {"jsonrpc": "2.0", "id": 2, "method": "eth_sendTransaction", "params": [{"from": dev_accounts()[0].address}]},
@@ -86,7 +87,7 @@ async def test_dev_rpc_does_not_exist_in_production(database_url, tmp_path):
 
 async def test_health_reports_the_chain(client, app):
     body = await (await client.get("/healthz")).get_json()
-    chain = app.extensions["adnet"].extras["chain"]
+    chain = app.extensions["adnet"].chain
     assert body["chain"]["status"] == "ok"
     assert body["chain"]["chainId"] == chain.chain_id
     assert body["chain"]["blockNumber"] == await chain.block_number()

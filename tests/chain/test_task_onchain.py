@@ -11,17 +11,17 @@ import pytest
 from hexbytes import HexBytes
 from web3 import AsyncWeb3
 
-from adnet import ledger
 from adnet.chain.client import ChainClient
 from adnet.chain.contracts import token_artifact
 from adnet.chain.transact import send_transaction
-from adnet.chain.watcher import Watcher
+from adnet.core.amounts import UNIT
 from adnet.demo import TRANSFER_TOPIC
-from adnet.models import Claim, ClaimStatus, TaskKind
-from adnet.money import UNIT
+from adnet.money import claims, ledger
+from adnet.money.models import Claim, ClaimStatus
+from adnet.tasks.models import TaskKind
 from tests.api.test_tasks import complete
 from tests.chain.conftest import ON_BOTH_CHAINS
-from tests.chain.helpers import G, advance_chain_time, mine, revert_reason, user
+from tests.chain.helpers import G, advance_chain_time, mine, revert_reason, user, watcher
 from tests.factories import make_task
 
 pytestmark = ON_BOTH_CHAINS
@@ -30,11 +30,11 @@ pytestmark = ON_BOTH_CHAINS
 @pytest.fixture
 def app_chain(app, chain: ChainClient) -> Iterator[ChainClient]:
     """The app completes tasks and signs claims on the chain under test."""
-    extras = app.extensions["adnet"].extras
-    original = extras["chain"]
-    extras["chain"] = chain
+    services = app.extensions["adnet"]
+    original = services.chain
+    services.chain = chain
     yield chain
-    extras["chain"] = original
+    services.chain = original
 
 
 async def transfer_from(chain: ChainClient, index: int) -> str:
@@ -75,7 +75,7 @@ async def test_an_onchain_task_pays_through_the_vault_exactly_once(client, app_c
     claim = await Claim.get(claim_ref=body["transaction"]["claimRef"])
     assert claim.status == ClaimStatus.ISSUED
     await mine(chain, chain.confirmations)
-    assert (await Watcher(chain, clock=clock).run_once()).claims_redeemed == 1
+    assert (await watcher(chain, clock).run_once()).claims_redeemed == 1
     await claim.refresh_from_db()
     assert (claim.status, claim.redeemed_tx) == (ClaimStatus.REDEEMED, receipt["transactionHash"].to_0x_hex())
     response = await client.get("/api/tasks/status", query_string={"wallet": wallet})
@@ -110,7 +110,7 @@ async def test_an_unredeemed_claim_expires_back_into_the_pool(client, app_chain,
 
     await advance_chain_time(chain, chain.claim_deadline_seconds + 60)
     await mine(chain, chain.confirmations)
-    assert (await Watcher(chain, clock=clock).run_once()).claims_expired == 1
+    assert await claims.release_expired(chain) == 1
     assert await ledger.balance(ledger.task_pool(task.id)) == 2 * G
     assert (await Claim.get(claim_ref=body["transaction"]["claimRef"])).status == ClaimStatus.EXPIRED
     assert await revert_reason(redeem_payload(chain, body["transaction"])) == "ClaimExpired"

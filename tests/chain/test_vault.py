@@ -10,7 +10,7 @@ from eth_utils import keccak, to_checksum_address
 from hexbytes import HexBytes
 
 from adnet.chain.client import ChainClient
-from adnet.claims import claim_digest, claim_typed_data
+from adnet.money.claims import claim_digest, claim_typed_data
 from tests.chain.conftest import ON_BOTH_CHAINS
 from tests.chain.helpers import (
     DIGEST_VECTOR,

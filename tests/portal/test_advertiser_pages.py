@@ -13,12 +13,17 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from eth_account import Account
 
-from adnet import advertisers, ledger, operators, serving
+from adnet.accounts import advertisers
+from adnet.accounts.models import Advertiser
+from adnet.campaigns import review as operators
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.chain.transact import send_transaction
-from adnet.ids import new_id
-from adnet.models import Advertiser, Campaign, CampaignStatus, Creative, CreativeStatus, Deposit, Task, Withdrawal
+from adnet.core.ids import new_id
+from adnet.money import ledger
+from adnet.money.models import Deposit, Withdrawal
+from adnet.tasks.models import Task
 from tests.chain.helpers import user
-from tests.conftest import make_settings
+from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
 from tests.portal.conftest import Publisher, portal_sign_in
 
@@ -36,7 +41,6 @@ def settings(database_url, tmp_path):
     return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address)
 
 
-pytestmark = pytest.mark.usefixtures("ad_services")
 
 
 async def registered(client, account) -> Publisher:
@@ -337,7 +341,7 @@ async def test_a_withdrawal_debits_the_available_balance_and_shows_its_claim(adv
     assert "<caption>Withdrawals</caption>" in home and "No money has moved yet." not in home
     assert f'hx-get="/portal/advertise/withdrawals/{withdrawal.id}" hx-target="#withdraw-progress">Redeem</a>' in home
     receipt = await send_transaction(chain.w3, advertiser.account, redeem)
-    await app.extensions["adnet"].extras["chain_watcher"].run_once()
+    await app.extensions["adnet"].watcher.run_once()
     status = await advertiser.get(f"/portal/advertise/withdrawals/{withdrawal.id}?tx="
                                   f"{receipt['transactionHash'].to_0x_hex()}", htmx=True)
     assert 'data-state="redeemed"' in await text(status) and status.headers["HX-Trigger"] == "balance-changed"
@@ -364,7 +368,7 @@ async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser,
     await advertiser.post(f"{base}/allocate", {"amount": "50"})
     await advertiser.post(f"{base}/submit")
     await operators.approve_campaign(OPERATOR.address.lower(), campaign.id, clock.now())
-    await serving.refresh()
+    await rebuild_index(client.app)
     served = await (await client.get("/api/serve", query_string={"siteId": site.id})).get_json()
     clock.advance(seconds=2)
     tracked = await client.post("/api/track", json={

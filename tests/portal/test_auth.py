@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adnet.models import Session
+from adnet.accounts.models import Session
 from tests.auth_helpers import sign
 from tests.chain.helpers import user
 from tests.portal.conftest import HTMX, csrf_of, portal_sign_in

@@ -9,12 +9,12 @@ import re
 
 import pytest
 
-from adnet import ledger
 from adnet.chain.transact import send_transaction
-from adnet.deposits import account_ref_for_site
-from adnet.models import Claim, Deposit, Exchange, Withdrawal, WithdrawalStatus
-from adnet.money import to_decimal_string
-from adnet.payouts import convert
+from adnet.core.amounts import Token, to_decimal_string
+from adnet.money import ledger
+from adnet.money.exchanges import convert
+from adnet.money.holders import account_ref
+from adnet.money.models import Claim, Deposit, Exchange, Withdrawal, WithdrawalStatus
 from tests.factories import G, fund, make_publisher, make_site
 
 
@@ -78,7 +78,7 @@ async def test_a_top_up_refusal_is_shown_beside_the_form(publisher, site, chain)
     other_sites_ref = await make_site(await site.publisher)
     await send_transaction(chain.w3, publisher.account, chain.build_approve_tx(publisher.wallet, "G$", G))
     receipt = await send_transaction(chain.w3, publisher.account, chain.build_deposit_tx(
-        publisher.wallet, "G$", G, account_ref_for_site(other_sites_ref.id)))
+        publisher.wallet, "G$", G, account_ref(other_sites_ref.id)))
     wrong = await publisher.post(f"/portal/sites/{site.id}/topup",
                                  {"txHash": receipt["transactionHash"].to_0x_hex()})
     assert wrong.status_code == 400
@@ -108,7 +108,7 @@ async def test_a_withdrawal_debits_at_once_and_follows_the_chain_to_redeemed(pub
     assert 'data-state="issued"' in mined and "mined; waiting for adnet" in mined and 'hx-trigger="every 2s"' in mined
     # The page never marks a withdrawal redeemed on the browser's word: only the watcher does, from the chain.
     assert (await Withdrawal.get(id=withdrawal.id)).status == WithdrawalStatus.ISSUED
-    await app.extensions["adnet"].extras["chain_watcher"].run_once()
+    await app.extensions["adnet"].watcher.run_once()
     redeemed = await publisher.get(status_path, htmx=True)
     body = await redeemed.get_data(as_text=True)
     assert 'data-state="redeemed"' in body and "hx-trigger" not in body
@@ -154,7 +154,7 @@ async def test_refused_withdrawals_are_shown_inline_and_change_nothing(publisher
 async def test_the_exchange_preview_and_the_exchange_give_the_same_exact_amounts(publisher, site, chain):
     await fund(ledger.site(site.id, "SOV"), 5 * G)
     rate = await chain.rate()
-    expected = convert(2 * G + 1, "SOV", rate)
+    expected = convert(2 * G + 1, Token.SOV, rate)
     preview = await publisher.post(f"/portal/sites/{site.id}/exchange/preview",
                                    {"from": "SOV", "amount": "2.000000000000000001"}, htmx=True)
     html = await preview.get_data(as_text=True)
@@ -170,7 +170,7 @@ async def test_the_exchange_preview_and_the_exchange_give_the_same_exact_amounts
     back = await publisher.post(f"/portal/sites/{site.id}/exchange", {"from": "G$", "amount": "1"})
     assert back.status_code == 303
     assert await ledger.balance(ledger.site(site.id)) == expected - G
-    assert await ledger.balance(ledger.site(site.id, "SOV")) == 3 * G - 1 + convert(G, "G$", rate)
+    assert await ledger.balance(ledger.site(site.id, "SOV")) == 3 * G - 1 + convert(G, Token.GS, rate)
 
 
 async def test_refused_exchanges_are_shown_inline_and_change_nothing(publisher, site):

@@ -9,10 +9,12 @@ from decimal import Decimal
 
 from tortoise.transactions import in_transaction
 
-from adnet import ledger
-from adnet.ids import new_id
-from adnet.models import EventType, Interaction, SiteDailyStat, TaskKind, TrackingEvent
+from adnet.core.ids import new_id
+from adnet.delivery.models import EventType, SiteDailyStat, TrackingEvent
+from adnet.interactions.models import Interaction
+from adnet.money import ledger
 from adnet.tasks.config import config_json
+from adnet.tasks.models import TaskKind
 from tests.factories import G, make_campaign, make_creative, make_publisher, make_site, make_task
 
 

@@ -11,9 +11,10 @@ import pytest
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
-from adnet import ledger, operators
-from adnet.ids import new_id
-from adnet.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.core.ids import new_id
+from adnet.money import ledger
+from adnet.money.rate import vault_rate
 from tests.chain.helpers import user
 from tests.conftest import make_settings
 from tests.factories import EPOCH, G, make_advertiser, make_campaign, make_creative
@@ -144,11 +145,11 @@ async def test_the_rate_is_set_on_the_embedded_chain_or_prepared_for_the_owner(o
     prepared = await operator.post("/portal/operator/rate", {"rate": "3.5"}, htmx=True)
     html = await text(prepared)
     assert "Send this transaction from the vault" in html and chain.vault_address in html.lower()
-    before, _ = await operators.current_rate(chain)
+    before = (await vault_rate(chain)).rate
     assert before != 7 * G // 2
     sent = await operator.post("/portal/operator/rate", {"rate": "3.5", "send": "1"}, htmx=True)
     assert "Rate set to 3.5 G$ per SOV by transaction" in await text(sent)
-    assert (await operators.current_rate(chain))[0] == 7 * G // 2
+    assert (await vault_rate(chain)).rate == 7 * G // 2
 
 
 async def test_platform_revenue_comes_from_the_ledger(operator, clock):
@@ -164,7 +165,7 @@ async def test_platform_revenue_comes_from_the_ledger(operator, clock):
 
 async def test_every_operator_form_needs_the_csrf_token(operator, chain, clock):
     campaign, creative = await in_review(clock)
-    rate, _ = await operators.current_rate(chain)
+    rate = (await vault_rate(chain)).rate
     for path, form in ((f"/portal/operator/campaigns/{campaign.id}/approve", {}),
                        (f"/portal/operator/campaigns/{campaign.id}/reject", {"reason": "No"}),
                        (f"/portal/operator/creatives/{creative.id}/approve", {}),
@@ -175,4 +176,4 @@ async def test_every_operator_form_needs_the_csrf_token(operator, chain, clock):
             assert response.status_code == 403 and "csrf_failed" in await text(response), (path, htmx)
     assert (await Campaign.get(id=campaign.id)).status == CampaignStatus.REVIEW
     assert (await Creative.get(id=creative.id)).status == CreativeStatus.REVIEW
-    assert (await operators.current_rate(chain))[0] == rate
+    assert (await vault_rate(chain)).rate == rate

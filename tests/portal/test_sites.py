@@ -3,7 +3,7 @@ embed snippets, and other wallets' sites refused."""
 
 from __future__ import annotations
 
-from adnet.models import Publisher, Site
+from adnet.accounts.models import Publisher, Site
 from tests.factories import make_publisher, make_site
 from tests.portal.conftest import csrf_of
 

@@ -5,7 +5,7 @@ The server runs in development mode on a fresh data directory, so it starts its 
 (which outlives a SIGKILL of the server, as a node would). The database is a SQLite file there, or, when
 ``ADNET_TEST_DATABASE_URL`` names a PostgreSQL database, a database of that server named ``<name>_reliability``.
 Every server runs two workers. Rate limits are set far above the load the suites make; the limits themselves are
-tested in ``tests/test_rate_limits.py``.
+tested in ``tests/api/test_rate_limits.py``.
 
 Size: ``ADNET_RELIABILITY=full`` (``make reliability``) runs every suite at full size; by default (``make test``,
 CI) the same suites run reduced, within a few minutes in all.
@@ -35,14 +35,14 @@ import pytest
 from eth_account.signers.local import LocalAccount
 from tortoise import Tortoise, connections
 
-from adnet import db
 from adnet.chain import devserver
 from adnet.chain import service as chain_service
-from adnet.chain.devchain import dev_accounts
-from adnet.clock import Clock
 from adnet.config import load_settings
-from adnet.db import recreate_postgres
-from adnet.deposits import account_ref_for_site
+from adnet.core.clock import Clock
+from adnet.core.wallets import dev_accounts
+from adnet.db import config as db
+from adnet.db.config import recreate_postgres
+from adnet.money.holders import account_ref
 from tests.auth_helpers import sign, siwe_message
 from tests.chain.helpers import deposit
 
@@ -361,7 +361,7 @@ async def deposit_to_site(server: AdnetServer, amount: int) -> str:
     development chain (call inside ``books``); its transaction hash."""
     connection = await chain_service.connect(load_settings(server.env), clock=Clock())
     try:
-        receipt = await deposit(connection.client, account(2), amount, account_ref_for_site(server.site_id))
+        receipt = await deposit(connection.client, account(2), amount, account_ref(server.site_id))
     finally:
         await connection.close()
     return receipt["transactionHash"].to_0x_hex()

@@ -13,8 +13,11 @@ from decimal import Decimal
 
 import pytest
 
-from adnet import ledger
-from adnet.models import Campaign, Claim, Completion, Task, TaskKind, TrackingEvent, Withdrawal
+from adnet.campaigns.models import Campaign
+from adnet.delivery.models import TrackingEvent
+from adnet.money import ledger
+from adnet.money.models import Claim, Withdrawal
+from adnet.tasks.models import Completion, Task, TaskKind
 from tests.auth_helpers import sign
 from tests.reliability.conftest import (
     AdnetServer,

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import httpx
 
-from adnet import ledger
-from adnet.models import Campaign, Deposit, DepositStatus, LedgerTransaction, TrackingEvent
+from adnet.campaigns.models import Campaign
+from adnet.delivery.models import TrackingEvent
+from adnet.money import ledger
+from adnet.money.models import Deposit, DepositStatus, LedgerTransaction
 from tests.reliability.conftest import (
     AdnetServer,
     books,

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from adnet.db import recreate_postgres
+from adnet.db.config import recreate_postgres
 from tests.reliability.conftest import ROOT, run_coroutine, scaled
 
 SECONDS = scaled(ci=40, full=600)

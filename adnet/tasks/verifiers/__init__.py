@@ -5,13 +5,13 @@ returns a ``Verified``: what the completion records (the transaction hash of an 
 across all completions) and what must be used up together with it (a SIGN_MESSAGE nonce, a VISIT_URL visit), which
 the completion does inside its own database transaction, so a proof is consumed only by a completion that commits.
 
-A refused proof raises ``ApiError``; ``ProofRejected`` is the common case, a 400 ``invalid_proof`` with a named
+A refused proof raises a ``DomainError``; ``ProofRejected`` is the common case, an ``invalid_proof`` with a named
 reason (``dwell_too_short``, ``wrong_sender`` ...) that the completion logs.
 """
 
 from __future__ import annotations
 
-from adnet.models import TaskKind
+from adnet.tasks.models import TaskKind
 from adnet.tasks.verifiers import onchain_event, quiz, sign_message, visit_url
 from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified, Verifier
 

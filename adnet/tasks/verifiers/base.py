@@ -8,22 +8,21 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from adnet.chain.client import ChainClient
-from adnet.errors import ApiError
-from adnet.models import Task, TaskKind
+from adnet.core.errors import Invalid, Unavailable, chain_unavailable
+from adnet.tasks.models import Task, TaskKind
 
 
-def chain_unavailable() -> ApiError:
-    """The 503 of a proof that needs the chain while its node does not answer; nothing was recorded."""
-    return ApiError(503, "chain_unavailable", "The chain cannot be reached to check the proof; nothing was changed, "
-                                              "retry later.", retryAfter=10)
-
-
-class ProofRejected(ApiError):
-    """The proof does not show the task was done: 400 ``invalid_proof`` with a named ``reason``."""
+class ProofRejected(Invalid):
+    """The proof does not show the task was done: ``invalid_proof`` with a named ``reason``."""
 
     def __init__(self, reason: str, message: str, *, field: str = "proof") -> None:
-        super().__init__(400, "invalid_proof", message, reason=reason, field=field)
+        super().__init__("invalid_proof", message, field=field, reason=reason)
         self.reason = reason
+
+
+def proof_needs_chain() -> Unavailable:
+    """The refusal of a proof that needs the chain while its node does not answer; nothing was recorded."""
+    return chain_unavailable("The chain cannot be reached to check the proof")
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class Attempt:
 
 @dataclass(frozen=True)
 class Verified:
-    """An accepted proof. ``consume`` runs inside the completion's transaction and raises ApiError when what the
+    """An accepted proof. ``consume`` runs inside the completion's transaction and raises a DomainError when what the
     proof used is gone by then (a nonce used, a visit taken by a concurrent completion)."""
 
     tx_hash: str | None = None
@@ -54,7 +53,7 @@ class Verifier(Protocol):
     kind: TaskKind
 
     async def verify(self, attempt: Attempt) -> Verified:
-        """Accept the proof or raise ApiError. Only a refusal that must stand is written before this returns (a
+        """Accept the proof or raise a DomainError. Only a refusal that must stand is written before this returns (a
         wrong quiz answer); whatever the proof uses up is left to ``Verified.consume``."""
         ...
 

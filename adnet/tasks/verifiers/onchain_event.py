@@ -14,18 +14,18 @@ from typing import Any
 from hexbytes import HexBytes
 
 from adnet.chain.client import ChainUnavailable
-from adnet.errors import ApiError, bad_request, conflict
-from adnet.models import Completion, TaskKind
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.tasks.config import OnchainEventConfig
-from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified, chain_unavailable
+from adnet.tasks.models import Completion, TaskKind
+from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified, proof_needs_chain
 
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 # Roughly one block on the chains adnet runs on: when to ask again for missing confirmations.
 CONFIRMATION_RETRY_SECONDS = 5
 
 
-def tx_already_used() -> ApiError:
-    return conflict("tx_already_used", "This transaction already counted for a completion.")
+def tx_already_used() -> Conflict:
+    return Conflict("tx_already_used", "This transaction already counted for a completion.")
 
 
 class OnchainEventVerifier:
@@ -37,8 +37,8 @@ class OnchainEventVerifier:
         config: OnchainEventConfig = attempt.config
         tx_hash = attempt.proof["txHash"]
         if not isinstance(tx_hash, str) or not _TX_HASH.match(tx_hash):
-            raise bad_request("invalid_tx_hash", "txHash is 0x followed by 64 hexadecimal digits.",
-                              field="proof.txHash")
+            raise Invalid("invalid_tx_hash", "txHash is 0x followed by 64 hexadecimal digits.",
+                          field="proof.txHash")
         tx_hash = tx_hash.lower()
         if await Completion.exists(tx_hash=tx_hash):
             raise tx_already_used()
@@ -46,19 +46,19 @@ class OnchainEventVerifier:
         try:
             receipt = await chain.get_receipt(tx_hash)
             if receipt is None:
-                raise ApiError(404, "transaction_not_found", "No mined transaction has this hash on adnet's chain; "
+                raise NotFound("transaction_not_found", "No mined transaction has this hash on adnet's chain; "
                                                              "if it was just sent, retry once it is mined.")
             _check_receipt(receipt, config, attempt.wallet)
             mined_at = await chain.block_timestamp(int(receipt["blockNumber"]))
             head = await chain.block_number()
         except ChainUnavailable:
-            raise chain_unavailable() from None
+            raise proof_needs_chain() from None
         if mined_at < attempt.task.starts_at.timestamp():
             raise ProofRejected("mined_before_start", "The transaction was mined before the task started.",
                                 field="proof.txHash")
         missing = config.confirmations - (head - int(receipt["blockNumber"]))
         if missing > 0:
-            raise conflict("not_confirmed", f"The transaction needs {missing} more confirmation(s); retry shortly.",
+            raise Conflict("not_confirmed", f"The transaction needs {missing} more confirmation(s); retry shortly.",
                            retryAfter=CONFIRMATION_RETRY_SECONDS * missing)
         return Verified(tx_hash=tx_hash)
 

@@ -5,7 +5,7 @@ most ``maxAttempts`` wrong tries: each try takes a free attempt number of that w
 result is told, so even concurrent guesses never get more than ``maxAttempts`` answers checked. A wrong answer
 keeps its number (written at once, so the refusal stands); a right one takes the lowest free number inside the
 completion's transaction and gives it back there (``hold_free_attempt``), so it adds no write of its own, and a
-wallet without a free number gets 409 ``too_many_attempts`` whatever it answered.
+wallet without a free number gets Conflict ``too_many_attempts`` whatever it answered.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from datetime import datetime
 from tortoise import connections
 from tortoise.exceptions import IntegrityError
 
-from adnet.db import placeholders
-from adnet.errors import ApiError, bad_request, conflict
-from adnet.models import TaskAttempt, TaskKind
+from adnet.core.errors import Conflict, DomainError, Invalid
+from adnet.db.sql import placeholders
 from adnet.tasks.config import QuizConfig
+from adnet.tasks.models import TaskAttempt, TaskKind
 from adnet.tasks.verifiers.base import Attempt, Verified
 
 log = logging.getLogger(__name__)
@@ -42,8 +42,8 @@ class QuizVerifier:
         config: QuizConfig = attempt.config
         answer = attempt.proof["answer"]
         if not isinstance(answer, str) or not answer.strip() or len(answer) > MAX_ANSWER_LENGTH:
-            raise bad_request("invalid_field", f"answer is a text of 1 to {MAX_ANSWER_LENGTH} characters.",
-                              field="proof.answer")
+            raise Invalid("invalid_field", f"answer is a text of 1 to {MAX_ANSWER_LENGTH} characters.",
+                          field="proof.answer")
         task_id, wallet, limit, now = attempt.task.id, attempt.wallet, config.maxAttempts, attempt.now
         if normalize_answer(answer) in {normalize_answer(accepted) for accepted in config.answers}:
             return Verified(consume=lambda: hold_free_attempt(task_id, wallet, limit, now))
@@ -52,13 +52,13 @@ class QuizVerifier:
             raise too_many_attempts(limit)
         slot, used = taken
         log.info("quiz wrong answer task=%s wallet=%s attempt=%d", task_id, wallet, slot.attempt)
-        raise ApiError(400, "wrong_answer", "That answer is not right.", field="proof.answer",
-                       attemptsLeft=max(limit - used, 0))
+        raise Invalid("wrong_answer", "That answer is not right.", field="proof.answer",
+                      attemptsLeft=max(limit - used, 0))
 
 
-def too_many_attempts(limit: int) -> ApiError:
-    """409: the wallet has no try left at this quiz."""
-    return conflict("too_many_attempts", f"This wallet has used its {limit} tries at this quiz.")
+def too_many_attempts(limit: int) -> DomainError:
+    """Conflict: the wallet has no try left at this quiz."""
+    return Conflict("too_many_attempts", f"This wallet has used its {limit} tries at this quiz.")
 
 
 async def hold_free_attempt(task_id: str, wallet: str, limit: int, now: datetime) -> None:
@@ -66,7 +66,7 @@ async def hold_free_attempt(task_id: str, wallet: str, limit: int, now: datetime
 
     One statement picks and inserts the number, so the unique key orders this try against concurrent ones as it
     orders wrong answers (on PostgreSQL a concurrent insert of the same number waits for this transaction; a
-    number taken meanwhile fails the insert and the completion retries). Raises 409 ``too_many_attempts`` when no
+    number taken meanwhile fails the insert and the completion retries). Raises Conflict ``too_many_attempts`` when no
     number is free."""
     connection = connections.get("default")
     marks = placeholders(connection, 5)

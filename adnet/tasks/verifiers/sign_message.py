@@ -15,12 +15,12 @@ from eth_account.messages import defunct_hash_message, encode_defunct
 from eth_keys.exceptions import BadSignature
 from eth_utils.exceptions import ValidationError
 
-from adnet.auth import wallet_signed
 from adnet.chain.client import ChainUnavailable
-from adnet.models import TaskKind
+from adnet.chain.signatures import contract_signed
 from adnet.tasks.config import SignMessageConfig
 from adnet.tasks.messages import open_nonces, render_message, use_nonce
-from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified, chain_unavailable
+from adnet.tasks.models import TaskKind
+from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified, proof_needs_chain
 
 MAX_MESSAGE_LENGTH = 4000
 MAX_SIGNATURE_LENGTH = 2 + 2 * 4096
@@ -48,11 +48,11 @@ class SignMessageVerifier:
                                 field="proof.message")
         if _recover(message, signature) != attempt.wallet:
             try:
-                contract_signed = await wallet_signed(attempt.chain, attempt.wallet,
-                                                      defunct_hash_message(text=message), signature)
+                signed_by_contract = await contract_signed(attempt.chain, attempt.wallet,
+                                                           defunct_hash_message(text=message), signature)
             except ChainUnavailable:
-                raise chain_unavailable() from None
-            if not contract_signed:
+                raise proof_needs_chain() from None
+            if not signed_by_contract:
                 raise ProofRejected("bad_signature", "The signature is not the wallet's signature of the message.",
                                     field="proof.signature")
 

@@ -8,8 +8,8 @@ The completion uses the visit up.
 
 from __future__ import annotations
 
-from adnet.models import TaskKind, TaskVisit
 from adnet.tasks.config import VisitUrlConfig
+from adnet.tasks.models import TaskKind, TaskVisit
 from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified
 
 # A day: longer claims are not dwell times.

@@ -16,10 +16,11 @@ from datetime import UTC, timedelta
 
 import pytest
 from playwright.sync_api import Page, expect
+from quart import current_app
 
-from adnet import serving
-from adnet.models import Campaign, CampaignStatus
+from adnet.campaigns.models import Campaign, CampaignStatus
 from tests.browser.conftest import OPERATOR_INDEX, Console, LiveServer, sign_in_to_portal
+from tests.conftest import rebuild_index
 
 ADVERTISER_INDEX = 7  # a funded development account no other browser test signs in with
 BROWSER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
@@ -49,7 +50,7 @@ def ends_what_it_creates(server: LiveServer) -> Iterator[None]:
 
 async def _end_flow_campaigns() -> None:
     await Campaign.filter(name=CAMPAIGN_NAME).exclude(status=CampaignStatus.ENDED).update(status=CampaignStatus.ENDED)
-    await serving.refresh()
+    await rebuild_index(current_app)
 
 
 def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_it_serves(
@@ -138,7 +139,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     expect(operator_page.locator(f"#review-{campaign_id}")).to_have_count(0)
 
     # Served: the new campaign's creative, with its task attached.
-    server.call(serving.refresh)
+    server.call(lambda: rebuild_index(server.app))
     served = page.request.get(f"{server.url}/api/serve", params={
         "siteId": server.demo["siteId"], "size": "300x250", "attached": "1"}).json()
     assert served["kind"] == "BANNER" and served["ad"]["campaignId"] == campaign_id, served
@@ -171,7 +172,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     page.get_by_role("button", name="End campaign").click()
     expect(page.locator("#campaign")).to_have_attribute("data-status", "ended")
     expect(page.locator("#campaign-available")).to_have_text("39.998 G$")  # 40 less the impression it paid for
-    server.call(serving.refresh)
+    server.call(lambda: rebuild_index(server.app))
     after = page.request.get(f"{server.url}/api/serve", params={"siteId": server.demo["siteId"], "size": "300x250"})
     assert after.json()["kind"] == "NONE"
     for errors in (console, operator_console):

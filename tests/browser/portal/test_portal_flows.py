@@ -17,11 +17,12 @@ from typing import Any
 from playwright.sync_api import expect
 from tortoise.transactions import in_transaction
 
-from adnet import ledger
-from adnet.chain.devchain import dev_accounts
-from adnet.ids import new_id
-from adnet.models import Site, SiteDailyStat
-from adnet.money import to_decimal_string
+from adnet.accounts.models import Site
+from adnet.core.amounts import to_decimal_string
+from adnet.core.ids import new_id
+from adnet.core.wallets import dev_accounts
+from adnet.delivery.models import SiteDailyStat
+from adnet.money import ledger
 from tests.browser.conftest import LiveServer, sign_in_to_portal
 from tests.browser.conftest import TestWallet as Wallet
 
@@ -118,7 +119,7 @@ def test_a_publisher_registers_a_site_tops_up_withdraws_and_exchanges(open_porta
     expect(withdrawal).to_contain_text("redeem sent")
     expect(page.locator("#balance-claimable")).to_have_text("14.5 G$")
     expect(page.locator("#balance-pending")).to_have_text("10.5 G$")
-    server.call(lambda: server.runtime.extras["chain_watcher"].run_once())
+    server.call(lambda: server.services.jobs.run("chain-watcher"))
     expect(withdrawal).to_have_attribute("data-state", "redeemed")
     expect(page.locator("#balance-pending")).to_have_text("0 G$")
 

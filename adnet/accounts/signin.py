@@ -1,0 +1,200 @@
+"""Wallet sign-in (Sign-In with Ethereum, EIP-4361), which opens a session (``adnet.accounts.sessions``).
+
+A wallet proves it is who it says by signing a SIWE message that carries a nonce we issued. The ``siwe`` package
+parses the message and checks its signature, domain, scheme and time window; it leaves the rest to its caller, so
+``sign_in`` checks, before it opens a session:
+
+- the message is at most ``MAX_MESSAGE_LENGTH`` characters and parses as EIP-4361;
+- its scheme and domain are those of ``settings.public_origin``, and its URI lies under that origin;
+- its chain id is the bound chain's;
+- it was issued within ``MAX_ISSUED_AT_SKEW`` of now, carries an expiration no later than ``MAX_MESSAGE_LIFETIME``
+  after issue, and that expiration has not passed (nor is a ``Not Before`` still ahead);
+- the signature is the address's (EIP-191), or the address is a contract that accepts it (EIP-1271, on the chain);
+- the nonce is one we issued, unexpired, and not used: it is consumed by one conditional update, in the same
+  database transaction that creates the session, so a message opens at most one session.
+
+The portal asks the server to write the message for the wallet's address (``sign_in_message``); scripts write
+their own from what ``issue_nonce`` says it must carry.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import string
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from eth_account.messages import defunct_hash_message
+from eth_utils import to_checksum_address
+from siwe import siwe
+from tortoise.transactions import in_transaction
+
+from adnet.accounts.models import AuthNonce, Session
+from adnet.accounts.sessions import SESSION_LIFETIME, token_hash
+from adnet.chain.client import ChainClient, ChainUnavailable
+from adnet.chain.signatures import contract_signed
+from adnet.config import Settings
+from adnet.core.errors import Invalid, Unauthorized, chain_unavailable
+from adnet.core.wallets import InvalidWallet, normalize_wallet
+
+log = logging.getLogger(__name__)
+
+NONCE_LIFETIME = timedelta(minutes=10)
+MAX_ISSUED_AT_SKEW = timedelta(minutes=5)
+MAX_MESSAGE_LIFETIME = timedelta(hours=24)
+MAX_MESSAGE_LENGTH = 2048
+NONCE_LENGTH = 22  # alphanumeric: about 131 bits
+TOKEN_BYTES = 32
+SIGN_IN_STATEMENT = "Sign in to the adnet portal."
+_NONCE_ALPHABET = string.ascii_letters + string.digits
+
+
+@dataclass(frozen=True)
+class NonceGrant:
+    """What the wallet's SIWE message must carry."""
+
+    nonce: str
+    chain_id: int
+    domain: str
+    uri: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """A session just opened: ``token`` is shown once and never stored."""
+
+    wallet: str
+    token: str
+    expires_at: datetime
+
+
+async def issue_nonce(*, settings: Settings, chain_id: int, now: datetime, rng: random.Random) -> NonceGrant:
+    """Issue a single-use nonce, valid ``NONCE_LIFETIME``, and say what the message must name."""
+    nonce = "".join(rng.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
+    expires_at = now + NONCE_LIFETIME
+    await AuthNonce.create(nonce=nonce, created_at=now, expires_at=expires_at)
+    origin = urlsplit(settings.public_origin)
+    return NonceGrant(nonce=nonce, chain_id=chain_id, domain=origin.netloc, uri=settings.public_origin,
+                      expires_at=expires_at)
+
+
+def sign_in_message(grant: NonceGrant, address: Any, now: datetime, path: str = "/portal") -> str:
+    """The EIP-4361 text the wallet ``address`` signs to open a portal session: our origin, the bound chain, the
+    nonce just issued, valid for the longest a session may last. Invalid ``invalid_wallet`` for no address."""
+    try:
+        wallet = normalize_wallet(address)
+    except InvalidWallet as exc:
+        raise Invalid("invalid_wallet", str(exc), field="address") from None
+    origin = urlsplit(grant.uri)
+    return siwe.SiweMessage(
+        scheme=origin.scheme, domain=grant.domain, address=to_checksum_address(wallet), uri=grant.uri + path,
+        version="1", chain_id=grant.chain_id, issued_at=siwe.ISO8601Datetime.from_datetime(now),
+        expiration_time=siwe.ISO8601Datetime.from_datetime(now + MAX_MESSAGE_LIFETIME), nonce=grant.nonce,
+        statement=SIGN_IN_STATEMENT,
+    ).prepare_message()
+
+
+async def sign_in(message: str, signature: str, *, settings: Settings, chain: ChainClient, now: datetime,
+                  rng: random.Random) -> SignedIn:
+    """Verify a signed SIWE message and open a session for its address.
+
+    Raises Invalid ``message_too_long`` / ``invalid_message`` (not an acceptable EIP-4361 message),
+    Unauthorized ``wrong_domain`` / ``wrong_uri`` / ``wrong_chain`` / ``expired`` / ``not_yet_valid`` /
+    ``invalid_signature`` / ``invalid_nonce``, Unavailable ``chain_unavailable`` (a contract wallet could not be asked).
+    Nothing is stored unless the session opens."""
+    parsed = _parse(message)
+    _check_binding(parsed, settings, chain.chain_id)
+    issued_at, expires_at = _check_times(parsed, now)
+    wallet = await _check_signature(parsed, signature, chain, now)
+    session_expires = min(now + SESSION_LIFETIME, expires_at)
+    token = rng.randbytes(TOKEN_BYTES).hex()
+    async with in_transaction():
+        consumed = await AuthNonce.filter(nonce=parsed.nonce, used_at=None, expires_at__gt=now).update(used_at=now)
+        if not consumed:
+            raise Unauthorized("invalid_nonce", "This nonce was not issued by adnet, has expired or was used; "
+                                                 "ask for a new one.", field="message")
+        await Session.create(token_hash=token_hash(token), wallet=wallet, created_at=now, expires_at=session_expires)
+    log.info("signed in wallet=%s issued_at=%s expires_at=%s", wallet, issued_at.isoformat(),
+             session_expires.isoformat())
+    return SignedIn(wallet=wallet, token=token, expires_at=session_expires)
+
+
+def _parse(message: Any) -> siwe.SiweMessage:
+    if not isinstance(message, str):
+        raise Invalid("invalid_message", "message is the signed EIP-4361 text.", field="message")
+    if len(message) > MAX_MESSAGE_LENGTH:
+        raise Invalid("message_too_long", f"A sign-in message is at most {MAX_MESSAGE_LENGTH} characters.",
+                      field="message")
+    try:
+        return siwe.SiweMessage.from_message(message)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError too
+        log.info("unparsable sign-in message error=%s", type(exc).__name__)
+        raise Invalid("invalid_message", "message is not a Sign-In with Ethereum (EIP-4361) message.",
+                      field="message") from None
+
+
+def _check_binding(parsed: siwe.SiweMessage, settings: Settings, chain_id: int) -> None:
+    """Scheme, domain and URI must be our public origin, the chain id the bound chain's."""
+    origin = urlsplit(settings.public_origin)
+    # EIP-4361: a message without a scheme is for https.
+    if (parsed.scheme or "https").lower() != origin.scheme or parsed.domain.lower() != origin.netloc.lower():
+        raise Unauthorized("wrong_domain", f"The message must be for {settings.public_origin}.", field="message")
+    uri = urlsplit(str(parsed.uri))
+    if (uri.scheme.lower(), uri.netloc.lower()) != (origin.scheme, origin.netloc.lower()):
+        raise Unauthorized("wrong_uri", f"The message's URI must lie under {settings.public_origin}.",
+                           field="message")
+    if parsed.chain_id != chain_id:
+        raise Unauthorized("wrong_chain", f"The message must be for chain {chain_id}.", field="message")
+
+
+def _check_times(parsed: siwe.SiweMessage, now: datetime) -> tuple[datetime, datetime]:
+    """Issued within the skew of now, with an expiration at most a day after issue; returns both."""
+    issued_at = _instant(parsed.issued_at, "Issued At")
+    if parsed.not_before is not None:
+        _instant(parsed.not_before, "Not Before")
+    if abs(now - issued_at) > MAX_ISSUED_AT_SKEW:
+        raise Unauthorized("expired", "The message was not issued within the last 5 minutes; sign a fresh one.",
+                           field="message")
+    if parsed.expiration_time is None:
+        raise Invalid("invalid_message", "The message must carry an Expiration Time.", field="message")
+    expires_at = _instant(parsed.expiration_time, "Expiration Time")
+    if expires_at - issued_at > MAX_MESSAGE_LIFETIME:
+        raise Invalid("invalid_message", "The message's Expiration Time is at most 24 hours after Issued At.",
+                      field="message")
+    return issued_at, expires_at
+
+
+def _instant(value: siwe.ISO8601Datetime, name: str) -> datetime:
+    moment = value._datetime
+    if moment.tzinfo is None:
+        raise Invalid("invalid_message", f"{name} must name its time zone (e.g. Z).", field="message")
+    return moment
+
+
+async def _check_signature(parsed: siwe.SiweMessage, signature: Any, chain: ChainClient, now: datetime) -> str:
+    """The message's address, once its signature (EOA, or EIP-1271 contract) and time window are good."""
+    if not isinstance(signature, str) or not signature.startswith("0x") or len(signature) > 2 + 2 * 4096:
+        raise Unauthorized("invalid_signature", "signature is a 0x-hex signature of the message.",
+                           field="signature")
+    try:
+        parsed.verify(signature, timestamp=now)
+    except siwe.ExpiredMessage:
+        raise Unauthorized("expired", "The message has expired; sign a fresh one.", field="message") from None
+    except siwe.NotYetValidMessage:
+        raise Unauthorized("not_yet_valid", "The message is not valid yet (Not Before).", field="message") from None
+    except siwe.InvalidSignature:
+        signable = defunct_hash_message(text=parsed.prepare_message())
+        try:
+            signed_by_contract = await contract_signed(chain, parsed.address, signable, signature)
+        except ChainUnavailable:
+            raise chain_unavailable("The chain cannot be reached to check a contract wallet") from None
+        if not signed_by_contract:
+            raise Unauthorized("invalid_signature", "The signature is not the message's address's.",
+                               field="signature") from None
+    return normalize_wallet(parsed.address)
+
+

@@ -1,0 +1,83 @@
+"""What advertisers buy: campaigns with prices, budgets, dates and targeting, and their creatives."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from tortoise import fields
+from tortoise.models import Model
+
+from adnet.db.fields import identifier, token_amount
+
+if TYPE_CHECKING:
+    from adnet.tasks.models import Task
+
+
+class CampaignStatus(StrEnum):
+    DRAFT = "draft"
+    REVIEW = "review"
+    APPROVED = "approved"
+    PAUSED = "paused"
+    ENDED = "ended"
+    REJECTED = "rejected"
+
+
+class CreativeStatus(StrEnum):
+    REVIEW = "review"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class MediaType(StrEnum):
+    IMAGE = "image"
+    VIDEO = "video"
+
+
+class Campaign(Model):
+    """An advertiser's paid flight. Prices and budget are G$ smallest units, and the remaining budget is the
+    campaign's ledger account, not a column here."""
+
+    id = identifier()
+    advertiser = fields.ForeignKeyField("models.Advertiser", related_name="campaigns", on_delete=fields.RESTRICT)
+    name = fields.CharField(max_length=120)
+    status = fields.CharEnumField(CampaignStatus, max_length=16, default=CampaignStatus.DRAFT)
+    rejection_reason = fields.CharField(max_length=500, default="")
+    starts_at = fields.DatetimeField()
+    ends_at = fields.DatetimeField(null=True)
+    cpm = token_amount(description="price of 1000 billable impressions")
+    cpc = token_amount(description="price of one billable click")
+    budget = token_amount(description="total the advertiser allows this campaign to spend")
+    daily_cap = token_amount(null=True)
+    sizes = fields.JSONField(default=list, description="banner sizes such as 300x250 - empty = any")
+    placements = fields.JSONField(default=list, description="placement labels - empty = any")
+    site_allow = fields.JSONField(default=list, description="site ids - empty = every site")
+    site_deny = fields.JSONField(default=list)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    tasks: fields.ReverseRelation[Task]
+
+    class Meta:
+        table = "campaign"
+        indexes = (("status", "starts_at"),)
+
+
+class Creative(Model):
+    """A banner of a campaign (the spec's ``ad``). An edited creative goes back to review."""
+
+    id = identifier()
+    campaign = fields.ForeignKeyField("models.Campaign", related_name="creatives", on_delete=fields.CASCADE)
+    banner_url = fields.CharField(max_length=2048)
+    target_url = fields.CharField(max_length=2048)
+    description = fields.CharField(max_length=500, default="")
+    media_type = fields.CharEnumField(MediaType, max_length=8, default=MediaType.IMAGE)
+    width = fields.IntField()
+    height = fields.IntField()
+    status = fields.CharEnumField(CreativeStatus, max_length=16, default=CreativeStatus.REVIEW)
+    rejection_reason = fields.CharField(max_length=500, default="")
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "creative"

@@ -1,0 +1,122 @@
+"""Review: what operators (``adnet.accounts.operators``) decide before anything an advertiser wrote is served.
+
+A submitted campaign is reviewed with its creatives and tasks; approving it approves its creatives still in review,
+and it serves from then on (inside its dates, with budget). A creative changed after its campaign was reviewed
+waits in the queue on its own. Rejections carry a reason the advertiser sees. Every decision is a conditional
+update from ``review``, so two operators deciding at once cannot both win.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tortoise.transactions import in_transaction
+
+from adnet.campaigns.campaigns import REVIEWED
+from adnet.campaigns.lifecycle import move
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.views import CampaignView, views
+from adnet.core import changes
+from adnet.core.errors import Conflict, Invalid, NotFound
+from adnet.core.ids import has_prefix
+
+log = logging.getLogger(__name__)
+
+MAX_REASON = 500
+
+
+@dataclass(frozen=True)
+class ReviewQueue:
+    """What waits for an operator: campaigns in review (with creatives and tasks), and creatives changed on
+    reviewed campaigns."""
+
+    campaigns: list[CampaignView]
+    creatives: list[Creative]
+
+
+def reason_of(text: Any) -> str:
+    """A rejection reason: 1 to 500 characters; Invalid otherwise."""
+    if not isinstance(text, str) or not text.strip():
+        raise Invalid("missing_field", "reason: a rejection needs a reason the advertiser can act on",
+                      field="reason")
+    if len(text) > MAX_REASON:
+        raise Invalid("invalid_field", f"reason: at most {MAX_REASON} characters", field="reason")
+    return text.strip()
+
+
+async def review_queue(now: datetime) -> ReviewQueue:
+    """Campaigns in review, oldest first, with their creatives and tasks; then creatives waiting on their own."""
+    pending = await Campaign.filter(status=CampaignStatus.REVIEW).order_by("updated_at", "id")
+    creatives = await Creative.filter(status=CreativeStatus.REVIEW,
+                                      campaign__status__in=list(REVIEWED)).order_by("updated_at", "id")
+    return ReviewQueue(campaigns=await views(pending, now, details=True), creatives=creatives)
+
+
+async def _campaign(campaign_id: Any) -> Campaign:
+    campaign = await Campaign.get_or_none(id=campaign_id) if has_prefix(campaign_id, "cmp") else None
+    if campaign is None:
+        raise NotFound.of("campaign")
+    return campaign
+
+
+async def _creative(creative_id: Any) -> Creative:
+    creative = await Creative.get_or_none(id=creative_id) if has_prefix(creative_id, "ad") else None
+    if creative is None:
+        raise NotFound.of("ad")
+    return creative
+
+
+async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Campaign:
+    """Approve a campaign in review and its creatives in review: it serves from now on, inside its dates and with
+    budget. Conflict ``invalid_transition`` when it is not in review."""
+    campaign = await _campaign(campaign_id)
+    task_count = await campaign.tasks.all().count()
+    async with in_transaction():
+        campaign = await move(campaign, (CampaignStatus.REVIEW,), CampaignStatus.APPROVED, now,
+                                        rejection_reason="")
+        creatives = await Creative.filter(campaign_id=campaign.id, status=CreativeStatus.REVIEW).update(
+            status=CreativeStatus.APPROVED, updated_at=now)
+    changes.announce()
+    log.info("campaign approved campaign=%s operator=%s creatives=%d tasks=%d", campaign.id, operator, creatives,
+             task_count)
+    return campaign
+
+
+async def reject_campaign(operator: str, campaign_id: Any, reason: Any, now: datetime) -> Campaign:
+    """Reject a campaign in review with a reason; its owner may change it and submit it again."""
+    reason = reason_of(reason)
+    campaign = await move(await _campaign(campaign_id), (CampaignStatus.REVIEW,), CampaignStatus.REJECTED,
+                                    now, rejection_reason=reason)
+    log.info("campaign rejected campaign=%s operator=%s", campaign.id, operator)
+    return campaign
+
+
+async def approve_creative(operator: str, creative_id: Any, now: datetime) -> Creative:
+    """Approve a creative waiting on its own (its campaign already reviewed): it serves from now on."""
+    return await _decide_creative(operator, creative_id, CreativeStatus.APPROVED, "", now)
+
+
+async def reject_creative(operator: str, creative_id: Any, reason: Any, now: datetime) -> Creative:
+    """Reject a creative waiting on its own, with a reason; the campaign's other creatives keep serving."""
+    return await _decide_creative(operator, creative_id, CreativeStatus.REJECTED, reason_of(reason), now)
+
+
+async def _decide_creative(operator: str, creative_id: Any, status: CreativeStatus, reason: str,
+                           now: datetime) -> Creative:
+    creative = await _creative(creative_id)
+    decided = await Creative.filter(id=creative.id, status=CreativeStatus.REVIEW,
+                                    campaign__status__in=list(REVIEWED)).update(
+        status=status, rejection_reason=reason, updated_at=now)
+    await creative.refresh_from_db()
+    if not decided:
+        raise Conflict("invalid_transition", "Only a creative in review on an approved or paused campaign is decided "
+                                             "on its own; a campaign in review is decided whole.",
+                       currentStatus=creative.status.value)
+    changes.announce()
+    log.info("creative decided creative=%s status=%s operator=%s", creative.id, status.value, operator)
+    return creative
+
+

@@ -1,0 +1,129 @@
+"""The ``adnet`` command: serve, migrate, load demo data, and operator tasks.
+
+Every subcommand reads the same settings as the server (``ADNET_*``); a configuration problem is printed as one
+line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Callable
+
+from adnet.chain import service as chain_service
+from adnet.cli import chain as chain_cli
+from adnet.cli import operators as operator_cli
+from adnet.config import ConfigError, Settings, load_settings
+from adnet.core.clock import Clock
+from adnet.db import config as database
+from adnet.db import migrations
+from adnet.demo import DemoRefused, load_demo
+from adnet.money.audit import AuditReport, audit
+
+log = logging.getLogger(__name__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"adnet: configuration error: {exc}", file=sys.stderr)
+        return 2
+    command: Callable[[Settings, argparse.Namespace], int] = args.command
+    return command(settings, args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="adnet", description="adnet advertising network")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="apply migrations, then serve the app")
+    serve.add_argument("--host", default=None, help="default: ADNET_HOST or 127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default: ADNET_PORT or 8000")
+    serve.add_argument("--workers", type=int, default=1)
+    serve.set_defaults(command=_serve)
+
+    migrate = commands.add_parser("migrate", help="apply pending database migrations")
+    migrate.set_defaults(command=_migrate)
+
+    makemigrations = commands.add_parser("makemigrations", help="write a migration for model changes")
+    makemigrations.add_argument("--name", default=None)
+    makemigrations.set_defaults(command=_makemigrations)
+
+    demo = commands.add_parser("demo", help="load demo data (idempotent)")
+    demo.add_argument("--json", action="store_true", help="print what exists as JSON")
+    demo.set_defaults(command=_demo)
+    audit = commands.add_parser("audit", help="check that the ledger balances and the vault covers what it owes")
+    audit.add_argument("--no-chain", action="store_true", help="check the books only, without the vault")
+    audit.set_defaults(command=_audit)
+    chain_cli.register(commands)
+    operator_cli.register(commands)
+    return parser
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    asyncio.run(migrations.migrate(settings.database_url))
+    with chain_cli.serving(settings):
+        uvicorn.run(
+            "adnet.app:create_server_app",
+            factory=True,
+            host=args.host or settings.host,
+            port=args.port or settings.port,
+            workers=args.workers,
+            loop="uvloop",
+            http="httptools",
+            proxy_headers=False,
+            server_header=False,
+            access_log=False,
+            log_level="info",
+        )
+    return 0
+
+
+def _migrate(settings: Settings, args: argparse.Namespace) -> int:
+    asyncio.run(migrations.migrate(settings.database_url))
+    print("migrations applied")
+    return 0
+
+
+def _makemigrations(settings: Settings, args: argparse.Namespace) -> int:
+    names = asyncio.run(migrations.write_migrations(settings.database_url, args.name))
+    print("\n".join(f"created {name}" for name in names) or "no changes")
+    return 0
+
+
+def _demo(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        summary = asyncio.run(load_demo(settings))
+    except DemoRefused as exc:
+        print(f"adnet: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary, indent=2) if args.json else f"demo data ready: site {summary['siteId']}")
+    return 0
+
+
+def _audit(settings: Settings, args: argparse.Namespace) -> int:
+    async def run() -> AuditReport:
+        await database.open_database(settings.database_url)
+        try:
+            if args.no_chain:
+                return await audit(None)
+            connection = await chain_service.connect(settings, clock=Clock())
+            try:
+                return await audit(connection.client)
+            finally:
+                await connection.close()
+        finally:
+            await database.close_database()
+
+    report = asyncio.run(run())
+    print("\n".join(report.lines()))
+    return 0 if report.ok else 1

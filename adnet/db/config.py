@@ -1,0 +1,75 @@
+"""The database's configuration and lifecycle, which the app, the CLI and the tests share: Tortoise's settings for a
+``sqlite://`` or ``postgres://`` URL, opening and closing the connections, and a round trip for health checks."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from tortoise import Tortoise, connections
+from tortoise.backends.base.config_generator import expand_db_url
+
+log = logging.getLogger(__name__)
+
+APP_LABEL = "models"
+MIGRATIONS_MODULE = "migrations"
+# Every area's models, loaded by Tortoise as the one app ``models`` (relations name each other as "models.X").
+MODEL_MODULES = (
+    "adnet.accounts.models", "adnet.campaigns.models", "adnet.chain.models", "adnet.delivery.models",
+    "adnet.interactions.models", "adnet.money.models", "adnet.tasks.models",
+)
+
+
+def tortoise_config(database_url: str) -> dict[str, Any]:
+    """The Tortoise configuration for ``database_url`` (sqlite:// or postgres://). SQLite goes through
+    ``adnet.db.sqlite``, whose transactions take the write lock when they begin (several workers share the file)."""
+    connection: str | dict[str, Any] = database_url
+    if database_url.startswith("sqlite://"):
+        connection = {**expand_db_url(database_url), "engine": "adnet.db.sqlite"}
+        path = connection["credentials"]["file_path"]
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    elif database_url.startswith("postgresql://"):
+        connection = "postgres://" + database_url.removeprefix("postgresql://")
+    return {
+        "connections": {"default": connection},
+        "apps": {
+            APP_LABEL: {
+                "models": list(MODEL_MODULES),
+                "migrations": MIGRATIONS_MODULE,
+                "default_connection": "default",
+            }
+        },
+        "use_tz": True,
+        "timezone": "UTC",
+    }
+
+
+async def open_database(database_url: str) -> None:
+    """Connect the ORM for a serving process (the app's startup, CLI commands)."""
+    await Tortoise.init(config=tortoise_config(database_url), _enable_global_fallback=True)
+
+
+async def close_database() -> None:
+    """Close the connections and release the ORM's process-wide context."""
+    await Tortoise.close_connections()
+
+
+async def recreate_postgres(database_url: str) -> None:
+    """Drop the PostgreSQL database ``database_url`` names (closing its connections) and create it empty, through
+    the server's maintenance database: how the test suites and the benchmark start from nothing."""
+    import asyncpg
+
+    base, name = database_url.rsplit("/", 1)
+    admin = await asyncpg.connect(base.replace("postgres://", "postgresql://", 1) + "/postgres")
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+
+
+async def ping() -> None:
+    """One round trip; raises when the database is unreachable."""
+    await connections.get("default").execute_query("SELECT 1")

@@ -1,0 +1,162 @@
+"""The tracking batch: the events of a few milliseconds deduplicated, checked, recorded and billed in one database
+transaction, written as one program of statements (``adnet.db.sql``), so on SQLite the whole batch is one trip to
+the database's thread.
+
+Deduplication is one conditional write per event on ``DedupKey``: an upsert that inserts the key, or moves its
+``last_accepted_at`` only when the hour has passed, and returns the key only when it did either. Whatever runs
+concurrently, in this process or another, exactly one of identical events gets the key; the others answer
+``duplicate`` and leave nothing behind. The same write on a key made of the token digest makes ``token_reused``
+exact, so rotating the fingerprint cannot bill one served ad twice.
+
+Billing of a batch is one balanced ledger transaction (kind ``ad_billing``): each campaign pays the sum of its
+events' costs (an impression costs CPM/1000, a click its CPC, at the price of the moment, stored with the event),
+each site earns its publisher share (``ADNET_PUBLISHER_SHARE_BPS``, rounded down), the platform the rest. The
+campaign's ledger account cannot go negative, so spend never exceeds the funded budget; an event it cannot pay is
+recorded as ``budget_exhausted``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from adnet.core.amounts import Token
+from adnet.core.ids import new_id
+from adnet.db import sql
+from adnet.db.sql import Program, Statement
+from adnet.delivery.counters import daily_stats_program
+from adnet.delivery.events import PendingEvent, TrackResult
+from adnet.delivery.models import EventType
+from adnet.money import ledger
+
+DEDUP_WINDOW = timedelta(hours=1)
+
+
+def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_bps: int
+                 ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
+    """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
+    transaction of its own, so on SQLite the whole batch is one trip to the database's thread."""
+    keys = [(event.request.fingerprint, event.request.campaign_id, event.request.type.value) for event in events]
+    accepted_keys = yield from claim_keys(dialect, keys, now)
+    first_index = {key: position for position, key in reversed(list(enumerate(keys)))}
+    accepted = [event for position, (event, key) in enumerate(zip(events, keys, strict=True))
+                if key in accepted_keys and first_index[key] == position]
+    reasons = {id(event): event.reason for event in accepted}
+
+    tokened = [event for event in accepted if reasons[id(event)] is None and event.token_ref]
+    token_keys = [(f"token:{event.token_ref}", event.request.campaign_id, event.request.type.value)
+                  for event in tokened]
+    fresh_tokens = yield from claim_keys(dialect, token_keys, now)
+    token_first = {key: position for position, key in reversed(list(enumerate(token_keys)))}
+    for position, (event, key) in enumerate(zip(tokened, token_keys, strict=True)):
+        if key not in fresh_tokens or token_first[key] != position:
+            reasons[id(event)] = "token_reused"
+
+    candidates = [event for event in accepted if reasons[id(event)] is None]
+    click_refs = [event.token_ref for event in candidates if event.request.type == EventType.CLICK]
+    viewed: set[str | None] = set()
+    if click_refs:
+        marks = sql.marks(dialect, len(click_refs) + 1)
+        impressions = yield Statement(
+            f"SELECT token_ref FROM tracking_event WHERE token_ref IN ({', '.join(marks[:-1])}) "  # noqa: S608
+            f"AND type = {marks[-1]} AND billable", [*click_refs, EventType.IMPRESSION.value])
+        viewed.update(str(row["token_ref"]) for row in impressions.rows)
+    campaign_ids = sorted({event.request.campaign_id for event in candidates})
+    remaining: dict[str, int] = {}
+    if campaign_ids:
+        marks = sql.marks(dialect, len(campaign_ids) + 2)
+        budgets = yield Statement(
+            f"SELECT owner, balance FROM ledger_account WHERE kind = {marks[0]} AND token = {marks[1]} "  # noqa: S608
+            f"AND owner IN ({', '.join(marks[2:])})", ["campaign", Token.GS, *campaign_ids])
+        remaining = {row["owner"]: int(Decimal(row["balance"])) for row in budgets.rows}
+
+    rows: list[tuple[Any, ...]] = []
+    results: dict[int, TrackResult] = {}
+    legs: dict[ledger.AccountKey, int] = defaultdict(int)
+    spent: dict[str, int] = defaultdict(int)
+    stats: dict[tuple[str, date], Counter[str]] = defaultdict(Counter)
+    for event in accepted:
+        request, reason = event.request, reasons[id(event)]
+        if reason is None and request.type == EventType.CLICK and event.token_ref not in viewed:
+            reason = "click_without_impression"
+        if reason is None and remaining.get(request.campaign_id, 0) < event.price:
+            reason = "budget_exhausted"
+        billable = reason is None
+        cost = event.price if billable else 0
+        publisher_amount = cost * share_bps // 10_000
+        if billable:
+            remaining[request.campaign_id] -= cost
+            spent[request.campaign_id] += cost
+            legs[ledger.campaign(request.campaign_id)] -= cost
+            legs[ledger.site(request.site_id)] += publisher_amount
+            legs[ledger.platform()] += cost - publisher_amount
+            if request.type == EventType.IMPRESSION:
+                viewed.add(event.token_ref)
+        event_id = new_id("ev")
+        rows.append(_event_row(event_id, event, reason, cost, publisher_amount))
+        results[id(event)] = TrackResult("recorded", event_id, billable, reason)
+        counter = stats[(request.site_id, event.received_at.date())]
+        kind = "impressions" if request.type == EventType.IMPRESSION else "clicks"
+        counter[kind] += 1
+        counter[f"billable_{kind}"] += 1 if billable else 0
+
+    if rows:
+        yield _insert_events(dialect, rows)
+    billed = [(account, amount) for account, amount in legs.items() if amount != 0]
+    if billed:
+        yield from ledger.booking_program([ledger.Booking("ad_billing", new_id("ltx"), billed, now,
+                                                          memo=f"{len(rows)} tracking events")], dialect)
+    if stats:
+        yield from daily_stats_program({key: dict(counter) for key, counter in stats.items()}, dialect)
+    duplicate = TrackResult("duplicate")
+    return [results.get(id(event), duplicate) for event in events], dict(spent)
+
+
+_EVENT_COLUMNS = (
+    "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
+    "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent", "ip",
+    "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
+)
+
+
+def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int, publisher_amount: int
+               ) -> tuple[Any, ...]:
+    """The ``tracking_event`` row of an accepted event, in ``_EVENT_COLUMNS`` order."""
+    request, claims = event.request, event.claims
+    return (
+        event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id, request.fingerprint,
+        claims.wallet if claims else None, claims.placement if claims else "", event.token_ref, request.rendered,
+        request.viewport_visible, request.render_time_ms, request.timestamp_ms, request.page_url,
+        request.user_agent, request.ip[:45], reason is None, reason, Decimal(cost), Decimal(publisher_amount),
+        event.received_at,
+    )
+
+
+def _insert_events(dialect: str, rows: list[tuple[Any, ...]]) -> Statement:
+    """One multi-row INSERT for the batch (building ORM objects would cost more than the write itself)."""
+    values_sql = sql.value_rows(dialect, len(rows), len(_EVENT_COLUMNS))
+    return Statement(f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES {values_sql}",  # noqa: S608
+                     [value for row in rows for value in row])
+
+
+def claim_keys(dialect: str, keys: list[tuple[str, str, str]], now: datetime) -> Program[set[tuple[str, str, str]]]:
+    """The one conditional write of deduplication: for each (fingerprint, campaign, type), insert its key or move
+    ``last_accepted_at`` to ``now`` when the window has passed, and return the keys it wrote. A key named twice
+    is written once; the caller decides which naming it belongs to."""
+    unique = sorted(set(keys))  # one global order of row locks, so concurrent batches cannot deadlock
+    if not unique:
+        return set()
+    values: list[Any] = []
+    for key in unique:
+        values.extend((*key, now))
+    values.append(now - DEDUP_WINDOW)
+    window = sql.marks(dialect, len(values))[-1]  # the marker after the rows'
+    written = yield Statement(
+        "INSERT INTO dedup_key (fingerprint, campaign_id, type, last_accepted_at) "  # noqa: S608
+        f"VALUES {sql.value_rows(dialect, len(unique), 4)} ON CONFLICT (fingerprint, campaign_id, type) "
+        "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
+        f"WHERE dedup_key.last_accepted_at <= {window} "
+        "RETURNING fingerprint, campaign_id, type", values)
+    return {(row["fingerprint"], row["campaign_id"], row["type"]) for row in written.rows}

@@ -1,0 +1,152 @@
+"""The serving index: one consistent snapshot, in memory, of everything a serve decision needs, so that ``GET
+/api/serve`` touches no database: active sites, approved campaigns with their approved creatives, remaining
+budgets and attached tasks, and standalone units. ``build_index`` reads it in a handful of queries whatever the
+traffic; ``adnet.delivery.serving.Server`` holds the current one and rebuilds it when told that something changed
+and periodically (``adnet.jobs``), so other processes' changes arrive within ``REBUILD_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tortoise.expressions import Q
+
+from adnet.accounts.models import Site
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.money import ledger
+from adnet.tasks.config import public_task
+from adnet.tasks.models import Task, TaskKind, TaskSurface
+
+log = logging.getLogger(__name__)
+
+REBUILD_SECONDS = 3.0
+UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
+
+
+@dataclass(frozen=True)
+class CreativeEntry:
+    id: str
+    campaign_id: str
+    banner_url: str
+    target_url: str
+    description: str
+    media_type: str
+    size: str
+
+
+@dataclass(frozen=True)
+class TaskEntry:
+    """An attached task or standalone unit, with its public view computed once per rebuild."""
+
+    id: str
+    kind: TaskKind
+    starts_at: datetime
+    ends_at: datetime | None
+    max_per_wallet: int
+    view: dict[str, Any]
+
+    def live(self, now: datetime) -> bool:
+        return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
+
+
+@dataclass
+class CampaignEntry:
+    id: str
+    cpm: int
+    cpc: int
+    budget: int
+    remaining: int
+    starts_at: datetime
+    ends_at: datetime | None
+    sizes: frozenset[str]
+    placements: frozenset[str]
+    site_allow: frozenset[str]
+    site_deny: frozenset[str]
+    creatives: tuple[CreativeEntry, ...]
+    tasks: tuple[TaskEntry, ...]
+
+    @property
+    def impression_cost(self) -> int:
+        return self.cpm // 1000
+
+    def has_budget(self) -> bool:
+        """Whether the campaign can still pay for an impression (or a click when it prices only clicks)."""
+        cheapest = min((cost for cost in (self.impression_cost, self.cpc) if cost > 0), default=0)
+        return self.remaining > 0 and self.remaining >= cheapest
+
+    def live(self, now: datetime) -> bool:
+        return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
+
+    def runs_on(self, site_id: str, placement: str) -> bool:
+        if site_id in self.site_deny or (self.site_allow and site_id not in self.site_allow):
+            return False
+        return not self.placements or placement in self.placements
+
+    def creatives_for(self, size: str | None) -> list[CreativeEntry]:
+        if size is None:
+            return list(self.creatives)
+        if self.sizes and size not in self.sizes:
+            return []
+        return [creative for creative in self.creatives if creative.size == size]
+
+
+@dataclass
+class Index:
+    """One consistent snapshot of what can be served."""
+
+    sites: set[str] = field(default_factory=set)
+    campaigns: dict[str, CampaignEntry] = field(default_factory=dict)
+    creatives: dict[str, CreativeEntry] = field(default_factory=dict)
+    units: tuple[TaskEntry, ...] = ()
+    built_at: float = 0.0
+
+
+async def build_index(now: datetime, base_url: str) -> Index:
+    """Read everything servable: a handful of queries, whatever the traffic."""
+    sites: set[str] = {str(site_id) for site_id in await Site.filter(active=True).values_list("id", flat=True)}
+    campaigns = await Campaign.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), status=CampaignStatus.APPROVED)
+    campaign_ids = [campaign.id for campaign in campaigns]
+    creatives: dict[str, list[CreativeEntry]] = {}
+    for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED):
+        creatives.setdefault(creative.campaign_id, []).append(_creative_entry(creative))  # type: ignore[attr-defined]
+    remaining = await ledger.balances("campaign")
+    tasks = await Task.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), active=True)
+    attached: dict[str, list[TaskEntry]] = {}
+    units: list[TaskEntry] = []
+    approved = set(campaign_ids)
+    for task in sorted(tasks, key=lambda task: (task.created_at, task.id)):
+        campaign_id = task.campaign_id  # type: ignore[attr-defined]
+        try:
+            entry = TaskEntry(id=task.id, kind=task.kind, starts_at=task.starts_at, ends_at=task.ends_at,
+                              max_per_wallet=task.max_per_wallet, view=public_task(task, base_url))
+        except ValueError:
+            log.warning("task config invalid, not served task_id=%s", task.id)
+            continue
+        if task.surface == TaskSurface.STANDALONE and task.kind in UNIT_KINDS:
+            if campaign_id is None or campaign_id in approved:
+                units.append(entry)
+        elif task.surface == TaskSurface.ATTACHED and campaign_id in approved:
+            attached.setdefault(campaign_id, []).append(entry)
+    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic())
+    for campaign in campaigns:
+        entries = tuple(creatives.get(campaign.id, ()))
+        index.campaigns[campaign.id] = CampaignEntry(
+            id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
+            remaining=remaining.get(campaign.id, 0), starts_at=campaign.starts_at, ends_at=campaign.ends_at,
+            sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
+            site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
+            creatives=entries, tasks=tuple(attached.get(campaign.id, ())),
+        )
+        index.creatives.update((entry.id, entry) for entry in entries)
+    return index
+
+
+def _creative_entry(creative: Creative) -> CreativeEntry:
+    return CreativeEntry(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
+                         banner_url=creative.banner_url, target_url=creative.target_url,
+                         description=creative.description, media_type=creative.media_type.value,
+                         size=f"{creative.width}x{creative.height}")

@@ -1,0 +1,77 @@
+"""What happened on publishers' pages: tracking events, the deduplication keys, and daily counters."""
+
+from enum import StrEnum
+
+from tortoise import fields
+from tortoise.models import Model
+
+from adnet.db.fields import identifier, token_amount, wallet
+
+
+class EventType(StrEnum):
+    IMPRESSION = "IMPRESSION"
+    CLICK = "CLICK"
+
+
+class TrackingEvent(Model):
+    """One accepted impression or click, billable or not (with the named reason it was not)."""
+
+    id = identifier()
+    type = fields.CharEnumField(EventType, max_length=16)
+    campaign = fields.ForeignKeyField("models.Campaign", related_name="events", on_delete=fields.RESTRICT)
+    creative = fields.ForeignKeyField("models.Creative", related_name="events", on_delete=fields.RESTRICT)
+    site = fields.ForeignKeyField("models.Site", related_name="events", on_delete=fields.RESTRICT)
+    fingerprint = fields.CharField(max_length=128)
+    wallet = wallet(null=True)
+    placement = fields.CharField(max_length=64, default="")
+    token_ref = fields.CharField(max_length=64, null=True, db_index=True,
+                                 description="digest of the tracking token, to pair a click with its impression")
+    rendered = fields.BooleanField()
+    viewport_visible = fields.BooleanField()
+    render_time_ms = fields.IntField(null=True)
+    client_timestamp_ms = fields.BigIntField(null=True)
+    page_url = fields.CharField(max_length=2048, default="")
+    user_agent = fields.CharField(max_length=512, default="")
+    ip = fields.CharField(max_length=45, default="")
+    billable = fields.BooleanField()
+    refusal_reason = fields.CharField(max_length=32, null=True)
+    cost = token_amount(default=0)
+    publisher_amount = token_amount(default=0)
+    received_at = fields.DatetimeField()
+
+    class Meta:
+        table = "tracking_event"
+        indexes = (("site_id", "received_at"), ("campaign_id", "received_at"))
+
+
+class DedupKey(Model):
+    """The last accepted event per fingerprint + campaign + type. Accepting an event is one conditional write
+    on this row (insert, or move ``last_accepted_at`` only when the window has passed)."""
+
+    id = fields.BigIntField(primary_key=True)
+    fingerprint = fields.CharField(max_length=128)
+    campaign_id = fields.CharField(max_length=48)
+    type = fields.CharEnumField(EventType, max_length=16)
+    last_accepted_at = fields.DatetimeField()
+
+    class Meta:
+        table = "dedup_key"
+        unique_together = (("fingerprint", "campaign_id", "type"),)
+
+
+class SiteDailyStat(Model):
+    """Per site and UTC day: serve decisions (for fill rate) and event counts. Rebuildable from raw events."""
+
+    id = fields.BigIntField(primary_key=True)
+    site = fields.ForeignKeyField("models.Site", related_name="daily_stats", on_delete=fields.CASCADE)
+    day = fields.DateField()
+    requests = fields.IntField(default=0)
+    filled = fields.IntField(default=0)
+    impressions = fields.IntField(default=0)
+    billable_impressions = fields.IntField(default=0)
+    clicks = fields.IntField(default=0)
+    billable_clicks = fields.IntField(default=0)
+
+    class Meta:
+        table = "site_daily_stat"
+        unique_together = (("site_id", "day"),)

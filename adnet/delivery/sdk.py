@@ -1,0 +1,48 @@
+"""The embed script (``static/sdk.js``) as publishers get it: its version, which names its long-cached URL, and
+the snippets a publisher pastes into its pages."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from adnet.core.files import shipped
+
+_VERSION = re.compile(r'var VERSION = "([0-9]+\.[0-9]+\.[0-9]+)";')
+
+
+@dataclass(frozen=True)
+class Snippet:
+    key: str
+    title: str
+    code: str
+
+
+def sdk_path() -> Path:
+    """The embed script's file."""
+    return shipped("static", "sdk.js")
+
+
+@cache
+def sdk_version() -> str:
+    """The version the SDK declares in its source (one place to bump it)."""
+    path = sdk_path()
+    found = _VERSION.search(path.read_text(encoding="utf-8"))
+    if found is None:
+        raise RuntimeError(f"{path} declares no VERSION")
+    return found.group(1)
+
+
+def embed_snippets(public_url: str, site_id: str) -> list[Snippet]:
+    """The HTML a publisher pastes into its pages: the SDK script once, and a slot for banners or for units (as
+    plain text; the page escapes it)."""
+    script = f'<script async src="{public_url}/sdk/{sdk_version()}/sdk.js" data-site-id="{site_id}"></script>'
+    return [
+        Snippet("script", "Script (once per page, before </body>)", script),
+        Snippet("banner", "Banner slot", '<div data-adnet-slot data-kind="BANNER" data-size="300x250" '
+                                         'data-placement="sidebar"></div>'),
+        Snippet("units", "Unit slot (polls, feedback, surveys)",
+                '<div data-adnet-slot data-kind="POLL,FEEDBACK,SURVEY" data-placement="article-end"></div>'),
+    ]

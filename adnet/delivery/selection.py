@@ -1,0 +1,101 @@
+"""Selection: which of the candidates a request may be shown wins, by a weighted draw.
+
+Weight = price x pacing, each clamped (price to [``MIN_PRICE_SHARE``, 1] of the best eCPM on offer, pacing to
+[``MIN_PACING``, ``MAX_PACING``]), so the best offer wins most often, a campaign behind its even spend catches up,
+and no candidate starves. The random source is the service's, injectable for tests.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
+
+BANNER = "BANNER"
+# Click-through rate assumed when turning a CPC into an eCPM (0.2 %, a typical display banner).
+ASSUMED_CTR = 0.002
+MIN_PRICE_SHARE = 0.05
+MIN_PACING = 0.25
+MAX_PACING = 4.0
+
+
+@dataclass(frozen=True)
+class ServeRequest:
+    """A validated ``GET /api/serve`` query."""
+
+    site_id: str
+    kinds: frozenset[str]
+    size: str | None
+    placement: str
+    wallet: str | None
+    attached: bool
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A possible answer: a campaign's creative, or a standalone unit."""
+
+    weight: float
+    campaign: CampaignEntry | None = None
+    creative: CreativeEntry | None = None
+    unit: TaskEntry | None = None
+
+
+def candidates(index: Index, query: ServeRequest, now: datetime) -> list[Candidate]:
+    """Everything ``query`` may be shown now, each with its selection weight."""
+    found: list[Candidate] = []
+    if BANNER in query.kinds:
+        offers: list[tuple[CampaignEntry, list[CreativeEntry]]] = []
+        for campaign in index.campaigns.values():
+            if not campaign.live(now) or not campaign.runs_on(query.site_id, query.placement):
+                continue
+            if not (query.attached or campaign.has_budget()):
+                continue
+            creatives = campaign.creatives_for(query.size)
+            if creatives:
+                offers.append((campaign, creatives))
+        best = max((ecpm(campaign) for campaign, _ in offers), default=0.0)
+        for campaign, creatives in offers:
+            weight = campaign_weight(campaign, now, best)
+            found.extend(Candidate(weight / len(creatives), campaign=campaign, creative=creative)
+                         for creative in creatives)
+    for unit in index.units:
+        if unit.kind.value in query.kinds and unit.live(now):
+            found.append(Candidate(1.0, unit=unit))
+    return found
+
+
+def ecpm(campaign: CampaignEntry) -> float:
+    """Expected revenue per 1000 impressions: the CPM plus clicks at the assumed click-through rate."""
+    return float(campaign.cpm) + float(campaign.cpc) * 1000 * ASSUMED_CTR
+
+
+def pacing(campaign: CampaignEntry, now: datetime) -> float:
+    """How far the campaign is behind (> 1) or ahead (< 1) of spending its budget evenly over its flight."""
+    if campaign.ends_at is None or campaign.budget <= 0:
+        return 1.0
+    flight = (campaign.ends_at - campaign.starts_at).total_seconds()
+    elapsed = min(max((now - campaign.starts_at).total_seconds() / flight, 0.0), 1.0) if flight > 0 else 1.0
+    spent = min(max(1 - campaign.remaining / campaign.budget, 0.0), 1.0)
+    return min(max((elapsed + 0.01) / (spent + 0.01), MIN_PACING), MAX_PACING)
+
+
+def campaign_weight(campaign: CampaignEntry, now: datetime, best_ecpm: float) -> float:
+    """Price share of the best offer (clamped so none starves) times pacing (clamped)."""
+    share = ecpm(campaign) / best_ecpm if best_ecpm > 0 else 1.0
+    return min(max(share, MIN_PRICE_SHARE), 1.0) * pacing(campaign, now)
+
+
+def pick(options: list[Candidate], rng: random.Random) -> Candidate | None:
+    """A weighted random draw; None when there is nothing to serve."""
+    if not options:
+        return None
+    total = sum(option.weight for option in options)
+    point = rng.random() * total
+    for option in options:
+        point -= option.weight
+        if point < 0:
+            return option
+    return options[-1]

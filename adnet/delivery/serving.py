@@ -1,0 +1,198 @@
+"""Ad serving: which banner or unit a site gets, decided from memory so ``GET /api/serve`` touches no database.
+
+The decision is made from the index (``adnet.delivery.index``) by a weighted draw (``adnet.delivery.selection``).
+Tracking lowers a campaign's remaining budget in the index as soon as it bills, between rebuilds.
+
+Sites are registered by the publisher API at any time: a site id missing from the index costs one database lookup,
+whose answer is cached (a known site until the next rebuild, an unknown one for ``UNKNOWN_SITE_SECONDS``), so a
+new site is served at once and a flood of made-up ids cannot reach the database more than once each.
+
+Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
+job and at shutdown (fill rate = filled / requests).
+
+Leaving out attached tasks a wallet already completed is the one case that reads the database: only when the
+request names a wallet, asks for attached tasks, and the chosen campaign has some; then it is one lookup on the
+completion table's (task, wallet) unique index. Requests without a wallet — the common case — do no query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import re
+import time
+from collections import Counter
+from datetime import date, datetime
+from typing import Any
+
+from adnet.accounts.models import Site
+from adnet.campaigns.campaigns import MAX_PLACEMENT_LENGTH
+from adnet.core.clock import Clock
+from adnet.core.errors import Invalid, NotFound
+from adnet.core.ids import has_prefix
+from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.delivery import tokens
+from adnet.delivery.counters import add_daily_stats
+from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
+from adnet.delivery.selection import BANNER, ServeRequest, candidates, pick
+from adnet.tasks.models import Completion, TaskKind
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_SITE_SECONDS = 5.0
+MAX_UNKNOWN_SITES = 10_000
+MAX_ATTACHED_TASKS = 2
+KINDS = (BANNER, TaskKind.POLL.value, TaskKind.FEEDBACK.value, TaskKind.SURVEY.value)
+_SIZE = re.compile(r"^([1-9][0-9]{0,4})x([1-9][0-9]{0,4})$")
+
+
+class Server:
+    """The serving state of one process: the index, the site cache and the fill counters. The jobs scheduler
+    rebuilds the index (``rebuild``) periodically and as soon as ``stale`` is set, and adds the counters to the
+    database (``flush_counts``)."""
+
+    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str, public_url: str) -> None:
+        self.clock = clock
+        self.random = rng
+        self.tracking_secret = tracking_secret
+        self.public_url = public_url
+        self.index = Index()
+        self.stale = asyncio.Event()
+        self._unknown_sites: dict[str, float] = {}
+        self._fill: Counter[tuple[str, date, bool]] = Counter()
+        self._lock = asyncio.Lock()
+
+    async def rebuild(self) -> None:
+        """Replace the index with a fresh one read from the database."""
+        async with self._lock:
+            self.index = await build_index(self.clock.now(), self.public_url)
+            self._unknown_sites.clear()
+
+    def invalidate(self) -> None:
+        """Have the index rebuilt now (what ``adnet.core.changes`` announcements call)."""
+        self.stale.set()
+
+    async def site_exists(self, site_id: str) -> bool:
+        """Whether ``site_id`` is an active site: the index first, then one cached database lookup."""
+        if site_id in self.index.sites:
+            return True
+        if not has_prefix(site_id, "site"):
+            return False
+        now = time.monotonic()
+        refused_at = self._unknown_sites.get(site_id)
+        if refused_at is not None and now - refused_at < UNKNOWN_SITE_SECONDS:
+            return False
+        if await Site.filter(id=site_id, active=True).exists():
+            self.index.sites.add(site_id)
+            self._unknown_sites.pop(site_id, None)
+            return True
+        if len(self._unknown_sites) >= MAX_UNKNOWN_SITES:
+            self._unknown_sites.clear()
+        self._unknown_sites[site_id] = now
+        return False
+
+    def spent(self, campaign_id: str, amount: int) -> None:
+        """Lower the remaining budget the index knows, after tracking billed ``amount``."""
+        entry = self.index.campaigns.get(campaign_id)
+        if entry is not None:
+            entry.remaining = max(0, entry.remaining - amount)
+
+    def count(self, site_id: str, day: date, filled: bool) -> None:
+        self._fill[(site_id, day, filled)] += 1
+
+    async def flush_counts(self) -> None:
+        """Add the counted serve decisions to the per-site daily stats, in one transaction."""
+        pending, self._fill = self._fill, Counter()
+        totals: dict[tuple[str, date], list[int]] = {}
+        for (site_id, day, filled), count in pending.items():
+            row = totals.setdefault((site_id, day), [0, 0])
+            row[0] += count
+            row[1] += count if filled else 0
+        if not totals:
+            return
+        try:
+            await add_daily_stats({key: {"requests": row[0], "filled": row[1]} for key, row in totals.items()})
+        except Exception:
+            self._fill.update(pending)  # kept for the next tick
+            raise
+
+
+def parse_serve_query(args: Any) -> ServeRequest:
+    """Validate the query string of ``GET /api/serve``; an Invalid refusal names the offending parameter."""
+    site_id = args.get("siteId", "")
+    if not site_id:
+        raise Invalid("missing_field", "siteId: this parameter is required", field="siteId")
+    kinds = frozenset(part.strip().upper() for part in args.get("kind", BANNER).split(","))
+    if not kinds or not kinds <= set(KINDS):
+        raise Invalid("invalid_field", f"kind: a comma-separated list of {', '.join(KINDS)}", field="kind")
+    size = args.get("size") or None
+    if size is not None and not _SIZE.match(size):
+        raise Invalid("invalid_field", "size: expected WIDTHxHEIGHT, such as 300x250", field="size")
+    placement = args.get("placement", "")
+    if len(placement) > MAX_PLACEMENT_LENGTH:
+        raise Invalid("invalid_field", f"placement: at most {MAX_PLACEMENT_LENGTH} characters",
+                      field="placement")
+    wallet = args.get("wallet") or None
+    if wallet is not None:
+        try:
+            wallet = normalize_wallet(wallet)
+        except InvalidWallet as exc:
+            raise Invalid("invalid_wallet", f"wallet: {exc}", field="wallet") from None
+    attached = args.get("attached", "0")
+    if attached not in ("0", "1"):
+        raise Invalid("invalid_field", "attached: 1 to include attached tasks, or leave it out",
+                      field="attached")
+    return ServeRequest(site_id=site_id, kinds=kinds, size=size, placement=placement, wallet=wallet,
+                        attached=attached == "1")
+
+
+async def serve(server: Server, query: ServeRequest) -> dict[str, Any]:
+    """Decide what ``query.site_id`` shows now and count the decision; NotFound for an unknown site."""
+    if not await server.site_exists(query.site_id):
+        raise NotFound.of("site")
+    now = server.clock.now()
+    choice = pick(candidates(server.index, query, now), server.random)
+    server.count(query.site_id, now.date(), filled=choice is not None)
+    if choice is None:
+        return {"kind": "NONE"}
+    if choice.unit is not None:
+        return {"kind": choice.unit.kind.value, "task": choice.unit.view}
+    assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
+    return await _banner(server, query, choice.campaign, choice.creative, now)
+
+
+async def _banner(server: Server, query: ServeRequest, campaign: CampaignEntry, creative: CreativeEntry,
+                  now: datetime) -> dict[str, Any]:
+    click_active = campaign.has_budget()
+    token = tokens.issue_token(
+        server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
+        placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active, now=now,
+        nonce=server.random.getrandbits(64))
+    tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
+    return {
+        "kind": BANNER,
+        "ad": {
+            "id": creative.id,
+            "campaignId": campaign.id,
+            "bannerUrl": creative.banner_url,
+            "targetUrl": creative.target_url,
+            "description": creative.description,
+            "mediaType": creative.media_type,
+            "trackingToken": token,
+        },
+        "bannerClickActive": click_active,
+        "attachedTasks": tasks,
+    }
+
+
+async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime) -> list[dict[str, Any]]:
+    """Up to two live attached tasks of the campaign, without those ``wallet`` has completed as often as allowed."""
+    live = [task for task in campaign.tasks if task.live(now)]
+    if wallet is not None and live:
+        done: Counter[str] = Counter(str(task_id) for task_id in await Completion.filter(
+            task_id__in=[task.id for task in live], wallet=wallet).values_list("task_id", flat=True))
+        live = [task for task in live if done[task.id] < task.max_per_wallet]
+    return [task.view for task in live[:MAX_ATTACHED_TASKS]]
+
+

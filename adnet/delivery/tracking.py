@@ -1,0 +1,196 @@
+"""Impressions and clicks: the rules that decide, before the batch, whether an event could be billed.
+
+An event that passes validation (known site, campaign and ad) is recorded once per fingerprint + campaign + type
+and hour (``adnet.delivery.batch``), and is billable only when nothing names a reason against it. Reasons, first
+one wins, stored with the event and counted in reports, never shown to the client:
+
+- decided when the request arrives: ``bot_user_agent``; ``token_missing``, ``token_invalid``, ``token_expired``,
+  ``token_mismatch`` (the token names another ad, campaign or site); for impressions ``not_rendered``,
+  ``not_viewable``, ``view_too_short`` (reported less than ``MIN_VIEW_MS`` after the ad was served, so it cannot
+  have been in view for one second); for clicks ``click_not_priced`` (served with ``bannerClickActive=false``);
+  ``rate_limited_fingerprint`` / ``rate_limited_ip`` (more events than ``FINGERPRINT_EVENTS_PER_MINUTE`` /
+  ``IP_EVENTS_PER_MINUTE`` in this process's current minute);
+- decided in the database, in the batch's transaction: ``token_reused`` (this token already had an event of this
+  type, whatever the fingerprint), ``click_without_impression`` (no billable impression of the same token before),
+  ``budget_exhausted`` (the campaign's remaining budget cannot pay the price).
+
+Writes go through a ``GroupCommitter``: the events of a few milliseconds are written in one database transaction,
+and each request is answered only after that transaction committed. A batch that loses a race with another process
+is rolled back whole and retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from datetime import datetime
+from functools import partial
+
+from tortoise.exceptions import IntegrityError, OperationalError
+
+from adnet.campaigns.models import Campaign, Creative
+from adnet.config import Settings
+from adnet.core.clock import Clock
+from adnet.core.errors import NotFound
+from adnet.db import sql
+from adnet.db.group_commit import GroupCommitter
+from adnet.delivery import tokens
+from adnet.delivery.batch import write_batch
+from adnet.delivery.events import PendingEvent, TrackRequest, TrackResult
+from adnet.delivery.models import EventType
+from adnet.delivery.serving import Server
+from adnet.delivery.tokens import TokenClaims, TokenError
+from adnet.money import ledger
+
+log = logging.getLogger(__name__)
+
+MIN_VIEW_MS = 1000
+FINGERPRINT_EVENTS_PER_MINUTE = 30
+IP_EVENTS_PER_MINUTE = 600
+BATCH_DELAY_SECONDS = 0.0
+BATCH_MAX_EVENTS = 256
+_COMMIT_ATTEMPTS = 5
+REASONS = (
+    "bot_user_agent", "token_missing", "token_invalid", "token_expired", "token_mismatch", "not_rendered",
+    "not_viewable", "view_too_short", "click_not_priced", "rate_limited_fingerprint", "rate_limited_ip",
+    "token_reused", "click_without_impression", "budget_exhausted",
+)
+# Lower-case substrings of user agents that announce automation; an empty user agent counts as one too.
+BOT_MARKERS = (
+    "bot", "crawl", "spider", "slurp", "headless", "phantomjs", "selenium", "puppeteer", "playwright", "lighthouse",
+    "curl/", "wget/", "python-requests", "python-urllib", "aiohttp", "httpx", "go-http-client", "java/", "okhttp",
+    "libwww", "scrapy", "facebookexternalhit", "preview",
+)
+
+
+def is_bot(user_agent: str) -> bool:
+    """Whether a user agent announces a crawler, a headless browser or an HTTP library."""
+    lowered = user_agent.lower()
+    return not lowered.strip() or any(marker in lowered for marker in BOT_MARKERS)
+
+
+class MinuteWindow:
+    """Counts events per key in the current clock minute of this process (a billability heuristic: with several
+    worker processes each allows the limit)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._minute = -1
+        self._counts: Counter[str] = Counter()
+
+    def over_limit(self, key: str, now: datetime) -> bool:
+        """Count one event for ``key``; True when it exceeds the limit."""
+        minute = int(now.timestamp() // 60)
+        if minute != self._minute:
+            self._minute, self._counts = minute, Counter()
+        self._counts[key] += 1
+        return self._counts[key] > self.limit
+
+
+class Tracker:
+    """This process's tracking state: the batch writer, the rate windows and the reason counters."""
+
+    def __init__(self, *, clock: Clock, settings: Settings, server: Server) -> None:
+        self.clock = clock
+        self.settings = settings
+        self.server = server
+        self.committer: GroupCommitter[PendingEvent, TrackResult] = GroupCommitter(
+            self.commit, name="tracking", max_delay=BATCH_DELAY_SECONDS, max_size=BATCH_MAX_EVENTS)
+        self.by_fingerprint = MinuteWindow(FINGERPRINT_EVENTS_PER_MINUTE)
+        self.by_ip = MinuteWindow(IP_EVENTS_PER_MINUTE)
+        self.reasons: Counter[str] = Counter()
+
+    def start(self) -> None:
+        self.committer.start()
+
+    async def stop(self) -> None:
+        """Commit what is queued and stop (before the database closes)."""
+        await self.committer.stop()
+
+    async def track(self, request: TrackRequest) -> TrackResult:
+        """Record one event (or recognise a duplicate) and answer once it is committed; NotFound for an unknown site,
+        campaign or ad."""
+        if not await self.server.site_exists(request.site_id):
+            raise NotFound.of("site")
+        price = await _price(self.server, request)
+        now = self.clock.now()
+        claims, reason = self._check_token(request, now)
+        reason = _first(reason if not is_bot(request.user_agent) else "bot_user_agent",
+                        _viewability(request, claims, now))
+        if request.type == EventType.CLICK and reason is None and claims is not None and not claims.click_active:
+            reason = "click_not_priced"
+        over_fingerprint = self.by_fingerprint.over_limit(request.fingerprint, now)
+        over_ip = self.by_ip.over_limit(request.ip, now)
+        reason = _first(reason, "rate_limited_fingerprint" if over_fingerprint else None,
+                        "rate_limited_ip" if over_ip else None)
+        token_ref = tokens.token_ref(request.tracking_token) if claims and request.tracking_token else None
+        return await self.committer.submit(PendingEvent(request=request, received_at=now, price=price,
+                                                        reason=reason, claims=claims, token_ref=token_ref))
+
+    def _check_token(self, request: TrackRequest, now: datetime) -> tuple[TokenClaims | None, str | None]:
+        if not request.tracking_token:
+            return None, "token_missing"
+        settings = self.settings
+        try:
+            claims = tokens.verify_token(
+                request.tracking_token, secrets=(settings.tracking_secret, settings.tracking_secret_previous or ""),
+                now=now)
+        except TokenError as exc:
+            return None, exc.reason
+        if (claims.ad_id, claims.campaign_id, claims.site_id) != (request.ad_id, request.campaign_id,
+                                                                  request.site_id):
+            return None, "token_mismatch"
+        return claims, None
+
+    async def commit(self, events: list[PendingEvent]) -> list[TrackResult]:
+        """Write one batch in one transaction, retried whole when it lost a race with another writer."""
+        for attempt in range(1, _COMMIT_ATTEMPTS + 1):
+            now, share_bps = self.clock.now(), self.settings.publisher_share_bps
+            try:
+                results, spent = await sql.transaction(
+                    partial(write_batch, events=events, now=now, share_bps=share_bps))
+                break
+            except (ledger.InsufficientFunds, IntegrityError, OperationalError):
+                if attempt == _COMMIT_ATTEMPTS:
+                    raise
+                log.info("tracking batch retried attempt=%d size=%d", attempt, len(events))
+                await asyncio.sleep(0.005 * attempt)
+        for campaign_id, amount in spent.items():
+            self.server.spent(campaign_id, amount)
+        self.reasons.update(result.reason for result in results if result.reason)
+        return results
+
+
+async def _price(server: Server, request: TrackRequest) -> int:
+    """The price the event would cost: from the serving index, or from the database for an ad no longer served."""
+    campaign = server.index.campaigns.get(request.campaign_id)
+    creative = server.index.creatives.get(request.ad_id)
+    if campaign is not None and creative is not None and creative.campaign_id == campaign.id:
+        cpm, cpc = campaign.cpm, campaign.cpc
+    else:
+        stored = await Campaign.get_or_none(id=request.campaign_id).only("id", "cpm", "cpc")
+        if stored is None:
+            raise NotFound.of("campaign")
+        if not await Creative.filter(id=request.ad_id, campaign_id=stored.id).exists():
+            raise NotFound.of("ad")
+        cpm, cpc = int(stored.cpm), int(stored.cpc)
+    return cpm // 1000 if request.type == EventType.IMPRESSION else cpc
+
+
+def _viewability(request: TrackRequest, claims: TokenClaims | None, now: datetime) -> str | None:
+    if request.type != EventType.IMPRESSION:
+        return None
+    if not request.rendered:
+        return "not_rendered"
+    if not request.viewport_visible:
+        return "not_viewable"
+    if claims is not None and int(now.timestamp() * 1000) - claims.issued_at_ms < MIN_VIEW_MS:
+        return "view_too_short"
+    return None
+
+
+def _first(*reasons: str | None) -> str | None:
+    return next((reason for reason in reasons if reason is not None), None)
+
+

@@ -1,0 +1,423 @@
+"""Viewers' responses to standalone units (POLL, FEEDBACK, SURVEY): one response per unit and respondent, its
+points once, and its G$ reward under the same rules as a task's.
+
+A respondent is the wallet when the request names one, otherwise the device (``fp:<fingerprint>``). The unique
+key (unit, respondent) of ``Interaction`` is what makes "one response each" hold: the response, its points and its
+claim are written in one database transaction, so of any number of identical requests at once exactly one commits
+and the others are answered Conflict ``already_completed`` naming it.
+
+A POLL or FEEDBACK answer is recorded at once. A SURVEY is answered one question at a time in a session
+(``SurveySession``) that the first answer opens; the session belongs to its unit, site, fingerprint and wallet and
+expires ``SESSION_LIFETIME`` after it opened. Each answer names its ``questionId`` and answers the current question
+(an optional one may be skipped by naming it without an answer) or changes an earlier one; answering or skipping
+the last question completes the session and records the response. Every change to a session is a compare-and-swap
+on its ``version``, so concurrent answers never overwrite each other and a session completes once.
+
+Nothing is written for an answer that is refused. Free text is kept as the viewer typed it (trimmed); escaping is
+the job of whatever shows it (``adnet.interactions.results`` for CSV).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any, Literal
+
+from tortoise.exceptions import IntegrityError
+from tortoise.transactions import in_transaction
+
+from adnet.accounts.models import Site
+from adnet.chain.client import ChainClient
+from adnet.core.amounts import to_number
+from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from adnet.core.ids import has_prefix, new_id
+from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.interactions.models import Interaction, SessionStatus, SurveySession
+from adnet.money.claims import claim_payload
+from adnet.money.models import Claim, ClaimPurpose
+from adnet.money.rewards import reserve_and_claim
+from adnet.tasks.completion import reward_sources
+from adnet.tasks.config import FeedbackConfig, PollConfig, SurveyConfig, SurveyQuestion, parse_config, public_task
+from adnet.tasks.lookup import live_task
+from adnet.tasks.models import Task, TaskKind, TaskSurface
+
+log = logging.getLogger(__name__)
+
+UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
+SESSION_LIFETIME = timedelta(hours=24)
+MAX_FINGERPRINT_LENGTH = 128
+# Re-reads of a session after a concurrent answer changed it first.
+MAX_SESSION_RACES = 20
+# The answer key of each survey question type.
+ANSWER_KEYS = {"single": "optionId", "multiple": "optionIds", "rating": "rating", "text": "text"}
+# Control characters other than tab, line feed and carriage return have no place in a viewer's text.
+_FORBIDDEN_TEXT = frozenset(chr(code) for code in range(32) if chr(code) not in "\t\n\r") | {"\x7f"}
+
+Answer = str | int | list[str] | None
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One POST /api/interactions as the domain sees it (``wallet`` as the client sent it)."""
+
+    task_id: str
+    site_id: str
+    fingerprint: str
+    wallet: str | None
+    proof: dict[str, Any]
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a submission did: ``recorded`` (poll, feedback), ``in_progress`` or ``completed`` (survey). The
+    interaction and its claim exist once the response is recorded or completed; a survey carries its session."""
+
+    status: Literal["recorded", "in_progress", "completed"]
+    interaction: Interaction | None
+    claim: Claim | None
+    session: SurveySession | None = None
+    total_steps: int = 0
+    next_question: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Respondent:
+    """Who answers: a device, with the wallet it names if any. ``key`` is the unique key's respondent."""
+
+    site_id: str
+    fingerprint: str
+    wallet: str | None
+
+    @property
+    def key(self) -> str:
+        return self.wallet if self.wallet is not None else f"fp:{self.fingerprint}"
+
+
+class _SessionChanged(Exception):
+    """The session's version moved between our read and our write: read it again."""
+
+
+async def submit(submission: Submission, *, now: datetime, chain: ChainClient) -> Outcome:
+    """Validate and record one answer to a standalone unit.
+
+    Refused: Invalid (``invalid_wallet``, ``invalid_field`` / ``missing_field`` naming the field such as
+    ``proof.optionId``, ``question_out_of_order``), Forbidden ``session_not_yours``, NotFound (unit, site, session),
+    Conflict (``already_completed`` with ``interactionId``, ``session_completed``, ``session_expired``,
+    ``session_busy``, ``task_inactive``, ``task_not_started``, ``task_ended``)."""
+    wallet = _wallet(submission.wallet)
+    _check_fingerprint(submission.fingerprint)
+    unit = await live_task(submission.task_id, now, kinds=UNIT_KINDS)
+    if unit.surface != TaskSurface.STANDALONE:
+        raise Invalid("invalid_field", "This unit is not answered on its own.", field="taskId")
+    if not (has_prefix(submission.site_id, "site") and await Site.exists(id=submission.site_id, active=True)):
+        raise NotFound.of("site")
+    config = parse_config(unit.kind, unit.config)
+    respondent = Respondent(site_id=submission.site_id, fingerprint=submission.fingerprint, wallet=wallet)
+    if isinstance(config, SurveyConfig):
+        return await _answer_survey(unit, config, respondent, submission, now, chain)
+    if submission.session_id is not None:
+        raise Invalid("invalid_field", "Only surveys have sessions.", field="sessionId")
+    answers = poll_answer(config, submission.proof) if isinstance(config, PollConfig) else feedback_answer(
+        config, submission.proof)
+    interaction, claim = await _record(unit, respondent, answers, now, chain)
+    return Outcome(status="recorded", interaction=interaction, claim=claim)
+
+
+def interaction_payload(outcome: Outcome) -> dict[str, Any]:
+    """The 201 body: status and interactionId; ``awarded`` and ``transaction`` once recorded; and for a survey its
+    ``sessionId``, ``step`` (questions done), ``totalSteps`` and the next ``question`` (null when done)."""
+    interaction = outcome.interaction
+    body: dict[str, Any] = {"status": outcome.status, "interactionId": interaction.id if interaction else None}
+    if interaction is not None:
+        body["awarded"] = {"points": interaction.points, "gs": to_number(int(interaction.gs_amount))}
+        body["transaction"] = claim_payload(outcome.claim) if outcome.claim is not None else None
+    if outcome.session is not None:
+        body.update(sessionId=outcome.session.id, step=outcome.session.step, totalSteps=outcome.total_steps,
+                    question=outcome.next_question)
+    return body
+
+
+# Answers: pure checks of a proof against the unit's configuration, naming the offending field.
+
+def poll_answer(config: PollConfig, proof: dict[str, Any]) -> dict[str, Any]:
+    """``{"optionId": id}`` once ``proof.optionId`` is one of the poll's options."""
+    _only_keys(proof, {"optionId"})
+    if "optionId" not in proof:
+        raise Invalid("missing_field", "proof.optionId: choose one of the poll's options.",
+                      field="proof.optionId")
+    return {"optionId": _option(proof["optionId"], [option.id for option in config.options], "proof.optionId")}
+
+
+def feedback_answer(config: FeedbackConfig, proof: dict[str, Any]) -> dict[str, Any]:
+    """``{"rating"?, "text"?}`` once each is within the unit's bounds and what the unit requires is there."""
+    _only_keys(proof, {key for key, bounds in (("rating", config.rating), ("text", config.text)) if bounds})
+    answers: dict[str, Any] = {}
+    if config.rating is not None:
+        rating = proof.get("rating")
+        if rating is not None:
+            answers["rating"] = _rating(rating, config.rating.min, config.rating.max, "proof.rating")
+        elif config.rating.required:
+            raise Invalid("missing_field", "proof.rating: this feedback needs a rating.", field="proof.rating")
+    if config.text is not None:
+        text = _text(proof.get("text"), config.text.maxLength, "proof.text")
+        if text is not None:
+            if len(text) < config.text.minLength:
+                raise Invalid("invalid_field", f"proof.text: write at least {config.text.minLength} characters.",
+                              field="proof.text")
+            answers["text"] = text
+        elif config.text.required:
+            raise Invalid("missing_field", "proof.text: this feedback needs a text.", field="proof.text")
+    if not answers:
+        field = "proof.rating" if config.rating is not None else "proof.text"
+        raise Invalid("missing_field", "Give a rating or a text.", field=field)
+    return answers
+
+
+def survey_answer(config: SurveyConfig, proof: dict[str, Any]) -> tuple[int, Answer]:
+    """The index of the question ``proof.questionId`` names and its checked answer (None: skipped, which only an
+    optional question allows)."""
+    question_id = proof.get("questionId")
+    if question_id is None:
+        raise Invalid("missing_field", "proof.questionId: name the question you answer.",
+                      field="proof.questionId")
+    ids = [question.id for question in config.questions]
+    if not isinstance(question_id, str) or question_id not in ids:
+        raise Invalid("invalid_field", "proof.questionId: no such question in this survey.",
+                      field="proof.questionId")
+    index = ids.index(question_id)
+    question = config.questions[index]
+    key = ANSWER_KEYS[question.type]
+    _only_keys(proof, {"questionId", key})
+    answer = question_answer(question, proof.get(key), f"proof.{key}")
+    if answer is None and question.required:
+        raise Invalid("missing_field", f"proof.{key}: question {question.id} needs an answer.",
+                      field=f"proof.{key}")
+    return index, answer
+
+
+def question_answer(question: SurveyQuestion, value: Any, field: str) -> Answer:
+    """One survey question's answer, checked against its type and bounds (None when absent or blank)."""
+    if value is None:
+        return None
+    if question.type == "single":
+        return _option(value, [option.id for option in question.options], field)
+    if question.type == "multiple":
+        choices = [option.id for option in question.options]
+        if not isinstance(value, list) or not value:
+            raise Invalid("invalid_field", f"{field}: a list of one or more of the question's options.",
+                          field=field)
+        chosen = [_option(item, choices, field) for item in value]
+        if len(set(chosen)) != len(chosen):
+            raise Invalid("invalid_field", f"{field}: each option at most once.", field=field)
+        return sorted(chosen, key=choices.index)
+    if question.type == "rating":
+        return _rating(value, question.min, question.max, field)
+    return _text(value, question.maxLength, field)
+
+
+def _only_keys(proof: dict[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(proof) - allowed)
+    if extra:
+        raise Invalid("invalid_field", f"proof.{extra[0]}: this unit takes no such answer.",
+                      field=f"proof.{extra[0]}")
+
+
+def _option(value: Any, choices: list[str], field: str) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise Invalid("invalid_field", f"{field}: not one of the options ({', '.join(choices)}).", field=field)
+    return value
+
+
+def _rating(value: Any, low: int, high: int, field: str) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise Invalid("invalid_field", f"{field}: a whole number from {low} to {high}.", field=field)
+    return value
+
+
+def _text(value: Any, max_length: int, field: str) -> str | None:
+    """The trimmed text, None when absent or blank."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise Invalid("invalid_field", f"{field}: a text.", field=field)
+    text = value.strip()
+    if any(character in _FORBIDDEN_TEXT for character in text):
+        raise Invalid("invalid_field", f"{field}: control characters are not allowed.", field=field)
+    if len(text) > max_length:
+        raise Invalid("invalid_field", f"{field}: at most {max_length} characters.", field=field)
+    return text or None
+
+
+def _wallet(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return normalize_wallet(text)
+    except InvalidWallet as exc:
+        raise Invalid("invalid_wallet", str(exc), field="wallet") from None
+
+
+def _check_fingerprint(fingerprint: Any) -> None:
+    if not isinstance(fingerprint, str) or not 1 <= len(fingerprint) <= MAX_FINGERPRINT_LENGTH or not all(
+            "!" <= character <= "~" for character in fingerprint):
+        raise Invalid("invalid_field", f"fingerprint: 1 to {MAX_FINGERPRINT_LENGTH} printable ASCII characters.",
+                      field="fingerprint")
+
+
+# Recording: the response, its points and its claim in one transaction.
+
+async def _record(unit: Task, respondent: Respondent, answers: dict[str, Any], now: datetime, chain: ChainClient,
+                  before: Callable[[], Awaitable[None]] | None = None) -> tuple[Interaction, Claim | None]:
+    """Insert the response under its unique key and pay its reward, in one transaction; ``before`` runs first in
+    that transaction (a survey session's completing swap). A duplicate is Conflict ``already_completed``."""
+    try:
+        async with in_transaction():
+            if before is not None:
+                await before()
+            interaction = await Interaction.create(
+                id=new_id("int"), unit=unit, site_id=respondent.site_id, respondent=respondent.key,
+                wallet=respondent.wallet, fingerprint=respondent.fingerprint, answers=answers,
+                points=unit.reward_points, gs_amount=Decimal(0), created_at=now)
+            claim = await _reward(unit, interaction, respondent, now, chain)
+    except IntegrityError:
+        if await Interaction.exists(unit_id=unit.id, respondent=respondent.key):
+            raise await _already_completed(unit, respondent) from None
+        raise
+    log.info("interaction recorded unit=%s interaction=%s respondent=%s points=%d gs=%d", unit.id, interaction.id,
+             respondent.key, interaction.points, int(interaction.gs_amount))
+    return interaction, claim
+
+
+async def _reward(unit: Task, interaction: Interaction, respondent: Respondent, now: datetime,
+                  chain: ChainClient) -> Claim | None:
+    """The unit's G$ reward, as for a task: from its pool, else its campaign's budget, else nothing. Without a
+    wallet there is no one to pay, so the response earns its points only."""
+    if respondent.wallet is None:
+        return None
+    claim = await reserve_and_claim(purpose=ClaimPurpose.INTERACTION, record_id=interaction.id,
+                                    recipient=respondent.wallet, amount=int(unit.reward_gs),
+                                    sources=reward_sources(unit), now=now, chain=chain)
+    if claim is not None:
+        interaction.claim = claim
+        interaction.gs_amount = claim.amount
+        await interaction.save(update_fields=["claim_id", "gs_amount"])
+    return claim
+
+
+async def _already_completed(unit: Task, respondent: Respondent) -> DomainError:
+    """Conflict naming the respondent's earlier response and its claim."""
+    earlier = await Interaction.get(unit_id=unit.id, respondent=respondent.key).select_related("claim")
+    return Conflict("already_completed", "You have already answered this; your earlier response stands.",
+                    interactionId=earlier.id,
+                    transaction=claim_payload(earlier.claim) if earlier.claim is not None else None)
+
+
+# Surveys: sessions answered one question at a time.
+
+async def _answer_survey(unit: Task, config: SurveyConfig, respondent: Respondent, submission: Submission,
+                         now: datetime, chain: ChainClient) -> Outcome:
+    index, answer = survey_answer(config, submission.proof)
+    if submission.session_id is None:
+        return await _open_session(unit, config, respondent, index, answer, now, chain)
+    for _ in range(MAX_SESSION_RACES):
+        session = await _own_session(submission.session_id, unit, respondent, now)
+        try:
+            return await _advance(unit, config, respondent, session, index, answer, now, chain)
+        except _SessionChanged:
+            continue
+    raise Conflict("session_busy", "Other answers to this session are being saved; retry.")
+
+
+async def _open_session(unit: Task, config: SurveyConfig, respondent: Respondent, index: int, answer: Answer,
+                        now: datetime, chain: ChainClient) -> Outcome:
+    """The first answer opens the session; in a one-question survey it also completes it."""
+    _check_order(config, index, step=0)
+    if await Interaction.exists(unit_id=unit.id, respondent=respondent.key):
+        raise await _already_completed(unit, respondent)
+    answers = _with_answer({}, config.questions[0].id, answer)
+    session = SurveySession(id=new_id("srv"), unit=unit, site_id=respondent.site_id, wallet=respondent.wallet,
+                            fingerprint=respondent.fingerprint, answers=answers, step=1, version=0,
+                            status=SessionStatus.IN_PROGRESS, created_at=now, expires_at=now + SESSION_LIFETIME)
+    if len(config.questions) > 1:
+        await session.save()
+        log.info("survey session opened unit=%s session=%s respondent=%s", unit.id, session.id, respondent.key)
+        return _in_progress(unit, config, session)
+    session.status, session.completed_at = SessionStatus.COMPLETED, now
+
+    async def save_completed() -> None:
+        await session.save()
+
+    interaction, claim = await _record(unit, respondent, answers, now, chain, before=save_completed)
+    return Outcome(status="completed", interaction=interaction, claim=claim, session=session, total_steps=1)
+
+
+async def _own_session(session_id: str, unit: Task, respondent: Respondent, now: datetime) -> SurveySession:
+    """The session ``session_id`` of this unit, if it belongs to this respondent and takes answers."""
+    session = await SurveySession.get_or_none(id=session_id, unit_id=unit.id) if has_prefix(
+        session_id, "srv") else None
+    if session is None:
+        raise NotFound.of("session")
+    if (session.fingerprint, session.wallet, session.site_id) != (  # type: ignore[attr-defined]
+            respondent.fingerprint, respondent.wallet, respondent.site_id):
+        log.warning("survey session refused, other respondent session=%s unit=%s", session.id, unit.id)
+        raise Forbidden("session_not_yours", "This survey session belongs to another respondent.",
+                        field="sessionId")
+    if session.status == SessionStatus.COMPLETED:
+        earlier = await Interaction.get_or_none(unit_id=unit.id, respondent=respondent.key).only("id")
+        raise Conflict("session_completed", "This survey session is complete.",
+                       interactionId=earlier.id if earlier else None)
+    if session.status == SessionStatus.ABANDONED or session.expires_at <= now:
+        raise Conflict("session_expired", "This survey session has expired; start the survey again.")
+    return session
+
+
+async def _advance(unit: Task, config: SurveyConfig, respondent: Respondent, session: SurveySession, index: int,
+                   answer: Answer, now: datetime, chain: ChainClient) -> Outcome:
+    """Apply one answer to the session as read, by compare-and-swap on its version (``_SessionChanged`` when it
+    moved); the answer that passes the last question completes the session and records the response."""
+    _check_order(config, index, session.step)
+    answers = _with_answer(session.answers, config.questions[index].id, answer)
+    step = max(session.step, index + 1)
+    swap = SurveySession.filter(id=session.id, version=session.version, status=SessionStatus.IN_PROGRESS)
+    if step < len(config.questions):
+        if not await swap.update(answers=answers, step=step, version=session.version + 1):
+            raise _SessionChanged
+        session.answers, session.step, session.version = answers, step, session.version + 1
+        return _in_progress(unit, config, session)
+
+    async def complete_session() -> None:
+        if not await swap.update(answers=answers, step=step, version=session.version + 1,
+                                 status=SessionStatus.COMPLETED, completed_at=now):
+            raise _SessionChanged
+
+    interaction, claim = await _record(unit, respondent, answers, now, chain, before=complete_session)
+    session.answers, session.step, session.version = answers, step, session.version + 1
+    session.status, session.completed_at = SessionStatus.COMPLETED, now
+    log.info("survey session completed unit=%s session=%s interaction=%s", unit.id, session.id, interaction.id)
+    return Outcome(status="completed", interaction=interaction, claim=claim, session=session,
+                   total_steps=len(config.questions))
+
+
+def _check_order(config: SurveyConfig, index: int, step: int) -> None:
+    """An answer is to the current question or changes an earlier one; later questions wait their turn."""
+    if index > step:
+        current = config.questions[step].id
+        raise Invalid("question_out_of_order", f"proof.questionId: answer question {current} first.",
+                      field="proof.questionId", expectedQuestionId=current)
+
+
+def _with_answer(answers: dict[str, Any], question_id: str, answer: Answer) -> dict[str, Any]:
+    """The answers with this question's set (or removed, when skipped)."""
+    updated = {key: value for key, value in answers.items() if key != question_id}
+    if answer is not None:
+        updated[question_id] = answer
+    return updated
+
+
+def _in_progress(unit: Task, config: SurveyConfig, session: SurveySession) -> Outcome:
+    return Outcome(status="in_progress", interaction=None, claim=None, session=session,
+                   total_steps=len(config.questions), next_question=public_task(unit)["questions"][session.step])

@@ -1,0 +1,43 @@
+"""The periodic work of a serving process, as jobs for its scheduler:
+
+- ``serving-index``: rebuild the serving index every ``REBUILD_SECONDS``, and at once when a change is announced;
+- ``fill-counts``: add the serve decisions counted in memory to the per-site daily counters;
+- ``settle-campaigns``: end campaigns whose end date has passed or whose budget is spent, and return what is left
+  of ended campaigns' budgets and task pools (no request does this: reading an account never writes);
+- ``expired-claims``: release claims whose deadline the confirmed chain time has passed (a withdrawal back to its
+  holder, a reward back to its pool);
+- ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed).
+
+Every job is safe to run in several processes at once (each write is a conditional update or a unique key). In
+tests only the index and the counters run by themselves; the others run when a test asks (``Scheduler.run``), so
+a test decides when time has passed.
+"""
+
+from __future__ import annotations
+
+from adnet.campaigns.lifecycle import settle_due
+from adnet.chain.client import ChainClient
+from adnet.chain.watcher import Watcher
+from adnet.core.clock import Clock
+from adnet.delivery.index import REBUILD_SECONDS
+from adnet.delivery.serving import Server
+from adnet.jobs.scheduler import Job
+from adnet.money import claims
+
+FILL_COUNT_SECONDS = REBUILD_SECONDS
+SETTLE_SECONDS = 30.0
+EXPIRY_SECONDS = 60.0
+WATCH_SECONDS = 2.0
+# Jobs a test runs itself rather than on a timer.
+ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher"})
+
+
+def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock: Clock) -> list[Job]:
+    """Every periodic job of a serving process."""
+    return [
+        Job("serving-index", server.rebuild, every=REBUILD_SECONDS, wake=server.stale),
+        Job("fill-counts", server.flush_counts, every=FILL_COUNT_SECONDS),
+        Job("settle-campaigns", lambda: settle_due(clock.now()), every=SETTLE_SECONDS),
+        Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
+        Job("chain-watcher", watcher.run_once, every=WATCH_SECONDS),
+    ]

@@ -1,0 +1,70 @@
+"""The scheduler: every periodic task of a serving process, each in its own loop, none inside a request.
+
+A ``Job`` runs every ``every`` seconds, or as soon as its ``wake`` event is set (the serving index, when a change
+is announced). A job never overlaps itself; a failure is logged and the job runs again at its next turn. ``run``
+runs one job now and waits for it; jobs named ``on_demand`` run only that way (in tests, which decide when time
+has passed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A named coroutine run periodically."""
+
+    name: str
+    run: Callable[[], Awaitable[object]]
+    every: float
+    wake: asyncio.Event | None = None
+
+
+class Scheduler:
+    """Runs its jobs in the background from ``start`` to ``stop``."""
+
+    def __init__(self, jobs: Sequence[Job], *, on_demand: Collection[str] = ()) -> None:
+        self.jobs = {job.name: job for job in jobs}
+        self.on_demand = frozenset(on_demand)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        """Start the loop of every job not run on demand, on the running event loop."""
+        if not self._tasks:
+            self._tasks = [asyncio.create_task(self._loop(job), name=f"job-{job.name}")
+                           for job in self.jobs.values() if job.name not in self.on_demand]
+
+    async def stop(self) -> None:
+        """Stop every loop; a job in the middle of a run is cancelled (each job's writes are transactions)."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+
+    async def run(self, name: str) -> object:
+        """Run the job ``name`` now and return what it returned."""
+        return await self.jobs[name].run()
+
+    @staticmethod
+    async def _loop(job: Job) -> None:
+        while True:
+            if job.wake is None:
+                await asyncio.sleep(job.every)
+            else:
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the cancellation that stops the
+                # loop when the event is set at the same moment, and stop() would then wait for ever.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(job.every):
+                        await job.wake.wait()
+                job.wake.clear()
+            try:
+                await job.run()
+            except Exception:  # the job runs again at its next turn
+                log.exception("job failed job=%s", job.name)

@@ -1,0 +1,169 @@
+"""Advertisers' reports: per campaign and UTC day, what was shown, clicked, billed and completed, and why events
+were not billed; as data for the API and pages, and as CSV.
+
+Figures come from the raw records, which are the truth: tracking events (each with its billability, refusal reason
+and the cost billed at the moment it happened), completions of the campaign's tasks and answers to its units.
+A report covers at most ``MAX_DAYS`` days, read in one pass per record type.
+
+- impressions / clicks: recorded events (duplicates inside the hour are not recorded at all);
+- billable impressions / clicks: those that were billed; CTR = billable clicks / billable impressions;
+- spend: G$ billed for events; eCPM = spend per 1000 billable impressions;
+- rewards: G$ granted to viewers for the campaign's tasks and units (paid from their pools or the budget);
+- completions: per task or unit, completions and answers recorded that day;
+- refusals: per reason (``adnet.delivery.tracking.REASONS``), how many recorded events were not billed over the period.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from adnet.campaigns.campaigns import owned_campaign
+from adnet.campaigns.models import Campaign
+from adnet.core.amounts import to_decimal_string
+from adnet.core.csv_text import csv_text
+from adnet.core.errors import Invalid
+from adnet.delivery.models import EventType, TrackingEvent
+from adnet.interactions.models import Interaction
+from adnet.tasks.models import Completion, Task
+
+MAX_DAYS = 92
+DEFAULT_DAYS = 30
+CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
+               "rewards")
+
+
+@dataclass
+class DayFigures:
+    """One day's (or the period's) figures; money in G$ smallest units."""
+
+    day: date | None
+    impressions: int = 0
+    billable_impressions: int = 0
+    clicks: int = 0
+    billable_clicks: int = 0
+    spend: int = 0
+    rewards: int = 0
+    completions: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def ctr(self) -> float:
+        """Billable clicks per billable impression (0 without impressions)."""
+        return self.billable_clicks / self.billable_impressions if self.billable_impressions else 0.0
+
+    @property
+    def ecpm(self) -> int:
+        """Spend per 1000 billable impressions, smallest units, rounded down (0 without impressions)."""
+        return self.spend * 1000 // self.billable_impressions if self.billable_impressions else 0
+
+    def add(self, other: DayFigures) -> None:
+        for name in ("impressions", "billable_impressions", "clicks", "billable_clicks", "spend", "rewards"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.completions.update(other.completions)
+
+
+@dataclass(frozen=True)
+class CampaignReport:
+    """A campaign's figures per day from ``start`` to ``end`` (inclusive, UTC), their totals, its tasks, and the
+    refusal reasons of the period."""
+
+    campaign: Campaign
+    start: date
+    end: date
+    days: list[DayFigures]
+    totals: DayFigures
+    tasks: list[Task]
+    refusals: dict[str, int]
+
+
+def period(start: Any, end: Any, now: datetime) -> tuple[date, date]:
+    """The report's days from ``from``/``to`` query values (``YYYY-MM-DD``, both optional: the last
+    ``DEFAULT_DAYS`` days up to today); Invalid ``invalid_field`` for a bad date or more than ``MAX_DAYS`` days."""
+    today = now.astimezone(UTC).date()
+    last = _day(end, "to") if end else today
+    first = _day(start, "from") if start else last - timedelta(days=DEFAULT_DAYS - 1)
+    if first > last:
+        raise Invalid("invalid_field", "from: not after to", field="from")
+    if (last - first).days + 1 > MAX_DAYS:
+        raise Invalid("invalid_field", f"from: a report covers at most {MAX_DAYS} days", field="from")
+    return first, last
+
+
+def _day(text: Any, name: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except (TypeError, ValueError):
+        raise Invalid("invalid_field", f"{name}: a day such as 2026-05-01", field=name) from None
+
+
+async def campaign_report(wallet: str, campaign_id: str, start: date, end: date) -> CampaignReport:
+    """The report of one of the wallet's campaigns (NotFound / Forbidden ``not_owner`` otherwise)."""
+    campaign = await owned_campaign(wallet, campaign_id)
+    since = datetime.combine(start, time.min, tzinfo=UTC)
+    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
+    days = {start + timedelta(days=offset): DayFigures(start + timedelta(days=offset))
+            for offset in range((end - start).days + 1)}
+    refusals: Counter[str] = Counter()
+    events = await TrackingEvent.filter(campaign_id=campaign.id, received_at__gte=since, received_at__lt=until
+                                        ).values_list("received_at", "type", "billable", "cost", "refusal_reason")
+    for received_at, kind, billable, cost, reason in events:
+        figures = days[_utc_day(received_at)]
+        if kind == EventType.IMPRESSION:
+            figures.impressions += 1
+            figures.billable_impressions += 1 if billable else 0
+        else:
+            figures.clicks += 1
+            figures.billable_clicks += 1 if billable else 0
+        figures.spend += int(cost)
+        if not billable and reason:
+            refusals[reason] += 1
+    tasks = await Task.filter(campaign_id=campaign.id).order_by("created_at", "id")
+    task_ids = [task.id for task in tasks]
+    for model in (Completion, Interaction):
+        rows = await model.filter(created_at__gte=since, created_at__lt=until,
+                                  **{f"{_task_field(model)}__in": task_ids}).values_list(
+            _task_field(model), "created_at", "gs_amount") if task_ids else []
+        for task_id, created_at, gs_amount in rows:
+            figures = days[_utc_day(created_at)]
+            figures.completions[str(task_id)] += 1
+            figures.rewards += int(gs_amount)
+    totals = DayFigures(None)
+    for figures in days.values():
+        totals.add(figures)
+    return CampaignReport(campaign=campaign, start=start, end=end, days=list(days.values()), totals=totals,
+                          tasks=tasks, refusals=dict(sorted(refusals.items())))
+
+
+def _task_field(model: type[Completion] | type[Interaction]) -> str:
+    return "task_id" if model is Completion else "unit_id"
+
+
+def _utc_day(moment: datetime) -> date:
+    return moment.astimezone(UTC).date()
+
+
+def ctr_text(figures: DayFigures) -> str:
+    """The CTR as a fraction with six decimals, e.g. ``"0.012500"``."""
+    return f"{figures.ctr:.6f}"
+
+
+def report_csv(report: CampaignReport) -> str:
+    """The report as CSV: one row per day then a ``total`` row; G$ amounts as decimal strings, and one
+    ``completions:<taskId>`` column per task. Only numbers and identifiers, no advertiser-written text."""
+    task_ids = [task.id for task in report.tasks]
+    return csv_text([
+        [*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids)],
+        *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
+           figures.clicks, figures.billable_clicks, ctr_text(figures), to_decimal_string(figures.spend),
+           to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards),
+           *(figures.completions.get(task_id, 0) for task_id in task_ids)]
+          for figures in [*report.days, report.totals]),
+    ])
+
+
+def completions_by_task(figures: DayFigures, tasks: list[Task]) -> dict[str, int]:
+    """Completions per task id, every task of the campaign named (0 when none)."""
+    return {task.id: figures.completions.get(task.id, 0) for task in tasks}
+

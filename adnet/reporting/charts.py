@@ -1,0 +1,80 @@
+"""Charts drawn on the server as SVG: the dashboard's daily earnings, with no chart library and no script.
+
+The SVG uses presentation attributes and CSS classes only (the portal's CSP allows no inline style), scales with
+its container through its viewBox, and carries a title, a description and a title per bar for screen readers and
+hover. Amounts stay integers in the smallest unit; the axis ticks are "nice" integers (1, 2 or 5 times a power of
+ten), so their decimal labels are short and exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from markupsafe import Markup, escape
+
+from adnet.core.amounts import to_decimal_string
+
+WIDTH = 720
+HEIGHT = 240
+LEFT = 64
+RIGHT = 8
+TOP = 12
+BOTTOM = 28
+TICKS = 4
+
+
+def nice_ceiling(value: int) -> int:
+    """The smallest of 1, 2 or 5 times a power of ten that is at least ``value`` (at least 1)."""
+    scale = 1
+    while True:
+        for step in (1, 2, 5):
+            if step * scale >= value:
+                return step * scale
+        scale *= 10
+
+
+def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = "G$", title: str = "Earnings") -> Markup:
+    """A bar chart of ``(day, amount)`` pairs (oldest first, amounts in the smallest unit) as inline SVG."""
+    top_value = max((amount for _, amount in days), default=0)
+    axis_max = nice_ceiling(-(-top_value // TICKS)) * TICKS if top_value else TICKS
+    plot_width, plot_height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    slot = plot_width / max(len(days), 1)
+    total = sum(amount for _, amount in days)
+    description = (f"{len(days)} days from {days[0][0].isoformat()} to {days[-1][0].isoformat()}; total "
+                   f"{to_decimal_string(total)} {symbol}; highest day {to_decimal_string(top_value)} {symbol}."
+                   if days else "No days to show.")
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="chart-title chart-desc" '
+        f'xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="chart-title">{escape(title)}</title><desc id="chart-desc">{escape(description)}</desc>',
+    ]
+    for tick in range(TICKS + 1):
+        value = axis_max * tick // TICKS
+        y = TOP + plot_height - plot_height * tick / TICKS
+        parts.append(f'<line class="chart-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>')
+        parts.append(f'<text class="chart-label" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{escape(to_decimal_string(value))}</text>')
+    for index, (day, amount) in enumerate(days):
+        height = plot_height * amount / axis_max
+        x = LEFT + index * slot + slot * 0.15
+        parts.append(
+            f'<rect class="chart-bar" x="{x:.1f}" y="{TOP + plot_height - height:.1f}" width="{slot * 0.7:.1f}" '
+            f'height="{height:.1f}"><title>{escape(day.isoformat())}: {escape(to_decimal_string(amount))} '
+            f'{escape(symbol)}</title></rect>')
+    for index, x, anchor in _day_labels(len(days), slot):
+        parts.append(f'<text class="chart-label" x="{x:.1f}" y="{HEIGHT - 8}" text-anchor="{anchor}">'
+                     f'{escape(days[index][0].strftime("%b %d"))}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))  # noqa: S704 - every interpolated text above is escaped
+
+
+def _day_labels(count: int, slot: float) -> list[tuple[int, float, str]]:
+    """Where the first, middle and last days are named: the first starts at its bar's left edge and the last ends
+    at its bar's right edge, so neither runs off the chart; the middle one is centred under its bar."""
+    if count == 0:
+        return []
+    labels = {count // 2: (LEFT + (count // 2) * slot + slot / 2, "middle")}
+    labels[0] = (LEFT + slot * 0.15, "start")
+    labels[count - 1] = (LEFT + (count - 1) * slot + slot * 0.85, "end")
+    return [(index, x, anchor) for index, (x, anchor) in sorted(labels.items())]

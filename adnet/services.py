@@ -1,0 +1,76 @@
+"""The running service's parts, built once when a process starts serving and handed to what needs them.
+
+``start`` opens the database, connects the chain (checking the database is bound to it), loads the serving index,
+starts the tracking and completion writers and the jobs; ``stop`` lets each finish what it holds (queued events
+and completions are written, counted serve decisions saved) before the database closes. The app keeps the
+``Services`` of its process (``adnet.app``); request handlers reach them through it, domain code gets what it needs
+as arguments.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+
+from adnet.chain.client import ChainClient
+from adnet.chain.service import ChainConnection, connect
+from adnet.chain.watcher import Watcher
+from adnet.config import Settings
+from adnet.core import changes
+from adnet.core.clock import Clock
+from adnet.db import config as database
+from adnet.delivery.serving import Server
+from adnet.delivery.tracking import Tracker
+from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, periodic_jobs
+from adnet.jobs.scheduler import Scheduler
+from adnet.money import vault_events
+from adnet.tasks.completion import CompletionWriter
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """Everything a serving process shares between requests and jobs."""
+
+    settings: Settings
+    clock: Clock
+    random: random.Random
+    chain: ChainClient
+    serving: Server
+    tracker: Tracker
+    completions: CompletionWriter
+    watcher: Watcher
+    jobs: Scheduler
+    chain_connection: ChainConnection
+
+
+async def start(settings: Settings, clock: Clock, rng: random.Random) -> Services:
+    """Open the database and the chain, load the index, start the writers and the jobs."""
+    await database.open_database(settings.database_url)
+    connection = await connect(settings, clock=clock)
+    chain = connection.client
+    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret, public_url=settings.public_url)
+    await server.rebuild()
+    tracker = Tracker(clock=clock, settings=settings, server=server)
+    completions = CompletionWriter()
+    watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
+    jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock),
+                     on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
+    tracker.start()
+    completions.start()
+    changes.listen(server.invalidate)  # before the jobs start: their tasks inherit it
+    jobs.start()
+    return Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
+                    completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection)
+
+
+async def stop(services: Services) -> None:
+    """Stop the jobs and the writers, writing what they hold, then release the chain and the database."""
+    await services.jobs.stop()
+    await services.tracker.stop()
+    await services.completions.stop()
+    await services.serving.flush_counts()
+    await services.chain_connection.close()
+    await database.close_database()

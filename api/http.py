@@ -1,0 +1,70 @@
+"""What every handler of the web layer (``api/`` and ``portal/``) shares: the running service's parts, the
+client's address behind trusted proxies, rate-limit keys, and the headers of public ad routes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from quart import Response, current_app, g, request
+
+from adnet.config import Settings
+from adnet.services import Services
+
+F = TypeVar("F", bound=Callable[..., Any])
+PREFLIGHT_MAX_AGE = 86400
+
+
+def services() -> Services:
+    """The running app's services (inside a request or app context, once the app has started)."""
+    return cast(Services, current_app.extensions["adnet"])
+
+
+def app_settings() -> Settings:
+    """The settings the app was built with (known before it starts, unlike ``services``)."""
+    return cast(Settings, current_app.config["ADNET_SETTINGS"])
+
+
+def client_ip() -> str:
+    """The client's address. ``X-Forwarded-For`` is believed only for the number of proxies configured in
+    ``ADNET_TRUSTED_PROXIES``, counted from the right (the hops our own proxies appended); never its first hop.
+    Worked out once per request (the rate limiter alone asks three times)."""
+    if "client_ip" not in g:
+        g.client_ip = _client_ip(app_settings().trusted_proxies)
+    return cast(str, g.client_ip)
+
+
+def _client_ip(trusted: int) -> str:
+    remote = request.remote_addr or ""
+    if trusted == 0:
+        return remote
+    hops = [hop.strip() for hop in request.headers.get("X-Forwarded-For", "").split(",") if hop.strip()]
+    if len(hops) < trusted:
+        return remote
+    return hops[-trusted]
+
+
+async def client_ip_key() -> str:
+    """Rate-limit key: the client's address."""
+    return client_ip()
+
+
+async def skip_preflight() -> bool:
+    """CORS preflights do not count against a route's rate limit."""
+    return request.method == "OPTIONS"
+
+
+def public(view: F) -> F:
+    """Marks a route that publishers' pages call (serve, track, answers): its every answer, errors included, is
+    readable by any page and never cached (``public_headers``)."""
+    setattr(view, "adnet_public", True)  # noqa: B010 - read back by public_headers
+    return view
+
+
+async def public_headers(response: Response) -> Response:
+    """After every request: ad decisions and event receipts are never cached, and any page may read them."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    if getattr(view, "adnet_public", False):
+        response.headers["Cache-Control"] = "no-store"
+        response.headers.setdefault("Access-Control-Allow-Origin", "*")
+    return response

@@ -1,0 +1,65 @@
+"""Signed-in requests: where a request carries its session token, and the decorator that requires one.
+
+The token is the one ``adnet.accounts.signin`` issued: ``Authorization: Bearer`` for scripts, the session cookie
+for the portal (Secure outside development, HttpOnly, SameSite=Lax).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any, TypeVar, cast
+
+from quart import g, request
+
+from adnet.accounts.sessions import ActiveSession, check_owner, find_session
+from adnet.core.errors import Unauthorized
+from api.http import services
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+SESSION_COOKIE = "adnet_session"
+
+
+def session_token() -> str | None:
+    """The session token of the current request: ``Authorization: Bearer`` when present, else the cookie."""
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        return token.strip() if scheme.lower() == "bearer" else None
+    return request.cookies.get(SESSION_COOKIE)
+
+
+async def request_session() -> ActiveSession | None:
+    """The open session the current request carries, if any."""
+    return await find_session(session_token(), services().clock.now())
+
+
+def require_session(handler: F) -> F:
+    """Route decorator: Unauthorized ``auth_required`` unless the request carries a valid session, which it leaves
+    in ``g.session``. Put it above request validation, so an anonymous caller learns nothing."""
+
+    @wraps(handler)
+    async def guarded(*args: Any, **kwargs: Any) -> Any:
+        session = await request_session()
+        if session is None:
+            raise Unauthorized("auth_required", "Sign in with your wallet first (a session cookie or "
+                                                "Authorization: Bearer token).")
+        g.session = session
+        return await handler(*args, **kwargs)
+
+    return cast(F, guarded)
+
+
+def current_session() -> ActiveSession:
+    """The session ``require_session`` found for this request."""
+    return cast(ActiveSession, g.session)
+
+
+def current_wallet() -> str:
+    """The signed-in wallet of this request."""
+    return current_session().wallet
+
+
+def named_wallet(wallet: str) -> str:
+    """The wallet a request names, once it is the signed-in one (Forbidden ``not_owner`` otherwise)."""
+    return check_owner(current_wallet(), wallet)

@@ -1,0 +1,95 @@
+"""SQLite shared by several processes: a transaction that reads before it writes is not refused because another
+process wrote in between (``adnet serve --workers 2`` answered such withdrawals 500 "database is locked")."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import aiosqlite
+import pytest
+from tortoise import Tortoise, connections
+from tortoise.exceptions import OperationalError
+from tortoise.transactions import in_transaction
+
+from adnet.db import config as db
+from adnet.db import migrations
+from adnet.db import sql as statements
+from adnet.db.sql import Program, Statement
+from adnet.money.models import SignerNonce
+
+
+def write_from_another_process(path: str, signer: str) -> None:
+    """What another worker does: its own connection, one committed insert."""
+    other = sqlite3.connect(path, timeout=10, isolation_level=None)
+    try:
+        other.execute("INSERT INTO signer_nonce (signer, next_nonce) VALUES (?, 0)", (signer,))
+    finally:
+        other.close()
+
+
+async def test_a_transaction_reading_first_writes_after_another_process_wrote(tmp_path):
+    path = str(tmp_path / "shared.sqlite3")
+    await migrations.migrate(f"sqlite://{path}")
+    await db.open_database(f"sqlite://{path}")
+    try:
+        async with in_transaction():
+            assert await SignerNonce.filter(signer="0x" + "a" * 40).count() == 0
+            other = asyncio.create_task(asyncio.to_thread(write_from_another_process, path, "0x" + "b" * 40))
+            # A deferred transaction lets the other process commit now and then cannot write; an immediate one
+            # holds the write lock, so the other process waits for this commit.
+            await asyncio.wait({other}, timeout=1.0)
+            await SignerNonce.create(signer="0x" + "a" * 40, next_nonce=1)
+        await other
+        signers = sorted(await SignerNonce.all().values_list("signer", flat=True))
+    finally:
+        await Tortoise.close_connections()
+
+    assert signers == ["0x" + "a" * 40, "0x" + "b" * 40]
+
+
+async def test_a_transaction_begins_in_one_trip_to_the_connections_thread(tmp_path, monkeypatch):
+    await migrations.migrate(f"sqlite://{tmp_path / 'trips.sqlite3'}")
+    await db.open_database(f"sqlite://{tmp_path / 'trips.sqlite3'}")
+    try:
+        client = connections.get("default")
+        await client.execute_query("SELECT 1")  # connected
+        trips = []
+        original = aiosqlite.Connection._execute
+
+        async def counted(self, fn, *args, **kwargs):
+            trips.append(getattr(fn, "__name__", repr(fn)))
+            return await original(self, fn, *args, **kwargs)
+
+        monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+        async with in_transaction():
+            began = list(trips)
+            in_transaction_now = client._connection.in_transaction
+        monkeypatch.undo()
+    finally:
+        await Tortoise.close_connections()
+
+    assert began == ["begin_immediate"] and in_transaction_now
+
+
+def insert_signer(dialect: str) -> Program[int]:
+    written = yield Statement(f"INSERT INTO signer_nonce (signer, next_nonce) VALUES "
+                              f"({', '.join(statements.marks(dialect, 2))})", ["0x" + "c" * 40, 0])
+    return written.count
+
+
+async def test_a_transaction_of_its_own_waits_for_another_process_and_is_refused_after_the_busy_timeout(tmp_path):
+    path = str(tmp_path / "busy.sqlite3")
+    await migrations.migrate(f"sqlite://{path}")
+    await db.open_database(f"sqlite://{path}?busy_timeout=200")
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another worker holds the write lock past the busy timeout
+        with pytest.raises(OperationalError, match="locked"):
+            await statements.transaction(insert_signer)
+        other.execute("ROLLBACK")
+        assert await statements.transaction(insert_signer) == 1  # the connection is usable again
+        assert await SignerNonce.all().count() == 1
+    finally:
+        other.close()
+        await Tortoise.close_connections()

@@ -1,0 +1,94 @@
+"""Selection without HTTP: weights by price and pacing (clamped), the weighted draw, and the candidates."""
+
+import random
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from adnet.delivery import selection
+from adnet.delivery.index import CampaignEntry, CreativeEntry, Index
+from adnet.delivery.selection import (
+    MAX_PACING,
+    MIN_PACING,
+    MIN_PRICE_SHARE,
+    Candidate,
+    ServeRequest,
+    campaign_weight,
+    candidates,
+    pacing,
+    pick,
+)
+from tests.factories import G
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def entry(campaign_id: str = "cmp_a", *, cpm: int = 2 * G, cpc: int = 0, budget: int = 100 * G,
+          remaining: int | None = None, days: int | None = 10, **fields) -> CampaignEntry:
+    creative = CreativeEntry(id=f"ad_{campaign_id}", campaign_id=campaign_id, banner_url="https://b.example",
+                                     target_url="https://t.example", description="", media_type="image",
+                                     size="300x250")
+    targeting = {"sizes": frozenset(), "placements": frozenset(), "site_allow": frozenset(),
+                 "site_deny": frozenset(), **fields}
+    return CampaignEntry(
+        id=campaign_id, cpm=cpm, cpc=cpc, budget=budget, remaining=budget if remaining is None else remaining,
+        starts_at=START, ends_at=START + timedelta(days=days) if days else None, creatives=(creative,), tasks=(),
+        **targeting)
+
+
+def test_pacing_favours_a_campaign_behind_its_even_spend():
+    halfway = START + timedelta(days=5)
+    on_track = entry(remaining=50 * G)
+    behind = entry(remaining=90 * G)
+    ahead = entry(remaining=20 * G)
+    assert pacing(on_track, halfway) == pytest.approx(1.0)
+    assert pacing(behind, halfway) > 1.0 > pacing(ahead, halfway)
+
+
+def test_pacing_is_clamped_and_neutral_without_an_end():
+    assert pacing(entry(remaining=100 * G), START + timedelta(days=9)) == MAX_PACING
+    assert pacing(entry(remaining=1), START + timedelta(hours=1)) == MIN_PACING
+    assert pacing(entry(days=None, remaining=1), START + timedelta(days=1)) == 1.0
+
+
+def test_price_share_is_clamped_so_none_starves():
+    best = selection.ecpm(entry(cpm=1000 * G))
+    assert campaign_weight(entry(cpm=1000 * G, days=None), START, best) == 1.0
+    assert campaign_weight(entry(cpm=1, days=None), START, best) == MIN_PRICE_SHARE
+    assert campaign_weight(entry(cpm=500 * G, days=None), START, best) == pytest.approx(0.5)
+
+
+def test_cpc_counts_at_the_assumed_click_through_rate():
+    assert selection.ecpm(entry(cpm=0, cpc=G)) == pytest.approx(G * 1000 * selection.ASSUMED_CTR)
+
+
+def test_weighted_draw_follows_the_weights_and_is_reproducible():
+    options = [Candidate(3.0, campaign=entry("cmp_a")), Candidate(1.0, campaign=entry("cmp_b"))]
+
+    def draws(seed: int, count: int) -> list[str]:
+        rng = random.Random(seed)
+        return [pick(options, rng).campaign.id for _ in range(count)]
+
+    counts = Counter(draws(42, 4000))
+    assert 2800 < counts["cmp_a"] < 3200 and counts["cmp_b"] == 4000 - counts["cmp_a"]
+    assert draws(7, 50) == draws(7, 50)
+
+
+def test_nothing_to_draw_is_none():
+    assert pick([], random.Random(1)) is None
+
+
+def test_candidates_respect_budget_unless_attached():
+    index = Index(campaigns={"cmp_a": entry("cmp_a", remaining=0), "cmp_b": entry("cmp_b")})
+    query = ServeRequest(site_id="site_x", kinds=frozenset({"BANNER"}), size=None, placement="", wallet=None,
+                         attached=False)
+    assert [option.campaign.id for option in candidates(index, query, START)] == ["cmp_b"]
+    attached = ServeRequest(**{**query.__dict__, "attached": True})
+    assert {option.campaign.id for option in candidates(index, attached, START)} == {"cmp_a", "cmp_b"}
+
+
+def test_campaign_sizes_restrict_a_size_request():
+    sized = entry(sizes=frozenset({"728x90"}))
+    assert sized.creatives_for("300x250") == []
+    assert sized.creatives_for(None) == list(sized.creatives)

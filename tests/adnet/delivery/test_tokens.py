@@ -1,0 +1,83 @@
+"""Tracking tokens: signed, compact, URL-safe, expiring after 15 minutes, accepted under one previous secret."""
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from adnet.delivery.tokens import TOKEN_TTL, TokenError, issue_token, token_ref, verify_token
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+SECRET = "current-secret-" + "a" * 32
+OLD_SECRET = "previous-secret-" + "b" * 32
+
+
+def make(secret: str = SECRET, now: datetime = NOW, **overrides) -> str:
+    fields = {"ad_id": "ad_1", "campaign_id": "cmp_1", "site_id": "site_1", "placement": "sidebar",
+              "size": "300x250", "wallet": "0x" + "ab" * 20, "click_active": True, "nonce": 2**64 - 1, **overrides}
+    return issue_token(secret, now=now, **fields)
+
+
+def refusal(token: str, *, secrets=(SECRET,), now: datetime = NOW) -> str:
+    with pytest.raises(TokenError) as raised:
+        verify_token(token, secrets=secrets, now=now)
+    return raised.value.reason
+
+
+def test_round_trip_carries_every_field():
+    claims = verify_token(make(), secrets=(SECRET,), now=NOW + timedelta(minutes=1))
+    assert (claims.ad_id, claims.campaign_id, claims.site_id) == ("ad_1", "cmp_1", "site_1")
+    assert (claims.placement, claims.size, claims.wallet) == ("sidebar", "300x250", "0x" + "ab" * 20)
+    assert claims.click_active is True
+    assert claims.expires_at_ms - claims.issued_at_ms == TOKEN_TTL.total_seconds() * 1000 == 15 * 60 * 1000
+
+
+def test_token_is_compact_and_url_safe():
+    token = make()
+    assert re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", token)
+    assert len(token) < 250
+
+
+def test_without_wallet_and_with_clicks_off():
+    claims = verify_token(make(wallet=None, click_active=False), secrets=(SECRET,), now=NOW)
+    assert claims.wallet is None and claims.click_active is False
+
+
+def test_expires_after_fifteen_minutes():
+    token = make()
+    assert verify_token(token, secrets=(SECRET,), now=NOW + timedelta(minutes=14, seconds=59))
+    assert refusal(token, now=NOW + timedelta(minutes=15)) == "token_expired"
+
+
+def test_tampering_is_refused():
+    token = make()
+    payload, mac = token.split(".")
+    other_payload = make(ad_id="ad_2").split(".")[0]
+    assert refusal(f"{other_payload}.{mac}") == "token_invalid"
+    flipped = mac[:-2] + ("A" if mac[-2] != "A" else "B") + mac[-1]
+    assert refusal(f"{payload}.{flipped}") == "token_invalid"
+    for garbage in ("", "abc", "a.b.c", token + "=", token.replace(".", "")):
+        assert refusal(garbage) == "token_invalid"
+
+
+def test_wrong_secret_is_refused():
+    assert refusal(make(secret="someone-else-" + "c" * 32)) == "token_invalid"
+
+
+def test_rotation_accepts_the_previous_secret_only():
+    old_token = make(secret=OLD_SECRET)
+    assert verify_token(old_token, secrets=(SECRET, OLD_SECRET), now=NOW).ad_id == "ad_1"
+    assert refusal(old_token, secrets=(SECRET,)) == "token_invalid"
+    assert refusal(old_token, secrets=(SECRET, "")) == "token_invalid"
+
+
+def test_token_from_the_future_is_refused():
+    assert refusal(make(now=NOW + timedelta(minutes=2))) == "token_invalid"
+
+
+def test_reference_is_a_stable_digest():
+    token = make()
+    assert token_ref(token) == token_ref(token)
+    assert re.fullmatch(r"[0-9a-f]{64}", token_ref(token))
+    assert token_ref(token) != token_ref(make(placement="footer"))
+    assert token_ref(token) != token_ref(make(nonce=7))
