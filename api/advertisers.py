@@ -9,7 +9,6 @@ ISO 8601 UTC.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -18,17 +17,22 @@ from quart_rate_limiter import rate_limit
 from quart_schema import validate_querystring, validate_request, validate_response
 
 from adnet.accounts import advertisers
+from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
+from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
 from adnet.campaigns.models import Creative
-from adnet.core.amounts import Token, amount_of, to_decimal_string
+from adnet.core.amounts import Token, to_decimal_string
 from adnet.money import deposits, withdrawals
 from adnet.money.claims import claim_payload
+from adnet.money.commands import DepositReport, Funds
 from adnet.money.holders import advertiser_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
+from adnet.reporting.commands import Period
 from adnet.tasks import authoring
+from adnet.tasks.commands import NewTask, TaskChanges
 from adnet.tasks.config import public_task
 from adnet.tasks.models import Task
 from api.auth import iso
@@ -39,68 +43,6 @@ from api.sessions import current_wallet, require_session
 blueprint = Blueprint("api_advertisers", __name__, url_prefix="/api")
 
 ACCOUNT_LIMIT = settings_limit("rate_limit_account")
-_AMOUNT = Field(max_length=64)
-
-
-class RegisterRequest(BaseModel):
-    name: str = Field("", max_length=120)
-
-
-class AmountRequest(BaseModel):
-    amount: str = _AMOUNT
-
-
-class DepositRequest(BaseModel):
-    txHash: str = Field(max_length=80)
-
-
-class CampaignSettings(BaseModel):
-    """Campaign settings; on an edit, only the fields sent change. Amounts are G$ decimal strings."""
-
-    name: str | None = Field(None, max_length=200)
-    startsAt: datetime | None = None
-    endsAt: datetime | None = None
-    cpm: str | None = Field(None, max_length=64, description="G$ per 1000 billable impressions")
-    cpc: str | None = Field(None, max_length=64, description="G$ per billable click")
-    budget: str | None = Field(None, max_length=64, description="total the campaign may be funded with")
-    dailyCap: str | None = Field(None, max_length=64)
-    sizes: list[str] | None = Field(None, description="banner sizes such as 300x250; empty = any")
-    placements: list[str] | None = None
-    siteAllow: list[str] | None = Field(None, description="site ids; empty = every site")
-    siteDeny: list[str] | None = None
-
-
-class CreativeFields(BaseModel):
-    """A creative; on an edit, only the fields sent change (and the creative goes back to review)."""
-
-    bannerUrl: str | None = Field(None, max_length=2100)
-    targetUrl: str | None = Field(None, max_length=2100)
-    description: str | None = Field(None, max_length=600)
-    mediaType: str | None = Field(None, max_length=8, description="image or video")
-    size: str | None = Field(None, max_length=16, description="WIDTHxHEIGHT")
-
-
-class TaskFields(BaseModel):
-    """A CTA task (VISIT_URL, SIGN_MESSAGE, ONCHAIN_EVENT, QUIZ) or a unit (POLL, FEEDBACK, SURVEY) with its
-    config (see the task configuration schemas), rewards and limits; on an edit, only the fields sent change."""
-
-    kind: str | None = Field(None, max_length=16)
-    title: str | None = Field(None, max_length=300)
-    description: str | None = Field(None, max_length=1100)
-    config: dict[str, Any] | None = None
-    rewardPoints: int | None = None
-    rewardGs: str | None = Field(None, max_length=64, description="G$ per completion")
-    maxPerWallet: int | None = None
-    maxPerFingerprint: int | None = None
-    startsAt: datetime | None = None
-    endsAt: datetime | None = None
-
-
-class ReportQuery(BaseModel):
-    from_: str | None = Field(None, alias="from", max_length=10)
-    to: str | None = Field(None, max_length=10)
-
-
 class AccountOut(BaseModel):
     advertiserId: str
     wallet: str
@@ -202,10 +144,10 @@ async def _advertiser() -> Advertiser:
 @blueprint.post("/advertisers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(RegisterRequest)
-async def register_advertiser(data: RegisterRequest) -> tuple[Response, int]:
+@validate_request(AdvertiserRegistration)
+async def register_advertiser(data: AdvertiserRegistration) -> tuple[Response, int]:
     """Create the signed-in wallet's advertiser account (201), or return it when it exists (200)."""
-    registration = await advertisers.register(current_wallet(), data.name, services().clock.now())
+    registration = await advertisers.register(current_wallet(), data, services().clock.now())
     advertiser = registration.advertiser
     body = {"advertiserId": advertiser.id, "wallet": advertiser.wallet, "name": advertiser.name}
     return jsonify(body), 201 if registration.created else 200
@@ -229,12 +171,12 @@ async def advertiser_account() -> dict:
 @blueprint.post("/advertisers/deposit/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(AmountRequest)
-async def advertiser_deposit_prepare(data: AmountRequest) -> Response:
+@validate_request(Funds)
+async def advertiser_deposit_prepare(data: Funds) -> Response:
     """The unsigned approve and deposit transactions (``eth_sendTransaction`` parameters) that deposit ``amount``
     G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash."""
     holder = advertiser_holder(await _advertiser())
-    plan = deposits.prepare(holder, amount_of(data.amount), services().chain)
+    plan = deposits.prepare(holder, data.amount, services().chain)
     return jsonify({"advertiserId": holder.id, "token": "G$", "amount": to_decimal_string(plan.amount),
                     "accountRef": holder.account_ref, "transactions": [plan.approve, plan.deposit]})
 
@@ -242,12 +184,12 @@ async def advertiser_deposit_prepare(data: AmountRequest) -> Response:
 @blueprint.post("/advertisers/deposit")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(DepositRequest)
-async def advertiser_deposit(data: DepositRequest) -> tuple[Response, int]:
+@validate_request(DepositReport)
+async def advertiser_deposit(data: DepositReport) -> tuple[Response, int]:
     """Credit a G$ deposit the wallet made to the vault: 201 credited, 202 pending its confirmations, 409 when the
     transaction was credited before."""
     run = services()
-    credited = await deposits.credit(advertiser_holder(await _advertiser()), data.txHash, run.chain, run.clock.now())
+    credited = await deposits.credit(advertiser_holder(await _advertiser()), data.tx_hash, run.chain, run.clock.now())
     body = {"depositId": credited.id, "txHash": credited.tx_hash, "token": credited.token_symbol,
             "amount": to_decimal_string(int(credited.amount)), "status": credited.status.value}
     return jsonify(body), 201 if credited.status == DepositStatus.CREDITED else 202
@@ -256,12 +198,12 @@ async def advertiser_deposit(data: DepositRequest) -> tuple[Response, int]:
 @blueprint.post("/advertisers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(AmountRequest)
-async def advertiser_withdraw(data: AmountRequest) -> tuple[Response, int]:
+@validate_request(Funds)
+async def advertiser_withdraw(data: Funds) -> tuple[Response, int]:
     """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the wallet on
     the vault (``transaction``); released back if not redeemed by its deadline."""
     run = services()
-    result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), amount_of(data.amount), Token.GS,
+    result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), data.amount, Token.GS,
                                         minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
     withdrawal = result.withdrawal
     return jsonify({"withdrawalId": withdrawal.id, "token": withdrawal.token_symbol,
@@ -282,13 +224,13 @@ async def advertiser_campaigns() -> dict:
 @blueprint.post("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(CampaignSettings)
+@validate_request(NewCampaign)
 @validate_response(CampaignOut, 201)
-async def create_campaign(data: CampaignSettings) -> tuple[dict, int]:
+async def create_campaign(data: NewCampaign) -> tuple[dict, int]:
     """Create a draft campaign (name, startsAt, cpm, cpc and budget required). It serves only once submitted,
     approved by an operator, inside its dates and funded."""
     now = services().clock.now()
-    created = await campaigns.create_campaign((await _advertiser()).id, data.model_dump(exclude_unset=True), now)
+    created = await campaigns.create_campaign((await _advertiser()).id, data, now)
     return await _detail(created.id), 201
 
 
@@ -304,12 +246,11 @@ async def get_campaign(campaign_id: str) -> dict:
 @blueprint.patch("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(CampaignSettings)
+@validate_request(CampaignChanges)
 @validate_response(CampaignOut)
-async def edit_campaign(campaign_id: str, data: CampaignSettings) -> dict:
+async def edit_campaign(campaign_id: str, data: CampaignChanges) -> dict:
     """Change settings (those sent). Refused while in review or once ended (409 ``campaign_locked``)."""
-    await campaigns.edit_settings(current_wallet(), campaign_id, data.model_dump(exclude_unset=True),
-                                  services().clock.now())
+    await campaigns.edit_settings(current_wallet(), campaign_id, data, services().clock.now())
     return await _detail(campaign_id)
 
 
@@ -330,11 +271,11 @@ async def campaign_action(campaign_id: str, action: str) -> dict:
 @blueprint.post("/advertisers/campaigns/<campaign_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(AmountRequest)
-async def allocate_campaign(campaign_id: str, data: AmountRequest) -> Response:
+@validate_request(Funds)
+async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget (never more than the balance,
     nor beyond the campaign's budget: 400 ``insufficient_balance`` / 409 ``over_budget``)."""
-    remaining = await funding.allocate_to_campaign(current_wallet(), campaign_id, amount_of(data.amount),
+    remaining = await funding.allocate_to_campaign(current_wallet(), campaign_id, data.amount,
                                                    services().clock.now())
     return jsonify({"campaignId": campaign_id, "token": "G$", "remaining": to_decimal_string(remaining)})
 
@@ -342,50 +283,47 @@ async def allocate_campaign(campaign_id: str, data: AmountRequest) -> Response:
 @blueprint.post("/advertisers/campaigns/<campaign_id>/creatives")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(CreativeFields)
+@validate_request(NewCreative)
 @validate_response(CreativeOut, 201)
-async def add_creative(campaign_id: str, data: CreativeFields) -> tuple[dict, int]:
+async def add_creative(campaign_id: str, data: NewCreative) -> tuple[dict, int]:
     """Add a creative (bannerUrl, targetUrl and size required; http or https only). It waits for review: with
     the campaign, or alone when the campaign is already approved."""
-    creative = await creatives.add_creative(current_wallet(), campaign_id, data.model_dump(exclude_unset=True),
-                                            services().clock.now())
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now())
     return creative_body(creative), 201
 
 
 @blueprint.patch("/advertisers/creatives/<creative_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(CreativeFields)
+@validate_request(CreativeChanges)
 @validate_response(CreativeOut)
-async def edit_creative(creative_id: str, data: CreativeFields) -> dict:
+async def edit_creative(creative_id: str, data: CreativeChanges) -> dict:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    creative = await creatives.edit_creative(current_wallet(), creative_id, data.model_dump(exclude_unset=True),
-                                             services().clock.now())
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now())
     return creative_body(creative)
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(TaskFields)
+@validate_request(NewTask)
 @validate_response(TaskOut, 201)
-async def create_campaign_task(campaign_id: str, data: TaskFields) -> tuple[dict, int]:
+async def create_campaign_task(campaign_id: str, data: NewTask) -> tuple[dict, int]:
     """Add a task or unit to a draft or rejected campaign (kind, title and config required); it is reviewed with
     the campaign. Its dates default to the campaign's."""
-    task = await authoring.create_task(current_wallet(), campaign_id, data.model_dump(exclude_unset=True),
-                                   services().clock.now())
+    task = await authoring.create_task(current_wallet(), campaign_id, data, services().clock.now())
     return task_body(task), 201
 
 
 @blueprint.patch("/advertisers/tasks/<task_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(TaskFields)
+@validate_request(TaskChanges)
 @validate_response(TaskOut)
-async def edit_campaign_task(task_id: str, data: TaskFields) -> dict:
+async def edit_campaign_task(task_id: str, data: TaskChanges) -> dict:
     """Change a task: its content while the campaign is unreviewed, its rewards and limits until it ends."""
-    return task_body(await authoring.edit_task(current_wallet(), task_id, data.model_dump(exclude_unset=True)))
+    return task_body(await authoring.edit_task(current_wallet(), task_id, data))
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")
@@ -400,33 +338,32 @@ async def end_campaign_task(task_id: str) -> Response:
 @blueprint.post("/advertisers/tasks/<task_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(AmountRequest)
-async def allocate_task(task_id: str, data: AmountRequest) -> Response:
+@validate_request(Funds)
+async def allocate_task(task_id: str, data: Funds) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the task's pool, which pays its rewards first."""
-    pool = await authoring.allocate_to_task(current_wallet(), task_id, amount_of(data.amount),
-                                           services().clock.now())
+    pool = await authoring.allocate_to_task(current_wallet(), task_id, data.amount, services().clock.now())
     return jsonify({"taskId": task_id, "token": "G$", "pool": to_decimal_string(pool)})
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_querystring(ReportQuery)
+@validate_querystring(Period)
 @validate_response(ReportOut)
-async def campaign_report(campaign_id: str, query_args: ReportQuery) -> dict:
+async def campaign_report(campaign_id: str, query_args: Period) -> dict:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): impressions, billable
     impressions, clicks, CTR, spend, eCPM, rewards and completions per task; and refusal reasons in aggregate."""
-    start, end = campaign_reports.period(query_args.from_, query_args.to, services().clock.now())
+    start, end = query_args.days(services().clock.today())
     return report_body(await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end))
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_querystring(ReportQuery)
-async def campaign_report_csv(campaign_id: str, query_args: ReportQuery) -> Response:
+@validate_querystring(Period)
+async def campaign_report_csv(campaign_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row), for spreadsheets."""
-    start, end = campaign_reports.period(query_args.from_, query_args.to, services().clock.now())
+    start, end = query_args.days(services().clock.today())
     result = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     response = Response(campaign_reports.report_csv(result), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{campaign_id}-{start}-{end}.csv"'

@@ -6,7 +6,6 @@ HttpOnly, SameSite=Lax) for the portal; scripts send it back as ``Authorization:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from quart import Blueprint, Response, jsonify
@@ -14,18 +13,13 @@ from quart_rate_limiter import rate_limit
 from quart_schema import validate_request
 
 from adnet.accounts import signin
+from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
 from api.http import services
 from api.ratelimit import settings_limit
 from api.sessions import SESSION_COOKIE, current_session, require_session
 
 blueprint = Blueprint("api_auth", __name__, url_prefix="/api")
-
-
-@dataclass
-class VerifyRequest:
-    message: str
-    signature: str
 
 
 def iso(moment: datetime) -> str:
@@ -48,11 +42,11 @@ async def auth_nonce() -> Response:
 
 @blueprint.post("/auth/verify")
 @rate_limit(limits=settings_limit("rate_limit_auth"))
-@validate_request(VerifyRequest)
-async def auth_verify(data: VerifyRequest) -> Response:
+@validate_request(SignIn)
+async def auth_verify(data: SignIn) -> Response:
     """Check a signed SIWE message and open a session: the token in the body and in the session cookie."""
     run = services()
-    signed_in = await signin.sign_in(data.message, data.signature, settings=run.settings, chain=run.chain,
+    signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain,
                                      now=run.clock.now(), rng=run.random)
     response = jsonify({"wallet": signed_in.wallet, "token": signed_in.token, "expiresAt": iso(signed_in.expires_at)})
     response.set_cookie(SESSION_COOKIE, signed_in.token, expires=signed_in.expires_at, path="/",

@@ -10,12 +10,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from pydantic import ValidationError
 from quart import Quart, Response, g, jsonify, request
 from quart_rate_limiter import RateLimitExceeded
 from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized, Unavailable
+from adnet.core.inputs import refusal
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +72,7 @@ def register(app: Quart) -> None:
 
     @app.errorhandler(RequestSchemaValidationError)
     async def schema_error(error: RequestSchemaValidationError) -> tuple[Response, int]:
-        return jsonify(schema_error_body(error.validation_error)), 400
+        return jsonify(body_of(request_refusal(error))), 400
 
     @app.errorhandler(RateLimitExceeded)
     async def rate_limited(error: RateLimitExceeded) -> Response:
@@ -98,20 +100,9 @@ def register(app: Quart) -> None:
                         "message": "Something went wrong on our side; the request changed nothing."}), 500
 
 
-def schema_error_body(validation_error: Exception) -> dict[str, Any]:
-    """Turn a pydantic validation error into the error body, naming the first offending field."""
-    errors = getattr(validation_error, "errors", None)
-    details = errors() if callable(errors) else []
-    if not details:
-        return {"error": "invalid_request", "message": "The request body is not valid JSON of the expected shape."}
-    first = details[0]
-    location = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
-    missing = first.get("type") == "missing"
-    message = first.get("msg", "invalid value")
-    if isinstance(first.get("ctx", {}).get("error"), ValueError):
-        message = str(first["ctx"]["error"])
-    return {
-        "error": "missing_field" if missing else "invalid_field",
-        "message": f"{location or 'body'}: {'this field is required' if missing else message}",
-        "field": location or None,
-    }
+def request_refusal(error: RequestSchemaValidationError) -> Invalid:
+    """The refusal of a body or query string that does not parse into its command."""
+    cause = error.validation_error
+    if isinstance(cause, ValidationError):
+        return refusal(cause)
+    return Invalid("invalid_request", "The request body is not a JSON object of the expected shape.")

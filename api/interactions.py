@@ -5,15 +5,13 @@ adnet.interactions.results)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
 from quart import Blueprint, Response, jsonify
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_request
 
 from adnet.interactions import results, submission
+from adnet.interactions.commands import Submission
 from api.http import PREFLIGHT_MAX_AGE, public, services
 from api.ratelimit import settings_limit
 from api.sessions import current_wallet, require_session
@@ -21,34 +19,18 @@ from api.sessions import current_wallet, require_session
 blueprint = Blueprint("api_interactions", __name__, url_prefix="/api")
 
 
-class InteractionRequest(BaseModel):
-    """The body of part 4.5, plus ``sessionId`` for the answers after a survey's first."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    taskId: str = Field(max_length=64)
-    siteId: str = Field(max_length=64)
-    fingerprint: str = Field(min_length=1, max_length=submission.MAX_FINGERPRINT_LENGTH)
-    wallet: str | None = Field(default=None, max_length=64)
-    proof: dict[str, Any]
-    sessionId: str | None = Field(default=None, max_length=64)
-
-
 @blueprint.post("/interactions")
 @public
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
-@validate_request(InteractionRequest)
-async def submit_interaction(data: InteractionRequest) -> tuple[Response, int]:
+@validate_request(Submission)
+async def submit_interaction(data: Submission) -> tuple[Response, int]:
     """Answer a unit: 201 ``recorded`` (poll, feedback) or, for a survey, ``in_progress`` with ``sessionId``,
     ``step``, ``totalSteps`` and the next ``question``, then ``completed``. A recorded response carries
     ``awarded`` and ``transaction`` (the claim paying its G$, or null). A second response: 409
     ``already_completed`` with the earlier ``interactionId``."""
     run = services()
-    outcome = await submission.submit(
-        submission.Submission(task_id=data.taskId, site_id=data.siteId, fingerprint=data.fingerprint,
-                              wallet=data.wallet, proof=data.proof, session_id=data.sessionId),
-        now=run.clock.now(), chain=run.chain)
+    outcome = await submission.submit(data, now=run.clock.now(), chain=run.chain)
     return jsonify(submission.interaction_payload(outcome)), 201
 
 

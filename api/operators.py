@@ -7,15 +7,17 @@ Every route needs a SIWE session (401 ``auth_required``) of a wallet listed in `
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from quart import Blueprint, Response, jsonify
 from quart_rate_limiter import rate_limit
 from quart_schema import validate_request, validate_response
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
-from adnet.core.amounts import amount_of, to_decimal_string
+from adnet.campaigns.commands import Rejection
+from adnet.core.amounts import to_decimal_string
 from adnet.money import rate
+from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 from api.advertisers import CampaignOut, CreativeOut, campaign_body, creative_body
 from api.http import services
@@ -25,15 +27,6 @@ from api.sessions import current_wallet, require_session
 blueprint = Blueprint("api_operators", __name__, url_prefix="/api")
 
 ACCOUNT_LIMIT = settings_limit("rate_limit_account")
-
-
-class RejectRequest(BaseModel):
-    reason: str = Field(max_length=review.MAX_REASON)
-
-
-class RateRequest(BaseModel):
-    rate: str = Field(max_length=64, description="G$ per SOV, a decimal string")
-    send: bool = Field(False, description="development chain only: send it with the deployer's key")
 
 
 class ReviewQueueOut(BaseModel):
@@ -83,10 +76,10 @@ async def approve_campaign(campaign_id: str) -> Response:
 @blueprint.post("/operators/campaigns/<campaign_id>/reject")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(RejectRequest)
-async def reject_campaign(campaign_id: str, data: RejectRequest) -> Response:
+@validate_request(Rejection)
+async def reject_campaign(campaign_id: str, data: Rejection) -> Response:
     """Reject a campaign in review, with the reason its owner will see."""
-    campaign = await review.reject_campaign(_operator(), campaign_id, data.reason, services().clock.now())
+    campaign = await review.reject_campaign(_operator(), campaign_id, data, services().clock.now())
     return jsonify({"campaignId": campaign.id, "status": campaign.status.value,
                     "rejectionReason": campaign.rejection_reason})
 
@@ -103,10 +96,10 @@ async def approve_creative(creative_id: str) -> Response:
 @blueprint.post("/operators/creatives/<creative_id>/reject")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(RejectRequest)
-async def reject_creative(creative_id: str, data: RejectRequest) -> Response:
+@validate_request(Rejection)
+async def reject_creative(creative_id: str, data: Rejection) -> Response:
     """Reject a creative waiting alone, with a reason; the campaign's other creatives keep serving."""
-    creative = await review.reject_creative(_operator(), creative_id, data.reason, services().clock.now())
+    creative = await review.reject_creative(_operator(), creative_id, data, services().clock.now())
     return jsonify({"adId": creative.id, "status": creative.status.value,
                     "rejectionReason": creative.rejection_reason})
 
@@ -124,15 +117,14 @@ async def operator_rate() -> Response:
 @blueprint.post("/operators/rate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(RateRequest)
-async def operator_set_rate(data: RateRequest) -> Response:
+@validate_request(NewRate)
+async def operator_set_rate(data: NewRate) -> Response:
     """The unsigned ``setRate`` transaction for the vault's owner to send (a multisig in production). With
     ``send`` on the development chain, adnet sends it with the deployer's key and returns its hash (409
     ``send_unavailable`` elsewhere)."""
     run, operator = services(), _operator()
-    new_rate = amount_of(data.rate, "rate")
-    change = (await rate.send_rate(operator, run.chain, run.settings, new_rate) if data.send
-              else await rate.rate_transaction(operator, run.chain, new_rate))
+    change = (await rate.send_rate(operator, run.chain, run.settings, data.rate) if data.send
+              else await rate.rate_transaction(operator, run.chain, data.rate))
     return jsonify({"rate": to_decimal_string(change.rate), "vaultOwner": change.vault_owner,
                     "transaction": change.transaction, "txHash": change.tx_hash})
 

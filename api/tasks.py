@@ -3,16 +3,14 @@ completions (rules in adnet.tasks). Public: open to any origin without credentia
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
-from quart import Blueprint, Response, jsonify, redirect, request
+from quart import Blueprint, Response, jsonify, redirect
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_request
+from quart_schema import validate_querystring, validate_request
 from werkzeug.wrappers.response import Response as WerkzeugResponse
 
 from adnet.tasks import completion, messages, visits
+from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
 from api.auth import iso
 from api.http import services
 from api.ratelimit import settings_limit
@@ -20,42 +18,27 @@ from api.ratelimit import settings_limit
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api")
 
 
-class CompleteRequest(BaseModel):
-    """The body of part 4.4, plus the optional site the task was shown on."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    taskId: str = Field(max_length=64)
-    wallet: str = Field(max_length=64)
-    fingerprint: str = Field(min_length=1, max_length=completion.MAX_FINGERPRINT_LENGTH)
-    proof: dict[str, Any]
-    siteId: str | None = Field(default=None, max_length=64)
-
-
 @blueprint.post("/tasks/complete")
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
-@validate_request(CompleteRequest)
-async def complete(data: CompleteRequest) -> tuple[Response, int]:
+@validate_request(CompleteTask)
+async def complete(data: CompleteTask) -> tuple[Response, int]:
     """Verify a completion's proof and answer with the awarded points and G$ and the signed claim that pays them
     (``transaction``, null when the task's budgets are empty). A repeat past the limit is 409 ``already_completed``
     with the earlier ``completionId`` and its ``transaction``."""
     run = services()
-    result = await completion.complete_task(task_id=data.taskId, wallet=data.wallet, fingerprint=data.fingerprint,
-                                            proof=data.proof, site_id=data.siteId, now=run.clock.now(),
-                                            chain=run.chain, writer=run.completions)
+    result = await completion.complete_task(data, now=run.clock.now(), chain=run.chain, writer=run.completions)
     return jsonify(completion.completion_payload(result.completion, result.claim)), 201
 
 
 @blueprint.get("/tasks/status")
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
-async def status() -> Response:
+@validate_querystring(CompletionsQuery)
+async def status(query_args: CompletionsQuery) -> Response:
     """The completions of a wallet and/or a device fingerprint (``?wallet=&fingerprint=&campaignId=``), newest
     first, so a site can mark tasks done."""
-    rows = await completion.viewer_completions(wallet=request.args.get("wallet"),
-                                               fingerprint=request.args.get("fingerprint"),
-                                               campaign_id=request.args.get("campaignId"))
+    rows = await completion.viewer_completions(query_args)
     response = jsonify({"completions": [{**row, "completedAt": iso(row["completedAt"])} for row in rows]})
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -63,9 +46,10 @@ async def status() -> Response:
 
 @blueprint.get("/tasks/<task_id>/visit")
 @rate_limit(limits=settings_limit("rate_limit_public"))
-async def visit(task_id: str) -> WerkzeugResponse:
+@validate_querystring(VisitStart)
+async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
     """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect to the advertiser's page."""
-    target = await visits.start_visit(task_id, request.args.get("fingerprint"), services().clock.now())
+    target = await visits.start_visit(task_id, query_args, services().clock.now())
     response = redirect(target, 302)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -74,11 +58,12 @@ async def visit(task_id: str) -> WerkzeugResponse:
 @blueprint.get("/tasks/<task_id>/message")
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
-async def message(task_id: str) -> Response:
+@validate_querystring(MessageRequest)
+async def message(task_id: str, query_args: MessageRequest) -> Response:
     """The exact message ``?wallet=`` must sign (EIP-191) to complete a SIGN_MESSAGE task, with its single-use
     nonce (valid 10 minutes)."""
     run = services()
-    issued = await messages.issue_message(task_id, request.args.get("wallet"), now=run.clock.now(), rng=run.random)
+    issued = await messages.issue_message(task_id, query_args, now=run.clock.now(), rng=run.random)
     response = jsonify({"taskId": issued.task_id, "wallet": issued.wallet, "message": issued.message,
                         "nonce": issued.nonce, "expiresAt": iso(issued.expires_at)})
     response.headers["Cache-Control"] = "no-store"

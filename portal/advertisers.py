@@ -16,7 +16,6 @@ then 303 back to the page with a message, or show the page again with the refusa
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -24,30 +23,33 @@ from typing import Any
 from quart import Response, flash, render_template, request
 
 from adnet.accounts import advertisers
+from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
+from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
 from adnet.campaigns.models import MediaType
-from adnet.core.amounts import Token, amount_of, to_decimal_string
+from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.money import activity, deposits, ledger, withdrawals
+from adnet.money.commands import DepositReport, Funds, RedeemReport
 from adnet.money.holders import advertiser_holder
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.charts import earnings_chart
+from adnet.reporting.commands import Period
 from adnet.tasks import authoring
+from adnet.tasks.commands import NewTask
 from adnet.tasks.models import TaskKind
 from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
+from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 
 blueprint = portal_blueprint("advertisers")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 HOME = "/portal/advertise"
-# A <input type="datetime-local"> value, which has no zone: the portal's times are UTC.
-_LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
-_LIST_SEPARATORS = re.compile(r"[\s,]+")
 ACTIONS = {"submit": lifecycle.submit, "pause": lifecycle.pause, "resume": lifecycle.resume, "end": lifecycle.end}
 ACTION_DONE = {"submit": "Submitted for review: an operator approves it before it serves.",
                "pause": "Paused: it serves no more until resumed.", "resume": "Resumed: it serves again.",
@@ -68,58 +70,6 @@ CONFIG_EXAMPLES = {
 def datetime_local_filter(moment: datetime | None) -> str:
     """An instant as an ``<input type="datetime-local">`` value in UTC (empty for none)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M") if moment else ""
-
-
-# Forms to the domain's field names -------------------------------------------------------------------------------
-
-def _instant_of(text: str) -> str | None:
-    """A form's time as the domain takes it: empty is None, a ``datetime-local`` value is UTC."""
-    text = text.strip()
-    if not text:
-        return None
-    return f"{text}+00:00" if _LOCAL_TIME.match(text) else text
-
-
-def _list_of(text: str) -> list[str]:
-    return [item for item in _LIST_SEPARATORS.split(text.strip()) if item]
-
-
-def settings_of(form: Mapping[str, str]) -> dict[str, Any]:
-    """Campaign settings from the campaign form, under the API's names (``adnet.campaigns.campaigns.parse_settings``
-    validates them): lists are separated by commas or spaces, an empty end or daily cap is none."""
-    raw: dict[str, Any] = {name: form.get(name, "").strip() for name in ("name", "cpm", "cpc", "budget")}
-    raw["startsAt"] = _instant_of(form.get("startsAt", ""))
-    raw["endsAt"] = _instant_of(form.get("endsAt", ""))
-    raw["dailyCap"] = form.get("dailyCap", "").strip() or None
-    for name in ("sizes", "placements", "siteAllow", "siteDeny"):
-        raw[name] = _list_of(form.get(name, ""))
-    return raw
-
-
-def creative_of(form: Mapping[str, str]) -> dict[str, Any]:
-    """A creative from its form, under the API's names (``adnet.campaigns.creatives.parse_creative`` validates it)."""
-    return {name: form.get(name, "").strip()
-            for name in ("bannerUrl", "targetUrl", "description", "mediaType", "size")}
-
-
-def task_of(form: Mapping[str, str]) -> dict[str, Any]:
-    """A task or unit from its form, under the API's names (``adnet.tasks.authoring.parse_task`` validates it); the
-    config is a JSON object (400 ``invalid_config`` otherwise), counts are whole numbers, empty optional fields are
-    left to their defaults."""
-    try:
-        config = json.loads(form.get("config", ""))
-    except ValueError:
-        raise Invalid("invalid_config", "config: a JSON object with the settings of the task's kind",
-                      field="config") from None
-    raw: dict[str, Any] = {"kind": form.get("kind", ""), "title": form.get("title", ""),
-                           "description": form.get("description", ""), "config": config}
-    for name in ("rewardPoints", "maxPerWallet", "maxPerFingerprint"):
-        text = form.get(name, "").strip()
-        if text:
-            raw[name] = int(text) if text.isdigit() else text
-    if form.get("rewardGs", "").strip():
-        raw["rewardGs"] = form["rewardGs"].strip()
-    return raw
 
 
 # The account page ------------------------------------------------------------------------------------------------
@@ -159,7 +109,8 @@ async def advertise_home() -> tuple[str, int]:
 @account_form
 async def advertise_register() -> Response:
     """Open the wallet's advertiser account (once; a second time changes nothing)."""
-    await advertisers.register(current_wallet(), (await request.form).get("name", ""), services().clock.now())
+    registration = command_of(AdvertiserRegistration, await request.form)
+    await advertisers.register(current_wallet(), registration, services().clock.now())
     return see_other(HOME)
 
 
@@ -176,12 +127,12 @@ async def advertise_balance() -> str:
 @account_form
 async def advertise_deposit_prepare() -> Response:
     """The approve and deposit transactions the wallet sends to deposit ``amount`` G$ into the vault."""
-    values = {"amount": (await request.form).get("amount", "")}
+    form = await request.form
     try:
         plan = deposits.prepare(advertiser_holder(await advertisers.advertiser_of(current_wallet())),
-                                amount_of(values["amount"]), services().chain)
+                                command_of(Funds, form).amount, services().chain)
     except Invalid as error:
-        return await _home_refused("deposit", error, values)
+        return await _home_refused("deposit", error, form.to_dict())
     return Response(await render_template("portal/advertise/_deposit_send.html", plan=plan,
                                           chain_id=services().chain.chain_id))
 
@@ -192,12 +143,13 @@ async def advertise_deposit() -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until it is credited."""
     run = services()
-    tx_hash = (await request.form).get("txHash", "")
+    form = await request.form
     advertiser = await advertisers.advertiser_of(current_wallet())
     try:
-        progress = await deposits.progress(advertiser_holder(advertiser), tx_hash, run.chain, run.clock.now())
+        report = command_of(DepositReport, form)
+        progress = await deposits.progress(advertiser_holder(advertiser), report.tx_hash, run.chain, run.clock.now())
     except Invalid as error:
-        return await _home_refused("deposit", error, {"txHash": tx_hash})
+        return await _home_refused("deposit", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Deposit {progress.tx_hash}: {progress.state}.")
         return see_other(HOME)
@@ -211,14 +163,14 @@ async def advertise_deposit() -> Response:
 async def advertise_withdraw() -> Response:
     """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem."""
     run = services()
-    values = {"amount": (await request.form).get("amount", "")}
+    form = await request.form
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
     try:
-        result = await withdrawals.withdraw(holder, amount_of(values["amount"]), Token.GS,
+        result = await withdrawals.withdraw(holder, command_of(Funds, form).amount, Token.GS,
                                             minimum=run.settings.min_withdrawal, chain=run.chain,
                                             now=run.clock.now())
     except Invalid as error:
-        return await _home_refused("withdraw", error, values)
+        return await _home_refused("withdraw", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} G$ issued: redeem its claim "
                     "from your wallet.")
@@ -235,7 +187,7 @@ async def advertise_withdraw() -> Response:
 async def advertise_withdrawal(withdrawal_id: str) -> Response:
     """One of the advertiser's withdrawals as the chain has it (``tx``: the redeem the wallet reported)."""
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
-    view = await withdrawals.view(holder, withdrawal_id, services().chain, request.args.get("tx"))
+    view = await withdrawals.view(holder, withdrawal_id, services().chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
     return Response(await render_template("portal/_withdrawal.html", view=view, fresh=False,
                                           withdrawals_path=f"{HOME}/withdrawals"),
@@ -259,7 +211,8 @@ async def advertise_create_campaign() -> Response:
     form = await request.form
     advertiser = await advertisers.advertiser_of(current_wallet())
     try:
-        created = await campaigns.create_campaign(advertiser.id, settings_of(form), services().clock.now())
+        created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, form),
+                                                  services().clock.now())
     except Invalid as error:
         return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
                                 "portal/advertise/new.html", _no_context, values=form.to_dict(),
@@ -321,7 +274,8 @@ async def advertise_edit_campaign(campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     form = await request.form
     try:
-        await campaigns.edit_settings(current_wallet(), campaign_id, settings_of(form), services().clock.now())
+        await campaigns.edit_settings(current_wallet(), campaign_id, command_of(CampaignChanges, form),
+                                      services().clock.now())
     except DomainError as error:
         return await _campaign_refused(campaign_id, "settings", error, form)
     return await _campaign_changed(campaign_id, "Settings saved.")
@@ -344,11 +298,11 @@ async def advertise_allocate(campaign_id: str) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
     form = await request.form
     try:
-        await funding.allocate_to_campaign(current_wallet(), campaign_id, amount_of(form.get("amount", "")),
-                                           services().clock.now())
+        funds = command_of(Funds, form)
+        await funding.allocate_to_campaign(current_wallet(), campaign_id, funds.amount, services().clock.now())
     except DomainError as error:
         return await _campaign_refused(campaign_id, "allocate", error, form)
-    return await _campaign_changed(campaign_id, f"Allocated {form.get('amount', '').strip()} G$ to the budget.",
+    return await _campaign_changed(campaign_id, f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.",
                                    money=True)
 
 
@@ -358,7 +312,8 @@ async def advertise_add_creative(campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
     form = await request.form
     try:
-        await creatives.add_creative(current_wallet(), campaign_id, creative_of(form), services().clock.now())
+        await creatives.add_creative(current_wallet(), campaign_id, command_of(NewCreative, form),
+                                     services().clock.now())
     except DomainError as error:
         return await _campaign_refused(campaign_id, "creative", error, form)
     return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
@@ -372,7 +327,8 @@ async def advertise_edit_creative(creative_id: str) -> Response:
     creative = await creatives.owned_creative(current_wallet(), creative_id)
     campaign_id = creative.campaign.id
     try:
-        await creatives.edit_creative(current_wallet(), creative_id, creative_of(form), services().clock.now())
+        await creatives.edit_creative(current_wallet(), creative_id, command_of(CreativeChanges, form),
+                                      services().clock.now())
     except DomainError as error:
         return await _campaign_refused(campaign_id, f"creative-{creative_id}", error, form)
     return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")
@@ -384,7 +340,7 @@ async def advertise_add_task(campaign_id: str) -> Response:
     """Add a CTA task or a unit with its config and rewards (while the campaign is a draft or rejected)."""
     form = await request.form
     try:
-        await authoring.create_task(current_wallet(), campaign_id, task_of(form), services().clock.now())
+        await authoring.create_task(current_wallet(), campaign_id, command_of(NewTask, form), services().clock.now())
     except DomainError as error:
         return await _campaign_refused(campaign_id, "task", error, form)
     return await _campaign_changed(campaign_id, "Task added; it is reviewed with the campaign.")
@@ -400,8 +356,9 @@ async def advertise_task_money(task_id: str, action: str) -> Response:
     now = services().clock.now()
     try:
         if action == "allocate":
-            await authoring.allocate_to_task(current_wallet(), task_id, amount_of(form.get("amount", "")), now)
-            message = f"Allocated {form.get('amount', '').strip()} G$ to the pool of {task.title}."
+            funds = command_of(Funds, form)
+            await authoring.allocate_to_task(current_wallet(), task_id, funds.amount, now)
+            message = f"Allocated {to_decimal_string(funds.amount)} G$ to the pool of {task.title}."
         else:
             returned = await authoring.end_task(current_wallet(), task_id, now)
             message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
@@ -417,12 +374,13 @@ async def advertise_task_money(task_id: str, action: str) -> Response:
 async def advertise_report(campaign_id: str) -> tuple[str, int]:
     """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
+    today = services().clock.today()
     error = None
     try:
-        start, end = campaign_reports.period(values["from"] or None, values["to"] or None, services().clock.now())
-    except DomainError as refused:
+        start, end = command_of(Period, request.args).days(today)
+    except Invalid as refused:
         error = refused
-        start, end = campaign_reports.period(None, None, services().clock.now())
+        start, end = Period.model_validate({}).days(today)
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")
@@ -435,8 +393,7 @@ async def advertise_report(campaign_id: str) -> tuple[str, int]:
 @account_page
 async def advertise_report_csv(campaign_id: str) -> Response:
     """The same report as CSV, one row per day and a total row."""
-    start, end = campaign_reports.period(request.args.get("from") or None, request.args.get("to") or None,
-                                         services().clock.now())
+    start, end = command_of(Period, request.args).days(services().clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     response = Response(campaign_reports.report_csv(report), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{report.campaign.id}-{start}-{end}.csv"'

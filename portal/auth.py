@@ -13,6 +13,7 @@ from quart import Response, jsonify, render_template, request
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
+from adnet.accounts.commands import SignIn, SignInAddress
 from adnet.accounts.sessions import end_session
 from adnet.accounts.signin import SignedIn, issue_nonce, sign_in, sign_in_message
 from adnet.core.errors import DomainError
@@ -21,6 +22,7 @@ from api.http import services
 from api.ratelimit import settings_limit
 from api.sessions import SESSION_COOKIE, current_session
 from portal.csrf import ensure_presession, require_csrf, start_presession
+from portal.forms import command_of
 from portal.pages import account_form, portal_blueprint, safe_next, see_other
 
 blueprint = portal_blueprint("auth")
@@ -62,7 +64,7 @@ async def signin_message() -> Response:
     now = run.clock.now()
     grant = await issue_nonce(settings=run.settings, chain_id=run.chain.chain_id, now=now,
                                    rng=run.random)
-    message = sign_in_message(grant, (await request.form).get("address"), now)
+    message = sign_in_message(grant, command_of(SignInAddress, await request.form).address, now)
     response = jsonify({"message": message})
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -77,11 +79,9 @@ async def signin() -> Response:
     shows the sign-in page again with its reason."""
     run = services()
     form = await request.form
-    # A form post turns the message's line feeds into CR LF (HTML's form encoding); EIP-4361 is written with LF.
-    message = form.get("message", "").replace("\r\n", "\n")
     try:
-        signed_in = await sign_in(message, form.get("signature", ""), settings=run.settings,
-                                       chain=run.chain, now=run.clock.now(), rng=run.random)
+        signed_in = await sign_in(command_of(SignIn, form), settings=run.settings, chain=run.chain,
+                                  now=run.clock.now(), rng=run.random)
     except DomainError as error:
         return await _signin_page(safe_next(form.get("next")), error)
     response = see_other(safe_next(form.get("next")))

@@ -14,13 +14,15 @@ from __future__ import annotations
 from quart import Response, flash, render_template, request
 
 from adnet.accounts.sites import owned_site
-from adnet.core.amounts import amount_of, to_decimal_string, token_of
+from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError, Invalid
 from adnet.money import deposits, exchanges, withdrawals
+from adnet.money.commands import DepositReport, ExchangeOrder, Funds, RedeemReport, Withdrawal
 from adnet.money.holders import owned_site_holder
 from adnet.reporting.balances import site_balance
 from api.http import services
 from api.sessions import current_wallet
+from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
 
@@ -48,12 +50,12 @@ async def balance(site_id: str) -> str:
 @account_form
 async def topup_prepare(site_id: str) -> Response:
     """The approve and deposit transactions the wallet sends to top the site up with ``amount`` G$."""
-    values = {"amount": (await request.form).get("amount", "")}
+    form = await request.form
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        plan = deposits.prepare(holder, amount_of(values["amount"]), services().chain)
+        plan = deposits.prepare(holder, command_of(Funds, form).amount, services().chain)
     except Invalid as error:
-        return await _refused(site_id, "topup", error, values)
+        return await _refused(site_id, "topup", error, form.to_dict())
     return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id,
                                           site=await owned_site(current_wallet(), site_id),
                                           chain_id=services().chain.chain_id))
@@ -65,12 +67,12 @@ async def topup(site_id: str) -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until the deposit is credited."""
     run = services()
-    tx_hash = (await request.form).get("txHash", "")
+    form = await request.form
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        progress = await deposits.progress(holder, tx_hash, run.chain, run.clock.now())
+        progress = await deposits.progress(holder, command_of(DepositReport, form).tx_hash, run.chain, run.clock.now())
     except Invalid as error:
-        return await _refused(site_id, "topup", error, {"txHash": tx_hash})
+        return await _refused(site_id, "topup", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Top-up {progress.tx_hash}: {progress.state}.")
         return see_other(f"/portal/sites/{site_id}")
@@ -85,14 +87,13 @@ async def withdraw(site_id: str) -> Response:
     """Debit ``amount`` of ``token`` now and show the claim for the wallet to redeem on the vault."""
     run = services()
     form = await request.form
-    values = {"amount": form.get("amount", ""), "token": form.get("token", "G$")}
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        result = await withdrawals.withdraw(holder, amount_of(values["amount"]), token_of(values["token"]),
-                                            minimum=run.settings.min_withdrawal, chain=run.chain,
-                                            now=run.clock.now())
+        order = command_of(Withdrawal, form)
+        result = await withdrawals.withdraw(holder, order.amount, order.token, minimum=run.settings.min_withdrawal,
+                                            chain=run.chain, now=run.clock.now())
     except Invalid as error:
-        return await _refused(site_id, "withdraw", error, values)
+        return await _refused(site_id, "withdraw", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} "
                     f"{result.withdrawal.token_symbol} issued: redeem its claim from your wallet.")
@@ -110,7 +111,7 @@ async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
     """A withdrawal's status as the chain has it (redeemed or released only by the watcher); ``tx`` is the redeem
     transaction the wallet reported, shown as sent or mined."""
     holder = await owned_site_holder(current_wallet(), site_id)
-    view = await withdrawals.view(holder, withdrawal_id, services().chain, request.args.get("tx"))
+    view = await withdrawals.view(holder, withdrawal_id, services().chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
     return Response(await render_template("portal/_withdrawal.html", view=view, site_id=holder.id, fresh=False),
                     headers=BALANCE_CHANGED if settled else {})
@@ -123,8 +124,8 @@ async def exchange_preview(site_id: str) -> str:
     await owned_site(current_wallet(), site_id)
     form = await request.form
     try:
-        preview = await exchanges.preview(token_of(form.get("from", ""), "from"), amount_of(form.get("amount", "")),
-                                          services().chain)
+        order = command_of(ExchangeOrder, form)
+        preview = await exchanges.preview(order.from_token, order.amount, services().chain)
     except DomainError as error:
         return await render_template("portal/_exchange_preview.html", error=error,
                                      empty=not form.get("amount", "").strip())
@@ -138,13 +139,12 @@ async def exchange(site_id: str) -> Response:
     books it."""
     run = services()
     form = await request.form
-    values = {"amount": form.get("amount", ""), "from": form.get("from", "SOV")}
     try:
-        result = await exchanges.exchange(
-            wallet=current_wallet(), site_id=site_id, from_token=token_of(values["from"], "from"),
-            amount=amount_of(values["amount"]), chain=run.chain, now=run.clock.now())
+        order = command_of(ExchangeOrder, form)
+        result = await exchanges.exchange(wallet=current_wallet(), site_id=site_id, from_token=order.from_token,
+                                          amount=order.amount, chain=run.chain, now=run.clock.now())
     except Invalid as error:
-        return await _refused(site_id, "exchange", error, values)
+        return await _refused(site_id, "exchange", error, form.to_dict())
     record = result.exchange
     message = (f"Exchanged {to_decimal_string(int(record.amount_in))} {record.from_token} for "
                f"{to_decimal_string(int(record.amount_out))} {record.to_token}.")

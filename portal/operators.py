@@ -14,26 +14,27 @@ from quart import Response, flash, render_template, request
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
-from adnet.core.amounts import amount_of, to_decimal_string
+from adnet.campaigns.commands import Rejection
+from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import Conflict, Invalid
 from adnet.money import rate
+from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 from adnet.reporting.charts import earnings_chart
 from api.http import services
 from api.sessions import current_wallet
+from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 
 blueprint = portal_blueprint("operators")
 
 HOME = "/portal/operator"
-Decision = Callable[[str, str, str, datetime], Awaitable[Any]]
-# (what, decision) → the domain step, called with the operator, the item's id, the reason and the time.
-DECISIONS: dict[tuple[str, str], Decision] = {
-    ("campaigns", "approve"): lambda operator, item, _, now: review.approve_campaign(operator, item, now),
-    ("campaigns", "reject"): review.reject_campaign,
-    ("creatives", "approve"): lambda operator, item, _, now: review.approve_creative(operator, item, now),
-    ("creatives", "reject"): review.reject_creative,
-}
+# What is approved or rejected → the domain step, called with the operator, the item's id (and the rejection)
+# and the time.
+APPROVALS: dict[str, Callable[[str, str, datetime], Awaitable[Any]]] = {
+    "campaigns": review.approve_campaign, "creatives": review.approve_creative}
+REJECTIONS: dict[str, Callable[[str, str, Rejection, datetime], Awaitable[Any]]] = {
+    "campaigns": review.reject_campaign, "creatives": review.reject_creative}
 
 
 def _operator() -> str:
@@ -72,7 +73,10 @@ async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
     operator, now = _operator(), services().clock.now()
     form = await request.form
     try:
-        await DECISIONS[kind, decision](operator, item_id, form.get("reason", ""), now)
+        if decision == "approve":
+            await APPROVALS[kind](operator, item_id, now)
+        else:
+            await REJECTIONS[kind](operator, item_id, command_of(Rejection, form), now)
     except (Invalid, Conflict) as error:
         return await form_error("portal/operator/_queue.html", "#review-queue", error, "portal/operator/home.html",
                                 operator_page_context, **await queue_context(values=form.to_dict(),
@@ -91,14 +95,13 @@ async def operator_rate() -> Response:
     development chain, the rate set now."""
     run, operator = services(), _operator()
     form = await request.form
-    values = {"rate": form.get("rate", ""), "send": form.get("send", "")}
     try:
-        new_rate = amount_of(values["rate"].strip(), "rate")
-        change = (await rate.send_rate(operator, run.chain, run.settings, new_rate) if values["send"]
-                  else await rate.rate_transaction(operator, run.chain, new_rate))
+        new = command_of(NewRate, form)
+        change = (await rate.send_rate(operator, run.chain, run.settings, new.rate) if new.send
+                  else await rate.rate_transaction(operator, run.chain, new.rate))
     except (Invalid, Conflict) as error:
         return await form_error("portal/operator/_rate_form.html", "#rate-form", error, "portal/operator/home.html",
-                                operator_page_context, values=values, failed_form="rate")
+                                operator_page_context, values=form.to_dict(), failed_form="rate")
     if not wants_fragment():
         await flash(f"Rate {to_decimal_string(change.rate)} G$ per SOV: "
                     + (f"set by {change.tx_hash}." if change.tx_hash else "send the transaction from the owner."))

@@ -8,6 +8,7 @@ from typing import Any
 from quart import Response, render_template, request
 
 from adnet.accounts import sites
+from adnet.accounts.commands import DomainCheck, SiteRegistration
 from adnet.accounts.models import Site
 from adnet.core.errors import Conflict, DomainError
 from adnet.delivery.sdk import embed_snippets
@@ -16,10 +17,12 @@ from adnet.money.holders import site_holder
 from adnet.reporting import dashboard
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
+from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
 from api.http import services
 from api.sessions import current_wallet
 from portal.dashboard import dashboard_context
+from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 
 blueprint = portal_blueprint("sites")
@@ -29,7 +32,7 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site, its balance, the vault's rate, recent money movements, unit results,
     the embed snippets and the export's default range."""
     run = services()
-    today = run.clock.now().date()
+    today = run.clock.today()
     return {
         "site": site,
         "balance": await site_balance(site.publisher.wallet, site.id),
@@ -51,9 +54,8 @@ async def register_site() -> Response:
     form = await request.form
     values = {"domain": form.get("domain", ""), "name": form.get("name", "")}
     try:
-        registration = await sites.register_site(
-            wallet=current_wallet(), domain=values["domain"],
-            name=sites.site_name_of(values["name"]), now=services().clock.now())
+        registration = await sites.register_site(current_wallet(), command_of(SiteRegistration, form),
+                                                 services().clock.now())
         if not registration.created:
             raise Conflict("already_registered", "You have registered this domain already.", field="domain")
     except DomainError as error:
@@ -73,11 +75,12 @@ async def register_site() -> Response:
 @account_form
 async def check_domain() -> str:
     """Inline validation while typing: the canonical domain that would be registered, or why it cannot be."""
-    text = (await request.form).get("domain", "")
+    form = await request.form
     try:
-        return await render_template("portal/_domain_hint.html", domain=sites.normalize_domain(text))
+        return await render_template("portal/_domain_hint.html", domain=command_of(DomainCheck, form).domain)
     except DomainError as error:
-        return await render_template("portal/_domain_hint.html", error=error, empty=not text.strip())
+        return await render_template("portal/_domain_hint.html", error=error,
+                                     empty=not form.get("domain", "").strip())
 
 
 @blueprint.get("/portal/sites/<site_id>")
@@ -96,7 +99,7 @@ async def export_events(site_id: str) -> Response:
     site = await sites.owned_site(current_wallet(), site_id)
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     try:
-        start, end = site_reports.export_range(values["from"], values["to"], services().clock.now().date())
+        start, end = command_of(Period, request.args).days(services().clock.today())
     except DomainError as error:
         return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
                                 lambda: site_context(site), values=values, failed_form="export")

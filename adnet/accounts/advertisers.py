@@ -10,6 +10,7 @@ from datetime import datetime
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser
 from adnet.core.errors import NotFound
 from adnet.core.ids import new_id
@@ -25,14 +26,14 @@ class Registration:
     created: bool
 
 
-async def register(wallet: str, name: str, now: datetime) -> Registration:
+async def register(wallet: str, registration: AdvertiserRegistration, now: datetime) -> Registration:
     """The wallet's advertiser record, created on its first call (an insert guarded by the unique wallet)."""
     existing = await Advertiser.get_or_none(wallet=wallet)
     if existing is not None:
         return Registration(existing, created=False)
     try:
         async with in_transaction():
-            advertiser = await Advertiser.create(id=new_id("adv"), wallet=wallet, name=name.strip()[:120],
+            advertiser = await Advertiser.create(id=new_id("adv"), wallet=wallet, name=registration.name.strip(),
                                                  created_at=now)
     except IntegrityError:
         return Registration(await Advertiser.get(wallet=wallet), created=False)

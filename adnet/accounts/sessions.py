@@ -12,11 +12,9 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from adnet.accounts.models import Session
-from adnet.core.errors import Forbidden, Invalid
-from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.core.errors import Forbidden
 
 log = logging.getLogger(__name__)
 
@@ -56,13 +54,9 @@ async def end_session(session: ActiveSession, now: datetime) -> bool:
     return bool(ended)
 
 
-def check_owner(session_wallet: str, wallet: Any, *, field: str = "wallet") -> str:
-    """The canonical form of the ``wallet`` a request names, which must be the session's: Invalid ``invalid_wallet``
-    when it is no address, Forbidden ``not_owner`` when it is another wallet."""
-    try:
-        named = normalize_wallet(wallet)
-    except InvalidWallet as exc:
-        raise Invalid("invalid_wallet", str(exc), field=field) from None
+def check_owner(session_wallet: str, named: str, *, field: str = "wallet") -> str:
+    """The wallet a request names (in its canonical form, see ``WalletAddress``), which must be the session's:
+    Forbidden ``not_owner`` when it is another wallet."""
     if named != session_wallet:
         raise Forbidden("not_owner", "The signed-in wallet is not the wallet this request names.", field=field)
     return named

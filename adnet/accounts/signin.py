@@ -32,13 +32,14 @@ from eth_utils import to_checksum_address
 from siwe import siwe
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.commands import SignIn
 from adnet.accounts.models import AuthNonce, Session
 from adnet.accounts.sessions import SESSION_LIFETIME, token_hash
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.signatures import contract_signed
 from adnet.config import Settings
 from adnet.core.errors import Invalid, Unauthorized, chain_unavailable
-from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.core.wallets import normalize_wallet
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +83,9 @@ async def issue_nonce(*, settings: Settings, chain_id: int, now: datetime, rng: 
                       expires_at=expires_at)
 
 
-def sign_in_message(grant: NonceGrant, address: Any, now: datetime, path: str = "/portal") -> str:
-    """The EIP-4361 text the wallet ``address`` signs to open a portal session: our origin, the bound chain, the
-    nonce just issued, valid for the longest a session may last. Invalid ``invalid_wallet`` for no address."""
-    try:
-        wallet = normalize_wallet(address)
-    except InvalidWallet as exc:
-        raise Invalid("invalid_wallet", str(exc), field="address") from None
+def sign_in_message(grant: NonceGrant, wallet: str, now: datetime, path: str = "/portal") -> str:
+    """The EIP-4361 text ``wallet`` signs to open a portal session: our origin, the bound chain, the nonce just
+    issued, valid for the longest a session may last."""
     origin = urlsplit(grant.uri)
     return siwe.SiweMessage(
         scheme=origin.scheme, domain=grant.domain, address=to_checksum_address(wallet), uri=grant.uri + path,
@@ -98,7 +95,7 @@ def sign_in_message(grant: NonceGrant, address: Any, now: datetime, path: str = 
     ).prepare_message()
 
 
-async def sign_in(message: str, signature: str, *, settings: Settings, chain: ChainClient, now: datetime,
+async def sign_in(request: SignIn, *, settings: Settings, chain: ChainClient, now: datetime,
                   rng: random.Random) -> SignedIn:
     """Verify a signed SIWE message and open a session for its address.
 
@@ -106,10 +103,10 @@ async def sign_in(message: str, signature: str, *, settings: Settings, chain: Ch
     Unauthorized ``wrong_domain`` / ``wrong_uri`` / ``wrong_chain`` / ``expired`` / ``not_yet_valid`` /
     ``invalid_signature`` / ``invalid_nonce``, Unavailable ``chain_unavailable`` (a contract wallet could not be asked).
     Nothing is stored unless the session opens."""
-    parsed = _parse(message)
+    parsed = _parse(request.message)
     _check_binding(parsed, settings, chain.chain_id)
     issued_at, expires_at = _check_times(parsed, now)
-    wallet = await _check_signature(parsed, signature, chain, now)
+    wallet = await _check_signature(parsed, request.signature, chain, now)
     session_expires = min(now + SESSION_LIFETIME, expires_at)
     token = rng.randbytes(TOKEN_BYTES).hex()
     async with in_transaction():

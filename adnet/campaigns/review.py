@@ -16,17 +16,15 @@ from typing import Any
 from tortoise.transactions import in_transaction
 
 from adnet.campaigns.campaigns import REVIEWED
+from adnet.campaigns.commands import Rejection
 from adnet.campaigns.lifecycle import move
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.campaigns.views import CampaignView, views
 from adnet.core import changes
-from adnet.core.errors import Conflict, Invalid, NotFound
+from adnet.core.errors import Conflict, NotFound
 from adnet.core.ids import has_prefix
 
 log = logging.getLogger(__name__)
-
-MAX_REASON = 500
-
 
 @dataclass(frozen=True)
 class ReviewQueue:
@@ -35,16 +33,6 @@ class ReviewQueue:
 
     campaigns: list[CampaignView]
     creatives: list[Creative]
-
-
-def reason_of(text: Any) -> str:
-    """A rejection reason: 1 to 500 characters; Invalid otherwise."""
-    if not isinstance(text, str) or not text.strip():
-        raise Invalid("missing_field", "reason: a rejection needs a reason the advertiser can act on",
-                      field="reason")
-    if len(text) > MAX_REASON:
-        raise Invalid("invalid_field", f"reason: at most {MAX_REASON} characters", field="reason")
-    return text.strip()
 
 
 async def review_queue(now: datetime) -> ReviewQueue:
@@ -75,8 +63,7 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
     campaign = await _campaign(campaign_id)
     task_count = await campaign.tasks.all().count()
     async with in_transaction():
-        campaign = await move(campaign, (CampaignStatus.REVIEW,), CampaignStatus.APPROVED, now,
-                                        rejection_reason="")
+        campaign = await move(campaign, (CampaignStatus.REVIEW,), CampaignStatus.APPROVED, now, rejection_reason="")
         creatives = await Creative.filter(campaign_id=campaign.id, status=CreativeStatus.REVIEW).update(
             status=CreativeStatus.APPROVED, updated_at=now)
     changes.announce()
@@ -85,11 +72,10 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
     return campaign
 
 
-async def reject_campaign(operator: str, campaign_id: Any, reason: Any, now: datetime) -> Campaign:
+async def reject_campaign(operator: str, campaign_id: Any, rejection: Rejection, now: datetime) -> Campaign:
     """Reject a campaign in review with a reason; its owner may change it and submit it again."""
-    reason = reason_of(reason)
     campaign = await move(await _campaign(campaign_id), (CampaignStatus.REVIEW,), CampaignStatus.REJECTED,
-                                    now, rejection_reason=reason)
+                          now, rejection_reason=rejection.reason)
     log.info("campaign rejected campaign=%s operator=%s", campaign.id, operator)
     return campaign
 
@@ -99,9 +85,9 @@ async def approve_creative(operator: str, creative_id: Any, now: datetime) -> Cr
     return await _decide_creative(operator, creative_id, CreativeStatus.APPROVED, "", now)
 
 
-async def reject_creative(operator: str, creative_id: Any, reason: Any, now: datetime) -> Creative:
+async def reject_creative(operator: str, creative_id: Any, rejection: Rejection, now: datetime) -> Creative:
     """Reject a creative waiting on its own, with a reason; the campaign's other creatives keep serving."""
-    return await _decide_creative(operator, creative_id, CreativeStatus.REJECTED, reason_of(reason), now)
+    return await _decide_creative(operator, creative_id, CreativeStatus.REJECTED, rejection.reason, now)
 
 
 async def _decide_creative(operator: str, creative_id: Any, status: CreativeStatus, reason: str,

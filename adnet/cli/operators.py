@@ -23,17 +23,20 @@ from typing import Any
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
+from adnet.campaigns.commands import Rejection
 from adnet.campaigns.lifecycle import settle_due
 from adnet.chain import devserver
 from adnet.chain.binding import ChainMismatch
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.service import ChainConfigError, connect
 from adnet.config import Settings
-from adnet.core.amounts import amount_of, to_decimal_string
+from adnet.core.amounts import to_decimal_string
 from adnet.core.clock import Clock
 from adnet.core.errors import DomainError
+from adnet.core.inputs import parse
 from adnet.db import config as database
 from adnet.money import rate as vault_rate
+from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 
 
@@ -118,9 +121,11 @@ async def approve(args: argparse.Namespace, context: Context) -> dict[str, Any]:
 async def reject(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     now = context.clock.now()
     if args.what == "campaign":
-        campaign = await review.reject_campaign(context.operator, args.id, args.reason, now)
+        campaign = await review.reject_campaign(context.operator, args.id, parse(Rejection, {"reason": args.reason}),
+                                                now)
         return {"campaignId": campaign.id, "status": campaign.status.value, "reason": campaign.rejection_reason}
-    creative = await review.reject_creative(context.operator, args.id, args.reason, now)
+    creative = await review.reject_creative(context.operator, args.id, parse(Rejection, {"reason": args.reason}),
+                                            now)
     return {"adId": creative.id, "status": creative.status.value, "reason": creative.rejection_reason}
 
 
@@ -132,7 +137,7 @@ async def show_rate(args: argparse.Namespace, context: Context) -> dict[str, Any
 
 async def change_rate(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     assert context.chain is not None  # noqa: S101 - the parser asks for the chain
-    rate = amount_of(args.rate, "rate")
+    rate = parse(NewRate, {"rate": args.rate}).rate
     change = (await vault_rate.send_rate(context.operator, context.chain, context.settings, rate) if args.send
               else await vault_rate.rate_transaction(context.operator, context.chain, rate))
     return {"rate": to_decimal_string(change.rate), "vaultOwner": change.vault_owner,

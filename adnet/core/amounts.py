@@ -10,8 +10,6 @@ import re
 from decimal import Decimal
 from enum import StrEnum
 
-from adnet.core.errors import Invalid
-
 
 class Token(StrEnum):
     """A token of the vault, by its symbol. ``Token.GS`` pays for everything billed and rewarded."""
@@ -41,27 +39,13 @@ def to_number(amount: int) -> int | float:
     return amount // UNIT if amount % UNIT == 0 else float(Decimal(amount).scaleb(-DECIMALS))
 
 
-def parse_amount(text: str) -> int:
-    """``"12.5"`` → ``12500000000000000000``; refuses signs, exponents, more than 18 decimals, and zero."""
+def parse_amount(text: str, *, zero: bool = False) -> int:
+    """``"12.5"`` → ``12500000000000000000``; refuses signs, exponents, more than 18 decimals, and (unless
+    ``zero``) zero."""
     if not isinstance(text, str) or not _AMOUNT.match(text):
         raise InvalidAmount("an amount is a decimal string such as \"12.5\" with at most 18 decimals")
     whole, _, fraction = text.partition(".")
     amount = int(whole) * UNIT + int(fraction.ljust(DECIMALS, "0") or 0)
-    if amount == 0:
+    if amount == 0 and not zero:
         raise InvalidAmount("the amount must be more than zero")
     return amount
-
-
-def amount_of(text: object, field: str = "amount") -> int:
-    """A positive decimal token amount from a request, in the smallest unit; Invalid ``invalid_amount`` otherwise."""
-    try:
-        return parse_amount(text)  # type: ignore[arg-type]
-    except InvalidAmount as exc:
-        raise Invalid("invalid_amount", f"{field}: {exc}", field=field) from None
-
-
-def token_of(text: object, field: str = "token") -> Token:
-    """``"G$"`` or ``"SOV"``; Invalid ``invalid_token`` otherwise."""
-    if text not in Token.__members__.values():
-        raise Invalid("invalid_token", f"{field} is one of {', '.join(Token)}.", field=field)
-    return Token(str(text))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 
 class Clock:
@@ -10,6 +10,10 @@ class Clock:
 
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+    def today(self) -> date:
+        """The current day in UTC, the day every report and counter uses."""
+        return self.now().astimezone(UTC).date()
 
 
 class FrozenClock(Clock):

@@ -38,7 +38,7 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
                  ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
     """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
     transaction of its own, so on SQLite the whole batch is one trip to the database's thread."""
-    keys = [(event.request.fingerprint, event.request.campaign_id, event.request.type.value) for event in events]
+    keys = [(event.reported.fingerprint, event.reported.campaign_id, event.reported.type.value) for event in events]
     accepted_keys = yield from claim_keys(dialect, keys, now)
     first_index = {key: position for position, key in reversed(list(enumerate(keys)))}
     accepted = [event for position, (event, key) in enumerate(zip(events, keys, strict=True))
@@ -46,7 +46,7 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
     reasons = {id(event): event.reason for event in accepted}
 
     tokened = [event for event in accepted if reasons[id(event)] is None and event.token_ref]
-    token_keys = [(f"token:{event.token_ref}", event.request.campaign_id, event.request.type.value)
+    token_keys = [(f"token:{event.token_ref}", event.reported.campaign_id, event.reported.type.value)
                   for event in tokened]
     fresh_tokens = yield from claim_keys(dialect, token_keys, now)
     token_first = {key: position for position, key in reversed(list(enumerate(token_keys)))}
@@ -55,7 +55,7 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
             reasons[id(event)] = "token_reused"
 
     candidates = [event for event in accepted if reasons[id(event)] is None]
-    click_refs = [event.token_ref for event in candidates if event.request.type == EventType.CLICK]
+    click_refs = [event.token_ref for event in candidates if event.reported.type == EventType.CLICK]
     viewed: set[str | None] = set()
     if click_refs:
         marks = sql.marks(dialect, len(click_refs) + 1)
@@ -63,7 +63,7 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
             f"SELECT token_ref FROM tracking_event WHERE token_ref IN ({', '.join(marks[:-1])}) "  # noqa: S608
             f"AND type = {marks[-1]} AND billable", [*click_refs, EventType.IMPRESSION.value])
         viewed.update(str(row["token_ref"]) for row in impressions.rows)
-    campaign_ids = sorted({event.request.campaign_id for event in candidates})
+    campaign_ids = sorted({event.reported.campaign_id for event in candidates})
     remaining: dict[str, int] = {}
     if campaign_ids:
         marks = sql.marks(dialect, len(campaign_ids) + 2)
@@ -78,7 +78,7 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
     spent: dict[str, int] = defaultdict(int)
     stats: dict[tuple[str, date], Counter[str]] = defaultdict(Counter)
     for event in accepted:
-        request, reason = event.request, reasons[id(event)]
+        request, reason = event.reported, reasons[id(event)]
         if reason is None and request.type == EventType.CLICK and event.token_ref not in viewed:
             reason = "click_without_impression"
         if reason is None and remaining.get(request.campaign_id, 0) < event.price:
@@ -124,13 +124,13 @@ _EVENT_COLUMNS = (
 def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int, publisher_amount: int
                ) -> tuple[Any, ...]:
     """The ``tracking_event`` row of an accepted event, in ``_EVENT_COLUMNS`` order."""
-    request, claims = event.request, event.claims
+    request, claims = event.reported, event.claims
     return (
         event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id, request.fingerprint,
         claims.wallet if claims else None, claims.placement if claims else "", event.token_ref, request.rendered,
-        request.viewport_visible, request.render_time_ms, request.timestamp_ms, request.page_url,
-        request.user_agent, request.ip[:45], reason is None, reason, Decimal(cost), Decimal(publisher_amount),
-        event.received_at,
+        request.viewport_visible, None if request.render_time is None else round(request.render_time),
+        request.timestamp, request.page_url, event.user_agent, event.client.ip[:45], reason is None, reason,
+        Decimal(cost), Decimal(publisher_amount), event.received_at,
     )
 
 

@@ -1,32 +1,21 @@
-"""An event on its way through tracking: the request as validated, what tracking decided about it before the
-batch, and what the batch made of it."""
+"""An event on its way through tracking: who reported it, what tracking decided about it before the batch, and
+what the batch made of it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from adnet.delivery.models import EventType
+from adnet.delivery.commands import TrackEvent
 from adnet.delivery.tokens import TokenClaims
 
 
 @dataclass(frozen=True)
-class TrackRequest:
-    """A validated ``POST /api/track`` body plus the client's address."""
+class Client:
+    """Who reported an event: the client's address and the User-Agent header it sent."""
 
-    type: EventType
-    campaign_id: str
-    ad_id: str
-    site_id: str
-    fingerprint: str
-    rendered: bool
-    viewport_visible: bool
-    render_time_ms: int | None
-    timestamp_ms: int | None
-    page_url: str
-    user_agent: str
-    tracking_token: str | None
     ip: str
+    user_agent: str
 
 
 @dataclass(frozen=True)
@@ -43,9 +32,15 @@ class TrackResult:
 class PendingEvent:
     """An event on its way into a batch: everything decided so far, and its price should it be billed."""
 
-    request: TrackRequest
+    reported: TrackEvent
+    client: Client
     received_at: datetime
     price: int
     reason: str | None
     claims: TokenClaims | None
     token_ref: str | None
+
+    @property
+    def user_agent(self) -> str:
+        """The User-Agent the event is recorded with: the one the embed reported, else the request's header."""
+        return self.reported.user_agent if self.reported.user_agent is not None else self.client.user_agent

@@ -11,26 +11,14 @@ import random
 from dataclasses import dataclass
 from datetime import datetime
 
+from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
 
-BANNER = "BANNER"
 # Click-through rate assumed when turning a CPC into an eCPM (0.2 %, a typical display banner).
 ASSUMED_CTR = 0.002
 MIN_PRICE_SHARE = 0.05
 MIN_PACING = 0.25
 MAX_PACING = 4.0
-
-
-@dataclass(frozen=True)
-class ServeRequest:
-    """A validated ``GET /api/serve`` query."""
-
-    site_id: str
-    kinds: frozenset[str]
-    size: str | None
-    placement: str
-    wallet: str | None
-    attached: bool
 
 
 @dataclass(frozen=True)
@@ -43,7 +31,7 @@ class Candidate:
     unit: TaskEntry | None = None
 
 
-def candidates(index: Index, query: ServeRequest, now: datetime) -> list[Candidate]:
+def candidates(index: Index, query: ServeQuery, now: datetime) -> list[Candidate]:
     """Everything ``query`` may be shown now, each with its selection weight."""
     found: list[Candidate] = []
     if BANNER in query.kinds:

@@ -20,31 +20,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import re
 import time
 from collections import Counter
 from datetime import date, datetime
 from typing import Any
 
 from adnet.accounts.models import Site
-from adnet.campaigns.campaigns import MAX_PLACEMENT_LENGTH
 from adnet.core.clock import Clock
-from adnet.core.errors import Invalid, NotFound
+from adnet.core.errors import NotFound
 from adnet.core.ids import has_prefix
-from adnet.core.wallets import InvalidWallet, normalize_wallet
 from adnet.delivery import tokens
+from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
-from adnet.delivery.selection import BANNER, ServeRequest, candidates, pick
-from adnet.tasks.models import Completion, TaskKind
+from adnet.delivery.selection import candidates, pick
+from adnet.tasks.models import Completion
 
 log = logging.getLogger(__name__)
 
 UNKNOWN_SITE_SECONDS = 5.0
 MAX_UNKNOWN_SITES = 10_000
 MAX_ATTACHED_TASKS = 2
-KINDS = (BANNER, TaskKind.POLL.value, TaskKind.FEEDBACK.value, TaskKind.SURVEY.value)
-_SIZE = re.compile(r"^([1-9][0-9]{0,4})x([1-9][0-9]{0,4})$")
 
 
 class Server:
@@ -118,36 +114,7 @@ class Server:
             raise
 
 
-def parse_serve_query(args: Any) -> ServeRequest:
-    """Validate the query string of ``GET /api/serve``; an Invalid refusal names the offending parameter."""
-    site_id = args.get("siteId", "")
-    if not site_id:
-        raise Invalid("missing_field", "siteId: this parameter is required", field="siteId")
-    kinds = frozenset(part.strip().upper() for part in args.get("kind", BANNER).split(","))
-    if not kinds or not kinds <= set(KINDS):
-        raise Invalid("invalid_field", f"kind: a comma-separated list of {', '.join(KINDS)}", field="kind")
-    size = args.get("size") or None
-    if size is not None and not _SIZE.match(size):
-        raise Invalid("invalid_field", "size: expected WIDTHxHEIGHT, such as 300x250", field="size")
-    placement = args.get("placement", "")
-    if len(placement) > MAX_PLACEMENT_LENGTH:
-        raise Invalid("invalid_field", f"placement: at most {MAX_PLACEMENT_LENGTH} characters",
-                      field="placement")
-    wallet = args.get("wallet") or None
-    if wallet is not None:
-        try:
-            wallet = normalize_wallet(wallet)
-        except InvalidWallet as exc:
-            raise Invalid("invalid_wallet", f"wallet: {exc}", field="wallet") from None
-    attached = args.get("attached", "0")
-    if attached not in ("0", "1"):
-        raise Invalid("invalid_field", "attached: 1 to include attached tasks, or leave it out",
-                      field="attached")
-    return ServeRequest(site_id=site_id, kinds=kinds, size=size, placement=placement, wallet=wallet,
-                        attached=attached == "1")
-
-
-async def serve(server: Server, query: ServeRequest) -> dict[str, Any]:
+async def serve(server: Server, query: ServeQuery) -> dict[str, Any]:
     """Decide what ``query.site_id`` shows now and count the decision; NotFound for an unknown site."""
     if not await server.site_exists(query.site_id):
         raise NotFound.of("site")
@@ -162,7 +129,7 @@ async def serve(server: Server, query: ServeRequest) -> dict[str, Any]:
     return await _banner(server, query, choice.campaign, choice.creative, now)
 
 
-async def _banner(server: Server, query: ServeRequest, campaign: CampaignEntry, creative: CreativeEntry,
+async def _banner(server: Server, query: ServeQuery, campaign: CampaignEntry, creative: CreativeEntry,
                   now: datetime) -> dict[str, Any]:
     click_active = campaign.has_budget()
     token = tokens.issue_token(

@@ -37,7 +37,8 @@ from adnet.db import sql
 from adnet.db.group_commit import GroupCommitter
 from adnet.delivery import tokens
 from adnet.delivery.batch import write_batch
-from adnet.delivery.events import PendingEvent, TrackRequest, TrackResult
+from adnet.delivery.commands import TrackEvent
+from adnet.delivery.events import Client, PendingEvent, TrackResult
 from adnet.delivery.models import EventType
 from adnet.delivery.serving import Server
 from adnet.delivery.tokens import TokenClaims, TokenError
@@ -108,27 +109,29 @@ class Tracker:
         """Commit what is queued and stop (before the database closes)."""
         await self.committer.stop()
 
-    async def track(self, request: TrackRequest) -> TrackResult:
-        """Record one event (or recognise a duplicate) and answer once it is committed; NotFound for an unknown site,
-        campaign or ad."""
+    async def track(self, request: TrackEvent, client: Client) -> TrackResult:
+        """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed; NotFound
+        for an unknown site, campaign or ad."""
         if not await self.server.site_exists(request.site_id):
             raise NotFound.of("site")
         price = await _price(self.server, request)
         now = self.clock.now()
+        pending = PendingEvent(reported=request, client=client, received_at=now, price=price, reason=None, claims=None,
+                               token_ref=None)
         claims, reason = self._check_token(request, now)
-        reason = _first(reason if not is_bot(request.user_agent) else "bot_user_agent",
+        reason = _first(reason if not is_bot(pending.user_agent) else "bot_user_agent",
                         _viewability(request, claims, now))
         if request.type == EventType.CLICK and reason is None and claims is not None and not claims.click_active:
             reason = "click_not_priced"
         over_fingerprint = self.by_fingerprint.over_limit(request.fingerprint, now)
-        over_ip = self.by_ip.over_limit(request.ip, now)
+        over_ip = self.by_ip.over_limit(client.ip, now)
         reason = _first(reason, "rate_limited_fingerprint" if over_fingerprint else None,
                         "rate_limited_ip" if over_ip else None)
         token_ref = tokens.token_ref(request.tracking_token) if claims and request.tracking_token else None
-        return await self.committer.submit(PendingEvent(request=request, received_at=now, price=price,
-                                                        reason=reason, claims=claims, token_ref=token_ref))
+        pending.reason, pending.claims, pending.token_ref = reason, claims, token_ref
+        return await self.committer.submit(pending)
 
-    def _check_token(self, request: TrackRequest, now: datetime) -> tuple[TokenClaims | None, str | None]:
+    def _check_token(self, request: TrackEvent, now: datetime) -> tuple[TokenClaims | None, str | None]:
         if not request.tracking_token:
             return None, "token_missing"
         settings = self.settings
@@ -162,7 +165,7 @@ class Tracker:
         return results
 
 
-async def _price(server: Server, request: TrackRequest) -> int:
+async def _price(server: Server, request: TrackEvent) -> int:
     """The price the event would cost: from the serving index, or from the database for an ad no longer served."""
     campaign = server.index.campaigns.get(request.campaign_id)
     creative = server.index.creatives.get(request.ad_id)
@@ -178,7 +181,7 @@ async def _price(server: Server, request: TrackRequest) -> int:
     return cpm // 1000 if request.type == EventType.IMPRESSION else cpc
 
 
-def _viewability(request: TrackRequest, claims: TokenClaims | None, now: datetime) -> str | None:
+def _viewability(request: TrackEvent, claims: TokenClaims | None, now: datetime) -> str | None:
     if request.type != EventType.IMPRESSION:
         return None
     if not request.rendered:

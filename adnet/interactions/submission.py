@@ -34,7 +34,7 @@ from adnet.chain.client import ChainClient
 from adnet.core.amounts import to_number
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
-from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.interactions.commands import Submission
 from adnet.interactions.models import Interaction, SessionStatus, SurveySession
 from adnet.money.claims import claim_payload
 from adnet.money.models import Claim, ClaimPurpose
@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 
 UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
 SESSION_LIFETIME = timedelta(hours=24)
-MAX_FINGERPRINT_LENGTH = 128
 # Re-reads of a session after a concurrent answer changed it first.
 MAX_SESSION_RACES = 20
 # The answer key of each survey question type.
@@ -57,18 +56,6 @@ ANSWER_KEYS = {"single": "optionId", "multiple": "optionIds", "rating": "rating"
 _FORBIDDEN_TEXT = frozenset(chr(code) for code in range(32) if chr(code) not in "\t\n\r") | {"\x7f"}
 
 Answer = str | int | list[str] | None
-
-
-@dataclass(frozen=True)
-class Submission:
-    """One POST /api/interactions as the domain sees it (``wallet`` as the client sent it)."""
-
-    task_id: str
-    site_id: str
-    fingerprint: str
-    wallet: str | None
-    proof: dict[str, Any]
-    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,19 +91,18 @@ class _SessionChanged(Exception):
 async def submit(submission: Submission, *, now: datetime, chain: ChainClient) -> Outcome:
     """Validate and record one answer to a standalone unit.
 
-    Refused: Invalid (``invalid_wallet``, ``invalid_field`` / ``missing_field`` naming the field such as
+    Refused: Invalid (``invalid_field`` / ``missing_field`` naming the field such as
     ``proof.optionId``, ``question_out_of_order``), Forbidden ``session_not_yours``, NotFound (unit, site, session),
     Conflict (``already_completed`` with ``interactionId``, ``session_completed``, ``session_expired``,
     ``session_busy``, ``task_inactive``, ``task_not_started``, ``task_ended``)."""
-    wallet = _wallet(submission.wallet)
-    _check_fingerprint(submission.fingerprint)
     unit = await live_task(submission.task_id, now, kinds=UNIT_KINDS)
     if unit.surface != TaskSurface.STANDALONE:
         raise Invalid("invalid_field", "This unit is not answered on its own.", field="taskId")
     if not (has_prefix(submission.site_id, "site") and await Site.exists(id=submission.site_id, active=True)):
         raise NotFound.of("site")
     config = parse_config(unit.kind, unit.config)
-    respondent = Respondent(site_id=submission.site_id, fingerprint=submission.fingerprint, wallet=wallet)
+    respondent = Respondent(site_id=submission.site_id, fingerprint=submission.fingerprint,
+                            wallet=submission.wallet)
     if isinstance(config, SurveyConfig):
         return await _answer_survey(unit, config, respondent, submission, now, chain)
     if submission.session_id is not None:
@@ -250,22 +236,6 @@ def _text(value: Any, max_length: int, field: str) -> str | None:
     if len(text) > max_length:
         raise Invalid("invalid_field", f"{field}: at most {max_length} characters.", field=field)
     return text or None
-
-
-def _wallet(text: str | None) -> str | None:
-    if text is None:
-        return None
-    try:
-        return normalize_wallet(text)
-    except InvalidWallet as exc:
-        raise Invalid("invalid_wallet", str(exc), field="wallet") from None
-
-
-def _check_fingerprint(fingerprint: Any) -> None:
-    if not isinstance(fingerprint, str) or not 1 <= len(fingerprint) <= MAX_FINGERPRINT_LENGTH or not all(
-            "!" <= character <= "~" for character in fingerprint):
-        raise Invalid("invalid_field", f"fingerprint: 1 to {MAX_FINGERPRINT_LENGTH} printable ASCII characters.",
-                      field="fingerprint")
 
 
 # Recording: the response, its points and its claim in one transaction.

@@ -17,7 +17,6 @@ accountRef names no site or advertiser is recorded and stays pending, for an ope
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -37,7 +36,6 @@ from adnet.money.models import Deposit, DepositStatus
 
 log = logging.getLogger(__name__)
 
-_TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 # accountRef -> the site or advertiser it credits; rebuilt from the database on a miss.
 _owners: dict[str, tuple[str, str]] = {}
 
@@ -80,15 +78,12 @@ def prepare(holder: Holder, amount: int, chain: ChainClient) -> DepositPlan:
 
 
 async def credit(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime) -> Deposit:
-    """Credit the holder with the G$ deposit ``tx_hash`` its wallet made to the vault, once: ``credited``, or
-    ``pending`` while its confirmations are missing (the watcher credits it then).
+    """Credit the holder with the G$ deposit ``tx_hash`` (lower-case, see ``TxHash``) its wallet made to the vault,
+    once: ``credited``, or ``pending`` while its confirmations are missing (the watcher credits it then).
 
-    Refused: Invalid ``invalid_tx_hash`` / ``invalid_deposit`` (the transaction is not such a deposit: failed, not to
+    Refused: Invalid ``invalid_deposit`` (the transaction is not such a deposit: failed, not to
     the vault, another sender, token or account), NotFound ``transaction_not_found`` (not mined, or not on this
     chain), Conflict ``already_credited`` (credited before this call), Unavailable ``chain_unavailable``."""
-    if not isinstance(tx_hash, str) or not _TX_HASH.match(tx_hash):
-        raise Invalid("invalid_tx_hash", "txHash is 0x followed by 64 hexadecimal digits.", field="txHash")
-    tx_hash = tx_hash.lower()
     existing = await Deposit.get_or_none(tx_hash=tx_hash)
     if existing is not None and existing.status == DepositStatus.CREDITED:
         raise _already_credited(existing)
@@ -130,7 +125,7 @@ async def progress(holder: Holder, tx_hash: str, chain: ChainClient, now: dateti
     except NotFound as exc:
         if exc.code != "transaction_not_found":
             raise
-        return DepositProgress("sent", tx_hash.lower())
+        return DepositProgress("sent", tx_hash)
     except Conflict as exc:
         if exc.code != "already_credited":
             raise

@@ -10,7 +10,6 @@ to the holder once the deadline has passed on the chain (``claims.expire_due``).
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -29,7 +28,6 @@ from adnet.money.models import Claim, ClaimPurpose, Withdrawal, WithdrawalStatus
 
 log = logging.getLogger(__name__)
 
-_TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 
 
 @dataclass(frozen=True)
@@ -75,7 +73,8 @@ async def withdraw(holder: Holder, amount: int, token: Token, *, minimum: int, c
     return WithdrawalResult(withdrawal, claim)
 
 
-async def view(holder: Holder, withdrawal_id: Any, chain: ChainClient, redeem_hash: Any = None) -> WithdrawalView:
+async def view(holder: Holder, withdrawal_id: Any, chain: ChainClient,
+               redeem_hash: str | None = None) -> WithdrawalView:
     """The holder's withdrawal ``withdrawal_id`` (NotFound otherwise) with the redeem transaction for its wallet,
     and whether ``redeem_hash``, the redeem the wallet reported, is mined yet. Only the watcher settles a
     withdrawal; the hash is only ever shown."""
@@ -84,15 +83,14 @@ async def view(holder: Holder, withdrawal_id: Any, chain: ChainClient, redeem_ha
     withdrawal = await Withdrawal.get_or_none(id=withdrawal_id, **holder.record).select_related("claim")
     if withdrawal is None:
         raise NotFound.of("withdrawal")
-    shown_hash = redeem_hash.lower() if isinstance(redeem_hash, str) and _TX_HASH.match(redeem_hash) else None
     mined = False
-    if shown_hash and withdrawal.status == WithdrawalStatus.ISSUED:
+    if redeem_hash and withdrawal.status == WithdrawalStatus.ISSUED:
         try:
-            mined = await chain.get_receipt(shown_hash) is not None
+            mined = await chain.get_receipt(redeem_hash) is not None
         except ChainUnavailable:
             mined = False
     return WithdrawalView(withdrawal=withdrawal, redeem_tx=chain.build_claim_tx(withdrawal.wallet, withdrawal.claim),
-                          redeem_hash=shown_hash, redeem_mined=mined)
+                          redeem_hash=redeem_hash, redeem_mined=mined)
 
 
 def insufficient(holder: Holder, exc: ledger.InsufficientFunds) -> Invalid:

@@ -3,7 +3,7 @@ were not billed; as data for the API and pages, and as CSV.
 
 Figures come from the raw records, which are the truth: tracking events (each with its billability, refusal reason
 and the cost billed at the moment it happened), completions of the campaign's tasks and answers to its units.
-A report covers at most ``MAX_DAYS`` days, read in one pass per record type.
+A report covers at most ``adnet.reporting.commands.MAX_DAYS`` days, read in one pass per record type.
 
 - impressions / clicks: recorded events (duplicates inside the hour are not recorded at all);
 - billable impressions / clicks: those that were billed; CTR = billable clicks / billable impressions;
@@ -18,19 +18,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 
 from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
-from adnet.core.errors import Invalid
 from adnet.delivery.models import EventType, TrackingEvent
 from adnet.interactions.models import Interaction
 from adnet.tasks.models import Completion, Task
 
-MAX_DAYS = 92
-DEFAULT_DAYS = 30
 CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
                "rewards")
 
@@ -76,26 +72,6 @@ class CampaignReport:
     totals: DayFigures
     tasks: list[Task]
     refusals: dict[str, int]
-
-
-def period(start: Any, end: Any, now: datetime) -> tuple[date, date]:
-    """The report's days from ``from``/``to`` query values (``YYYY-MM-DD``, both optional: the last
-    ``DEFAULT_DAYS`` days up to today); Invalid ``invalid_field`` for a bad date or more than ``MAX_DAYS`` days."""
-    today = now.astimezone(UTC).date()
-    last = _day(end, "to") if end else today
-    first = _day(start, "from") if start else last - timedelta(days=DEFAULT_DAYS - 1)
-    if first > last:
-        raise Invalid("invalid_field", "from: not after to", field="from")
-    if (last - first).days + 1 > MAX_DAYS:
-        raise Invalid("invalid_field", f"from: a report covers at most {MAX_DAYS} days", field="from")
-    return first, last
-
-
-def _day(text: Any, name: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except (TypeError, ValueError):
-        raise Invalid("invalid_field", f"{name}: a day such as 2026-05-01", field=name) from None
 
 
 async def campaign_report(wallet: str, campaign_id: str, start: date, end: date) -> CampaignReport:

@@ -14,12 +14,10 @@ from typing import Any
 
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
-from adnet.core.errors import Invalid
 from adnet.delivery.models import TrackingEvent
 from adnet.interactions.models import Interaction
 from adnet.tasks.models import Task, TaskKind
 
-MAX_EXPORT_DAYS = 92
 EXPORT_BATCH = 1000
 EVENT_COLUMNS = ("eventId", "receivedAt", "type", "campaignId", "adId", "placement", "billable", "refusalReason",
                  "publisherAmount", "pageUrl")
@@ -50,20 +48,6 @@ async def site_unit_results(site_id: str) -> list[UnitResult]:
         return []
     units = await Task.filter(id__in=list(answers_by_unit)).order_by("title", "id")
     return [_unit_result(unit, answers_by_unit[unit.id]) for unit in units]
-
-
-def export_range(start_text: Any, end_text: Any, today: date) -> tuple[date, date]:
-    """The inclusive UTC day range of an export from two ``YYYY-MM-DD`` strings: Invalid ``invalid_date`` for a
-    malformed day, Invalid ``invalid_date_range`` when the end is before the start, later than today, or the range is
-    longer than ``MAX_EXPORT_DAYS``."""
-    start, end = _day(start_text, "from"), _day(end_text, "to")
-    if end < start:
-        raise Invalid("invalid_date_range", "The last day is before the first.", field="to")
-    if end > today:
-        raise Invalid("invalid_date_range", "The last day cannot be after today (UTC).", field="to")
-    if (end - start).days + 1 > MAX_EXPORT_DAYS:
-        raise Invalid("invalid_date_range", f"Export at most {MAX_EXPORT_DAYS} days at a time.", field="from")
-    return start, end
 
 
 async def site_events_csv(site_id: str, start: date, end: date) -> AsyncIterator[str]:
@@ -109,15 +93,6 @@ def _unit_result(unit: Task, answers: list[dict[str, Any]]) -> UnitResult:
     return UnitResult(unit_id=unit.id, kind=unit.kind.value, title=unit.title,
                       question=str(config.get("question", "")), responses=len(answers), tally=tally,
                       ratings=ratings, rating_average=average)
-
-
-def _day(text: Any, field: str) -> date:
-    try:
-        if not isinstance(text, str) or len(text) != 10:
-            raise ValueError(text)
-        return date.fromisoformat(text)
-    except ValueError:
-        raise Invalid("invalid_date", f"{field} is a day written YYYY-MM-DD.", field=field) from None
 
 
 def _utc(moment: datetime) -> datetime:

@@ -16,12 +16,10 @@ returns its pool to the advertiser's unallocated balance.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from pydantic import ValidationError
 from tortoise.transactions import in_transaction
 
 from adnet.campaigns import campaigns
@@ -33,85 +31,29 @@ from adnet.core.ids import has_prefix, new_id
 from adnet.money import ledger
 from adnet.money.holders import advertiser_holder
 from adnet.money.withdrawals import insufficient
-from adnet.tasks.config import config_json
+from adnet.tasks.commands import NewTask, TaskChanges
+from adnet.tasks.config import checked_config
 from adnet.tasks.lookup import CTA_KINDS
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 log = logging.getLogger(__name__)
 
-MAX_TITLE = 200
-MAX_DESCRIPTION = 1000
-MAX_POINTS = 1_000_000
-MAX_REPEATS = 1000
 TASK_ALLOCATION_KIND = "task_allocation"
-CONTENT_FIELDS = frozenset({"kind", "title", "description", "config", "startsAt", "endsAt"})
-MONEY_FIELDS = frozenset({"rewardPoints", "rewardGs", "maxPerWallet", "maxPerFingerprint"})
 
 
-def parse_task(raw: Mapping[str, Any], *, partial: bool, kind: TaskKind | None = None) -> dict[str, Any]:
-    """Task fields from API names to model values, each validated (Invalid, naming the field); the config by the
-    schema of the task's kind (Invalid ``invalid_config`` naming the config's field)."""
-    unknown = sorted(set(raw) - CONTENT_FIELDS - MONEY_FIELDS)
-    if unknown:
-        raise Invalid("invalid_field", f"{unknown[0]}: not a task field", field=unknown[0])
-    if not partial:
-        for name in ("kind", "title", "config"):
-            if raw.get(name) is None:
-                raise Invalid("missing_field", f"{name}: this field is required", field=name)
-    values: dict[str, Any] = {}
-    if "kind" in raw:
-        if raw["kind"] not in {item.value for item in TaskKind}:
-            raise Invalid("invalid_field", f"kind: one of {', '.join(item.value for item in TaskKind)}",
-                          field="kind")
-        kind = TaskKind(raw["kind"])
-        values["kind"] = kind
+def _stored(values: dict[str, Any], kind: TaskKind) -> dict[str, Any]:
+    """Task fields as the model stores them: the config checked by its kind's schema and normalised, the surface
+    its kind's, the reward in its decimal column."""
+    if "config" in values:
+        values["config"] = checked_config(kind, values["config"])
+    if "kind" in values:
         values["surface"] = TaskSurface.ATTACHED if kind in CTA_KINDS else TaskSurface.STANDALONE
-    if "title" in raw:
-        values["title"] = _text(raw["title"], "title", MAX_TITLE, required=True)
-    if "description" in raw:
-        values["description"] = _text(raw["description"], "description", MAX_DESCRIPTION, required=False)
-    if "config" in raw or "kind" in raw:
-        if kind is None or not isinstance(raw.get("config"), dict):
-            raise Invalid("invalid_field", "config: an object with the settings of the task's kind",
-                          field="config")
-        values["config"] = _config(kind, raw["config"])
-    for name, field in (("startsAt", "starts_at"), ("endsAt", "ends_at")):
-        if name in raw:
-            values[field] = None if raw[name] is None and name == "endsAt" else campaigns.instant(raw[name], name)
-    if "rewardPoints" in raw:
-        values["reward_points"] = _count(raw["rewardPoints"], "rewardPoints", 0, MAX_POINTS)
-    if "rewardGs" in raw:
-        values["reward_gs"] = Decimal(campaigns.amount_of(raw["rewardGs"], "rewardGs", zero=True))
-    if "maxPerWallet" in raw:
-        values["max_per_wallet"] = _count(raw["maxPerWallet"], "maxPerWallet", 1, MAX_REPEATS)
-    if "maxPerFingerprint" in raw:
-        values["max_per_fingerprint"] = _count(raw["maxPerFingerprint"], "maxPerFingerprint", 1, MAX_REPEATS)
+    if "reward_gs" in values:
+        values["reward_gs"] = Decimal(values["reward_gs"])
     return values
 
 
-def _config(kind: TaskKind, raw: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return config_json(kind, raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        location = ".".join(str(part) for part in first.get("loc", ()))
-        field = f"config.{location}" if location else "config"
-        raise Invalid("invalid_config", f"{field}: {first.get('msg', 'invalid value')}", field=field) from None
-
-
-def _text(value: Any, field: str, limit: int, *, required: bool) -> str:
-    if not isinstance(value, str) or len(value) > limit or (required and not value.strip()):
-        raise Invalid("invalid_field", f"{field}: {'1' if required else '0'} to {limit} characters", field=field)
-    return value.strip()
-
-
-def _count(value: Any, field: str, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise Invalid("invalid_field", f"{field}: an integer from {low} to {high}", field=field)
-    return value
-
-
-def _check_window(values: Mapping[str, Any], campaign: Campaign, task: Task | None) -> None:
+def _check_window(values: dict[str, Any], campaign: Campaign, task: Task | None) -> None:
     """A task runs inside its campaign's dates, and ends after it starts."""
     starts_at = values.get("starts_at", task.starts_at if task else campaign.starts_at)
     ends_at = values["ends_at"] if "ends_at" in values else (task.ends_at if task else campaign.ends_at)
@@ -130,19 +72,19 @@ def _check_content_editable(campaign: Campaign) -> None:
                        currentStatus=campaign.status.value)
 
 
-async def create_task(wallet: str, campaign_id: str, raw: Mapping[str, Any], now: datetime) -> Task:
+async def create_task(wallet: str, campaign_id: str, task: NewTask, now: datetime) -> Task:
     """A new task or unit of the wallet's unreviewed campaign (Conflict ``campaign_locked`` otherwise). Its dates
-    default to the campaign's."""
+    default to the campaign's. Invalid ``invalid_config`` when the config does not fit its kind."""
     campaign = await campaigns.owned_campaign(wallet, campaign_id)
-    values = parse_task(raw, partial=False)
+    values = _stored({name: value for name, value in task.model_dump().items() if value is not None}, task.kind)
     _check_content_editable(campaign)
     _check_window(values, campaign, None)
     values.setdefault("starts_at", campaign.starts_at)
     values.setdefault("ends_at", campaign.ends_at)
-    task = await Task.create(id=new_id("task"), advertiser_id=campaign.advertiser.id, campaign=campaign,
-                             created_at=now, **values)
-    log.info("task created task=%s kind=%s campaign=%s", task.id, task.kind.value, campaign.id)
-    return task
+    created = await Task.create(id=new_id("task"), advertiser_id=campaign.advertiser.id, campaign=campaign,
+                                created_at=now, **values)
+    log.info("task created task=%s kind=%s campaign=%s", created.id, created.kind.value, campaign.id)
+    return created
 
 
 async def owned_task(wallet: str, task_id: Any) -> Task:
@@ -157,23 +99,23 @@ async def owned_task(wallet: str, task_id: Any) -> Task:
     return task
 
 
-async def edit_task(wallet: str, task_id: str, raw: Mapping[str, Any]) -> Task:
+async def edit_task(wallet: str, task_id: str, edit: TaskChanges) -> Task:
     """Change a task: content while its campaign is unreviewed, rewards and limits until it ends (Conflict
     ``campaign_locked`` / ``task_ended``). The kind stays unless the config changes with it."""
     task = await owned_task(wallet, task_id)
-    values = parse_task(raw, partial=True, kind=task.kind)
+    values = _stored(edit.changed(), edit.kind or task.kind)
     campaign: Campaign | None = task.campaign
     if campaign is None:
         raise Conflict("campaign_locked", "This task belongs to no campaign and cannot be edited here.")
     if campaign.status == CampaignStatus.ENDED or not task.active:
         raise Conflict("task_ended", "This task has ended.")
-    if set(raw) & CONTENT_FIELDS:
+    if set(values) & TaskChanges.CONTENT:
         _check_content_editable(campaign)
         _check_window(values, campaign, task)
     await Task.filter(id=task.id).update(**values)
     await task.refresh_from_db()
     changes.announce()
-    log.info("task edited task=%s fields=%s", task.id, ",".join(sorted(raw)))
+    log.info("task edited task=%s fields=%s", task.id, ",".join(sorted(edit.model_fields_set)))
     return task
 
 

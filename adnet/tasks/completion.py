@@ -35,13 +35,13 @@ from adnet.chain.client import ChainClient
 from adnet.core.amounts import to_number
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
-from adnet.core.wallets import InvalidWallet, normalize_wallet
 from adnet.db.group_commit import GroupCommitter
 from adnet.db.sql import insert_row, insert_rows, placeholders
 from adnet.money import ledger
 from adnet.money.claims import claim_payload
 from adnet.money.models import Claim, ClaimPurpose
 from adnet.money.rewards import Reward, reserve_and_claim, reserve_and_claim_many
+from adnet.tasks.commands import CompleteTask, CompletionsQuery
 from adnet.tasks.config import PROOF_KEYS
 from adnet.tasks.lookup import TASK_COLUMNS, TASK_TABLES, live_from_row
 from adnet.tasks.models import Completion, Task
@@ -50,7 +50,6 @@ from adnet.tasks.verifiers.onchain_event import tx_already_used
 
 log = logging.getLogger(__name__)
 
-MAX_FINGERPRINT_LENGTH = 128
 # Tries at a free slot when concurrent completions of one wallet race for slots below a limit above one.
 MAX_SLOT_RACES = 5
 # Completions written in one transaction at most (each of them takes a few statements in it).
@@ -78,22 +77,20 @@ class _Previous:
     claim_id: str | None
 
 
-async def complete_task(*, task_id: str, wallet: str, fingerprint: str, proof: dict[str, Any],
-                        site_id: str | None = None, now: datetime, chain: ChainClient,
+async def complete_task(request: CompleteTask, *, now: datetime, chain: ChainClient,
                         writer: CompletionWriter | None = None) -> CompletionResult:
-    """Record a verified completion of ``task_id`` by ``wallet`` on device ``fingerprint`` and pay its reward.
+    """Record a verified completion of a task by a wallet on a device and pay its reward.
 
     With a running ``writer`` (the app's) the completion's transaction is shared with the completions arriving at
     the same time; without one it has its own.
 
-    Refused: Invalid (``invalid_wallet``, ``invalid_field``, ``invalid_proof`` naming the missing or extra proof
+    Refused: Invalid (``invalid_proof`` naming the missing or extra proof
     keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), NotFound (task, site, transaction), Conflict
     (``already_completed`` with ``completionId`` and ``transaction``, ``task_inactive``, ``task_not_started``,
     ``task_ended``, ``too_many_attempts``, ``tx_already_used``, ``not_confirmed``), Unavailable
     ``chain_unavailable``."""
-    wallet = _wallet(wallet)
-    _check_fingerprint(fingerprint)
-    task, config, previous = await _task_and_previous(task_id, wallet, fingerprint, site_id, now)
+    wallet, fingerprint, proof, site_id = request.wallet, request.fingerprint, request.proof, request.site_id
+    task, config, previous = await _task_and_previous(request.task_id, wallet, fingerprint, site_id, now)
     _check_proof_keys(task, proof)
     await _refuse_repeat(task, wallet, fingerprint, previous)
     attempt = Attempt(task=task, config=config, wallet=wallet, fingerprint=fingerprint,
@@ -145,22 +142,18 @@ def completion_payload(completion: Completion, claim: Claim | None) -> dict[str,
     }
 
 
-async def viewer_completions(*, wallet: str | None, fingerprint: str | None,
-                             campaign_id: str | None = None) -> list[dict[str, Any]]:
+async def viewer_completions(query: CompletionsQuery) -> list[dict[str, Any]]:
     """What the SDK shows as done: the completions of a wallet or a device (either matches, as the limits apply to
     both), newest first, optionally of one campaign's tasks. Nothing of a task's configuration is included."""
-    if not wallet and not fingerprint:
-        raise Invalid("missing_field", "Give a wallet, a fingerprint, or both.", field="wallet")
     match = Q()
-    if wallet:
-        match |= Q(wallet=_wallet(wallet))
-    if fingerprint:
-        _check_fingerprint(fingerprint)
-        match |= Q(fingerprint=fingerprint)
-    query = Completion.filter(match)
-    if campaign_id:
-        query = query.filter(task__campaign_id=campaign_id)
-    rows = await query.order_by("-created_at").limit(STATUS_LIMIT).values(
+    if query.wallet:
+        match |= Q(wallet=query.wallet)
+    if query.fingerprint:
+        match |= Q(fingerprint=query.fingerprint)
+    found = Completion.filter(match)
+    if query.campaign_id:
+        found = found.filter(task__campaign_id=query.campaign_id)
+    rows = await found.order_by("-created_at").limit(STATUS_LIMIT).values(
         "id", "task_id", "task__campaign_id", "task__kind", "created_at", "points", "gs_amount", "claim__status")
     return [{
         "taskId": row["task_id"],
@@ -357,16 +350,3 @@ def _check_proof_keys(task: Task, proof: dict[str, Any]) -> None:
         raise Invalid("invalid_proof", f"A {task.kind.value} proof has {', '.join(sorted(expected))}: "
                                            f"{'; '.join(problems)}.",
                       field=f"proof.{(missing or extra)[0]}", reason="proof_keys", missing=missing, extra=extra)
-
-
-def _wallet(text: str) -> str:
-    try:
-        return normalize_wallet(text)
-    except InvalidWallet as exc:
-        raise Invalid("invalid_wallet", str(exc), field="wallet") from None
-
-
-def _check_fingerprint(fingerprint: str) -> None:
-    if not isinstance(fingerprint, str) or not 1 <= len(fingerprint) <= MAX_FINGERPRINT_LENGTH:
-        raise Invalid("invalid_field", f"fingerprint is a text of 1 to {MAX_FINGERPRINT_LENGTH} characters.",
-                      field="fingerprint")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError, field_validator, model_validator
 
 from adnet.core.amounts import to_decimal_string
+from adnet.core.errors import Invalid
 from adnet.core.wallets import InvalidWallet, normalize_wallet
 from adnet.tasks.models import Task, TaskKind
 
@@ -201,6 +202,18 @@ def parse_config(kind: TaskKind, raw: dict[str, Any]) -> Any:
 def config_json(kind: TaskKind, raw: dict[str, Any]) -> dict[str, Any]:
     """The validated config in the normalised JSON form it is stored in."""
     return parse_config(kind, raw).model_dump(mode="json")
+
+
+def checked_config(kind: TaskKind, raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` as a stored config of ``kind`` (``config_json``); Invalid ``invalid_config`` naming the config's
+    field (``config.answers``) when it does not fit."""
+    try:
+        return config_json(kind, raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        location = ".".join(str(part) for part in first.get("loc", ()))
+        field = f"config.{location}" if location else "config"
+        raise Invalid("invalid_config", f"{field}: {first.get('msg', 'invalid value')}", field=field) from None
 
 
 def public_task(task: Task, base_url: str = "") -> dict[str, Any]:

@@ -15,8 +15,7 @@ from datetime import datetime, timedelta
 
 from eth_utils import to_checksum_address
 
-from adnet.core.errors import Invalid
-from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.tasks.commands import MessageRequest
 from adnet.tasks.lookup import live_task_and_config
 from adnet.tasks.models import TaskKind, TaskMessageNonce
 
@@ -43,14 +42,10 @@ def render_message(template: str, wallet: str, nonce: str) -> str:
     return template.replace("{wallet}", to_checksum_address(wallet)).replace("{nonce}", nonce)
 
 
-async def issue_message(task_id: str, wallet: str | None, *, now: datetime, rng: random.Random) -> IssuedMessage:
-    """A fresh nonce of SIGN_MESSAGE task ``task_id`` for ``wallet``, and the message to sign with it."""
-    if not wallet:
-        raise Invalid("missing_field", "wallet: this query parameter is required", field="wallet")
-    try:
-        wallet = normalize_wallet(wallet)
-    except InvalidWallet as exc:
-        raise Invalid("invalid_wallet", str(exc), field="wallet") from None
+async def issue_message(task_id: str, request: MessageRequest, *, now: datetime,
+                        rng: random.Random) -> IssuedMessage:
+    """A fresh nonce of SIGN_MESSAGE task ``task_id`` for the wallet, and the message to sign with it."""
+    wallet = request.wallet
     task, config = await live_task_and_config(task_id, now, kinds={TaskKind.SIGN_MESSAGE})
     nonce = "".join(rng.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
     expires_at = now + NONCE_LIFETIME

@@ -10,23 +10,18 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from adnet.core.errors import Invalid
+from adnet.tasks.commands import VisitStart
 from adnet.tasks.lookup import live_task_and_config
 from adnet.tasks.models import TaskKind, TaskVisit
 
 log = logging.getLogger(__name__)
 
-MAX_FINGERPRINT_LENGTH = 128
 
 
-async def start_visit(task_id: str, fingerprint: str | None, now: datetime) -> str:
-    """Record that ``fingerprint`` starts visiting the page of VISIT_URL task ``task_id`` at ``now`` (unless a
-    visit of it is already under way) and return the page's URL to redirect to."""
-    if not fingerprint:
-        raise Invalid("missing_field", "fingerprint: this query parameter is required", field="fingerprint")
-    if len(fingerprint) > MAX_FINGERPRINT_LENGTH:
-        raise Invalid("invalid_field", f"fingerprint: at most {MAX_FINGERPRINT_LENGTH} characters",
-                      field="fingerprint")
+async def start_visit(task_id: str, visit: VisitStart, now: datetime) -> str:
+    """Record that the device starts visiting the page of VISIT_URL task ``task_id`` at ``now`` (unless a visit of
+    it is already under way) and return the page's URL to redirect to."""
+    fingerprint = visit.fingerprint
     task, config = await live_task_and_config(task_id, now, kinds={TaskKind.VISIT_URL})
     await TaskVisit.bulk_create([TaskVisit(task_id=task.id, fingerprint=fingerprint, started_at=now)],
                                 ignore_conflicts=True)

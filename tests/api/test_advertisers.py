@@ -385,8 +385,8 @@ async def test_settings_and_creatives_are_validated_and_change_nothing_when_refu
         ({"cpm": "-1"}, "invalid_amount", "cpm"), ({"cpm": "0", "cpc": "0"}, "invalid_field", "cpm"),
         ({"endsAt": clock.now().isoformat()}, "invalid_dates", "endsAt"),
         ({"startsAt": "2026-01-01T00:00:00"}, "invalid_field", "startsAt"),
-        ({"sizes": ["300x0250x1"]}, "invalid_field", "sizes"), ({"siteAllow": ["site_unknown-site-id"]},
-                                                            "invalid_field", "siteAllow"),
+        ({"sizes": ["300x250", "300x0250x1"]}, "invalid_field", "sizes.1"),
+        ({"siteAllow": ["site_unknown-site-id"]}, "invalid_field", "siteAllow"),
         ({"budget": "1e3"}, "invalid_amount", "budget"), ({"name": ""}, "invalid_field", "name"),
     ]
     for changes, code, field in bad_settings:

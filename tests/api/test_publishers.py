@@ -154,7 +154,7 @@ async def test_what_is_not_a_domain_is_refused(client):
         response = await register(client, token, account.address, raw)
         assert await error_of(response) == (400, "invalid_domain"), raw
     response = await register(client, token, account.address, "example.com", name="n" * 121)
-    assert await error_of(response) == (400, "invalid_field")
+    assert await error_of(response) == (400, "invalid_name")
     assert await Publisher.all().count() == 0 and await Site.all().count() == 0
 
 

@@ -83,7 +83,6 @@ async def test_anything_but_this_wallets_deposit_for_this_site_is_refused(chain,
         (gs_deposit, other_holder, Invalid, "invalid_deposit"),
         (sov_deposit, holder, Invalid, "invalid_deposit"),
         ("0x" + "12" * 32, holder, NotFound, "transaction_not_found"),
-        ("0x1234", holder, Invalid, "invalid_tx_hash"),
     ]
     for tx_hash, claimed_by, kind, code in cases:
         error = await refused(credit(claimed_by, tx_hash, chain, clock.now()))

@@ -16,6 +16,7 @@ from eth_account import Account
 from adnet.accounts import advertisers
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import review as operators
+from adnet.campaigns.commands import Rejection
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.chain.transact import send_transaction
 from adnet.core.ids import new_id
@@ -128,12 +129,12 @@ async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, 
 
 
 @pytest.mark.parametrize(("changes", "field", "message"), [
-    ({"name": ""}, "name", "name: 1 to 120 characters"),
+    ({"name": ""}, "name", "name: this field is required"),
     ({"cpm": "abc"}, "cpm", "an amount is a decimal string"),
     ({"cpm": "0", "cpc": "0"}, "cpm", "a campaign prices impressions, clicks or both"),
     ({"endsAt": "2020-01-01T00:00"}, "endsAt", "endsAt must be after startsAt."),
     ({"startsAt": "tomorrow"}, "startsAt", "startsAt: an ISO 8601 time"),
-    ({"sizes": "big"}, "sizes", "sizes: a size such as 300x250"),
+    ({"sizes": "big"}, "sizes", "sizes.0: a size WIDTHxHEIGHT, such as 300x250"),
     ({"siteAllow": new_id("site")}, "siteAllow", "names a site that does not exist"),
 ])
 async def test_a_refused_campaign_form_says_why_beside_the_field_and_creates_nothing(advertiser, clock, changes,
@@ -163,7 +164,7 @@ async def test_creatives_tasks_and_funding_from_the_campaign_page(advertiser, cl
     assert '<img src="https://cdn.example/banner.png" width="300" height="250"' in html
 
     not_json = await advertiser.post(f"{base}/tasks", {**QUIZ, "config": "{question"}, htmx=True)
-    assert "config: a JSON object" in await text(not_json)
+    assert "config: an object" in await text(not_json)
     wrong_config = await advertiser.post(f"{base}/tasks", {**QUIZ, "config": '{"question": "2+2?"}'}, htmx=True)
     assert "config.answers" in await text(wrong_config)
     assert await Task.all().count() == 0
@@ -209,7 +210,8 @@ async def test_the_lifecycle_buttons_move_the_campaign_once_and_refuse_wrong_ste
     await advertiser.post(f"{base}/allocate", {"amount": "10"})
     assert (await advertiser.post(f"{base}/submit")).status_code == 303
     assert (await Campaign.get(id=campaign.id)).status == CampaignStatus.REVIEW
-    await operators.reject_campaign(OPERATOR.address.lower(), campaign.id, "Landing page <b>404</b>", clock.now())
+    await operators.reject_campaign(OPERATOR.address.lower(), campaign.id, Rejection(reason="Landing page <b>404</b>"),
+                                    clock.now())
     page = await text(await advertiser.get(base))
     assert "Landing page &lt;b&gt;404&lt;/b&gt;" in page and 'data-status="rejected"' in page
     assert (await advertiser.post(base, campaign_form(clock, name="Fixed"))).status_code == 303
@@ -239,7 +241,7 @@ async def test_an_edited_creative_of_an_approved_campaign_goes_back_to_review(ad
     refused = await advertiser.post(f"/portal/advertise/creatives/{creative.id}", {**CREATIVE, "size": "0x1"},
                                     htmx=True)
     html = await text(refused)
-    assert "size: a size such as 300x250" in html and f'id="creative-{creative.id}-error"' in html
+    assert "size: a size WIDTHxHEIGHT, such as 300x250" in html and f'id="creative-{creative.id}-error"' in html
     assert (await Creative.get(id=creative.id)).status == CreativeStatus.APPROVED
     changed = await advertiser.post(f"/portal/advertise/creatives/{creative.id}",
                                     {**CREATIVE, "targetUrl": "https://shop.example/new"}, htmx=True)
@@ -395,7 +397,7 @@ async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser,
     lines = (await text(csv_response)).splitlines()
     assert csv_response.mimetype == "text/csv" and lines[-1].startswith("total,2,1,0,0,0.000000,0.002,2,0,0")
     refused = await advertiser.get(f"{base}/report?from=2026-13-01")
-    assert refused.status_code == 400 and "from: a day such as 2026-05-01" in await text(refused)
+    assert refused.status_code == 400 and "from: a day written YYYY-MM-DD" in await text(refused)
 
 
 async def test_operators_get_a_link_to_their_page(client):

@@ -103,10 +103,10 @@ async def test_events_export_as_csv_for_a_range_of_days(publisher, clock):
 async def test_a_bad_export_range_is_shown_beside_the_form(publisher, clock):
     site = await make_site(await make_publisher(publisher.wallet))
     today = clock.now().date()
-    cases = [("2026-13-01", str(today), "from is a day written YYYY-MM-DD."),
-             (str(today), str(today - timedelta(days=1)), "The last day is before the first."),
-             (str(today - timedelta(days=100)), str(today), "Export at most 92 days at a time."),
-             (str(today), str(today + timedelta(days=1)), "The last day cannot be after today (UTC).")]
+    cases = [("2026-13-01", str(today), "from: a day written YYYY-MM-DD"),
+             (str(today), str(today - timedelta(days=1)), "to: the last day is before the first."),
+             (str(today - timedelta(days=100)), str(today), "from: at most 92 days at a time."),
+             (str(today), str(today + timedelta(days=1)), "to: the last day cannot be after today (UTC).")]
     for start, end, message in cases:
         response = await publisher.get(f"/portal/sites/{site.id}/events.csv?from={start}&to={end}")
         assert response.status_code == 400

@@ -37,7 +37,7 @@ async def test_registering_with_htmx_returns_the_new_row_and_a_fresh_form(publis
 
 async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created(publisher, other_publisher):
     await make_site(await make_publisher(other_publisher.wallet), domain="taken.example")
-    cases = [("not a domain", "domain is a site&#39;s DNS name"), ("localhost", "domain is a site&#39;s DNS name"),
+    cases = [("not a domain", "domain: a site&#39;s DNS name"), ("localhost", "domain: a site&#39;s DNS name"),
              ("TAKEN.example", "This domain is registered by another wallet.")]
     for domain, message in cases:
         fragment = await publisher.post("/portal/sites", {"domain": domain}, htmx=True)
@@ -50,7 +50,7 @@ async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created
         html = await page.get_data(as_text=True)
         assert message in html and "<h1>Dashboard</h1>" in html and f'value="{domain}"' in html
     too_long = await publisher.post("/portal/sites", {"domain": "fine.example", "name": "n" * 121}, htmx=True)
-    assert "A site&#39;s name is at most 120 characters." in await too_long.get_data(as_text=True)
+    assert "name: a site&#39;s name is at most 120 characters" in await too_long.get_data(as_text=True)
     assert await Site.filter(publisher__wallet=publisher.wallet).count() == 0
     assert await Publisher.filter(wallet=publisher.wallet).count() == 0
 

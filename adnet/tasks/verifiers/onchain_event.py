@@ -8,18 +8,17 @@ believed. A transaction counts for one completion only: ``Completion.tx_hash`` i
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from hexbytes import HexBytes
 
 from adnet.chain.client import ChainUnavailable
 from adnet.core.errors import Conflict, Invalid, NotFound
+from adnet.core.inputs import TX_HASH
 from adnet.tasks.config import OnchainEventConfig
 from adnet.tasks.models import Completion, TaskKind
 from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified, proof_needs_chain
 
-_TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 # Roughly one block on the chains adnet runs on: when to ask again for missing confirmations.
 CONFIRMATION_RETRY_SECONDS = 5
 
@@ -36,7 +35,7 @@ class OnchainEventVerifier:
     async def verify(self, attempt: Attempt) -> Verified:
         config: OnchainEventConfig = attempt.config
         tx_hash = attempt.proof["txHash"]
-        if not isinstance(tx_hash, str) or not _TX_HASH.match(tx_hash):
+        if not isinstance(tx_hash, str) or not TX_HASH.match(tx_hash):
             raise Invalid("invalid_tx_hash", "txHash is 0x followed by 64 hexadecimal digits.",
                           field="proof.txHash")
         tx_hash = tx_hash.lower()

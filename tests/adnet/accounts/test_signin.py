@@ -12,8 +12,9 @@ import pytest
 from eth_account import Account
 
 from adnet.accounts import sessions, signin
+from adnet.accounts.commands import SignIn
 from adnet.accounts.models import AuthNonce, Session
-from adnet.core.errors import DomainError, Forbidden, Invalid
+from adnet.core.errors import DomainError, Forbidden
 from tests.auth_helpers import sign, siwe_message
 
 SEEDS = itertools.count(1)  # a distinct, reproducible random source per nonce and token
@@ -37,6 +38,12 @@ async def grant_and_message(settings, chain, clock, account, **changes):
     return message, sign(account, message)
 
 
+def open_session(message, signature, settings, chain, clock):
+    """``sign_in`` with the message and signature, as the API calls it."""
+    return signin.sign_in(SignIn(message=message, signature=signature), settings=settings, chain=chain,
+                          now=clock.now(), rng=fresh_rng())
+
+
 async def refused(call) -> DomainError:
     with pytest.raises(DomainError) as raised:
         await call
@@ -46,8 +53,7 @@ async def refused(call) -> DomainError:
 async def test_a_signed_message_opens_a_session_until_it_ends(settings, chain, clock):
     account = Account.create()
     message, signature = await grant_and_message(settings, chain, clock, account)
-    signed_in = await signin.sign_in(message, signature, settings=settings, chain=chain, now=clock.now(),
-                                   rng=fresh_rng())
+    signed_in = await open_session(message, signature, settings, chain, clock)
     assert signed_in.wallet == account.address.lower()
     session = await sessions.find_session(signed_in.token, clock.now())
     assert session is not None and session.wallet == signed_in.wallet
@@ -61,7 +67,7 @@ async def test_the_nonce_is_consumed_by_exactly_one_of_many_concurrent_sign_ins(
     account = Account.create()
     message, signature = await grant_and_message(settings, chain, clock, account)
     outcomes = await asyncio.gather(*(
-        signin.sign_in(message, signature, settings=settings, chain=chain, now=clock.now(), rng=fresh_rng())
+        open_session(message, signature, settings, chain, clock)
         for _ in range(25)
     ), return_exceptions=True)
     opened = [outcome for outcome in outcomes if isinstance(outcome, signin.SignedIn)]
@@ -78,7 +84,7 @@ async def test_the_origin_is_compared_whole(settings, chain, clock):
                           ({"uri": "http://adnet.test.evil.example/"}, "wrong_uri"),
                           ({"uri": "https://adnet.test/"}, "wrong_uri")):
         message, signature = await grant_and_message(settings, chain, clock, account, **changes)
-        call = signin.sign_in(message, signature, settings=settings, chain=chain, now=clock.now(), rng=fresh_rng())
+        call = open_session(message, signature, settings, chain, clock)
         if code is None:
             assert (await call).wallet == account.address.lower()
         else:
@@ -91,7 +97,7 @@ async def test_issued_at_may_be_five_minutes_off_and_no_more(settings, chain, cl
                              (timedelta(minutes=5, seconds=1), False), (timedelta(minutes=-5, seconds=-1), False)):
         message, signature = await grant_and_message(settings, chain, clock, account, issued_at=clock.now() + offset,
                                                      expires_in=timedelta(minutes=30))
-        call = signin.sign_in(message, signature, settings=settings, chain=chain, now=clock.now(), rng=fresh_rng())
+        call = open_session(message, signature, settings, chain, clock)
         if accepted:
             await call
         else:
@@ -99,16 +105,11 @@ async def test_issued_at_may_be_five_minutes_off_and_no_more(settings, chain, cl
 
 
 async def test_the_wallet_a_request_names_must_be_the_sessions():
-    account = Account.create()
-    wallet = account.address.lower()
-    assert sessions.check_owner(wallet, account.address) == wallet
-    assert sessions.check_owner(wallet, "0x" + account.address[2:].upper()) == wallet
+    wallet = Account.create().address.lower()
+    assert sessions.check_owner(wallet, wallet) == wallet
     with pytest.raises(DomainError) as other:
-        sessions.check_owner(wallet, Account.create().address)
+        sessions.check_owner(wallet, Account.create().address.lower())
     assert (type(other.value), other.value.code) == (Forbidden, "not_owner")
-    with pytest.raises(DomainError) as malformed:
-        sessions.check_owner(wallet, "0x1234")
-    assert (type(malformed.value), malformed.value.code) == (Invalid, "invalid_wallet")
 
 
 async def test_nonces_come_from_the_injected_random_source(settings, chain, clock):

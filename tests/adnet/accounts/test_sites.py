@@ -7,9 +7,11 @@ import asyncio
 
 import pytest
 
+from adnet.accounts.commands import DomainCheck, SiteRegistration
 from adnet.accounts.models import Publisher, Site
-from adnet.accounts.sites import normalize_domain, owned_site, register_site
+from adnet.accounts.sites import owned_site, register_site
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from adnet.core.inputs import parse
 from tests.factories import make_site, wallet_address
 
 CANONICAL = {
@@ -32,20 +34,20 @@ REFUSED = ["", "   ", "com", "http://", "mailto:someone@example.com", "https://u
 
 @pytest.mark.parametrize(("raw", "expected"), CANONICAL.items())
 def test_domains_have_one_canonical_form(raw, expected):
-    assert normalize_domain(raw) == expected
+    assert parse(DomainCheck, {"domain": raw}).domain == expected
 
 
 @pytest.mark.parametrize("raw", REFUSED)
 def test_what_is_no_public_dns_name_is_refused(raw):
     with pytest.raises(DomainError) as refused:
-        normalize_domain(raw)
+        parse(DomainCheck, {"domain": raw})
     assert (type(refused.value), refused.value.code, refused.value.field) == (Invalid, "invalid_domain", "domain")
 
 
 async def test_concurrent_first_registrations_of_a_wallet_make_one_publisher(app, clock):
     wallet = wallet_address()
     registrations = await asyncio.gather(*(
-        register_site(wallet=wallet, domain=f"site{index}.example", name="", now=clock.now()) for index in range(10)
+        register_site(wallet, SiteRegistration(domain=f"site{index}.example"), clock.now()) for index in range(10)
     ))
     assert {registration.publisher.id for registration in registrations} == {(await Publisher.get()).id}
     assert all(registration.created for registration in registrations)
@@ -53,9 +55,9 @@ async def test_concurrent_first_registrations_of_a_wallet_make_one_publisher(app
 
 
 async def test_a_refused_registration_leaves_no_publisher_behind(app, clock):
-    await register_site(wallet=wallet_address(), domain="taken.example", name="", now=clock.now())
+    await register_site(wallet_address(), SiteRegistration(domain="taken.example"), clock.now())
     with pytest.raises(DomainError) as refused:
-        await register_site(wallet=wallet_address(), domain="www.taken.example", name="", now=clock.now())
+        await register_site(wallet_address(), SiteRegistration(domain="www.taken.example"), clock.now())
     assert (type(refused.value), refused.value.code) == (Conflict, "domain_taken")
     assert await Publisher.all().count() == 1
 

@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from adnet.delivery import selection
+from adnet.delivery.commands import ServeQuery
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index
 from adnet.delivery.selection import (
     MAX_PACING,
     MIN_PACING,
     MIN_PRICE_SHARE,
     Candidate,
-    ServeRequest,
     campaign_weight,
     candidates,
     pacing,
@@ -81,10 +81,9 @@ def test_nothing_to_draw_is_none():
 
 def test_candidates_respect_budget_unless_attached():
     index = Index(campaigns={"cmp_a": entry("cmp_a", remaining=0), "cmp_b": entry("cmp_b")})
-    query = ServeRequest(site_id="site_x", kinds=frozenset({"BANNER"}), size=None, placement="", wallet=None,
-                         attached=False)
+    query = ServeQuery(site_id="site_x")
     assert [option.campaign.id for option in candidates(index, query, START)] == ["cmp_b"]
-    attached = ServeRequest(**{**query.__dict__, "attached": True})
+    attached = query.model_copy(update={"attached": True})
     assert {option.campaign.id for option in candidates(index, attached, START)} == {"cmp_a", "cmp_b"}
 
 

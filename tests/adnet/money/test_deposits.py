@@ -6,7 +6,9 @@ import pytest
 
 from adnet.chain.transact import send_transaction
 from adnet.core.errors import DomainError
+from adnet.core.inputs import parse
 from adnet.money import deposits, ledger
+from adnet.money.commands import DepositReport
 from adnet.money.deposits import DepositProgress
 from adnet.money.holders import advertiser_holder
 from adnet.money.models import Deposit
@@ -20,8 +22,8 @@ async def test_a_deposit_is_sent_then_credited_once_for_an_advertiser(app, chain
     holder = advertiser_holder(advertiser)
     plan = deposits.prepare(holder, 3 * G, chain)
 
-    unknown = "0x" + "AB" * 32
-    assert await deposits.progress(holder, unknown, chain, clock.now()) == DepositProgress("sent", unknown.lower())
+    unknown = "0x" + "ab" * 32
+    assert await deposits.progress(holder, unknown, chain, clock.now()) == DepositProgress("sent", unknown)
     await send_transaction(chain.w3, account, plan.approve)
     receipt = await send_transaction(chain.w3, account, plan.deposit)
     tx_hash = receipt["transactionHash"].to_0x_hex()
@@ -31,5 +33,5 @@ async def test_a_deposit_is_sent_then_credited_once_for_an_advertiser(app, chain
     assert await ledger.balance(ledger.advertiser(advertiser.id)) == 3 * G
     assert await Deposit.filter(tx_hash=tx_hash).count() == 1
     with pytest.raises(DomainError) as refused:
-        await deposits.progress(holder, "not a hash", chain, clock.now())
-    assert refused.value.code == "invalid_tx_hash"
+        parse(DepositReport, {"txHash": "not a hash"})
+    assert (refused.value.code, refused.value.field) == ("invalid_tx_hash", "txHash")

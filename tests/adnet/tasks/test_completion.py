@@ -14,6 +14,7 @@ from adnet.money import ledger
 from adnet.money.claims import claim_ref_for
 from adnet.money.models import Claim, ClaimPurpose, LedgerTransaction
 from adnet.money.rewards import Reward, reserve_and_claim, reserve_and_claim_many
+from adnet.tasks.commands import CompleteTask
 from adnet.tasks.completion import complete_task, reward_sources
 from adnet.tasks.models import Completion, TaskKind
 from tests.factories import G, fund, make_campaign, make_site, make_task, wallet_address
@@ -97,7 +98,8 @@ async def test_thirty_identical_completions_at_once_make_one(app, clock):
 
     async def attempt():
         try:
-            return await complete_task(task_id=task.id, wallet=wallet, fingerprint="fp", proof={"answer": "a"},
+            return await complete_task(CompleteTask(task_id=task.id, wallet=wallet, fingerprint="fp",
+                                                    proof={"answer": "a"}),
                                        now=clock.now(), chain=chain)
         except DomainError as refusal:
             return refusal
@@ -120,14 +122,15 @@ async def test_a_completion_reads_once_before_its_write(app, clock):
     site, wallet = await make_site(), wallet_address()
     for fingerprint in ("fp-1", "fp-2"):
         with recorded_statements() as sent:
-            await complete_task(task_id=task.id, wallet=wallet, fingerprint=fingerprint, proof={"answer": "a"},
-                                site_id=site.id, now=clock.now(), chain=chain)
+            await complete_task(CompleteTask(task_id=task.id, wallet=wallet, fingerprint=fingerprint,
+                                             proof={"answer": "a"},
+                                site_id=site.id), now=clock.now(), chain=chain)
         first_write = next(number for number, sql in enumerate(sent) if not sql.startswith("SELECT"))
         assert first_write == 1, sent[:first_write]
     slots = await Completion.filter(task_id=task.id).order_by("wallet_slot").values_list("wallet_slot", "site_id")
     assert slots == [(0, site.id), (1, site.id)]
     with pytest.raises(DomainError) as repeat:
-        await complete_task(task_id=task.id, wallet=wallet, fingerprint="fp-3", proof={"answer": "a"},
+        await complete_task(CompleteTask(task_id=task.id, wallet=wallet, fingerprint="fp-3", proof={"answer": "a"}),
                             now=clock.now(), chain=chain)
     assert repeat.value.code == "already_completed"
 
@@ -139,11 +142,13 @@ async def test_an_unknown_site_is_refused_before_anything_of_the_task(app, clock
     for task_id, site_id in ((task.id, "site_unknownunknownunkn"), ("task_unknownunknownunk", "site_unknownunknown"),
                              ("nottask", "site_unknownunknown"), (task.id, "notasite")):
         with pytest.raises(DomainError) as refused:
-            await complete_task(task_id=task_id, wallet=wallet_address(), fingerprint="fp", proof={"answer": "a"},
-                                site_id=site_id, now=clock.now(), chain=chain)
+            await complete_task(CompleteTask(task_id=task_id, wallet=wallet_address(), fingerprint="fp",
+                                             proof={"answer": "a"},
+                                site_id=site_id), now=clock.now(), chain=chain)
         assert (type(refused.value), refused.value.message) == (NotFound, "No such site."), refused.value
     for task_id, expected in ((task.id, "task_inactive"), ("task_unknownunknownunk", "not_found")):
         with pytest.raises(DomainError) as refused:
-            await complete_task(task_id=task_id, wallet=wallet_address(), fingerprint="fp", proof={"answer": "a"},
-                                site_id=site.id, now=clock.now(), chain=chain)
+            await complete_task(CompleteTask(task_id=task_id, wallet=wallet_address(), fingerprint="fp",
+                                             proof={"answer": "a"},
+                                site_id=site.id), now=clock.now(), chain=chain)
         assert refused.value.code == expected

@@ -8,6 +8,7 @@ import asyncio
 from adnet.core.errors import DomainError
 from adnet.money import ledger
 from adnet.money.models import Claim
+from adnet.tasks.commands import CompleteTask
 from adnet.tasks.completion import CompletionWriter, complete_task
 from adnet.tasks.models import Completion, TaskKind
 from adnet.tasks.verifiers import VERIFIERS
@@ -19,8 +20,8 @@ QUIZ = {"question": "Which token pays adnet rewards?", "answers": ["G$"], "choic
 
 
 async def completions_at_once(chain, clock, writer, task, wallets):
-    return await asyncio.gather(*(complete_task(task_id=task.id, wallet=wallet, fingerprint=f"fp-{number}",
-                                                proof={"answer": "G$"}, now=clock.now(), chain=chain, writer=writer)
+    return await asyncio.gather(*(complete_task(CompleteTask(task_id=task.id, wallet=wallet, fingerprint=f"fp-{number}",
+                                                proof={"answer": "G$"}), now=clock.now(), chain=chain, writer=writer)
                                   for number, wallet in enumerate(wallets)), return_exceptions=True)
 
 
@@ -86,7 +87,8 @@ async def test_a_batch_writes_its_claims_bookings_and_completions_in_a_few_state
     and the completions."""
     chain = app.extensions["adnet"].chain
     task = await make_task(kind=TaskKind.QUIZ, config=QUIZ, pool=20 * G)
-    await complete_task(task_id=task.id, wallet=wallet_address(), fingerprint="first", proof={"answer": "G$"},
+    await complete_task(CompleteTask(task_id=task.id, wallet=wallet_address(), fingerprint="first",
+                                     proof={"answer": "G$"}),
                         now=clock.now(), chain=chain)  # the signer's nonce row and the claims account exist now
     writer = CompletionWriter()
     commit, batches = writer.committer._commit, []

@@ -84,7 +84,7 @@ def test_a_publisher_registers_a_site_tops_up_withdraws_and_exchanges(open_porta
     # Register: a wrong domain is explained while typing, the new row appears without a page load.
     page.evaluate("window.__sameDocument = true")
     page.get_by_label("Domain").fill("not a domain")
-    expect(page.locator("#domain-hint")).to_contain_text("domain is a site's DNS name")
+    expect(page.locator("#domain-hint")).to_contain_text("domain: a site's DNS name")
     page.get_by_label("Domain").fill("https://www.Portal-Flow.example/blog")
     expect(page.locator("#domain-hint")).to_have_text("Will be registered as portal-flow.example.")
     page.get_by_role("button", name="Register").click()

@@ -1,0 +1,95 @@
+"""What a wallet asks of its accounts: registering a site or an advertiser account, and signing in."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+import idna
+from pydantic import BeforeValidator, Field, WithJsonSchema
+
+from adnet.core.inputs import Command, WalletAddress, rule
+
+MAX_DOMAIN_INPUT = 2048
+MAX_SITE_NAME = 120  # Site.name's column
+MAX_ADVERTISER_NAME = 120  # Advertiser.name's column
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+class InvalidDomain(ValueError):
+    """Not a public DNS name."""
+
+
+def normalize_domain(text: object) -> str:
+    """The canonical form of a site's domain: scheme, credentials-free authority, port, path, query, a trailing
+    dot and one leading ``www.`` removed; lower case; international names in punycode (IDNA 2008 with UTS 46
+    mapping). Raises InvalidDomain for anything that is not a public DNS name."""
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_DOMAIN_INPUT:
+        raise InvalidDomain(text)
+    raw = text.strip()
+    parts = urlsplit(raw if "://" in raw else "//" + raw)
+    if parts.scheme not in ("", "http", "https") or "@" in parts.netloc or not parts.hostname:
+        raise InvalidDomain(text)
+    host = parts.hostname.rstrip(".")
+    try:
+        host = idna.encode(host, uts46=True).decode("ascii").lower()
+    except (idna.IDNAError, UnicodeError):
+        raise InvalidDomain(text) from None
+    if host.startswith("www."):
+        host = host[4:]
+    labels = host.split(".")
+    if len(labels) < 2 or len(host) > 253 or labels[-1].isdigit() or not all(_LABEL.match(label) for label in labels):
+        raise InvalidDomain(text)
+    return host
+
+
+def _domain(value: Any) -> str:
+    try:
+        return normalize_domain(value)
+    except InvalidDomain:
+        raise rule("invalid_domain", "a site's DNS name, such as example.com or https://example.com/") from None
+
+
+def _site_name(value: Any) -> str:
+    name = value.strip() if isinstance(value, str) else None
+    if name is None or len(name) > MAX_SITE_NAME:
+        raise rule("invalid_name", f"a site's name is at most {MAX_SITE_NAME} characters")
+    return name
+
+
+# A site's domain in its canonical form (see ``normalize_domain``).
+DomainName = Annotated[str, BeforeValidator(_domain), WithJsonSchema(
+    {"type": "string", "maxLength": MAX_DOMAIN_INPUT, "examples": ["example.com"]})]
+SiteName = Annotated[str, BeforeValidator(_site_name), WithJsonSchema({"type": "string", "maxLength": MAX_SITE_NAME})]
+
+
+class DomainCheck(Command):
+    """A domain as it would be registered."""
+
+    domain: DomainName
+
+
+class SiteRegistration(DomainCheck):
+    """A site to register for the signed-in wallet."""
+
+    name: SiteName = ""
+
+
+class AdvertiserRegistration(Command):
+    """The signed-in wallet's advertiser account to open."""
+
+    name: str = Field("", max_length=MAX_ADVERTISER_NAME)
+
+
+class SignIn(Command):
+    """A signed Sign-In with Ethereum message (EIP-4361) and its signature."""
+
+    message: str = Field(description="the EIP-4361 text, as signed")
+    signature: str = Field(description="0x-prefixed hex")
+
+
+class SignInAddress(Command):
+    """The wallet that asks for a sign-in message to sign."""
+
+    address: WalletAddress

@@ -1,0 +1,98 @@
+"""What an advertiser and an operator ask of campaigns: a campaign's settings, its creatives, a rejection."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+from adnet.campaigns.models import MediaType
+from adnet.core.inputs import Amount, Changes, Command, Instant, Price, Size, WebUrl, id_of, rule
+
+MAX_NAME = 120
+MAX_LIST = 100
+MAX_PLACEMENT_LENGTH = 64
+MAX_DESCRIPTION = 500
+MAX_REASON = 500
+
+
+def _distinct(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+CampaignName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)]
+Placement = Annotated[str, StringConstraints(min_length=1, max_length=MAX_PLACEMENT_LENGTH)]
+SiteId = Annotated[str, id_of("site")]
+Sizes = Annotated[list[Size], Field(max_length=MAX_LIST, description="banner sizes such as 300x250; empty = any"),
+                  AfterValidator(_distinct)]
+Placements = Annotated[list[Placement], Field(max_length=MAX_LIST, description="placement labels; empty = any"),
+                       AfterValidator(_distinct)]
+SiteIds = Annotated[list[SiteId], Field(max_length=MAX_LIST, description="site ids"), AfterValidator(_distinct)]
+Description = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_DESCRIPTION)]
+
+
+class NewCampaign(Command):
+    """A draft campaign's settings. Amounts are G$ decimal strings; a price may be "0", but not both."""
+
+    name: CampaignName
+    starts_at: Instant
+    ends_at: Instant | None = None
+    cpm: Price = Field(description="G$ per 1000 billable impressions")
+    cpc: Price = Field(description="G$ per billable click")
+    budget: Amount = Field(description="the most the campaign may be funded with")
+    daily_cap: Amount | None = Field(None, description="the most it spends in a UTC day")
+    sizes: Sizes = []
+    placements: Placements = []
+    site_allow: SiteIds = Field([], description="site ids it runs on; empty = every site")
+    site_deny: SiteIds = Field([], description="site ids it never runs on")
+
+
+class CampaignChanges(Changes):
+    """Some settings of a campaign; only those given change. ``endsAt`` and ``dailyCap`` may be null (none)."""
+
+    NULLABLE: ClassVar[frozenset[str]] = frozenset({"ends_at", "daily_cap"})
+
+    name: CampaignName | None = None
+    starts_at: Instant | None = None
+    ends_at: Instant | None = None
+    cpm: Price | None = None
+    cpc: Price | None = None
+    budget: Amount | None = None
+    daily_cap: Amount | None = None
+    sizes: Sizes | None = None
+    placements: Placements | None = None
+    site_allow: SiteIds | None = None
+    site_deny: SiteIds | None = None
+
+
+class NewCreative(Command):
+    """A banner with its landing page (http or https), size and media type."""
+
+    banner_url: WebUrl
+    target_url: WebUrl
+    description: Description = ""
+    media_type: MediaType = MediaType.IMAGE
+    size: Size
+
+
+class CreativeChanges(Changes):
+    """Some fields of a creative; only those given change."""
+
+    banner_url: WebUrl | None = None
+    target_url: WebUrl | None = None
+    description: Description | None = None
+    media_type: MediaType | None = None
+    size: Size | None = None
+
+
+def _reason(value: str) -> str:
+    if not value:
+        raise rule("missing_field", "a rejection needs a reason the advertiser can act on")
+    return value
+
+
+class Rejection(Command):
+    """Why an operator rejects a campaign or a creative: shown to its advertiser."""
+
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_REASON), AfterValidator(_reason)] = \
+        Field("", validate_default=True)

@@ -1,0 +1,78 @@
+"""What a publisher's page asks of delivery: a serve query, and an impression or click it reports."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
+
+from adnet.campaigns.commands import MAX_PLACEMENT_LENGTH
+from adnet.core.inputs import Command, Fingerprint, Size, WalletAddress, rule
+from adnet.delivery.models import EventType
+from adnet.delivery.tokens import MAX_TOKEN_LENGTH
+from adnet.tasks.models import TaskKind
+
+BANNER = "BANNER"
+KINDS = (BANNER, TaskKind.POLL.value, TaskKind.FEEDBACK.value, TaskKind.SURVEY.value)
+MAX_ID_LENGTH = 48
+MAX_USER_AGENT_LENGTH = 512
+
+
+def _kinds(value: Any) -> frozenset[str]:
+    kinds = frozenset(part.strip().upper() for part in value.split(",")) if isinstance(value, str) else frozenset()
+    if not kinds or not kinds <= set(KINDS):
+        raise rule("invalid_field", f"a comma-separated list of {', '.join(KINDS)}")
+    return kinds
+
+
+def _switch(value: Any) -> bool:
+    if value not in ("0", "1"):
+        raise rule("invalid_field", "1 to include attached tasks, or leave it out")
+    return value == "1"
+
+
+class ServeQuery(Command):
+    """The query string of ``GET /api/serve``."""
+
+    site_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, description="site asking for content")
+    kinds: Annotated[frozenset[str], BeforeValidator(_kinds), WithJsonSchema(
+        {"type": "string", "default": BANNER, "description": f"comma-separated {', '.join(KINDS)}"})] = Field(
+        frozenset({BANNER}), alias="kind")
+    size: Size | None = Field(None, description="only creatives of this size")
+    placement: str = Field("", max_length=MAX_PLACEMENT_LENGTH, description="free-form label for analytics")
+    wallet: WalletAddress | None = Field(None, description="binds the tracking token to this wallet")
+    attached: Annotated[bool, BeforeValidator(_switch), WithJsonSchema({"type": "string", "enum": ["0", "1"]})] = \
+        Field(False, description="1: include up to two attached CTA tasks")
+
+    @field_validator("size", "wallet", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return value or None
+
+
+class TrackEvent(Command):
+    """An impression or click as the embed reports it; ``renderTime`` and ``timestamp`` are milliseconds."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    type: EventType = Field(strict=False)
+    campaign_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH)
+    ad_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH)
+    site_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH)
+    fingerprint: Fingerprint
+    rendered: bool = False
+    viewport_visible: bool = False
+    render_time: float | None = Field(None, ge=0, le=3_600_000)
+    timestamp: int | None = Field(None, ge=0, le=10**14)
+    page_url: str = Field("", max_length=2048)
+    user_agent: str | None = Field(None, max_length=MAX_USER_AGENT_LENGTH)
+    tracking_token: str | None = Field(None, min_length=1, max_length=MAX_TOKEN_LENGTH)
+
+    @field_validator("page_url")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.netloc):
+            raise rule("invalid_field", "an absolute http(s) URL")
+        return value

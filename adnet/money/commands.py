@@ -1,0 +1,48 @@
+"""What a publisher, an advertiser or an operator asks of money: amounts to move, a withdrawal, an exchange, a
+deposit to credit, a new protocol rate."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from adnet.core.amounts import Token
+from adnet.core.inputs import Amount, Command, TokenSymbol, TxHash
+
+
+class Funds(Command):
+    """G$ to move: into the vault, into a campaign's budget or a task's pool, or out to the wallet."""
+
+    amount: Amount
+
+
+class Withdrawal(Command):
+    """An amount of a token to take out of a balance, paid by a signed claim."""
+
+    amount: Amount
+    token: TokenSymbol = Token.GS
+
+
+class ExchangeOrder(Command):
+    """An amount of one token to convert into the other at the vault's rate."""
+
+    from_token: TokenSymbol = Field(alias="from")
+    amount: Amount
+
+
+class DepositReport(Command):
+    """A deposit transaction the wallet sent to the vault, to credit."""
+
+    tx_hash: TxHash
+
+
+class RedeemReport(Command):
+    """The transaction by which the wallet says it redeemed a withdrawal's claim, if it sent one yet."""
+
+    tx: TxHash | None = None
+
+
+class NewRate(Command):
+    """The vault's protocol rate to set, in G$ per SOV."""
+
+    rate: Amount = Field(description="G$ per SOV, a decimal string")
+    send: bool = Field(False, description="development chain only: send it with the deployer's key")

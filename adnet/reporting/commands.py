@@ -1,0 +1,34 @@
+"""What a report is asked for: a range of UTC days."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from pydantic import Field
+
+from adnet.core.errors import Invalid
+from adnet.core.inputs import Command, Day
+
+DEFAULT_DAYS = 30
+MAX_DAYS = 92
+
+
+class Period(Command):
+    """UTC days from ``from`` to ``to``, both included; without ``to``, up to today, and without ``from``, the
+    ``DEFAULT_DAYS`` days up to ``to``."""
+
+    first: Day | None = Field(None, alias="from", description="the first day, YYYY-MM-DD")
+    last: Day | None = Field(None, alias="to", description="the last day, YYYY-MM-DD; today by default")
+
+    def days(self, today: date) -> tuple[date, date]:
+        """The first and last day; Invalid ``invalid_date_range`` when the last is before the first or after today,
+        or the range is longer than ``MAX_DAYS``."""
+        last = self.last or today
+        first = self.first or last - timedelta(days=DEFAULT_DAYS - 1)
+        if last < first:
+            raise Invalid("invalid_date_range", "to: the last day is before the first.", field="to")
+        if last > today:
+            raise Invalid("invalid_date_range", "to: the last day cannot be after today (UTC).", field="to")
+        if (last - first).days + 1 > MAX_DAYS:
+            raise Invalid("invalid_date_range", f"from: at most {MAX_DAYS} days at a time.", field="from")
+        return first, last

@@ -1,0 +1,83 @@
+"""Portal forms into commands: a form parses into the same command its JSON route takes, validated the same way.
+
+A browser sends every field as text, so ``command_of`` first writes the form as the JSON the command reads, by
+the type of each field: a one-line value is trimmed; an empty field is left out, or null where a partial edit
+(``Changes``) allows none; a list is written separated by commas or spaces; a ``datetime-local`` time, which has no
+zone, is UTC; a whole number is a number; a JSON object field is JSON text; a checkbox is on when present; CR LF
+line ends (HTML's form encoding) become LF. Nothing else is decided here: a refusal is the command's own, the
+Invalid error the API would answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, TypeVar
+
+from adnet.core.inputs import Changes, Command, parse
+
+C = TypeVar("C", bound=Command)
+# A <input type="datetime-local"> value, which has no zone: the portal's times are UTC.
+_LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+_LIST_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def command_of(command: type[C], form: Mapping[str, str]) -> C:
+    """The ``command`` a form (or a query string) describes; Invalid, naming the field, when it does not
+    validate."""
+    return parse(command, as_json(command, form))
+
+
+def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
+    """The form's fields that ``command`` reads, under their names (``startsAt``), written as its JSON schema says."""
+    nullable = command.NULLABLE if issubclass(command, Changes) else None
+    data: dict[str, Any] = {}
+    for key, shape in _shapes(command).items():
+        if shape == "flag":
+            if key in form:
+                data[key] = form[key] not in ("", "0", "off", "false")
+            continue
+        if key not in form:
+            continue
+        text = form[key].replace("\r\n", "\n")
+        text = text if "\n" in text else text.strip()
+        if shape == "list":
+            data[key] = [item for item in _LIST_SEPARATORS.split(text.strip()) if item]
+        elif not text.strip():
+            if nullable is not None:
+                data[key] = None if _name_of(command, key) in nullable else text
+        elif shape == "time":
+            data[key] = f"{text}+00:00" if _LOCAL_TIME.match(text) else text
+        elif shape == "number":
+            data[key] = int(text) if text.isdigit() else text
+        elif shape == "json":
+            data[key] = _json(text)
+        else:
+            data[key] = text
+    return data
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _name_of(command: type[Command], key: str) -> str:
+    return next(name for name, field in command.model_fields.items() if (field.alias or name) == key)
+
+
+@cache
+def _shapes(command: type[Command]) -> dict[str, str]:
+    """How each field of ``command`` is written in a form, by its JSON schema: flag, list, time, number, json or
+    text."""
+    shapes = {}
+    for key, schema in command.model_json_schema()["properties"].items():
+        options = [option for option in schema.get("anyOf", [schema]) if option.get("type") != "null"]
+        kind, form = (options[0].get("type"), options[0].get("format")) if options else (None, None)
+        shapes[key] = {"boolean": "flag", "array": "list", "integer": "number", "object": "json"}.get(
+            str(kind), "time" if form == "date-time" else "text")
+    return shapes
