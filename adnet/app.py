@@ -25,6 +25,7 @@ from api import dev_rpc, errors
 from api.errors import RequestRefused
 from api.http import client_ip_key, public_headers, skip_preflight
 from api.ratelimit import OwnLimitsFirst, settings_limit
+from api.sessions import SECURITY_SCHEMES
 
 MAX_BODY_BYTES = 64 * 1024
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
@@ -83,7 +84,7 @@ def create_app(
         swagger_ui_path="/docs",
         redoc_ui_path=None,
         scalar_ui_path=None,
-        security_schemes={"session": {"type": "http", "scheme": "bearer"}},
+        security_schemes=SECURITY_SCHEMES,
     )
     # Routes without a limit of their own get the public limit per client IP.
     OwnLimitsFirst(app, settings=settings, key_function=client_ip_key, skip_function=skip_preflight,

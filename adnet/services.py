@@ -51,7 +51,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
-    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret, public_url=settings.public_url)
+    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret)
     await server.rebuild()
     tracker = Tracker(clock=clock, settings=settings, server=server)
     completions = CompletionWriter()

@@ -6,62 +6,90 @@ HttpOnly, SameSite=Lax) for the portal; scripts send it back as ``Authorization:
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from typing import Literal
 
-from quart import Blueprint, Response, jsonify
+from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_request
+from quart_schema import document_response, validate_request, validate_response
 
 from adnet.accounts import signin
 from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
 from api.http import services
 from api.ratelimit import settings_limit
+from api.schemas import Schema, Time, refusals
 from api.sessions import SESSION_COOKIE, current_session, require_session
 
 blueprint = Blueprint("api_auth", __name__, url_prefix="/api")
 
+NO_STORE = {"Cache-Control": "no-store"}
 
-def iso(moment: datetime) -> str:
-    """An instant as the API shows times: ISO 8601 in UTC with a ``Z``."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+class NonceOut(Schema):
+    """A single-use nonce and what the EIP-4361 message must name: ``domain``, a ``uri`` under it, ``chainId``."""
+
+    nonce: str
+    chain_id: int
+    domain: str
+    uri: str
+    expires_at: Time
+
+
+class SessionOut(Schema):
+    """The session: send ``token`` as ``Authorization: Bearer`` (the portal uses the cookie set with it)."""
+
+    wallet: str
+    token: str
+    expires_at: Time
+
+
+class SignedOutOut(Schema):
+    status: Literal["signed_out"]
+
+
+class MeOut(Schema):
+    wallet: str
+    expires_at: Time
 
 
 @blueprint.get("/auth/nonce")
 @rate_limit(limits=settings_limit("rate_limit_auth"))
-async def auth_nonce() -> Response:
+@validate_response(NonceOut)
+@refusals(429)
+async def auth_nonce() -> tuple[NonceOut, int, dict[str, str]]:
     """A single-use nonce (10 minutes) and the domain, URI and chain id the SIWE message must carry."""
     run = services()
     grant = await signin.issue_nonce(settings=run.settings, chain_id=run.chain.chain_id,
                                      now=run.clock.now(), rng=run.random)
-    response = jsonify({"nonce": grant.nonce, "chainId": grant.chain_id, "domain": grant.domain, "uri": grant.uri,
-                        "expiresAt": iso(grant.expires_at)})
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return NonceOut.model_validate(grant), 200, NO_STORE
 
 
 @blueprint.post("/auth/verify")
 @rate_limit(limits=settings_limit("rate_limit_auth"))
 @validate_request(SignIn)
+@document_response(SessionOut)
+@refusals(400, 401, 429, 503)
 async def auth_verify(data: SignIn) -> Response:
     """Check a signed SIWE message and open a session: the token in the body and in the session cookie."""
     run = services()
     signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain,
                                      now=run.clock.now(), rng=run.random)
-    response = jsonify({"wallet": signed_in.wallet, "token": signed_in.token, "expiresAt": iso(signed_in.expires_at)})
+    response = Response(SessionOut.model_validate(signed_in).model_dump_json(), mimetype="application/json",
+                        headers=NO_STORE)
     response.set_cookie(SESSION_COOKIE, signed_in.token, expires=signed_in.expires_at, path="/",
                         secure=run.settings.secure_cookies, httponly=True, samesite="Lax")
-    response.headers["Cache-Control"] = "no-store"
     return response
 
 
 @blueprint.post("/auth/logout")
 @rate_limit(limits=settings_limit("rate_limit_account"))
 @require_session
+@document_response(SignedOutOut)
+@refusals(429)
 async def auth_logout() -> Response:
     """End the current session on the server and clear the cookie."""
     await end_session(current_session(), services().clock.now())
-    response = jsonify({"status": "signed_out"})
+    response = Response(SignedOutOut(status="signed_out").model_dump_json(), mimetype="application/json")
     response.delete_cookie(SESSION_COOKIE, path="/", secure=services().settings.secure_cookies, httponly=True,
                            samesite="Lax")
     return response
@@ -70,9 +98,7 @@ async def auth_logout() -> Response:
 @blueprint.get("/auth/me")
 @rate_limit(limits=settings_limit("rate_limit_account"))
 @require_session
-async def auth_me() -> Response:
+@validate_response(MeOut)
+async def auth_me() -> tuple[MeOut, int, dict[str, str]]:
     """The signed-in wallet and when its session ends."""
-    session = current_session()
-    response = jsonify({"wallet": session.wallet, "expiresAt": iso(session.expires_at)})
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return MeOut.model_validate(current_session()), 200, NO_STORE

@@ -18,6 +18,8 @@ from werkzeug.exceptions import HTTPException
 
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized, Unavailable
 from adnet.core.inputs import refusal
+from adnet.money.models import Claim
+from api.schemas import ClaimOut
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +53,11 @@ def status_of(error: DomainError) -> int:
 
 
 def body_of(error: DomainError) -> dict[str, Any]:
-    """The JSON body of a domain refusal."""
-    return {"error": error.code, "message": error.message, **error.details}
+    """The JSON body of a domain refusal; a claim among its details (a repeat's earlier one) is written as the
+    claim object a wallet redeems."""
+    details = {key: ClaimOut.of(value).model_dump() if isinstance(value, Claim) else value
+               for key, value in error.details.items()}
+    return {"error": error.code, "message": error.message, **details}
 
 
 def register(app: Quart) -> None:

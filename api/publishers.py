@@ -9,24 +9,35 @@ Token amounts travel as decimal strings.
 from __future__ import annotations
 
 from pydantic import Field
-from quart import Blueprint, Response, jsonify
+from quart import Blueprint
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_querystring, validate_request
+from quart_schema import validate_querystring, validate_request, validate_response
 
 from adnet.accounts.commands import SiteRegistration
 from adnet.accounts.sites import register_site
-from adnet.core.amounts import to_decimal_string
+from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
-from adnet.money.claims import claim_payload
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal
 from adnet.money.holders import owned_site_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard
 from adnet.reporting.balances import site_balance
-from api.auth import iso
 from api.http import services
 from api.ratelimit import settings_limit
+from api.schemas import (
+    AmountText,
+    DepositOut,
+    DepositPlanOut,
+    Schema,
+    Time,
+    TokenAmount,
+    WithdrawalOut,
+    deposit_out,
+    deposit_plan_out,
+    refusals,
+    withdrawal_out,
+)
 from api.sessions import named_wallet, require_session
 
 blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
@@ -66,96 +77,174 @@ class ExchangeRequest(ExchangeOrder, SiteNamed):
     """An amount of the site's balance to convert."""
 
 
+class RegisteredOut(Schema):
+    site_id: str
+    publisher_id: str
+    domain: str
+
+
+class FiguresOut(Schema):
+    impressions: int
+    clicks: int
+    earned: AmountText
+
+
+class SiteOut(Schema):
+    site_id: str
+    domain: str
+    name: str
+    active: bool
+    created_at: Time
+    today: FiguresOut
+    lifetime: FiguresOut
+
+
+class SitesOut(Schema):
+    wallet: str
+    sites: list[SiteOut]
+
+
+class SovBalanceOut(Schema):
+    claimable: AmountText
+    pending_withdrawals: AmountText
+
+
+class BalanceOut(Schema):
+    """A site's G$: lifetime earnings, what can be withdrawn or exchanged now, and withdrawals not yet redeemed;
+    and its SOV."""
+
+    site_id: str
+    token: Token
+    earned: AmountText
+    claimable: AmountText
+    pending_withdrawals: AmountText
+    sov: SovBalanceOut
+
+
+class SiteDepositPlanOut(DepositPlanOut):
+    site_id: str
+
+
+class SiteDepositOut(DepositOut):
+    site_id: str
+
+
+class SiteWithdrawalOut(WithdrawalOut):
+    site_id: str
+
+
+class ExchangeOut(Schema):
+    """Both legs of the exchange and the vault's rate (G$ per SOV) it used."""
+
+    exchange_id: str
+    site_id: str
+    sent: TokenAmount = Field(serialization_alias="from")
+    received: TokenAmount = Field(serialization_alias="to")
+    rate: AmountText
+
+
 @blueprint.post("/publishers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @validate_request(RegisterRequest)
-async def register(data: RegisterRequest) -> tuple[Response, int]:
+@validate_response(RegisteredOut, 201)
+@validate_response(RegisteredOut, 200)
+@refusals(400, 403, 409)
+async def register(data: RegisterRequest) -> tuple[RegisteredOut, int]:
     """Register a site (domain normalised, IDN in punycode); the wallet's first registration creates its publisher
     record. 201 when created, 200 when the wallet had registered this domain before, 409 when another wallet has."""
     registration = await register_site(named_wallet(data.wallet), data, services().clock.now())
-    body = {"siteId": registration.site.id, "publisherId": registration.publisher.id,
-            "domain": registration.site.domain}
-    return jsonify(body), 201 if registration.created else 200
+    body = RegisteredOut(site_id=registration.site.id, publisher_id=registration.publisher.id,
+                         domain=registration.site.domain)
+    return body, 201 if registration.created else 200
 
 
 @blueprint.get("/publishers/sites")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @validate_querystring(WalletNamed)
-async def sites(query_args: WalletNamed) -> Response:
+@validate_response(SitesOut)
+@refusals(400, 403)
+async def sites(query_args: WalletNamed) -> SitesOut:
     """The wallet's sites with today's (UTC) and lifetime impressions, clicks and earnings."""
     wallet = named_wallet(query_args.wallet)
     summaries = await dashboard.list_sites(wallet, services().clock.now())
-    return jsonify({"wallet": wallet, "sites": [_site_body(summary) for summary in summaries]})
+    return SitesOut(wallet=wallet, sites=[
+        SiteOut(site_id=summary.site.id, domain=summary.site.domain, name=summary.site.name,
+                active=summary.site.active, created_at=summary.site.created_at,
+                today=FiguresOut.model_validate(summary.today), lifetime=FiguresOut.model_validate(summary.lifetime))
+        for summary in summaries])
 
 
 @blueprint.get("/publishers/balance")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @validate_querystring(SiteNamed)
-async def balance(query_args: SiteNamed) -> Response:
+@validate_response(BalanceOut)
+@refusals(400, 403, 404)
+async def balance(query_args: SiteNamed) -> BalanceOut:
     """A site's lifetime earnings, claimable balance and pending withdrawals (G$), and its SOV balance."""
     money = await site_balance(named_wallet(query_args.wallet), query_args.site_id)
-    return jsonify({
-        "siteId": money.site_id, "token": "G$", "earned": to_decimal_string(money.earned),
-        "claimable": to_decimal_string(money.claimable),
-        "pendingWithdrawals": to_decimal_string(money.pending_withdrawals),
-        "sov": {"claimable": to_decimal_string(money.sov_claimable),
-                "pendingWithdrawals": to_decimal_string(money.sov_pending_withdrawals)},
-    })
+    return BalanceOut(site_id=money.site_id, token=Token.GS, earned=money.earned, claimable=money.claimable,
+                      pending_withdrawals=money.pending_withdrawals,
+                      sov=SovBalanceOut(claimable=money.sov_claimable,
+                                        pending_withdrawals=money.sov_pending_withdrawals))
 
 
 @blueprint.post("/publishers/topup/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @validate_request(TopUpPrepareRequest)
-async def topup_prepare(data: TopUpPrepareRequest) -> Response:
+@validate_response(SiteDepositPlanOut)
+@refusals(400, 403, 404)
+async def topup_prepare(data: TopUpPrepareRequest) -> SiteDepositPlanOut:
     """The unsigned approve and deposit transactions (EIP-1193 ``eth_sendTransaction`` parameters) that top up the
     site with ``amount`` G$; send them in order from the wallet, then post the deposit's hash to /topup."""
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    plan = deposits.prepare(holder, data.amount, services().chain)
-    return jsonify({"siteId": holder.id, "token": "G$", "amount": to_decimal_string(plan.amount),
-                    "accountRef": holder.account_ref, "transactions": [plan.approve, plan.deposit]})
+    return SiteDepositPlanOut(site_id=holder.id, **deposit_plan_out(deposits.prepare(holder, data.amount,
+                                                                                     services().chain)))
 
 
 @blueprint.post("/publishers/topup")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @validate_request(TopUpRequest)
-async def topup(data: TopUpRequest) -> tuple[Response, int]:
+@validate_response(SiteDepositOut, 201)
+@validate_response(SiteDepositOut, 202)
+@refusals(400, 403, 404, 409, 503)
+async def topup(data: TopUpRequest) -> tuple[SiteDepositOut, int]:
     """Credit the site with a G$ deposit the wallet made to the vault: 201 credited, 202 pending until its
     confirmations (the watcher credits it then), 409 when the transaction was credited before."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
     deposit = await deposits.credit(holder, data.tx_hash, run.chain, run.clock.now())
-    body = {"depositId": deposit.id, "siteId": data.site_id, "txHash": deposit.tx_hash, "token": deposit.token_symbol,
-            "amount": to_decimal_string(int(deposit.amount)), "status": deposit.status.value}
-    return jsonify(body), 201 if deposit.status == DepositStatus.CREDITED else 202
+    return SiteDepositOut(site_id=data.site_id, **deposit_out(deposit)), (
+        201 if deposit.status == DepositStatus.CREDITED else 202)
 
 
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @validate_request(WithdrawRequest)
-async def withdraw(data: WithdrawRequest) -> tuple[Response, int]:
+@validate_response(SiteWithdrawalOut, 201)
+@refusals(400, 403, 404, 503)
+async def withdraw(data: WithdrawRequest) -> tuple[SiteWithdrawalOut, int]:
     """Debit ``amount`` from the site's claimable balance now and return the signed claim that pays it out on the
     vault (``transaction``); released back to the site if not redeemed by its deadline."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
     result = await withdrawals.withdraw(holder, data.amount, data.token,
                                         minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
-    withdrawal = result.withdrawal
-    return jsonify({"withdrawalId": withdrawal.id, "siteId": data.site_id, "token": withdrawal.token_symbol,
-                    "amount": to_decimal_string(int(withdrawal.amount)), "status": withdrawal.status.value,
-                    "createdAt": iso(withdrawal.created_at), "transaction": claim_payload(result.claim)}), 201
+    return SiteWithdrawalOut(site_id=data.site_id, **withdrawal_out(result)), 201
 
 
 @blueprint.post("/publishers/exchange")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @validate_request(ExchangeRequest)
-async def exchange(data: ExchangeRequest) -> tuple[Response, int]:
+@validate_response(ExchangeOut, 201)
+@refusals(400, 403, 404, 503)
+async def exchange(data: ExchangeRequest) -> tuple[ExchangeOut, int]:
     """Convert claimable balance between SOV and G$ at the vault's protocol rate, rounded down; returns both legs
     and the rate (G$ per SOV)."""
     run = services()
@@ -163,20 +252,7 @@ async def exchange(data: ExchangeRequest) -> tuple[Response, int]:
         wallet=named_wallet(data.wallet), site_id=data.site_id, from_token=data.from_token, amount=data.amount,
         chain=run.chain, now=run.clock.now())
     record = result.exchange
-    return jsonify({"exchangeId": record.id, "siteId": data.site_id,
-                    "from": {"token": record.from_token, "amount": to_decimal_string(int(record.amount_in))},
-                    "to": {"token": record.to_token, "amount": to_decimal_string(int(record.amount_out))},
-                    "rate": to_decimal_string(result.rate)}), 201
-
-
-def _site_body(summary: dashboard.SiteSummary) -> dict:
-    site = summary.site
-    return {
-        "siteId": site.id, "domain": site.domain, "name": site.name, "active": site.active,
-        "createdAt": iso(site.created_at),
-        "today": _figures(summary.today), "lifetime": _figures(summary.lifetime),
-    }
-
-
-def _figures(figures: dashboard.Figures) -> dict:
-    return {"impressions": figures.impressions, "clicks": figures.clicks, "earned": to_decimal_string(figures.earned)}
+    return ExchangeOut(exchange_id=record.id, site_id=data.site_id,
+                       sent=TokenAmount(token=Token(record.from_token), amount=int(record.amount_in)),
+                       received=TokenAmount(token=Token(record.to_token), amount=int(record.amount_out)),
+                       rate=result.rate), 201

@@ -2,17 +2,74 @@
 
 from __future__ import annotations
 
-from quart import Blueprint, Response, jsonify
+from typing import Annotated, Literal
+
+from pydantic import Field, RootModel
+from quart import Blueprint
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_querystring
+from quart_schema import validate_querystring, validate_response
 
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
 from api.http import PREFLIGHT_MAX_AGE, public, services
 from api.ratelimit import settings_limit
+from api.schemas import PublicTask, Schema, public_task, refusals
 
 blueprint = Blueprint("api_serve", __name__, url_prefix="/api")
+
+
+class AdOut(Schema):
+    """The banner: its image or video, its landing page, and the token its impression and click are reported
+    with."""
+
+    id: str
+    campaign_id: str
+    banner_url: str
+    target_url: str
+    description: str
+    media_type: str
+    tracking_token: str
+
+
+class BannerOut(Schema):
+    """A banner, whether a click on it is paid, and up to two tasks attached to it."""
+
+    kind: Literal["BANNER"]
+    ad: AdOut
+    banner_click_active: bool
+    attached_tasks: list[PublicTask]
+
+
+class UnitOut(Schema):
+    """A standalone unit to answer at POST /api/interactions."""
+
+    kind: Literal["POLL", "FEEDBACK", "SURVEY"]
+    task: PublicTask
+
+
+class NothingOut(Schema):
+    """Nothing to show in this slot now."""
+
+    kind: Literal["NONE"]
+
+
+class ServeOut(RootModel[Annotated[BannerOut | UnitOut | NothingOut, Field(discriminator="kind")]]):
+    """What the slot shows, by ``kind``."""
+
+
+def served(decision: serving.Decision, base_url: str) -> ServeOut:
+    """The answer for ``decision``."""
+    if decision.banner is not None:
+        banner, creative = decision.banner, decision.banner.creative
+        ad = AdOut(id=creative.id, campaign_id=creative.campaign_id, banner_url=creative.banner_url,
+                   target_url=creative.target_url, description=creative.description, media_type=creative.media_type,
+                   tracking_token=banner.tracking_token)
+        return ServeOut(BannerOut(kind="BANNER", ad=ad, banner_click_active=banner.click_active,
+                                  attached_tasks=[public_task(view, base_url) for view in banner.attached_tasks]))
+    if decision.unit is not None:
+        return ServeOut(UnitOut(kind=decision.kind, task=public_task(decision.unit, base_url)))  # type: ignore[arg-type]
+    return ServeOut(NothingOut(kind="NONE"))
 
 
 @blueprint.get("/serve")
@@ -20,7 +77,10 @@ blueprint = Blueprint("api_serve", __name__, url_prefix="/api")
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["GET"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @validate_querystring(ServeQuery)
-async def serve(query_args: ServeQuery) -> Response:
+@validate_response(ServeOut)
+@refusals(400, 404, 429)
+async def serve(query_args: ServeQuery) -> ServeOut:
     """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
     (``kind`` POLL, FEEDBACK or SURVEY with ``task``), or ``{"kind": "NONE"}``. Unknown site: 404."""
-    return jsonify(await serving.serve(services().serving, query_args))
+    run = services()
+    return served(await serving.serve(run.serving, query_args), run.settings.public_url)

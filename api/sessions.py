@@ -11,13 +11,21 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 
 from quart import g, request
+from quart_schema import APIKeySecurityScheme, HttpSecurityScheme, security_scheme
 
 from adnet.accounts.sessions import ActiveSession, check_owner, find_session
 from adnet.core.errors import Unauthorized
 from api.http import services
+from api.schemas import refusals
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 SESSION_COOKIE = "adnet_session"
+# The OpenAPI security schemes of a signed-in route: either carries the session.
+SECURITY_SCHEMES: dict[str, Any] = {
+    "session": HttpSecurityScheme(scheme="bearer"),
+    "sessionCookie": APIKeySecurityScheme(name=SESSION_COOKIE, in_="cookie"),
+}
+SESSION_SECURITY: list[dict[str, list[str]]] = [{"session": []}, {"sessionCookie": []}]
 
 
 def session_token() -> str | None:
@@ -36,7 +44,8 @@ async def request_session() -> ActiveSession | None:
 
 def require_session(handler: F) -> F:
     """Route decorator: Unauthorized ``auth_required`` unless the request carries a valid session, which it leaves
-    in ``g.session``. Put it above request validation, so an anonymous caller learns nothing."""
+    in ``g.session``. Put it above request validation, so an anonymous caller learns nothing. The OpenAPI document
+    shows the route's security (the bearer token or the session cookie) and its 401."""
 
     @wraps(handler)
     async def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -47,7 +56,7 @@ def require_session(handler: F) -> F:
         g.session = session
         return await handler(*args, **kwargs)
 
-    return cast(F, guarded)
+    return cast(F, security_scheme(SESSION_SECURITY)(refusals(401)(guarded)))
 
 
 def current_session() -> ActiveSession:

@@ -3,52 +3,100 @@ completions (rules in adnet.tasks). Public: open to any origin without credentia
 
 from __future__ import annotations
 
-from quart import Blueprint, Response, jsonify, redirect
+from typing import Literal
+
+from quart import Blueprint, redirect
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_querystring, validate_request
+from quart_schema import validate_querystring, validate_request, validate_response
 from werkzeug.wrappers.response import Response as WerkzeugResponse
 
 from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
-from api.auth import iso
 from api.http import services
 from api.ratelimit import settings_limit
+from api.schemas import Awarded, ClaimOut, Schema, Time, claim_out, refusals
 
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api")
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+class CompletionOut(Schema):
+    """The completion, what it earned, and the signed claim that pays its G$ (null when the task's budgets are
+    empty: points only)."""
+
+    success: Literal[True]
+    completion_id: str
+    awarded: Awarded
+    transaction: ClaimOut | None
+
+
+class ViewerCompletionOut(Schema):
+    task_id: str
+    campaign_id: str | None
+    kind: str
+    completion_id: str
+    completed_at: Time
+    awarded: Awarded
+    claim_status: str | None
+
+
+class CompletionsOut(Schema):
+    completions: list[ViewerCompletionOut]
+
+
+class MessageOut(Schema):
+    """The message to sign and its single-use nonce."""
+
+    task_id: str
+    wallet: str
+    message: str
+    nonce: str
+    expires_at: Time
 
 
 @blueprint.post("/tasks/complete")
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @validate_request(CompleteTask)
-async def complete(data: CompleteTask) -> tuple[Response, int]:
+@validate_response(CompletionOut, 201)
+@refusals(400, 404, 409, 429, 503)
+async def complete(data: CompleteTask) -> tuple[CompletionOut, int]:
     """Verify a completion's proof and answer with the awarded points and G$ and the signed claim that pays them
     (``transaction``, null when the task's budgets are empty). A repeat past the limit is 409 ``already_completed``
     with the earlier ``completionId`` and its ``transaction``."""
     run = services()
     result = await completion.complete_task(data, now=run.clock.now(), chain=run.chain, writer=run.completions)
-    return jsonify(completion.completion_payload(result.completion, result.claim)), 201
+    done = result.completion
+    return CompletionOut(success=True, completion_id=done.id,
+                         awarded=Awarded(points=done.points, gs=int(done.gs_amount)),
+                         transaction=claim_out(result.claim)), 201
 
 
 @blueprint.get("/tasks/status")
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @validate_querystring(CompletionsQuery)
-async def status(query_args: CompletionsQuery) -> Response:
+@validate_response(CompletionsOut)
+@refusals(400, 429)
+async def status(query_args: CompletionsQuery) -> tuple[CompletionsOut, int, dict[str, str]]:
     """The completions of a wallet and/or a device fingerprint (``?wallet=&fingerprint=&campaignId=``), newest
     first, so a site can mark tasks done."""
     rows = await completion.viewer_completions(query_args)
-    response = jsonify({"completions": [{**row, "completedAt": iso(row["completedAt"])} for row in rows]})
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return CompletionsOut(completions=[
+        ViewerCompletionOut(task_id=row.task_id, campaign_id=row.campaign_id, kind=row.kind,
+                            completion_id=row.completion_id, completed_at=row.completed_at,
+                            awarded=Awarded(points=row.points, gs=row.gs), claim_status=row.claim_status)
+        for row in rows]), 200, NO_STORE
 
 
 @blueprint.get("/tasks/<task_id>/visit")
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @validate_querystring(VisitStart)
+@refusals(400, 404, 409, 429)
 async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
-    """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect to the advertiser's page."""
+    """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect (302) to the advertiser's page."""
     target = await visits.start_visit(task_id, query_args, services().clock.now())
     response = redirect(target, 302)
     response.headers["Cache-Control"] = "no-store"
@@ -59,12 +107,11 @@ async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @validate_querystring(MessageRequest)
-async def message(task_id: str, query_args: MessageRequest) -> Response:
+@validate_response(MessageOut)
+@refusals(400, 404, 409, 429)
+async def message(task_id: str, query_args: MessageRequest) -> tuple[MessageOut, int, dict[str, str]]:
     """The exact message ``?wallet=`` must sign (EIP-191) to complete a SIGN_MESSAGE task, with its single-use
     nonce (valid 10 minutes)."""
     run = services()
     issued = await messages.issue_message(task_id, query_args, now=run.clock.now(), rng=run.random)
-    response = jsonify({"taskId": issued.task_id, "wallet": issued.wallet, "message": issued.message,
-                        "nonce": issued.nonce, "expiresAt": iso(issued.expires_at)})
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return MessageOut.model_validate(issued), 200, NO_STORE

@@ -7,17 +7,34 @@ returned (see ``adnet.delivery.tracking``).
 
 from __future__ import annotations
 
-from quart import Blueprint, Response, jsonify, request
+from typing import Literal
+
+from quart import Blueprint, request
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_request
+from quart_schema import validate_request, validate_response
 
 from adnet.delivery.commands import MAX_USER_AGENT_LENGTH, TrackEvent
 from adnet.delivery.events import Client
 from api.http import PREFLIGHT_MAX_AGE, client_ip, public, services
 from api.ratelimit import settings_limit
+from api.schemas import Schema, refusals
 
 blueprint = Blueprint("api_track", __name__, url_prefix="/api")
+
+
+class RecordedOut(Schema):
+    """The event is stored; ``billable`` says whether it was charged."""
+
+    status: Literal["recorded"]
+    event_id: str
+    billable: bool
+
+
+class DuplicateOut(Schema):
+    """The same fingerprint reported this campaign's event of this type within the hour: nothing was stored."""
+
+    status: Literal["duplicate"]
 
 
 @blueprint.post("/track")
@@ -25,12 +42,15 @@ blueprint = Blueprint("api_track", __name__, url_prefix="/api")
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @validate_request(TrackEvent)
-async def track(data: TrackEvent) -> tuple[Response, int]:
+@validate_response(RecordedOut, 201)
+@validate_response(DuplicateOut, 200)
+@refusals(400, 404, 413, 415, 429)
+async def track(data: TrackEvent) -> tuple[RecordedOut | DuplicateOut, int]:
     """Record an IMPRESSION or CLICK: 201 once stored (``billable`` says whether it was charged), 200 for a
     duplicate within the hour. Unknown site, campaign or ad: 404."""
     client = Client(ip=client_ip(), user_agent=request.headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH])
     result = await services().tracker.track(data, client)
-    if result.status == "duplicate":
-        return jsonify({"status": "duplicate"}), 200
-    return jsonify({"status": "recorded", "eventId": result.event_id, "billable": result.billable}), 201
+    if result.event_id is None:
+        return DuplicateOut(status="duplicate"), 200
+    return RecordedOut(status="recorded", event_id=result.event_id, billable=result.billable), 201
 

@@ -28,3 +28,9 @@ class FrozenClock(Clock):
     def advance(self, **delta: float) -> datetime:
         self._now += timedelta(**delta)
         return self._now
+
+
+def iso(moment: datetime) -> str:
+    """An instant as adnet writes times (JSON, CSV): ISO 8601 in UTC with a ``Z``; a time without a zone is UTC."""
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return utc.isoformat().replace("+00:00", "Z")

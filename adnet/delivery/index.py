@@ -11,14 +11,13 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from tortoise.expressions import Q
 
 from adnet.accounts.models import Site
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.money import ledger
-from adnet.tasks.config import public_task
+from adnet.tasks.config import TaskView, task_view
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 log = logging.getLogger(__name__)
@@ -40,14 +39,14 @@ class CreativeEntry:
 
 @dataclass(frozen=True)
 class TaskEntry:
-    """An attached task or standalone unit, with its public view computed once per rebuild."""
+    """An attached task or standalone unit, with its view (its config parsed) made once per rebuild."""
 
     id: str
     kind: TaskKind
     starts_at: datetime
     ends_at: datetime | None
     max_per_wallet: int
-    view: dict[str, Any]
+    view: TaskView
 
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
@@ -105,7 +104,7 @@ class Index:
     built_at: float = 0.0
 
 
-async def build_index(now: datetime, base_url: str) -> Index:
+async def build_index(now: datetime) -> Index:
     """Read everything servable: a handful of queries, whatever the traffic."""
     sites: set[str] = {str(site_id) for site_id in await Site.filter(active=True).values_list("id", flat=True)}
     campaigns = await Campaign.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), status=CampaignStatus.APPROVED)
@@ -122,7 +121,7 @@ async def build_index(now: datetime, base_url: str) -> Index:
         campaign_id = task.campaign_id  # type: ignore[attr-defined]
         try:
             entry = TaskEntry(id=task.id, kind=task.kind, starts_at=task.starts_at, ends_at=task.ends_at,
-                              max_per_wallet=task.max_per_wallet, view=public_task(task, base_url))
+                              max_per_wallet=task.max_per_wallet, view=task_view(task))
         except ValueError:
             log.warning("task config invalid, not served task_id=%s", task.id)
             continue

@@ -22,8 +22,8 @@ import logging
 import random
 import time
 from collections import Counter
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
 from adnet.accounts.models import Site
 from adnet.core.clock import Clock
@@ -34,6 +34,7 @@ from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
 from adnet.delivery.selection import candidates, pick
+from adnet.tasks.config import TaskView
 from adnet.tasks.models import Completion
 
 log = logging.getLogger(__name__)
@@ -48,11 +49,10 @@ class Server:
     rebuilds the index (``rebuild``) periodically and as soon as ``stale`` is set, and adds the counters to the
     database (``flush_counts``)."""
 
-    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str, public_url: str) -> None:
+    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
-        self.public_url = public_url
         self.index = Index()
         self.stale = asyncio.Event()
         self._unknown_sites: dict[str, float] = {}
@@ -62,7 +62,7 @@ class Server:
     async def rebuild(self) -> None:
         """Replace the index with a fresh one read from the database."""
         async with self._lock:
-            self.index = await build_index(self.clock.now(), self.public_url)
+            self.index = await build_index(self.clock.now())
             self._unknown_sites.clear()
 
     def invalidate(self) -> None:
@@ -114,7 +114,31 @@ class Server:
             raise
 
 
-async def serve(server: Server, query: ServeQuery) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Banner:
+    """A banner to show: the creative, the token its impression and click are reported with, whether a click is
+    paid, and the campaign's attached tasks the wallet may still complete."""
+
+    creative: CreativeEntry
+    tracking_token: str
+    click_active: bool
+    attached_tasks: list[TaskView]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a slot shows: a banner (``kind`` BANNER), a standalone unit (POLL, FEEDBACK, SURVEY), or nothing
+    (NONE)."""
+
+    kind: str
+    banner: Banner | None = None
+    unit: TaskView | None = None
+
+
+NOTHING = Decision(kind="NONE")
+
+
+async def serve(server: Server, query: ServeQuery) -> Decision:
     """Decide what ``query.site_id`` shows now and count the decision; NotFound for an unknown site."""
     if not await server.site_exists(query.site_id):
         raise NotFound.of("site")
@@ -122,38 +146,25 @@ async def serve(server: Server, query: ServeQuery) -> dict[str, Any]:
     choice = pick(candidates(server.index, query, now), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
-        return {"kind": "NONE"}
+        return NOTHING
     if choice.unit is not None:
-        return {"kind": choice.unit.kind.value, "task": choice.unit.view}
+        return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
-    return await _banner(server, query, choice.campaign, choice.creative, now)
+    return Decision(kind=BANNER, banner=await _banner(server, query, choice.campaign, choice.creative, now))
 
 
 async def _banner(server: Server, query: ServeQuery, campaign: CampaignEntry, creative: CreativeEntry,
-                  now: datetime) -> dict[str, Any]:
+                  now: datetime) -> Banner:
     click_active = campaign.has_budget()
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active, now=now,
         nonce=server.random.getrandbits(64))
     tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
-    return {
-        "kind": BANNER,
-        "ad": {
-            "id": creative.id,
-            "campaignId": campaign.id,
-            "bannerUrl": creative.banner_url,
-            "targetUrl": creative.target_url,
-            "description": creative.description,
-            "mediaType": creative.media_type,
-            "trackingToken": token,
-        },
-        "bannerClickActive": click_active,
-        "attachedTasks": tasks,
-    }
+    return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 
 
-async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime) -> list[dict[str, Any]]:
+async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime) -> list[TaskView]:
     """Up to two live attached tasks of the campaign, without those ``wallet`` has completed as often as allowed."""
     live = [task for task in campaign.tasks if task.live(now)]
     if wallet is not None and live:
@@ -161,5 +172,3 @@ async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datet
             task_id__in=[task.id for task in live], wallet=wallet).values_list("task_id", flat=True))
         live = [task for task in live if done[task.id] < task.max_per_wallet]
     return [task.view for task in live[:MAX_ATTACHED_TASKS]]
-
-

@@ -31,16 +31,14 @@ from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import Site
 from adnet.chain.client import ChainClient
-from adnet.core.amounts import to_number
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 from adnet.interactions.commands import Submission
 from adnet.interactions.models import Interaction, SessionStatus, SurveySession
-from adnet.money.claims import claim_payload
 from adnet.money.models import Claim, ClaimPurpose
 from adnet.money.rewards import reserve_and_claim
 from adnet.tasks.completion import reward_sources
-from adnet.tasks.config import FeedbackConfig, PollConfig, SurveyConfig, SurveyQuestion, parse_config, public_task
+from adnet.tasks.config import FeedbackConfig, PollConfig, SurveyConfig, SurveyQuestion, parse_config
 from adnet.tasks.lookup import live_task
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
@@ -68,7 +66,7 @@ class Outcome:
     claim: Claim | None
     session: SurveySession | None = None
     total_steps: int = 0
-    next_question: dict[str, Any] | None = None
+    next_question: SurveyQuestion | None = None
 
 
 @dataclass(frozen=True)
@@ -111,20 +109,6 @@ async def submit(submission: Submission, *, now: datetime, chain: ChainClient) -
         config, submission.proof)
     interaction, claim = await _record(unit, respondent, answers, now, chain)
     return Outcome(status="recorded", interaction=interaction, claim=claim)
-
-
-def interaction_payload(outcome: Outcome) -> dict[str, Any]:
-    """The 201 body: status and interactionId; ``awarded`` and ``transaction`` once recorded; and for a survey its
-    ``sessionId``, ``step`` (questions done), ``totalSteps`` and the next ``question`` (null when done)."""
-    interaction = outcome.interaction
-    body: dict[str, Any] = {"status": outcome.status, "interactionId": interaction.id if interaction else None}
-    if interaction is not None:
-        body["awarded"] = {"points": interaction.points, "gs": to_number(int(interaction.gs_amount))}
-        body["transaction"] = claim_payload(outcome.claim) if outcome.claim is not None else None
-    if outcome.session is not None:
-        body.update(sessionId=outcome.session.id, step=outcome.session.step, totalSteps=outcome.total_steps,
-                    question=outcome.next_question)
-    return body
 
 
 # Answers: pure checks of a proof against the unit's configuration, naming the offending field.
@@ -283,7 +267,7 @@ async def _already_completed(unit: Task, respondent: Respondent) -> DomainError:
     earlier = await Interaction.get(unit_id=unit.id, respondent=respondent.key).select_related("claim")
     return Conflict("already_completed", "You have already answered this; your earlier response stands.",
                     interactionId=earlier.id,
-                    transaction=claim_payload(earlier.claim) if earlier.claim is not None else None)
+                    transaction=earlier.claim)
 
 
 # Surveys: sessions answered one question at a time.
@@ -390,4 +374,4 @@ def _with_answer(answers: dict[str, Any], question_id: str, answer: Answer) -> d
 
 def _in_progress(unit: Task, config: SurveyConfig, session: SurveySession) -> Outcome:
     return Outcome(status="in_progress", interaction=None, claim=None, session=session,
-                   total_steps=len(config.questions), next_question=public_task(unit)["questions"][session.step])
+                   total_steps=len(config.questions), next_question=config.questions[session.step])

@@ -155,21 +155,6 @@ def _signing_key(signer: LocalAccount) -> coincurve.PrivateKey:
     return coincurve.PrivateKey(bytes(signer.key))
 
 
-def checksummed(address: str) -> str:
-    """The EIP-55 form of ``address`` (0x and 40 hex digits), as ``eth_utils.to_checksum_address`` gives it, at a
-    third of its cost: each claim's answer carries its recipient's."""
-    digits = address[2:].lower()
-    mask = keccak(digits.encode()).hex()
-    return "0x" + "".join(digit.upper() if nibble >= "8" else digit
-                          for digit, nibble in zip(digits, mask, strict=False))
-
-
-@lru_cache(maxsize=64)
-def _checksummed(address: str) -> str:
-    """The EIP-55 form of the few contract addresses every claim names (a keccak per call otherwise)."""
-    return checksummed(address)
-
-
 def _address_word(address: str) -> bytes:
     return bytes(12) + bytes.fromhex(address[2:])
 
@@ -258,21 +243,6 @@ async def issue_claims(claims: list[ClaimTerms], *, chain: ChainClient) -> list[
         log.info("claim issued claim_ref=%s purpose=%s nonce=%d amount=%d token=%s", claim.claim_ref,
                  claim.purpose.value, claim.nonce, int(claim.amount), claim.token_symbol)
     return issued
-
-
-def claim_payload(claim: Claim) -> dict[str, Any]:
-    """The API's ``transaction`` object: everything a wallet needs to redeem the claim on the vault."""
-    return {
-        "claimRef": claim.claim_ref,
-        "signature": claim.signature,
-        "nonce": str(claim.nonce),
-        "deadline": str(claim.deadline),
-        "to": _checksummed(claim.vault),
-        "chainId": int(claim.chain_id),
-        "recipient": checksummed(claim.recipient),
-        "token": _checksummed(claim.token),
-        "amount": str(int(claim.amount)),
-    }
 
 
 async def mark_redeemed(claim_ref: str, tx_hash: str, now: datetime) -> bool:

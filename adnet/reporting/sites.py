@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from adnet.core.amounts import to_decimal_string
+from adnet.core.clock import iso
 from adnet.core.csv_text import csv_text
 from adnet.delivery.models import TrackingEvent
 from adnet.interactions.models import Interaction
@@ -67,7 +68,7 @@ async def site_events_csv(site_id: str, start: date, end: date) -> AsyncIterator
         if not batch:
             return
         yield csv_text([
-            (event_id, _utc(received_at).isoformat().replace("+00:00", "Z"), str(kind), campaign_id, creative_id,
+            (event_id, iso(received_at), str(kind), campaign_id, creative_id,
              placement, "true" if billable else "false", reason or "", to_decimal_string(int(amount)), page_url)
             for event_id, received_at, kind, campaign_id, creative_id, placement, billable, reason, amount, page_url
             in batch
@@ -93,8 +94,3 @@ def _unit_result(unit: Task, answers: list[dict[str, Any]]) -> UnitResult:
     return UnitResult(unit_id=unit.id, kind=unit.kind.value, title=unit.title,
                       question=str(config.get("question", "")), responses=len(answers), tally=tally,
                       ratings=ratings, rating_average=average)
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-

@@ -32,13 +32,11 @@ from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from adnet.chain.client import ChainClient
-from adnet.core.amounts import to_number
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 from adnet.db.group_commit import GroupCommitter
 from adnet.db.sql import insert_row, insert_rows, placeholders
 from adnet.money import ledger
-from adnet.money.claims import claim_payload
 from adnet.money.models import Claim, ClaimPurpose
 from adnet.money.rewards import Reward, reserve_and_claim, reserve_and_claim_many
 from adnet.tasks.commands import CompleteTask, CompletionsQuery
@@ -132,17 +130,21 @@ def reward_sources(task: Task) -> list[ledger.AccountKey]:
     return sources
 
 
-def completion_payload(completion: Completion, claim: Claim | None) -> dict[str, Any]:
-    """The success body of the interface (part 4.4): ``awarded.gs`` is the decimal value as a JSON number."""
-    return {
-        "success": True,
-        "completionId": completion.id,
-        "awarded": {"points": completion.points, "gs": to_number(int(completion.gs_amount))},
-        "transaction": claim_payload(claim) if claim is not None else None,
-    }
+@dataclass(frozen=True)
+class ViewerCompletion:
+    """A completion as the viewer's client sees it: which task, when, what it earned, and its claim's state."""
+
+    task_id: str
+    campaign_id: str | None
+    kind: str
+    completion_id: str
+    completed_at: datetime
+    points: int
+    gs: int
+    claim_status: str | None
 
 
-async def viewer_completions(query: CompletionsQuery) -> list[dict[str, Any]]:
+async def viewer_completions(query: CompletionsQuery) -> list[ViewerCompletion]:
     """What the SDK shows as done: the completions of a wallet or a device (either matches, as the limits apply to
     both), newest first, optionally of one campaign's tasks. Nothing of a task's configuration is included."""
     match = Q()
@@ -155,15 +157,11 @@ async def viewer_completions(query: CompletionsQuery) -> list[dict[str, Any]]:
         found = found.filter(task__campaign_id=query.campaign_id)
     rows = await found.order_by("-created_at").limit(STATUS_LIMIT).values(
         "id", "task_id", "task__campaign_id", "task__kind", "created_at", "points", "gs_amount", "claim__status")
-    return [{
-        "taskId": row["task_id"],
-        "campaignId": row["task__campaign_id"],
-        "kind": str(row["task__kind"]),
-        "completionId": row["id"],
-        "completedAt": row["created_at"],
-        "awarded": {"points": row["points"], "gs": to_number(int(row["gs_amount"]))},
-        "claimStatus": str(row["claim__status"]) if row["claim__status"] is not None else None,
-    } for row in rows]
+    return [ViewerCompletion(
+        task_id=row["task_id"], campaign_id=row["task__campaign_id"], kind=str(row["task__kind"]),
+        completion_id=row["id"], completed_at=row["created_at"], points=row["points"], gs=int(row["gs_amount"]),
+        claim_status=str(row["claim__status"]) if row["claim__status"] is not None else None,
+    ) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -338,7 +336,7 @@ async def _refuse_repeat(task: Task, wallet: str, fingerprint: str, previous: Se
         return
     claim = await Claim.get_or_none(id=claim_id) if claim_id is not None else None
     raise Conflict("already_completed", "This task was already completed here; its earlier completion stands.",
-                   completionId=earlier.id, transaction=claim_payload(claim) if claim is not None else None)
+                   completionId=earlier.id, transaction=claim)
 
 
 def _check_proof_keys(task: Task, proof: dict[str, Any]) -> None:

@@ -1,18 +1,18 @@
 """What an advertiser configures for each kind of task or unit, and the part of it a viewer may see.
 
 ``Task.config`` is stored as JSON; ``parse_config`` validates it against the schema of the task's kind (used
-when a task is created or edited, so a stored config is always valid). ``public_task`` is the one place that
-turns a task into what leaves the server: it is built field by field from the schema, never by copying the
-config, so a secret (a quiz's accepted answers) cannot leak by accident.
+when a task is created or edited, so a stored config is always valid). ``task_view`` is what a viewer's view of a
+task is written from; the API writes it field by field (``api.schemas.public_task``), never by copying the config,
+so a secret (a quiz's accepted answers) cannot leak by accident.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError, field_validator, model_validator
 
-from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import Invalid
 from adnet.core.wallets import InvalidWallet, normalize_wallet
 from adnet.tasks.models import Task, TaskKind
@@ -216,34 +216,29 @@ def checked_config(kind: TaskKind, raw: dict[str, Any]) -> dict[str, Any]:
         raise Invalid("invalid_config", f"{field}: {first.get('msg', 'invalid value')}", field=field) from None
 
 
-def public_task(task: Task, base_url: str = "") -> dict[str, Any]:
-    """What a viewer's client needs to render and complete ``task``, and nothing secret."""
-    config = parse_config(task.kind, task.config)
-    view: dict[str, Any] = {
-        "id": task.id,
-        "kind": task.kind.value,
-        "title": task.title,
-        "description": task.description,
-        "campaignId": task.campaign_id,  # type: ignore[attr-defined]
-        "rewards": {"points": task.reward_points, "gs": to_decimal_string(int(task.reward_gs))},
-    }
-    if isinstance(config, VisitUrlConfig):
-        view.update(visitUrl=f"{base_url}/api/tasks/{task.id}/visit", minDwellMs=config.minDwellMs)
-    elif isinstance(config, SignMessageConfig):
-        view.update(messageUrl=f"{base_url}/api/tasks/{task.id}/message")
-    elif isinstance(config, OnchainEventConfig):
-        view.update(contract=config.contract, confirmations=config.confirmations)
-    elif isinstance(config, QuizConfig):
-        view.update(question=config.question, choices=list(config.choices), maxAttempts=config.maxAttempts)
-    elif isinstance(config, PollConfig):
-        view.update(question=config.question, options=[option.model_dump() for option in config.options])
-    elif isinstance(config, FeedbackConfig):
-        view.update(
-            question=config.question,
-            rating=config.rating.model_dump() if config.rating else None,
-            text=config.text.model_dump() if config.text else None,
-        )
-    elif isinstance(config, SurveyConfig):
-        view.update(questions=[question.model_dump() for question in config.questions],
-                    totalSteps=len(config.questions))
-    return view
+TaskConfig = VisitUrlConfig | SignMessageConfig | OnchainEventConfig | QuizConfig | PollConfig | FeedbackConfig \
+    | SurveyConfig
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """What a task's public view is written from (``api.schemas.public_task``): its fields and its parsed config.
+    The view lists what it shows field by field, so a secret of the config (a quiz's accepted answers) never
+    leaves the server."""
+
+    id: str
+    kind: TaskKind
+    title: str
+    description: str
+    campaign_id: str | None
+    reward_points: int
+    reward_gs: int
+    config: TaskConfig
+
+
+def task_view(task: Task) -> TaskView:
+    """The view of ``task``; ValueError when its stored config no longer fits its kind."""
+    return TaskView(id=task.id, kind=task.kind, title=task.title, description=task.description,
+                    campaign_id=task.campaign_id,  # type: ignore[attr-defined]
+                    reward_points=task.reward_points, reward_gs=int(task.reward_gs),
+                    config=parse_config(task.kind, task.config))

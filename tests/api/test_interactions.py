@@ -8,10 +8,13 @@ import random
 from datetime import timedelta
 
 from adnet.app import create_app
+from adnet.interactions import submission
+from adnet.interactions.commands import Submission
 from adnet.interactions.models import Interaction, SurveySession
 from adnet.money import ledger
 from adnet.money.models import Claim, LedgerTransaction
 from adnet.tasks.models import TaskKind
+from api.interactions import interaction_out
 from tests.conftest import make_settings
 from tests.factories import G, make_campaign, make_site, make_task, wallet_address
 
@@ -241,3 +244,21 @@ async def test_identical_anonymous_answers_at_once_count_once(client):
     results = await asyncio.gather(*[post(client, unit, site, {"rating": 4}, fingerprint="same") for _ in range(20)])
     assert sorted(status for status, _ in results) == [201] + [409] * 19
     assert await Interaction.filter(respondent="fp:same").count() == 1
+
+
+async def test_answers_are_written_with_what_each_status_carries(app, clock):
+    chain = app.extensions["adnet"].chain
+    unit, site = await make_unit(TaskKind.SURVEY, SURVEY, pool=0), await make_site()
+    opened = await submission.submit(Submission(
+        task_id=unit.id, site_id=site.id, fingerprint="device", wallet=wallet_address(),
+        proof={"questionId": "q1", "optionId": "a"}), now=clock.now(), chain=chain)
+    body = interaction_out(opened).model_dump()
+    assert set(body) == {"status", "interactionId", "sessionId", "step", "totalSteps", "question"}
+    assert body["question"]["id"] == "q2"
+    poll = await make_unit(TaskKind.POLL, POLL, pool=0)
+    recorded = await submission.submit(Submission(
+        task_id=poll.id, site_id=site.id, fingerprint="device", wallet=None, proof={"optionId": "eth"}),
+        now=clock.now(), chain=chain)
+    assert interaction_out(recorded).model_dump() == {
+        "status": "recorded", "interactionId": recorded.interaction.id, "awarded": {"points": 10, "gs": 0},
+        "transaction": None}

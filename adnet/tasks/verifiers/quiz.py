@@ -1,10 +1,10 @@
 """QUIZ: the answer, trimmed, case-folded and NFKC-normalised, is one of the accepted answers.
 
-The accepted answers never leave the server (``public_task`` shows the question and choices only). A wallet has at
-most ``maxAttempts`` wrong tries: each try takes a free attempt number of that wallet (a unique key) before its
-result is told, so even concurrent guesses never get more than ``maxAttempts`` answers checked. A wrong answer
-keeps its number (written at once, so the refusal stands); a right one takes the lowest free number inside the
-completion's transaction and gives it back there (``hold_free_attempt``), so it adds no write of its own, and a
+The accepted answers never leave the server (``api.schemas.public_task`` shows the question and choices only). A
+wallet has at most ``maxAttempts`` wrong tries: each try takes a free attempt number of that wallet (a unique key)
+before its result is told, so even concurrent guesses never get more than ``maxAttempts`` answers checked. A wrong
+answer keeps its number (written at once, so the refusal stands); a right one takes the lowest free number inside
+the completion's transaction and gives it back there (``hold_free_attempt``), so it adds no write of its own, and a
 wallet without a free number gets Conflict ``too_many_attempts`` whatever it answered.
 """
 

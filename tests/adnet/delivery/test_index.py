@@ -15,7 +15,7 @@ async def test_index_holds_only_what_may_serve(app, clock):
     await make_creative(live, status="review")
     await make_campaign(status=CampaignStatus.REVIEW)
     await make_campaign(ends_at=clock.now() - timedelta(days=1))
-    index = await build_index(clock.now(), "http://adnet.test")
+    index = await build_index(clock.now())
     assert index.sites == {site.id}
     assert set(index.campaigns) == {live.id}
     assert set(index.creatives) == {creative.id}

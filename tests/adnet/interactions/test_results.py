@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import asdict
+from datetime import UTC, datetime
 
 import pytest
 
@@ -39,10 +41,10 @@ async def test_poll_tallies(site, chain, clock):
     for option in ["eth", "eth", "celo", "eth", "fuse"]:
         await answer(unit, site, chain, clock, {"optionId": option}, wallet=wallet_address())
     results = await unit_results(unit, clock.now())
-    assert results["responses"] == 5
+    assert results.responses == 5
     # The pool paid two rewards of 1 G$; the other three earned points only.
-    assert results["awarded"] == {"points": 50, "gs": "2"}
-    assert results["poll"] == {"question": "Which chain?", "options": [
+    assert (results.points, results.gs) == (50, 2 * G)
+    assert asdict(results.summary) == {"question": "Which chain?", "options": [
         {"id": "eth", "label": "Ethereum", "votes": 3, "share": 0.6},
         {"id": "celo", "label": "Celo", "votes": 1, "share": 0.2},
         {"id": "fuse", "label": "Fuse", "votes": 1, "share": 0.2},
@@ -52,8 +54,8 @@ async def test_poll_tallies(site, chain, clock):
 async def test_an_unanswered_poll_has_zero_votes_and_no_shares(app, clock):
     unit = await make_unit(TaskKind.POLL, POLL)
     results = await unit_results(unit, clock.now())
-    assert results["responses"] == 0 and {option["votes"] for option in results["poll"]["options"]} == {0}
-    assert {option["share"] for option in results["poll"]["options"]} == {None}
+    assert results.responses == 0 and {option.votes for option in results.summary.options} == {0}
+    assert {option.share for option in results.summary.options} == {None}
 
 
 async def test_feedback_distribution_average_and_texts(site, chain, clock):
@@ -63,13 +65,13 @@ async def test_feedback_distribution_average_and_texts(site, chain, clock):
     for proof in given:
         await answer(unit, site, chain, clock, proof, wallet=wallet_address())
         clock.advance(minutes=1)
-    feedback = (await unit_results(unit, clock.now()))["feedback"]
-    assert feedback["rating"] == {"min": 1, "max": 5, "count": 4, "average": 3.75, "distribution": [
+    feedback = (await unit_results(unit, clock.now())).summary
+    assert asdict(feedback.rating) == {"min": 1, "max": 5, "count": 4, "average": 3.75, "distribution": [
         {"rating": 1, "count": 0}, {"rating": 2, "count": 1}, {"rating": 3, "count": 0}, {"rating": 4, "count": 2},
         {"rating": 5, "count": 1}]}
-    assert feedback["text"]["count"] == 2
-    assert [item["text"] for item in feedback["text"]["latest"]] == ["No rating, just words", "Works well"]
-    assert feedback["text"]["latest"][0]["createdAt"] == "2026-01-01T00:04:00Z"
+    assert feedback.text.count == 2
+    assert [item.text for item in feedback.text.latest] == ["No rating, just words", "Works well"]
+    assert feedback.text.latest[0].created_at == datetime(2026, 1, 1, 0, 4, tzinfo=UTC)
 
 
 async def test_survey_sessions_and_per_question_summaries(site, chain, clock):
@@ -91,19 +93,19 @@ async def test_survey_sessions_and_per_question_summaries(site, chain, clock):
                  session_id=opened.session.id)
     clock.advance(hours=5)
 
-    survey = (await unit_results(unit, clock.now()))["survey"]
-    assert survey["sessions"] == {"started": 5, "completed": 3, "inProgress": 1, "abandoned": 1,
-                                  "completionRate": 0.6}
-    q1, q2, q3 = survey["questions"]
-    assert (q1["reached"], q1["answered"], q1["skipped"]) == (5, 3, 0)
-    assert q1["options"] == [{"id": "a", "label": "A", "votes": 2, "share": 0.6667},
-                             {"id": "b", "label": "B", "votes": 1, "share": 0.3333}]
-    assert (q2["reached"], q2["answered"]) == (5, 3)  # the abandoned session was shown q2
-    assert q2["options"] == [{"id": "x", "label": "X", "votes": 2, "share": 0.6667},
-                             {"id": "y", "label": "Y", "votes": 3, "share": 1.0},
-                             {"id": "z", "label": "Z", "votes": 1, "share": 0.3333}]
-    assert (q3["reached"], q3["answered"], q3["skipped"], q3["required"]) == (4, 2, 1, False)
-    assert sorted(item["text"] for item in q3["text"]["latest"]) == ["=cmd|' /C calc'!A0", "Nice"]
+    survey = (await unit_results(unit, clock.now())).summary
+    assert asdict(survey.sessions) == {"started": 5, "completed": 3, "in_progress": 1, "abandoned": 1,
+                                       "completion_rate": 0.6}
+    q1, q2, q3 = survey.questions
+    assert (q1.reached, q1.answered, q1.skipped) == (5, 3, 0)
+    assert [asdict(option) for option in q1.options] == [{"id": "a", "label": "A", "votes": 2, "share": 0.6667},
+                                                         {"id": "b", "label": "B", "votes": 1, "share": 0.3333}]
+    assert (q2.reached, q2.answered) == (5, 3)  # the abandoned session was shown q2
+    assert [asdict(option) for option in q2.options] == [{"id": "x", "label": "X", "votes": 2, "share": 0.6667},
+                                                         {"id": "y", "label": "Y", "votes": 3, "share": 1.0},
+                                                         {"id": "z", "label": "Z", "votes": 1, "share": 0.3333}]
+    assert (q3.reached, q3.answered, q3.skipped, q3.required) == (4, 2, 1, False)
+    assert sorted(item.text for item in q3.text.latest) == ["=cmd|' /C calc'!A0", "Nice"]
 
 
 async def test_rating_questions_are_summarised_like_feedback(site, chain, clock):
@@ -111,8 +113,8 @@ async def test_rating_questions_are_summarised_like_feedback(site, chain, clock)
     unit = await make_unit(TaskKind.SURVEY, config)
     for rating in (3, 3, 1):
         await answer(unit, site, chain, clock, {"questionId": "stars", "rating": rating}, wallet=wallet_address())
-    stars = (await unit_results(unit, clock.now()))["survey"]["questions"][0]
-    assert stars["rating"] == {"min": 1, "max": 3, "count": 3, "average": 2.33, "distribution": [
+    stars = (await unit_results(unit, clock.now())).summary.questions[0]
+    assert asdict(stars.rating) == {"min": 1, "max": 3, "count": 3, "average": 2.33, "distribution": [
         {"rating": 1, "count": 1}, {"rating": 2, "count": 0}, {"rating": 3, "count": 2}]}
 
 

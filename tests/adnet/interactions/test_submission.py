@@ -108,21 +108,3 @@ async def test_a_session_changed_since_it_was_read_is_not_overwritten(app, clock
     assert (current.answers, current.step, current.version, current.status) == (
         {"q1": "b"}, 1, 1, SessionStatus.IN_PROGRESS)
     assert await Interaction.all().count() == 0
-
-
-async def test_payloads_show_what_was_recorded(app, clock):
-    chain = app.extensions["adnet"].chain
-    unit, site = await make_unit(TaskKind.SURVEY, SURVEY, pool=0), await make_site()
-    opened = await interactions.submit(interactions.Submission(
-        task_id=unit.id, site_id=site.id, fingerprint="device", wallet=wallet_address(),
-        proof={"questionId": "q1", "optionId": "a"}), now=clock.now(), chain=chain)
-    body = interactions.interaction_payload(opened)
-    assert set(body) == {"status", "interactionId", "sessionId", "step", "totalSteps", "question"}
-    assert body["question"]["id"] == "q2"
-    poll = await make_unit(TaskKind.POLL, POLL, pool=0)
-    recorded = await interactions.submit(interactions.Submission(
-        task_id=poll.id, site_id=site.id, fingerprint="device", wallet=None, proof={"optionId": "eth"}),
-        now=clock.now(), chain=chain)
-    assert interactions.interaction_payload(recorded) == {
-        "status": "recorded", "interactionId": recorded.interaction.id, "awarded": {"points": 10, "gs": 0},
-        "transaction": None}

@@ -13,7 +13,7 @@ from eth_abi import encode
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 from eth_keys.datatypes import PrivateKey
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
@@ -22,10 +22,8 @@ from adnet.money import ledger
 from adnet.money.claims import (
     ClaimConflict,
     ClaimTerms,
-    checksummed,
     claim_digest,
     claim_hash,
-    claim_payload,
     claim_ref_for,
     claim_typed_data,
     expire_due,
@@ -96,12 +94,6 @@ def test_eth_keys_signs_with_coincurve():
     assert type(PrivateKey(bytes(range(1, 33))).backend).__name__ == "CoinCurveECCBackend"
 
 
-def test_checksummed_addresses_are_eip55():
-    rng = random.Random(55)
-    for address in [f"0x{rng.getrandbits(160):040x}" for _ in range(200)] + ["0x" + "0" * 40, "0x" + "f" * 40]:
-        assert checksummed(address) == checksummed(address.upper().replace("0X", "0x")) == to_checksum_address(address)
-
-
 async def test_the_signature_recovers_to_the_signer(chain, clock):
     claim = await funded_claim(chain, clock, recipient=user(1).address)
     typed = claim_typed_data(chain_id=int(claim.chain_id), vault=claim.vault, recipient=claim.recipient,
@@ -150,18 +142,6 @@ async def test_sources_must_pay_the_whole_amount_in_the_claims_token(chain, cloc
             await issue_claim(purpose=ClaimPurpose.COMPLETION, recipient=user(1).address, token_symbol="SOV",
                               amount=G, claim_ref=claim_ref_for("completion", "x"), sources=[(pool, G)],
                               now=clock.now(), chain=chain)
-
-
-async def test_payload_carries_what_a_wallet_needs(chain, clock):
-    claim = await funded_claim(chain, clock, recipient=user(1).address, amount=G + 1)
-    payload = claim_payload(claim)
-    assert payload == {
-        "claimRef": claim.claim_ref, "signature": claim.signature, "nonce": str(claim.nonce),
-        "deadline": str(claim.deadline), "to": chain.vault.address, "chainId": chain.chain_id,
-        "recipient": user(1).address, "token": chain.vault.w3.to_checksum_address(chain.gs_address),
-        "amount": str(G + 1),
-    }
-    assert payload["signature"].startswith("0x") and len(payload["signature"]) == 132
 
 
 async def test_an_unpaid_claim_leaves_nothing_behind(chain, clock):

@@ -1,0 +1,417 @@
+"""The JSON adnet answers with, as response schemas shared by the API's routes.
+
+Handlers build a schema from the domain's plain data (dataclasses and models, read by attribute) and quart-schema
+writes it, so the OpenAPI document describes every response. Outside, names are camelCase; token amounts are
+decimal strings ("12.5"), times ISO 8601 in UTC with a ``Z``. Errors have one shape (``ErrorOut``), documented on
+every route with the statuses it may answer (``refusals``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from functools import lru_cache
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    model_serializer,
+)
+from pydantic.alias_generators import to_camel
+from quart_schema import document_response
+
+from adnet.campaigns.models import Creative
+from adnet.campaigns.views import CampaignView
+from adnet.core.amounts import Token, to_decimal_string, to_number
+from adnet.core.clock import iso
+from adnet.core.wallets import checksummed
+from adnet.money.deposits import DepositPlan
+from adnet.money.models import Claim, Deposit
+from adnet.money.withdrawals import WithdrawalResult
+from adnet.tasks.config import (
+    FeedbackConfig,
+    OnchainEventConfig,
+    Option,
+    PollConfig,
+    QuizConfig,
+    RatingBounds,
+    SignMessageConfig,
+    SurveyQuestion,
+    TaskView,
+    TextBounds,
+    VisitUrlConfig,
+    task_view,
+)
+from adnet.tasks.models import Task
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# A token amount held in the smallest unit, written as a decimal string.
+AmountText = Annotated[int, PlainSerializer(to_decimal_string, return_type=str),
+                       WithJsonSchema({"type": "string", "examples": ["12.5"]}, mode="serialization")]
+# The one amount the interface writes as a JSON number (``awarded.gs``): exact when whole, for display otherwise.
+AmountNumber = Annotated[int, PlainSerializer(to_number, return_type=float),
+                         WithJsonSchema({"type": "number", "examples": [0.5]}, mode="serialization")]
+Day = Annotated[date, PlainSerializer(date.isoformat, return_type=str),
+                WithJsonSchema({"type": "string", "format": "date"}, mode="serialization")]
+Time = Annotated[datetime, PlainSerializer(iso, return_type=str),
+                 WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization")]
+
+
+class Schema(BaseModel):
+    """A response body: built from snake_case attributes, written in camelCase."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True,
+                              from_attributes=True)
+
+
+class Sparse(Schema):
+    """A response whose optional keys appear only when the handler gives them (the interface leaves them out
+    rather than writing null)."""
+
+    @model_serializer(mode="wrap")
+    def _given_only(self, write: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        given = {self.model_fields[name].serialization_alias or self.model_fields[name].alias or name
+                 for name in self.model_fields_set}
+        return {key: value for key, value in write(self).items() if key in given or key in self._always()}
+
+    @classmethod
+    def _always(cls) -> set[str]:
+        return {field.alias or name for name, field in cls.model_fields.items() if field.is_required()}
+
+
+class ErrorOut(BaseModel):
+    """An error: a stable code (docs/errors.md), one sentence for a person, and details such as ``field``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    error: str
+    message: str
+    field: str | None = None
+
+
+def refusals(*statuses: int) -> Callable[[F], F]:
+    """Route decorator: document the error statuses a route may answer, each with the error body."""
+    def document(handler: F) -> F:
+        for status in statuses:
+            handler = document_response(ErrorOut, status)(handler)
+        return handler
+
+    return document
+
+
+@lru_cache(maxsize=64)
+def _contract(address: str) -> str:
+    """The EIP-55 form of the few contract addresses every claim names (a keccak per call otherwise)."""
+    return checksummed(address)
+
+
+class ClaimOut(Schema):
+    """Everything a wallet needs to redeem a claim on the vault (``claim(...)`` at ``to`` on ``chainId``)."""
+
+    claim_ref: str
+    signature: str
+    nonce: str
+    deadline: str
+    to: str
+    chain_id: int
+    recipient: str
+    token: str
+    amount: str
+
+    @classmethod
+    def of(cls, claim: Claim) -> ClaimOut:
+        return cls(claim_ref=claim.claim_ref, signature=claim.signature, nonce=str(claim.nonce),
+                   deadline=str(claim.deadline), to=_contract(claim.vault), chain_id=int(claim.chain_id),
+                   recipient=checksummed(claim.recipient), token=_contract(claim.token),
+                   amount=str(int(claim.amount)))
+
+
+def claim_out(claim: Claim | None) -> ClaimOut | None:
+    """The claim's ``transaction`` object, or None where there is no claim to redeem."""
+    return ClaimOut.of(claim) if claim is not None else None
+
+
+class Awarded(Schema):
+    """What a completion or a response earned: points, and G$ as a JSON number."""
+
+    points: int
+    gs: AmountNumber
+
+
+class TokenAmount(Schema):
+    token: Token
+    amount: AmountText
+
+
+class WalletTransaction(Schema):
+    """An ``eth_sendTransaction`` parameter object (EIP-1193) for the wallet to send as it is."""
+
+    sender: str = Field(validation_alias="from", serialization_alias="from")
+    to: str
+    data: str
+    value: str
+    chain_id: str
+
+
+class DepositPlanOut(Schema):
+    """Send ``transactions`` in order from the wallet (approve the vault, then deposit), then report the
+    deposit's hash."""
+
+    token: Token
+    amount: AmountText
+    account_ref: str
+    transactions: list[WalletTransaction]
+
+
+class DepositOut(Schema):
+    """A deposit: ``credited``, or ``pending`` until its confirmations (the watcher credits it then)."""
+
+    deposit_id: str
+    tx_hash: str
+    token: Token
+    amount: AmountText
+    status: Literal["pending", "credited"]
+
+
+class WithdrawalOut(Schema):
+    """A withdrawal debited now, and the claim (``transaction``) that pays it to the wallet on the vault;
+    released back if not redeemed by its deadline."""
+
+    withdrawal_id: str
+    token: Token
+    amount: AmountText
+    status: str
+    created_at: Time
+    transaction: ClaimOut
+
+
+def deposit_plan_out(plan: DepositPlan) -> dict[str, Any]:
+    """The fields of a ``DepositPlanOut`` (a route adds whose deposit it is)."""
+    return {"token": Token.GS, "amount": plan.amount, "account_ref": plan.holder.account_ref,
+            "transactions": [WalletTransaction.model_validate(plan.approve),
+                             WalletTransaction.model_validate(plan.deposit)]}
+
+
+def deposit_out(deposit: Deposit) -> dict[str, Any]:
+    """The fields of a ``DepositOut``."""
+    return {"deposit_id": deposit.id, "tx_hash": deposit.tx_hash, "token": deposit.token_symbol,
+            "amount": int(deposit.amount), "status": deposit.status.value}
+
+
+def withdrawal_out(result: WithdrawalResult) -> dict[str, Any]:
+    """The fields of a ``WithdrawalOut``."""
+    withdrawal = result.withdrawal
+    return {"withdrawal_id": withdrawal.id, "token": withdrawal.token_symbol, "amount": int(withdrawal.amount),
+            "status": withdrawal.status.value, "created_at": withdrawal.created_at,
+            "transaction": ClaimOut.of(result.claim)}
+
+
+
+# What a viewer's client sees of a task or unit ------------------------------------------------------------------
+
+class Rewards(Schema):
+    points: int
+    gs: AmountText
+
+
+class _PublicTask(Schema):
+    id: str
+    title: str
+    description: str
+    campaign_id: str | None
+    rewards: Rewards
+
+
+class VisitUrlTask(_PublicTask):
+    """Open ``visitUrl`` (it starts the dwell and redirects to the advertiser's page), stay ``minDwellMs``."""
+
+    kind: Literal["VISIT_URL"]
+    visit_url: str
+    min_dwell_ms: int
+
+
+class SignMessageTask(_PublicTask):
+    """Fetch the message to sign from ``messageUrl`` with the wallet, sign it (EIP-191)."""
+
+    kind: Literal["SIGN_MESSAGE"]
+    message_url: str
+
+
+class OnchainEventTask(_PublicTask):
+    """Send a transaction to ``contract``; it counts after ``confirmations`` blocks."""
+
+    kind: Literal["ONCHAIN_EVENT"]
+    contract: str
+    confirmations: int
+
+
+class QuizTask(_PublicTask):
+    """Answer ``question`` (one of ``choices`` when there are some) in at most ``maxAttempts`` tries."""
+
+    kind: Literal["QUIZ"]
+    question: str
+    choices: list[str]
+    max_attempts: int
+
+
+class PollTask(_PublicTask):
+    kind: Literal["POLL"]
+    question: str
+    options: list[Option]
+
+
+class FeedbackTask(_PublicTask):
+    """A rating (``rating``: its scale, or null) and/or a text (``text``: its bounds, or null)."""
+
+    kind: Literal["FEEDBACK"]
+    question: str
+    rating: RatingBounds | None
+    text: TextBounds | None
+
+
+class SurveyTask(_PublicTask):
+    """Questions answered one step at a time."""
+
+    kind: Literal["SURVEY"]
+    questions: list[SurveyQuestion]
+    total_steps: int
+
+
+PublicTask = Annotated[VisitUrlTask | SignMessageTask | OnchainEventTask | QuizTask | PollTask | FeedbackTask
+                       | SurveyTask, Field(discriminator="kind")]
+
+
+def public_task(view: TaskView, base_url: str) -> PublicTask:
+    """What a viewer's client needs to render and complete a task, and nothing secret; ``base_url`` is adnet's
+    public URL, for the links the client opens."""
+    common: dict[str, Any] = {"id": view.id, "title": view.title, "description": view.description,
+                              "campaign_id": view.campaign_id,
+                              "rewards": Rewards(points=view.reward_points, gs=view.reward_gs)}
+    config = view.config
+    if isinstance(config, VisitUrlConfig):
+        return VisitUrlTask(kind="VISIT_URL", visit_url=f"{base_url}/api/tasks/{view.id}/visit",
+                            min_dwell_ms=config.minDwellMs, **common)
+    if isinstance(config, SignMessageConfig):
+        return SignMessageTask(kind="SIGN_MESSAGE", message_url=f"{base_url}/api/tasks/{view.id}/message", **common)
+    if isinstance(config, OnchainEventConfig):
+        return OnchainEventTask(kind="ONCHAIN_EVENT", contract=config.contract, confirmations=config.confirmations,
+                                **common)
+    if isinstance(config, QuizConfig):
+        return QuizTask(kind="QUIZ", question=config.question, choices=list(config.choices),
+                        max_attempts=config.maxAttempts, **common)
+    if isinstance(config, PollConfig):
+        return PollTask(kind="POLL", question=config.question, options=config.options, **common)
+    if isinstance(config, FeedbackConfig):
+        return FeedbackTask(kind="FEEDBACK", question=config.question, rating=config.rating, text=config.text,
+                            **common)
+    return SurveyTask(kind="SURVEY", questions=config.questions, total_steps=len(config.questions), **common)
+
+
+# Campaigns as their advertiser and operators see them ---------------------------------------------------------------
+
+class CreativeOut(Schema):
+    id: str
+    campaign_id: str
+    banner_url: str
+    target_url: str
+    description: str
+    media_type: str
+    size: str
+    status: str
+    rejection_reason: str
+    updated_at: Time
+
+
+class TaskOut(Schema):
+    """A task as its owner (and operators) see it: the whole config, secrets included, and ``preview``, the view
+    viewers get."""
+
+    id: str
+    campaign_id: str | None
+    kind: str
+    surface: str
+    title: str
+    description: str
+    config: dict[str, Any]
+    reward_points: int
+    reward_gs: AmountText
+    max_per_wallet: int
+    max_per_fingerprint: int
+    starts_at: Time
+    ends_at: Time | None
+    active: bool
+    preview: PublicTask | None
+
+
+class CampaignOut(Schema):
+    """A campaign with its state and money; one campaign's answer also lists its creatives and tasks."""
+
+    id: str
+    advertiser_id: str
+    name: str
+    status: str
+    state: str
+    rejection_reason: str
+    starts_at: Time
+    ends_at: Time | None
+    cpm: AmountText
+    cpc: AmountText
+    budget: AmountText
+    daily_cap: AmountText | None
+    sizes: list[str]
+    placements: list[str]
+    site_allow: list[str]
+    site_deny: list[str]
+    funded: AmountText
+    remaining: AmountText
+    spent: AmountText
+    returned: AmountText
+    creatives: list[CreativeOut] | None = None
+    tasks: list[TaskOut] | None = None
+
+
+def creative_out(creative: Creative) -> CreativeOut:
+    return CreativeOut(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
+                       banner_url=creative.banner_url, target_url=creative.target_url,
+                       description=creative.description, media_type=creative.media_type.value,
+                       size=f"{creative.width}x{creative.height}", status=creative.status.value,
+                       rejection_reason=creative.rejection_reason, updated_at=creative.updated_at)
+
+
+def task_out(task: Task, base_url: str) -> TaskOut:
+    """``task`` with its preview (none when its stored config no longer fits its kind)."""
+    try:
+        preview = public_task(task_view(task), base_url)
+    except ValueError:
+        preview = None
+    return TaskOut(id=task.id, campaign_id=task.campaign_id,  # type: ignore[attr-defined]
+                   kind=task.kind.value, surface=task.surface.value, title=task.title,
+                   description=task.description, config=task.config, reward_points=task.reward_points,
+                   reward_gs=int(task.reward_gs), max_per_wallet=task.max_per_wallet,
+                   max_per_fingerprint=task.max_per_fingerprint, starts_at=task.starts_at, ends_at=task.ends_at,
+                   active=task.active, preview=preview)
+
+
+def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> CampaignOut:
+    """A campaign as the API shows it; with ``details``, its creatives and tasks."""
+    campaign = view.campaign
+    out = CampaignOut(
+        id=campaign.id, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+        name=campaign.name, status=campaign.status.value, state=view.state,
+        rejection_reason=campaign.rejection_reason, starts_at=campaign.starts_at, ends_at=campaign.ends_at,
+        cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
+        daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
+        sizes=campaign.sizes, placements=campaign.placements, site_allow=campaign.site_allow,
+        site_deny=campaign.site_deny, funded=view.funded, remaining=view.remaining, spent=view.spent,
+        returned=view.returned)
+    if details:
+        out.creatives = [creative_out(creative) for creative in view.creatives]
+        out.tasks = [task_out(task, base_url) for task in view.tasks]
+    return out

@@ -1,0 +1,102 @@
+"""Response schemas: every answer is written by a schema, so the OpenAPI document describes every response,
+error responses and security included; and a claim is written as the object a wallet redeems."""
+
+from __future__ import annotations
+
+import json
+
+from adnet.tasks.config import config_json, task_view
+from adnet.tasks.models import TaskKind
+from api.schemas import ClaimOut, public_task
+from tests.chain.helpers import G, funded_claim, user
+from tests.factories import make_task
+
+METHODS = ("get", "post", "put", "patch", "delete")
+BASE = "https://adnet.example"
+QUIZ = {"question": "Which chain is G$ on?", "answers": ["Celo", "celo mainnet"], "choices": ["Celo", "Base"]}
+
+
+async def operations(client) -> dict[str, dict]:
+    document = await (await client.get("/openapi.json")).get_json()
+    return {f"{method.upper()} {path}": operation for path, item in document["paths"].items()
+            for method, operation in item.items() if method in METHODS}
+
+
+async def test_every_operation_documents_its_answers_and_its_errors(client):
+    found = await operations(client)
+    assert len(found) > 40
+    for label, operation in found.items():
+        statuses = set(operation["responses"])
+        # CSV downloads and the visit link (a redirect) have no JSON body to describe.
+        assert statuses & {"200", "201", "202"} or label.endswith((".csv", "/visit")), label
+        assert statuses - {"200", "201", "202"}, label
+        for status in statuses - {"200", "201", "202"}:
+            schema = operation["responses"][status]["content"]["application/json"]["schema"]
+            assert schema["title"] == "ErrorOut", (label, status)
+
+
+async def test_signed_in_operations_name_their_security(client):
+    found = await operations(client)
+    signed_in = {label for label in found if label.split(" ")[1].startswith(
+        ("/api/advertisers", "/api/operators", "/api/publishers", "/api/auth/me", "/api/auth/logout"))}
+    assert len(signed_in) > 30
+    for label in signed_in:
+        assert found[label]["security"] == [{"session": []}, {"sessionCookie": []}], label
+        assert "401" in found[label]["responses"], label
+    for label in ("GET /api/serve", "POST /api/track", "POST /api/tasks/complete", "POST /api/interactions"):
+        assert "security" not in found[label], label
+    document = await (await client.get("/openapi.json")).get_json()
+    assert set(document["components"]["securitySchemes"]) == {"session", "sessionCookie"}
+
+
+async def test_responses_are_described_in_the_names_and_types_clients_get(client):
+    found = await operations(client)
+    document = await (await client.get("/openapi.json")).get_json()
+    schemas = document["components"]["schemas"]
+    report = found["GET /api/advertisers/campaigns/{campaign_id}/report"]
+    assert {parameter["name"] for parameter in report["parameters"]} == {"campaign_id", "from", "to"}
+    written = report["responses"]["200"]["content"]["application/json"]["schema"]
+    assert set(written["properties"]) >= {"campaignId", "from", "to", "days", "refusals"}
+    assert schemas["CampaignOut"]["properties"]["budget"]["type"] == "string"  # amounts are decimal strings
+    assert schemas["ClaimOut"]["properties"]["chainId"]["type"] == "integer"
+    serve = found["GET /api/serve"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert serve["title"] == "ServeOut"
+    assert {option["$ref"].rsplit("/", 1)[1] for option in serve["oneOf"]} == {"BannerOut", "UnitOut", "NothingOut"}
+    assert set(schemas["BannerOut"]["properties"]) == {"kind", "ad", "bannerClickActive", "attachedTasks"}
+
+
+async def test_a_claim_carries_what_a_wallet_needs(chain, clock):
+    claim = await funded_claim(chain, clock, recipient=user(1).address, amount=G + 1)
+    written = ClaimOut.of(claim).model_dump()
+    assert written == {
+        "claimRef": claim.claim_ref, "signature": claim.signature, "nonce": str(claim.nonce),
+        "deadline": str(claim.deadline), "to": chain.vault.address, "chainId": chain.chain_id,
+        "recipient": user(1).address, "token": chain.vault.w3.to_checksum_address(chain.gs_address),
+        "amount": str(G + 1),
+    }
+    assert written["signature"].startswith("0x") and len(written["signature"]) == 132
+
+
+async def test_quiz_answers_never_appear_in_the_public_view(app):
+    task = await make_task(kind=TaskKind.QUIZ, config=config_json(TaskKind.QUIZ, QUIZ))
+    view = public_task(task_view(task), BASE).model_dump()
+    text = json.dumps(view)
+    assert view["question"] == QUIZ["question"] and view["choices"] == ["Celo", "Base"]
+    assert "answers" not in view and "celo mainnet" not in text
+
+
+async def test_public_views_of_every_kind(app):
+    visit = await make_task(kind=TaskKind.VISIT_URL, config=config_json(TaskKind.VISIT_URL,
+                                                                        {"url": "https://a.example"}))
+    view = public_task(task_view(visit), BASE).model_dump()
+    assert view["visitUrl"] == f"{BASE}/api/tasks/{visit.id}/visit"
+    assert view["rewards"] == {"points": 10, "gs": "1"}
+    sign = await make_task(kind=TaskKind.SIGN_MESSAGE,
+                           config=config_json(TaskKind.SIGN_MESSAGE, {"message": "I {wallet} {nonce}"}))
+    signing = public_task(task_view(sign), BASE).model_dump()
+    assert "message" not in signing and signing["messageUrl"] == f"{BASE}/api/tasks/{sign.id}/message"
+    survey = await make_task(kind=TaskKind.SURVEY, config=config_json(TaskKind.SURVEY, {"questions": [
+        {"id": "q1", "type": "rating", "prompt": "Rate us"},
+        {"id": "q2", "type": "text", "prompt": "Why?", "required": False},
+    ]}))
+    assert public_task(task_view(survey), BASE).model_dump()["totalSteps"] == 2
