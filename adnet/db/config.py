@@ -7,8 +7,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from tortoise import Tortoise, connections
+from tortoise import Tortoise
 from tortoise.backends.base.config_generator import expand_db_url
+
+from adnet.db import sql
 
 log = logging.getLogger(__name__)
 
@@ -72,4 +74,4 @@ async def recreate_postgres(database_url: str) -> None:
 
 async def ping() -> None:
     """One round trip; raises when the database is unreachable."""
-    await connections.get("default").execute_query("SELECT 1")
+    await sql.fetch("SELECT 1")

@@ -1,31 +1,42 @@
-"""Writes as programs of statements: one definition, run in one trip to SQLite's connection thread or statement by
-statement on any other database.
+"""The one raw-SQL facility: statements with named parameters, for what the ORM cannot say or says too slowly.
 
-On SQLite every statement is a trip to the connection's thread and back, and the way back goes through the event
-loop, behind whatever HTTP work is queued there: under load a batch of a dozen statements spent most of its time
-waiting between them, not in SQLite, while it held the database's only writer. So the hot writes (a tracking
-batch, the ledger bookings it makes) are written as a program: a generator that yields each ``Statement`` and
-receives its ``Result``, and returns what the write returns. ``run`` hands the whole program to SQLite's thread in
-one trip, or on PostgreSQL sends each statement in turn on the transaction's asyncpg connection. A failing
-statement is thrown into the program as the ORM's ``IntegrityError`` or ``OperationalError`` on either database
-(a PostgreSQL deadlock or serialization failure as ``OperationalError``, so a batch that lost one is retried like
-any other lost race), and a program handles its errors once. Every statement is logged at DEBUG, as the ORM logs
-its own.
+It is used where the ORM has no words for the statement (the deduplicating upsert that returns what it wrote, the
+version-checked ledger update, the nonce increment that returns the new value, the pick of a free quiz attempt)
+and where a hot path cannot afford the ORM's cost (the tracking batch, the completion's reads and inserts). Every
+other query goes through the ORM.
 
-``run`` runs a program inside the caller's transaction; ``transaction`` runs one as a transaction of its own, which
-on SQLite is a single trip: the beginning (``BEGIN IMMEDIATE``), the program and the commit, or the rollback when
-it raises. A writer that commits many times a second (a tracking batch) waits for one answer instead of three, and
-holds the database's write lock only while SQLite works. A program may not touch the event loop, the ORM or a
-context variable (on SQLite it runs in another thread): whatever it needs comes in through its arguments, dialect
-included.
+**Named parameters.** A statement names its values (``WHERE id = :site_id``) and ``compiled`` writes them in the
+database's markers (``?`` on SQLite, ``$1`` on PostgreSQL). A list value expands: scalars into a comma-separated
+list (``IN (:ids)``), tuples into rows (``VALUES :rows``).
+
+**Programs.** On SQLite every statement is a trip to the connection's thread and back, and the way back goes
+through the event loop, behind whatever HTTP work is queued there: under load a batch of a dozen statements spent
+most of its time waiting between them, not in SQLite, while it held the database's only writer. So the hot writes
+(a tracking batch, the ledger bookings it makes) are written as a program: a generator that yields each
+``Statement`` and receives its ``Result``, and returns what the write returns. ``run`` hands the whole program to
+SQLite's thread in one trip, or on PostgreSQL sends each statement in turn on the transaction's asyncpg connection.
+A failing statement is thrown into the program as the ORM's ``IntegrityError`` or ``OperationalError`` on either
+database (a PostgreSQL deadlock or serialization failure as ``OperationalError``, so a batch that lost one is
+retried like any other lost race), and a program handles its errors once. Every statement is logged at DEBUG, as
+the ORM logs its own. ``run`` runs a program inside the caller's transaction; ``transaction`` runs one as a
+transaction of its own, which on SQLite is a single trip: the beginning (``BEGIN IMMEDIATE``), the program and the
+commit, or the rollback when it raises. A program may not touch the event loop, the ORM or a context variable (on
+SQLite it runs in another thread): whatever it needs comes in through its arguments.
+
+**Private driver interfaces.** Three are used, here only, for speed: aiosqlite's ``Connection._execute`` and
+``Connection._conn`` (to run a function on its thread in one trip) and Tortoise's ``Model._init_from_db`` (to build
+a model from a row as the ORM does). ``tests/adnet/db/test_sql.py`` fails, naming the interface, when an upgrade of
+either library changes them.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import asyncpg
@@ -35,17 +46,19 @@ from tortoise.exceptions import IntegrityError, OperationalError
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
-from adnet.db.sqlite import begin_immediate
-
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 ModelT = TypeVar("ModelT", bound=Model)
+# ``:name``, but not a PostgreSQL cast (``::numeric``) nor a colon inside a word or a time.
+_PARAMETER = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
 @dataclass(frozen=True)
 class Statement:
+    """SQL with ``:name`` parameters, and their values."""
+
     sql: str
-    params: list[Any]
+    params: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -59,36 +72,70 @@ class Result:
 Program = Generator[Statement, Result, T]
 
 
-def marks(dialect: str, count: int) -> list[str]:
-    """Parameter markers in the dialect: ``$1..$n`` on PostgreSQL, ``?`` on SQLite."""
-    if dialect == "postgres":
-        return [f"${number}" for number in range(1, count + 1)]
-    return ["?"] * count
+def compiled(statement: Statement, dialect: str) -> tuple[str, list[Any]]:
+    """The statement in the dialect's positional markers, and its values in their order."""
+    texts, names = _split(statement.sql)
+    values: list[Any] = []
+
+    def marker(value: Any) -> str:
+        values.append(value)
+        return f"${len(values)}" if dialect == "postgres" else "?"
+
+    def markers(value: Any) -> str:
+        if isinstance(value, list):
+            if value and isinstance(value[0], tuple):
+                return ", ".join(f"({', '.join(marker(item) for item in row)})" for row in value)
+            return ", ".join(marker(item) for item in value)
+        return marker(value)
+
+    written = [texts[0]]
+    for name, text in zip(names, texts[1:], strict=True):
+        written.append(markers(statement.params[name]))
+        written.append(text)
+    return "".join(written), values
 
 
-def value_rows(dialect: str, count: int, width: int) -> str:
-    """The VALUES of an insert of ``count`` rows of ``width`` columns: ``(?, ?), (?, ?)`` on SQLite, ``($1, $2),
-    ($3, $4)`` on PostgreSQL."""
-    markers = marks(dialect, count * width)
-    return ", ".join(f"({', '.join(markers[start:start + width])})" for start in range(0, len(markers), width))
+@lru_cache(maxsize=1024)
+def _split(sql: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``sql`` around its parameters: the texts between them, and their names in order."""
+    pieces = _PARAMETER.split(sql)
+    return tuple(pieces[0::2]), tuple(pieces[1::2])
 
 
 def dialect_of(connection: BaseDBAsyncClient) -> str:
     return connection.capabilities.dialect
 
 
-async def run(connection: BaseDBAsyncClient, program: Program[T]) -> T:
-    """Run ``program`` on ``connection`` (the caller's transaction) and return its result."""
+async def fetch(sql: str, **params: Any) -> list[dict[str, Any]]:
+    """The rows a statement returns, as dicts, on the current connection (the caller's transaction, if any)."""
+    return (await run(_alone(Statement(sql, params)))).rows
+
+
+async def execute(sql: str, **params: Any) -> int:
+    """Run a statement on the current connection; the number of rows it changed (a unique key it breaks raises
+    the ORM's IntegrityError)."""
+    return (await run(_alone(Statement(sql, params)))).count
+
+
+def _alone(statement: Statement) -> Program[Result]:
+    return (yield statement)
+
+
+async def run(program: Program[T]) -> T:
+    """Run ``program`` on the current connection (the caller's transaction, if any) and return its result."""
+    connection = connections.get("default")
+    dialect = dialect_of(connection)
     # The ORM's own way to a connection: the transaction's (waiting for its other statements) or a free one.
     async with connection.acquire_connection() as driver:
-        if dialect_of(connection) == "sqlite":  # aiosqlite: its thread runs the whole program
-            return await driver._execute(_run_on_sqlite, driver._conn, program)
+        if dialect == "sqlite":  # aiosqlite: its thread runs the whole program
+            return await on_sqlite_thread(driver, _run_on_sqlite, program)
         try:  # asyncpg
             statement = next(program)
             while True:
-                log.debug("%s: %s", statement.sql, statement.params)
+                text, values = compiled(statement, dialect)
+                log.debug("%s: %s", text, values)
                 try:
-                    result = await _run_on_postgres(driver, statement)
+                    result = await _run_on_postgres(driver, text, values)
                 except asyncpg.IntegrityConstraintViolationError as exc:
                     statement = program.throw(IntegrityError(exc))
                 except (asyncpg.SyntaxOrAccessError, asyncpg.DataError, asyncpg.TransactionRollbackError) as exc:
@@ -99,27 +146,38 @@ async def run(connection: BaseDBAsyncClient, program: Program[T]) -> T:
             return stop.value
 
 
-async def transaction(make: Callable[[str], Program[T]]) -> T:
-    """Run the program ``make`` gives for the database's dialect as a transaction of its own (not inside another)
-    and return its result; whatever it raises rolls all of it back. A busy SQLite database (another process held
-    the write lock past the busy timeout) raises ``OperationalError``, like a lost race on PostgreSQL."""
+async def transaction(make: Callable[[], Program[T]]) -> T:
+    """Run the program ``make`` gives as a transaction of its own (not inside another) and return its result;
+    whatever it raises rolls all of it back. A busy SQLite database (another process held the write lock past the
+    busy timeout) raises ``OperationalError``, like a lost race on PostgreSQL."""
     client = connections.get("default")
-    dialect = dialect_of(client)
-    if dialect != "sqlite":
-        async with in_transaction() as connection:
-            return await run(connection, make(dialect))
+    if dialect_of(client) != "sqlite":
+        async with in_transaction():
+            return await run(make())
     async with client.acquire_connection() as driver:  # the lock every SQLite transaction of this process takes
         try:
-            return await driver._execute(_transaction_on_sqlite, driver._conn, make(dialect))
+            return await on_sqlite_thread(driver, _transaction_on_sqlite, make())
         except sqlite3.OperationalError as exc:
             raise OperationalError(exc) from exc
 
 
-async def _run_on_postgres(connection: asyncpg.Connection, statement: Statement) -> Result:
-    if statement.sql.startswith("SELECT") or " RETURNING " in statement.sql:
-        rows = await connection.fetch(statement.sql, *statement.params)
+async def on_sqlite_thread(driver: Any, function: Callable[..., T], *args: Any) -> T:
+    """``function(connection, *args)`` on the sqlite3 connection's own thread, in one trip (aiosqlite's private
+    ``_execute`` and ``_conn``)."""
+    return await driver._execute(function, driver._conn, *args)
+
+
+def begin_immediate(connection: sqlite3.Connection) -> None:
+    """End what the driver began implicitly and take the write lock (on the connection's thread)."""
+    connection.commit()
+    connection.execute("BEGIN IMMEDIATE")
+
+
+async def _run_on_postgres(connection: asyncpg.Connection, text: str, values: list[Any]) -> Result:
+    if text.startswith("SELECT") or " RETURNING " in text:
+        rows = await connection.fetch(text, *values)
         return Result(len(rows), [dict(row) for row in rows])
-    status = await connection.execute(statement.sql, *statement.params)  # e.g. "UPDATE 3", "INSERT 0 3"
+    status = await connection.execute(text, *values)  # e.g. "UPDATE 3", "INSERT 0 3"
     return Result(int(status.rsplit(" ", 1)[-1]), [])
 
 
@@ -138,10 +196,11 @@ def _run_on_sqlite(connection: sqlite3.Connection, program: Program[T]) -> T:
     try:
         statement = next(program)
         while True:
-            log.debug("%s: %s", statement.sql, statement.params)
+            text, values = compiled(statement, "sqlite")
+            log.debug("%s: %s", text, values)
             try:
                 before = connection.total_changes
-                cursor = connection.execute(statement.sql, statement.params)
+                cursor = connection.execute(text, values)
                 rows = cursor.fetchall()
                 names = [column[0] for column in cursor.description or ()]
             except sqlite3.IntegrityError as exc:
@@ -156,33 +215,26 @@ def _run_on_sqlite(connection: sqlite3.Connection, program: Program[T]) -> T:
         return stop.value
 
 
-def placeholders(connection: BaseDBAsyncClient, count: int) -> list[str]:
-    """Parameter markers for a raw statement in the connection's dialect: ``$1..$n`` on PostgreSQL, ``?`` on
-    SQLite."""
-    return marks(dialect_of(connection), count)
+async def insert_row(model: type[ModelT], values: dict[str, Any]) -> ModelT:
+    """Insert one row of ``model`` (``values`` names every column) with a plain statement on the current connection
+    and return it as the ORM would have loaded it. For rows written on a hot path inside a transaction, where the
+    ORM's insert costs several times the write itself. Values are converted as the ORM converts them; a unique key
+    raises IntegrityError."""
+    return (await insert_rows(model, [values]))[0]
 
 
-async def insert_row(connection: BaseDBAsyncClient, model: type[ModelT], values: dict[str, Any]) -> ModelT:
-    """Insert one row of ``model`` (``values`` names every column) with a plain statement and return it as the ORM
-    would have loaded it. For rows written on a hot path inside a transaction, where the ORM's insert costs several
-    times the write itself. Values are converted as the ORM converts them; a unique key raises IntegrityError."""
-    return (await insert_rows(connection, model, [values]))[0]
-
-
-async def insert_rows(connection: BaseDBAsyncClient, model: type[ModelT], rows: list[dict[str, Any]]) -> list[ModelT]:
+async def insert_rows(model: type[ModelT], rows: list[dict[str, Any]]) -> list[ModelT]:
     """``insert_row`` for several rows (each naming the same columns, in the same order) in one statement; a unique
     key that any of them breaks raises IntegrityError and none is inserted."""
     if not rows:
         return []
     fields, columns = model._meta.fields_map, list(rows[0])
-    tuples = value_rows(dialect_of(connection), len(rows), len(columns))
-    sql = f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) VALUES {tuples}"  # noqa: S608
-    await connection.execute_query(sql, [fields[name].to_db_value(row[name], model) for row in rows
-                                         for name in columns])
+    values = [tuple(fields[name].to_db_value(row[name], model) for name in columns) for row in rows]
+    await execute(f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) VALUES :rows", rows=values)  # noqa: S608
     return [loaded(model, row) for row in rows]
 
 
 def loaded(model: type[ModelT], row: dict[str, Any]) -> ModelT:
     """A model instance from a row read (or written) with a plain statement, exactly as the ORM builds the rows it
-    reads itself (Tortoise's ``_init_from_db``)."""
+    reads itself (Tortoise's private ``_init_from_db``)."""
     return model._init_from_db(**row)

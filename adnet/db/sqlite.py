@@ -19,22 +19,19 @@ from tortoise.backends.base.client import TransactionContext
 from tortoise.backends.sqlite.client import SqliteClient, SqliteTransactionContext, SqliteTransactionWrapper
 from tortoise.exceptions import TransactionManagementError
 
-
-def begin_immediate(connection: sqlite3.Connection) -> None:
-    """End what the driver began implicitly and take the write lock (on the connection's thread)."""
-    connection.commit()
-    connection.execute("BEGIN IMMEDIATE")
+from adnet.db.sql import begin_immediate, on_sqlite_thread
 
 
 class ImmediateTransactionWrapper(SqliteTransactionWrapper):
     """A transaction of the connection that begins with ``BEGIN IMMEDIATE``; savepoints nest as before.
 
-    Both steps of the beginning run in one trip to the connection's thread (aiosqlite's ``_execute``): every trip
-    waits for the event loop to take its answer, which under load costs more than the statements themselves."""
+    Both steps of the beginning run in one trip to the connection's thread (``adnet.db.sql.on_sqlite_thread``):
+    every trip waits for the event loop to take its answer, which under load costs more than the statements
+    themselves."""
 
     async def begin(self) -> None:
         try:
-            await self._connection._execute(begin_immediate, self._connection._conn)
+            await on_sqlite_thread(self._connection, begin_immediate)
         except sqlite3.OperationalError as exc:
             raise TransactionManagementError(exc) from exc
 

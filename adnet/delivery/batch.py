@@ -24,7 +24,6 @@ from typing import Any
 
 from adnet.core.amounts import Token
 from adnet.core.ids import new_id
-from adnet.db import sql
 from adnet.db.sql import Program, Statement
 from adnet.delivery.counters import daily_stats_program
 from adnet.delivery.events import PendingEvent, TrackResult
@@ -34,12 +33,12 @@ from adnet.money import ledger
 DEDUP_WINDOW = timedelta(hours=1)
 
 
-def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_bps: int
-                 ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
+def write_batch(events: list[PendingEvent], now: datetime, share_bps: int
+                ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
     """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
     transaction of its own, so on SQLite the whole batch is one trip to the database's thread."""
     keys = [(event.reported.fingerprint, event.reported.campaign_id, event.reported.type.value) for event in events]
-    accepted_keys = yield from claim_keys(dialect, keys, now)
+    accepted_keys = yield from claim_keys(keys, now)
     first_index = {key: position for position, key in reversed(list(enumerate(keys)))}
     accepted = [event for position, (event, key) in enumerate(zip(events, keys, strict=True))
                 if key in accepted_keys and first_index[key] == position]
@@ -48,7 +47,7 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
     tokened = [event for event in accepted if reasons[id(event)] is None and event.token_ref]
     token_keys = [(f"token:{event.token_ref}", event.reported.campaign_id, event.reported.type.value)
                   for event in tokened]
-    fresh_tokens = yield from claim_keys(dialect, token_keys, now)
+    fresh_tokens = yield from claim_keys(token_keys, now)
     token_first = {key: position for position, key in reversed(list(enumerate(token_keys)))}
     for position, (event, key) in enumerate(zip(tokened, token_keys, strict=True)):
         if key not in fresh_tokens or token_first[key] != position:
@@ -58,18 +57,16 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
     click_refs = [event.token_ref for event in candidates if event.reported.type == EventType.CLICK]
     viewed: set[str | None] = set()
     if click_refs:
-        marks = sql.marks(dialect, len(click_refs) + 1)
         impressions = yield Statement(
-            f"SELECT token_ref FROM tracking_event WHERE token_ref IN ({', '.join(marks[:-1])}) "  # noqa: S608
-            f"AND type = {marks[-1]} AND billable", [*click_refs, EventType.IMPRESSION.value])
+            "SELECT token_ref FROM tracking_event WHERE token_ref IN (:refs) AND type = :type AND billable",
+            {"refs": click_refs, "type": EventType.IMPRESSION.value})
         viewed.update(str(row["token_ref"]) for row in impressions.rows)
     campaign_ids = sorted({event.reported.campaign_id for event in candidates})
     remaining: dict[str, int] = {}
     if campaign_ids:
-        marks = sql.marks(dialect, len(campaign_ids) + 2)
         budgets = yield Statement(
-            f"SELECT owner, balance FROM ledger_account WHERE kind = {marks[0]} AND token = {marks[1]} "  # noqa: S608
-            f"AND owner IN ({', '.join(marks[2:])})", ["campaign", Token.GS, *campaign_ids])
+            "SELECT owner, balance FROM ledger_account WHERE kind = :kind AND token = :token AND owner IN (:owners)",
+            {"kind": "campaign", "token": Token.GS, "owners": campaign_ids})
         remaining = {row["owner"]: int(Decimal(row["balance"])) for row in budgets.rows}
 
     rows: list[tuple[Any, ...]] = []
@@ -103,22 +100,29 @@ def write_batch(dialect: str, events: list[PendingEvent], now: datetime, share_b
         counter[f"billable_{kind}"] += 1 if billable else 0
 
     if rows:
-        yield _insert_events(dialect, rows)
+        yield Statement(_INSERT_EVENTS, {"rows": rows})
     billed = [(account, amount) for account, amount in legs.items() if amount != 0]
     if billed:
         yield from ledger.booking_program([ledger.Booking("ad_billing", new_id("ltx"), billed, now,
-                                                          memo=f"{len(rows)} tracking events")], dialect)
+                                                          memo=f"{len(rows)} tracking events")])
     if stats:
-        yield from daily_stats_program({key: dict(counter) for key, counter in stats.items()}, dialect)
+        yield from daily_stats_program({key: dict(counter) for key, counter in stats.items()})
     duplicate = TrackResult("duplicate")
     return [results.get(id(event), duplicate) for event in events], dict(spent)
 
 
+# Each key is written only when it is new or its last acceptance is older than the window, and returned only then.
+_CLAIM_KEYS = ("INSERT INTO dedup_key (fingerprint, campaign_id, type, last_accepted_at) VALUES :rows "
+               "ON CONFLICT (fingerprint, campaign_id, type) "
+               "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
+               "WHERE dedup_key.last_accepted_at <= :window_start RETURNING fingerprint, campaign_id, type")
 _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent", "ip",
     "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
 )
+# One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
+_INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
 
 
 def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int, publisher_amount: int
@@ -134,29 +138,13 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
     )
 
 
-def _insert_events(dialect: str, rows: list[tuple[Any, ...]]) -> Statement:
-    """One multi-row INSERT for the batch (building ORM objects would cost more than the write itself)."""
-    values_sql = sql.value_rows(dialect, len(rows), len(_EVENT_COLUMNS))
-    return Statement(f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES {values_sql}",  # noqa: S608
-                     [value for row in rows for value in row])
-
-
-def claim_keys(dialect: str, keys: list[tuple[str, str, str]], now: datetime) -> Program[set[tuple[str, str, str]]]:
+def claim_keys(keys: list[tuple[str, str, str]], now: datetime) -> Program[set[tuple[str, str, str]]]:
     """The one conditional write of deduplication: for each (fingerprint, campaign, type), insert its key or move
     ``last_accepted_at`` to ``now`` when the window has passed, and return the keys it wrote. A key named twice
     is written once; the caller decides which naming it belongs to."""
     unique = sorted(set(keys))  # one global order of row locks, so concurrent batches cannot deadlock
     if not unique:
         return set()
-    values: list[Any] = []
-    for key in unique:
-        values.extend((*key, now))
-    values.append(now - DEDUP_WINDOW)
-    window = sql.marks(dialect, len(values))[-1]  # the marker after the rows'
-    written = yield Statement(
-        "INSERT INTO dedup_key (fingerprint, campaign_id, type, last_accepted_at) "  # noqa: S608
-        f"VALUES {sql.value_rows(dialect, len(unique), 4)} ON CONFLICT (fingerprint, campaign_id, type) "
-        "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
-        f"WHERE dedup_key.last_accepted_at <= {window} "
-        "RETURNING fingerprint, campaign_id, type", values)
+    written = yield Statement(_CLAIM_KEYS, {"rows": [(*key, now) for key in unique],
+                                            "window_start": now - DEDUP_WINDOW})
     return {(row["fingerprint"], row["campaign_id"], row["type"]) for row in written.rows}

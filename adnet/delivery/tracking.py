@@ -151,8 +151,7 @@ class Tracker:
         for attempt in range(1, _COMMIT_ATTEMPTS + 1):
             now, share_bps = self.clock.now(), self.settings.publisher_share_bps
             try:
-                results, spent = await sql.transaction(
-                    partial(write_batch, events=events, now=now, share_bps=share_bps))
+                results, spent = await sql.transaction(partial(write_batch, events, now, share_bps))
                 break
             except (ledger.InsufficientFunds, IntegrityError, OperationalError):
                 if attempt == _COMMIT_ATTEMPTS:

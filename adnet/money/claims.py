@@ -41,7 +41,6 @@ import coincurve
 from eth_account.signers.local import LocalAccount
 from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
-from tortoise import connections
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
@@ -49,7 +48,7 @@ from adnet.chain.client import ChainClient
 from adnet.core.amounts import Token
 from adnet.core.ids import new_id
 from adnet.core.wallets import normalize_wallet
-from adnet.db.sql import insert_rows, placeholders
+from adnet.db import sql
 from adnet.money import ledger
 from adnet.money.models import (
     Claim,
@@ -232,7 +231,7 @@ async def issue_claims(claims: list[ClaimTerms], *, chain: ChainClient) -> list[
             "signature": sign_claim_hash(chain.signer, digest), "status": ClaimStatus.ISSUED,
             "created_at": terms.now, "redeemed_at": None, "redeemed_tx": None,
         })
-    issued = await insert_rows(connections.get("default"), Claim, rows)
+    issued = await sql.insert_rows(Claim, rows)
     await ledger.book_many([
         ledger.Booking("claim_issue", terms.claim_ref,
                        [*((source, -share) for source, share in terms.sources),
@@ -300,18 +299,17 @@ async def expire_due(now: datetime) -> int:
     return expired
 
 
+_TAKE_NONCES = "UPDATE signer_nonce SET next_nonce = next_nonce + :count WHERE signer = :signer RETURNING next_nonce"
+
+
 async def _take_nonces(signer: str, count: int) -> int:
     """Take the signer's next ``count`` nonces and return the first: one atomic increment of its row that returns
     the new value (the row is created, ignoring a conflict, on the signer's first claim), so concurrent
     transactions get distinct nonces and a rolled-back one gives its nonces back."""
-    connection = connections.get("default")  # the caller's transaction
-    marks = placeholders(connection, 2)
-    increment = (f"UPDATE signer_nonce SET next_nonce = next_nonce + {marks[0]} WHERE signer = {marks[1]} "  # noqa: S608
-                 "RETURNING next_nonce")
-    rows = await connection.execute_query_dict(increment, [count, signer])
+    rows = await sql.fetch(_TAKE_NONCES, count=count, signer=signer)
     if not rows:
         await SignerNonce.bulk_create([SignerNonce(signer=signer, next_nonce=0)], ignore_conflicts=True)
-        rows = await connection.execute_query_dict(increment, [count, signer])
+        rows = await sql.fetch(_TAKE_NONCES, count=count, signer=signer)
     return int(rows[0]["next_nonce"]) - count
 
 

@@ -32,12 +32,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from tortoise import connections
 from tortoise.exceptions import IntegrityError
 
 from adnet.core.amounts import Token
 from adnet.core.ids import new_id
-from adnet.db import sql as statements
+from adnet.db import sql
 from adnet.db.sql import Program, Statement
 from adnet.money.models import LedgerAccount, LedgerTransaction
 
@@ -141,23 +140,21 @@ async def book_many(bookings: list[Booking]) -> list[str]:
     account's balance moves once by their sum and the rows are written in one statement per table. Call inside
     ``in_transaction()``; ``AlreadyBooked`` or ``InsufficientFunds`` from any of them leaves the caller's
     transaction to be abandoned, as from ``book``."""
-    connection = connections.get("default")  # the caller's transaction
-    return await statements.run(connection, booking_program(bookings, statements.dialect_of(connection)))
+    return await sql.run(booking_program(bookings))
 
 
-def booking_program(bookings: list[Booking], dialect: str) -> Program[list[str]]:
+def booking_program(bookings: list[Booking]) -> Program[list[str]]:
     """``book_many`` as a program of statements (``adnet.db.sql``), for writes that include their bookings in
     a program of their own."""
     for booking in bookings:
         _check_balanced(booking.legs)
     ids = [new_id("ltx") for _ in bookings]
     created = [_CREATED_AT.to_db_value(booking.now, LedgerTransaction) for booking in bookings]
-    rows = statements.value_rows(dialect, len(bookings), 5)
     try:
-        yield Statement(f"INSERT INTO ledger_transaction (id, kind, reference, memo, created_at) VALUES {rows}",  # noqa: S608
-                        [value for transaction_id, booking, created_at in zip(ids, bookings, created, strict=True)
-                         for value in (transaction_id, booking.kind, booking.reference, booking.memo[:500],
-                                       created_at)])
+        yield Statement("INSERT INTO ledger_transaction (id, kind, reference, memo, created_at) VALUES :rows",
+                        {"rows": [(transaction_id, booking.kind, booking.reference, booking.memo[:500], created_at)
+                                  for transaction_id, booking, created_at in zip(ids, bookings, created,
+                                                                                 strict=True)]})
     except IntegrityError:
         raise AlreadyBooked(", ".join(f"{booking.kind} {booking.reference}" for booking in bookings)
                             + " is already booked") from None
@@ -170,13 +167,12 @@ def booking_program(bookings: list[Booking], dialect: str) -> Program[list[str]]
         for key in sorted(merged):
             postings.append((transaction_id, key, merged[key], created_at))
             moves.setdefault(key, _Move()).add(merged[key])
-    accounts = yield from _accounts(dialect, moves)
+    accounts = yield from _accounts(moves)
     for key in sorted(moves):
-        yield from _apply(dialect, accounts[key], key, moves[key])
-    rows = statements.value_rows(dialect, len(postings), 4)
-    yield Statement(f"INSERT INTO ledger_posting (transaction_id, account_id, amount, created_at) VALUES {rows}",  # noqa: S608
-                    [value for transaction_id, key, amount, created_at in postings
-                     for value in (transaction_id, accounts[key].id, Decimal(amount), created_at)])
+        yield from _apply(accounts[key], key, moves[key])
+    yield Statement("INSERT INTO ledger_posting (transaction_id, account_id, amount, created_at) VALUES :rows",
+                    {"rows": [(transaction_id, accounts[key].id, Decimal(amount), created_at)
+                              for transaction_id, key, amount, created_at in postings]})
     return ids
 
 
@@ -191,8 +187,7 @@ async def balances_of(keys: Iterable[AccountKey]) -> dict[AccountKey, int]:
     wanted = set(keys)
     if not wanted:
         return {}
-    connection = connections.get("default")
-    found = await statements.run(connection, _read_accounts(statements.dialect_of(connection), wanted))
+    found = await sql.run(_read_accounts(wanted))
     return {key: found[key].balance if key in found else 0 for key in wanted}
 
 
@@ -229,31 +224,30 @@ class _Account:
     version: int
 
 
-def _accounts(dialect: str, keys: Iterable[AccountKey]) -> Program[dict[AccountKey, _Account]]:
+def _accounts(keys: Iterable[AccountKey]) -> Program[dict[AccountKey, _Account]]:
     """The account rows for ``keys``, in one read, creating the missing ones on first use. Creation is an insert
     that ignores a conflict, so a race to create the same account neither fails nor aborts the surrounding
     transaction."""
     wanted = set(keys)
-    found = yield from _read_accounts(dialect, wanted)
+    found = yield from _read_accounts(wanted)
     missing = sorted(wanted - found.keys())
     if missing:
-        rows = statements.value_rows(dialect, len(missing), 6)
-        yield Statement("INSERT INTO ledger_account (kind, owner, token, balance, allow_negative, version) "  # noqa: S608
-                        f"VALUES {rows} ON CONFLICT (kind, owner, token) DO NOTHING",
-                        [value for key in missing
-                         for value in (key.kind, key.owner, key.token, Decimal(0), key.kind in NEGATIVE_KINDS, 0)])
-        found.update((yield from _read_accounts(dialect, set(missing))))
+        yield Statement("INSERT INTO ledger_account (kind, owner, token, balance, allow_negative, version) "
+                        "VALUES :rows ON CONFLICT (kind, owner, token) DO NOTHING",
+                        {"rows": [(key.kind, key.owner, key.token, Decimal(0), key.kind in NEGATIVE_KINDS, 0)
+                                  for key in missing]})
+        found.update((yield from _read_accounts(set(missing))))
     return found
 
 
-def _read_accounts(dialect: str, keys: set[AccountKey]) -> Program[dict[AccountKey, _Account]]:
+def _read_accounts(keys: set[AccountKey]) -> Program[dict[AccountKey, _Account]]:
     ordered = sorted(keys)
-    marks = statements.marks(dialect, 3 * len(ordered))
-    match = " OR ".join(f"(kind = {marks[3 * n]} AND owner = {marks[3 * n + 1]} AND token = {marks[3 * n + 2]})"
-                        for n in range(len(ordered)))
+    match = " OR ".join(f"(kind = :kind{n} AND owner = :owner{n} AND token = :token{n})" for n in range(len(ordered)))
+    params = {f"{column}{n}": value for n, key in enumerate(ordered)
+              for column, value in (("kind", key.kind), ("owner", key.owner), ("token", key.token))}
     result = yield Statement(
         f"SELECT id, kind, owner, token, balance, allow_negative, version FROM ledger_account WHERE {match}",  # noqa: S608
-        [value for key in ordered for value in (key.kind, key.owner, key.token)])
+        params)
     return {AccountKey(row["kind"], row["owner"], row["token"]): _account(row) for row in result.rows}
 
 
@@ -275,21 +269,21 @@ class _Move:
         self.low = min(self.low, self.total)
 
 
-def _apply(dialect: str, account: _Account, key: AccountKey, move: _Move) -> Program[None]:
+_SWAP = "UPDATE ledger_account SET balance = :balance, version = :next WHERE id = :id AND version = :version"
+_REREAD = "SELECT id, balance, allow_negative, version FROM ledger_account WHERE id = :id"
+
+
+def _apply(account: _Account, key: AccountKey, move: _Move) -> Program[None]:
     """Add ``move.total`` to the account by compare-and-swap on its version, re-reading after a lost race."""
-    marks = statements.marks(dialect, 4)
-    swap = (f"UPDATE ledger_account SET balance = {marks[0]}, version = {marks[1]} "  # noqa: S608
-            f"WHERE id = {marks[2]} AND version = {marks[3]}")
-    reread = ("SELECT id, balance, allow_negative, version FROM ledger_account "  # noqa: S608
-              f"WHERE id = {statements.marks(dialect, 1)[0]}")
     for _ in range(_MAX_SWAP_ATTEMPTS):
         if account.balance + move.low < 0 and not account.allow_negative:
             raise InsufficientFunds(key, account.balance, move.low)
         updated = account.balance + move.total
-        swapped = yield Statement(swap, [Decimal(updated), account.version + 1, account.id, account.version])
+        swapped = yield Statement(_SWAP, {"balance": Decimal(updated), "next": account.version + 1, "id": account.id,
+                                          "version": account.version})
         if swapped.count == 1:
             account.balance, account.version = updated, account.version + 1
             return
-        current = _account((yield Statement(reread, [account.id])).rows[0])
+        current = _account((yield Statement(_REREAD, {"id": account.id})).rows[0])
         account.balance, account.version = current.balance, current.version
     raise LedgerError(f"{key} is too contended to update")

@@ -26,7 +26,6 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from tortoise import connections
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
@@ -34,8 +33,8 @@ from tortoise.transactions import in_transaction
 from adnet.chain.client import ChainClient
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
+from adnet.db import sql
 from adnet.db.group_commit import GroupCommitter
-from adnet.db.sql import insert_row, insert_rows, placeholders
 from adnet.money import ledger
 from adnet.money.models import Claim, ClaimPurpose
 from adnet.money.rewards import Reward, reserve_and_claim, reserve_and_claim_many
@@ -242,7 +241,7 @@ async def _write(pending: _Pending) -> CompletionResult:
     claim = await reserve_and_claim(purpose=ClaimPurpose.COMPLETION, record_id=completion_id, recipient=pending.wallet,
                                     amount=int(task.reward_gs), sources=reward_sources(task), now=pending.now,
                                     chain=pending.chain)
-    completion = await insert_row(connections.get("default"), Completion, _completion_row(pending, completion_id,
+    completion = await sql.insert_row(Completion, _completion_row(pending, completion_id,
                                                                                            claim))
     return CompletionResult(completion, claim)
 
@@ -259,7 +258,7 @@ async def _write_batch(batch: list[_Pending]) -> list[CompletionResult]:
     claims = await reserve_and_claim_many(ClaimPurpose.COMPLETION, [
         Reward(completion_id, pending.wallet, int(pending.task.reward_gs), reward_sources(pending.task), pending.now)
         for completion_id, pending in zip(completion_ids, batch, strict=True)], chain=batch[0].chain)
-    completions = await insert_rows(connections.get("default"), Completion, [
+    completions = await sql.insert_rows(Completion, [
         _completion_row(pending, completion_id, claim)
         for pending, completion_id, claim in zip(batch, completion_ids, claims, strict=True)])
     return [CompletionResult(completion, claim) for completion, claim in zip(completions, claims, strict=True)]
@@ -277,6 +276,15 @@ def _completion_row(pending: _Pending, completion_id: str, claim: Claim | None) 
     }
 
 
+_TASK_AND_PREVIOUS = (
+    f"SELECT {TASK_COLUMNS}, (SELECT 1 FROM site WHERE site.id = :site_id) AS site_found, "  # noqa: S608
+    "completion.id AS previous_id, completion.wallet AS previous_wallet, "
+    "completion.fingerprint AS previous_fingerprint, completion.claim_id AS previous_claim_id "
+    f"FROM {TASK_TABLES} LEFT JOIN completion ON completion.task_id = task.id "
+    "AND (completion.wallet = :wallet OR completion.fingerprint = :fingerprint) "
+    "WHERE task.id = :task_id ORDER BY completion.created_at")
+
+
 async def _task_and_previous(task_id: str, wallet: str, fingerprint: str, site_id: str | None,
                              now: datetime) -> tuple[Task, Any, list[_Previous]]:
     """The live task with its config (``adnet.tasks.lookup``), whether the site exists, and the completions of the
@@ -284,15 +292,8 @@ async def _task_and_previous(task_id: str, wallet: str, fingerprint: str, site_i
     looked at. Raises NotFound ``site`` first, then whatever ``live_from_row`` raises."""
     rows: list[dict[str, Any]] = []
     if has_prefix(task_id, "task"):
-        connection = connections.get("default")
-        marks = placeholders(connection, 4)
-        sql = (f"SELECT {TASK_COLUMNS}, (SELECT 1 FROM site WHERE site.id = {marks[0]}) AS site_found, "  # noqa: S608
-               "completion.id AS previous_id, completion.wallet AS previous_wallet, "
-               "completion.fingerprint AS previous_fingerprint, completion.claim_id AS previous_claim_id "
-               f"FROM {TASK_TABLES} LEFT JOIN completion ON completion.task_id = task.id "
-               f"AND (completion.wallet = {marks[1]} OR completion.fingerprint = {marks[2]}) "
-               f"WHERE task.id = {marks[3]} ORDER BY completion.created_at")
-        rows = await connection.execute_query_dict(sql, [site_id, wallet, fingerprint, task_id])
+        rows = await sql.fetch(_TASK_AND_PREVIOUS, site_id=site_id, wallet=wallet, fingerprint=fingerprint,
+                               task_id=task_id)
     if site_id is not None and not (has_prefix(site_id, "site") and (
             rows[0]["site_found"] if rows else await _site_exists(site_id))):
         raise NotFound.of("site")
@@ -308,18 +309,14 @@ async def _task_and_previous(task_id: str, wallet: str, fingerprint: str, site_i
 
 
 async def _previous(task: Task, wallet: str, fingerprint: str) -> list[_Previous]:
-    connection = connections.get("default")
-    marks = placeholders(connection, 3)
-    sql = (f"SELECT id, wallet, fingerprint, claim_id FROM completion WHERE task_id = {marks[0]} "  # noqa: S608
-           f"AND (wallet = {marks[1]} OR fingerprint = {marks[2]}) ORDER BY created_at")
-    rows = await connection.execute_query_dict(sql, [task.id, wallet, fingerprint])
+    rows = await sql.fetch("SELECT id, wallet, fingerprint, claim_id FROM completion WHERE task_id = :task_id "
+                           "AND (wallet = :wallet OR fingerprint = :fingerprint) ORDER BY created_at",
+                           task_id=task.id, wallet=wallet, fingerprint=fingerprint)
     return [_Previous(row["id"], row["wallet"], row["fingerprint"], row["claim_id"]) for row in rows]
 
 
 async def _site_exists(site_id: str) -> bool:
-    connection = connections.get("default")
-    sql = f"SELECT 1 FROM site WHERE id = {placeholders(connection, 1)[0]}"  # noqa: S608
-    return bool(await connection.execute_query_dict(sql, [site_id]))
+    return bool(await sql.fetch("SELECT 1 FROM site WHERE id = :site_id", site_id=site_id))
 
 
 async def _refuse_repeat(task: Task, wallet: str, fingerprint: str, previous: Sequence[_Previous]) -> None:

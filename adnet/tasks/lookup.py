@@ -15,12 +15,10 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from tortoise import connections
-
 from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix
-from adnet.db.sql import loaded, placeholders
+from adnet.db import sql
 from adnet.tasks.config import parse_config
 from adnet.tasks.models import Task, TaskKind
 
@@ -49,9 +47,8 @@ async def live_task_and_config(task_id: str, now: datetime, *,
     the requests that read the same row: read it, never change it."""
     row = None
     if has_prefix(task_id, "task"):
-        connection = connections.get("default")
-        sql = f"SELECT {TASK_COLUMNS} FROM {TASK_TABLES} WHERE task.id = {placeholders(connection, 1)[0]}"  # noqa: S608
-        rows = await connection.execute_query_dict(sql, [task_id])
+        rows = await sql.fetch(f"SELECT {TASK_COLUMNS} FROM {TASK_TABLES} WHERE task.id = :task_id",  # noqa: S608
+                               task_id=task_id)
         row = rows[0] if rows else None
     return live_from_row(task_id, row, now, kinds=kinds)
 
@@ -88,7 +85,7 @@ class _Found:
     """A task row with its campaign's window, as read at once, made up into what the callers use."""
 
     def __init__(self, row: dict[str, Any]) -> None:
-        self.task = loaded(Task, row)
+        self.task = sql.loaded(Task, row)
         self.campaign: _CampaignWindow | None = None
         if row["campaign_status"] is not None:
             field = Campaign._meta.fields_map

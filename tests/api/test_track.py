@@ -11,7 +11,7 @@ import pytest
 from quart import current_app
 from tortoise import connections
 
-from adnet.db import sql as statements
+from adnet.db import sql
 from adnet.delivery import tracking
 from adnet.delivery.models import DedupKey, SiteDailyStat, TrackingEvent
 from adnet.delivery.tokens import issue_token
@@ -192,7 +192,7 @@ async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch
     for _, trips, sent in batches:
         tables = " ".join(sent)
         assert all(name in tables for name in ("dedup_key", "tracking_event", "ledger_account", "site_daily_stat"))
-        if statements.dialect_of(connections.get("default")) == "sqlite":
+        if sql.dialect_of(connections.get("default")) == "sqlite":
             assert trips == ["_transaction_on_sqlite"]
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - 10 * (CPM // 1000) - 3 * CPC
 

@@ -14,11 +14,10 @@ import logging
 import unicodedata
 from datetime import datetime
 
-from tortoise import connections
 from tortoise.exceptions import IntegrityError
 
 from adnet.core.errors import Conflict, DomainError, Invalid
-from adnet.db.sql import placeholders
+from adnet.db import sql
 from adnet.tasks.config import QuizConfig
 from adnet.tasks.models import TaskAttempt, TaskKind
 from adnet.tasks.verifiers.base import Attempt, Verified
@@ -68,18 +67,15 @@ async def hold_free_attempt(task_id: str, wallet: str, limit: int, now: datetime
     orders wrong answers (on PostgreSQL a concurrent insert of the same number waits for this transaction; a
     number taken meanwhile fails the insert and the completion retries). Raises Conflict ``too_many_attempts`` when no
     number is free."""
-    connection = connections.get("default")
-    marks = placeholders(connection, 5)
     numbers = " UNION ALL ".join(f"SELECT {number} AS attempt" for number in range(1, limit + 1))
-    take = (f"INSERT INTO task_attempt (task_id, wallet, attempt, created_at) "  # noqa: S608
-            f"SELECT {marks[0]}, {marks[1]}, free.attempt, {marks[2]} FROM ({numbers}) AS free "
-            f"WHERE free.attempt NOT IN (SELECT attempt FROM task_attempt WHERE task_id = {marks[3]} "
-            f"AND wallet = {marks[4]}) ORDER BY free.attempt LIMIT 1 RETURNING id")
-    held = await connection.execute_query_dict(take, [task_id, wallet, now, task_id, wallet])
+    held = await sql.fetch(
+        "INSERT INTO task_attempt (task_id, wallet, attempt, created_at) "  # noqa: S608
+        f"SELECT :task_id, :wallet, free.attempt, :now FROM ({numbers}) AS free "
+        "WHERE free.attempt NOT IN (SELECT attempt FROM task_attempt WHERE task_id = :task_id AND wallet = :wallet) "
+        "ORDER BY free.attempt LIMIT 1 RETURNING id", task_id=task_id, wallet=wallet, now=now)
     if not held:
         raise too_many_attempts(limit)
-    give_back = f"DELETE FROM task_attempt WHERE id = {placeholders(connection, 1)[0]}"  # noqa: S608
-    await connection.execute_query(give_back, [held[0]["id"]])
+    await sql.execute("DELETE FROM task_attempt WHERE id = :id", id=held[0]["id"])
 
 
 async def take_attempt(task_id: str, wallet: str, limit: int, now: datetime) -> tuple[TaskAttempt, int] | None:

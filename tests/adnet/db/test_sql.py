@@ -1,8 +1,10 @@
-"""Programs of statements: one definition that SQLite runs in one trip to its connection's thread and PostgreSQL
-statement by statement, with the same results and the same errors."""
+"""The raw-SQL facility: named parameters in either dialect's markers, and programs of statements that SQLite runs
+in one trip to its connection's thread and PostgreSQL statement by statement, with the same results and the same
+errors; and the private driver interfaces it relies on."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -10,10 +12,12 @@ import aiosqlite
 import pytest
 from tortoise import connections
 from tortoise.exceptions import IntegrityError
+from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
-from adnet.db import sql as statements
+from adnet.db import sql
 from adnet.db.sql import Program, Statement
+from adnet.money.models import SignerNonce
 from tests.sql import recorded_statements
 
 
@@ -34,28 +38,28 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         monkeypatch.undo()
 
 
-def signers(dialect: str, names: list[str]) -> Program[tuple[int, list[str]]]:
+def signers(names: list[str]) -> Program[tuple[int, list[str]]]:
     """Insert a signer_nonce row per name (a repeated name breaks the unique key and is skipped), then read them."""
     inserted = 0
     for name in names:
         try:
-            result = yield Statement(f"INSERT INTO signer_nonce (signer, next_nonce) VALUES "
-                                     f"({', '.join(statements.marks(dialect, 2))})", [name, 0])
+            result = yield Statement("INSERT INTO signer_nonce (signer, next_nonce) VALUES (:signer, 0)",
+                                     {"signer": name})
         except IntegrityError:
             continue
         inserted += result.count
-    rows = yield Statement("SELECT signer FROM signer_nonce ORDER BY signer", [])
+    rows = yield Statement("SELECT signer FROM signer_nonce ORDER BY signer")
     return inserted, [row["signer"] for row in rows.rows]
 
 
 def dialect() -> str:
-    return statements.dialect_of(connections.get("default"))
+    return sql.dialect_of(connections.get("default"))
 
 
 async def test_a_program_is_one_trip_on_sqlite_and_statement_by_statement_elsewhere(app, monkeypatch):
     with trips(monkeypatch) as taken, recorded_statements() as sent:
-        async with in_transaction() as connection:
-            result = await statements.run(connection, signers(dialect(), ["0xa", "0xb", "0xc"]))
+        async with in_transaction():
+            result = await sql.run(signers(["0xa", "0xb", "0xc"]))
     assert result == (3, ["0xa", "0xb", "0xc"])
     program = [statement.split(" ", 1)[0] for statement in sent if "signer_nonce" in statement]
     assert program == ["INSERT", "INSERT", "INSERT", "SELECT"]  # logged in order, whichever way they went
@@ -65,41 +69,73 @@ async def test_a_program_is_one_trip_on_sqlite_and_statement_by_statement_elsewh
 
 async def test_a_failing_statement_is_thrown_into_the_program_as_the_orms_error(app):
     # Outside a transaction each statement stands alone, so on PostgreSQL too the program can go on after it.
-    result = await statements.run(connections.get("default"), signers(dialect(), ["0xa", "0xa", "0xb"]))
+    result = await sql.run(signers(["0xa", "0xa", "0xb"]))
     assert result == (2, ["0xa", "0xb"])
 
 
 async def test_an_error_the_program_raises_rolls_back_the_callers_transaction(app):
-    def failing(dialect: str) -> Program[None]:
-        yield from signers(dialect, ["0xa"])
+    def failing() -> Program[None]:
+        yield from signers(["0xa"])
         raise ValueError("refused")
 
     with pytest.raises(ValueError, match="refused"):
-        async with in_transaction() as connection:
-            await statements.run(connection, failing(dialect()))
-    assert await statements.run(connections.get("default"), signers(dialect(), [])) == (0, [])
+        async with in_transaction():
+            await sql.run(failing())
+    assert await sql.run(signers([])) == (0, [])
 
 
-def test_markers_follow_the_dialect():
-    assert statements.marks("postgres", 3) == ["$1", "$2", "$3"]
-    assert statements.marks("sqlite", 3) == ["?", "?", "?"]
-    assert statements.value_rows("postgres", 2, 2) == "($1, $2), ($3, $4)"
-    assert statements.value_rows("sqlite", 1, 3) == "(?, ?, ?)"
+def test_named_parameters_are_written_in_the_dialects_markers():
+    statement = Statement("SELECT x FROM t WHERE a = :a AND b IN (:bs) AND c::text = :a", {"a": 1, "bs": [2, 3]})
+    assert sql.compiled(statement, "postgres") == (
+        "SELECT x FROM t WHERE a = $1 AND b IN ($2, $3) AND c::text = $4", [1, 2, 3, 1])
+    assert sql.compiled(statement, "sqlite") == ("SELECT x FROM t WHERE a = ? AND b IN (?, ?) AND c::text = ?",
+                                                 [1, 2, 3, 1])
+    rows = Statement("INSERT INTO t (a, b) VALUES :rows ON CONFLICT DO NOTHING", {"rows": [(1, "x"), (2, "y")]})
+    assert sql.compiled(rows, "postgres") == (
+        "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4) ON CONFLICT DO NOTHING", [1, "x", 2, "y"])
+    assert sql.compiled(Statement("SELECT '10:30' AS t"), "sqlite") == ("SELECT '10:30' AS t", [])
+
+
+async def test_fetch_and_execute_run_on_the_callers_connection(app):
+    async with in_transaction():
+        assert await sql.execute("INSERT INTO signer_nonce (signer, next_nonce) VALUES (:signer, :next)",
+                                 signer="0xa", next=4) == 1
+        assert await sql.fetch("SELECT next_nonce FROM signer_nonce WHERE signer IN (:signers)",
+                               signers=["0xa", "0xb"]) == [{"next_nonce": 4}]
+    assert await sql.fetch("SELECT signer FROM signer_nonce") == [{"signer": "0xa"}]
 
 
 async def test_a_transaction_of_its_own_is_one_trip_on_sqlite_and_commits(app, monkeypatch):
     with trips(monkeypatch) as taken:
-        result = await statements.transaction(lambda dialect: signers(dialect, ["0xa", "0xb"]))
+        result = await sql.transaction(lambda: signers(["0xa", "0xb"]))
     assert result == (2, ["0xa", "0xb"])
     assert taken == (["_transaction_on_sqlite"] if dialect() == "sqlite" else [])
-    assert await statements.run(connections.get("default"), signers(dialect(), [])) == (0, ["0xa", "0xb"])
+    assert await sql.run(signers([])) == (0, ["0xa", "0xb"])
 
 
 async def test_a_transaction_of_its_own_is_rolled_back_whole_when_the_program_raises(app):
-    def failing(dialect: str) -> Program[None]:
-        yield from signers(dialect, ["0xa", "0xb"])
+    def failing() -> Program[None]:
+        yield from signers(["0xa", "0xb"])
         raise ValueError("refused")
 
     with pytest.raises(ValueError, match="refused"):
-        await statements.transaction(failing)
-    assert await statements.run(connections.get("default"), signers(dialect(), [])) == (0, [])
+        await sql.transaction(failing)
+    assert await sql.run(signers([])) == (0, [])
+
+
+def test_the_private_driver_interfaces_are_still_there():
+    """aiosqlite's ``Connection._execute(fn, *args)`` runs ``fn`` on the connection's thread and ``_conn`` is its
+    sqlite3 connection; Tortoise's ``Model._init_from_db(**row)`` builds a model from a row. adnet.db.sql uses
+    them for speed: if an upgrade changes them, this fails before anything else does."""
+    execute = inspect.signature(aiosqlite.Connection._execute)
+    assert list(execute.parameters)[:2] == ["self", "fn"], f"aiosqlite's _execute changed: {execute}"
+    assert inspect.iscoroutinefunction(aiosqlite.Connection._execute), "aiosqlite's _execute is no longer async"
+    assert "_conn" in inspect.getsource(aiosqlite.Connection.__init__), "aiosqlite's Connection has no _conn"
+    assert isinstance(inspect.getattr_static(Model, "_init_from_db"), classmethod), "Tortoise's _init_from_db changed"
+
+
+async def test_a_row_read_by_hand_becomes_the_model_the_orm_would_load(app):
+    await sql.execute("INSERT INTO signer_nonce (signer, next_nonce) VALUES (:signer, 7)", signer="0xa")
+    row = (await sql.fetch("SELECT signer, next_nonce FROM signer_nonce"))[0]
+    assert sql.loaded(SignerNonce, row) == await SignerNonce.get(signer="0xa")
+    assert sql.loaded(SignerNonce, row).next_nonce == 7

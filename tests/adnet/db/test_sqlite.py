@@ -13,8 +13,7 @@ from tortoise.exceptions import OperationalError
 from tortoise.transactions import in_transaction
 
 from adnet.db import config as db
-from adnet.db import migrations
-from adnet.db import sql as statements
+from adnet.db import migrations, sql
 from adnet.db.sql import Program, Statement
 from adnet.money.models import SignerNonce
 
@@ -72,9 +71,9 @@ async def test_a_transaction_begins_in_one_trip_to_the_connections_thread(tmp_pa
     assert began == ["begin_immediate"] and in_transaction_now
 
 
-def insert_signer(dialect: str) -> Program[int]:
-    written = yield Statement(f"INSERT INTO signer_nonce (signer, next_nonce) VALUES "
-                              f"({', '.join(statements.marks(dialect, 2))})", ["0x" + "c" * 40, 0])
+def insert_signer() -> Program[int]:
+    written = yield Statement("INSERT INTO signer_nonce (signer, next_nonce) VALUES (:signer, 0)",
+                              {"signer": "0x" + "c" * 40})
     return written.count
 
 
@@ -86,9 +85,9 @@ async def test_a_transaction_of_its_own_waits_for_another_process_and_is_refused
     try:
         other.execute("BEGIN IMMEDIATE")  # another worker holds the write lock past the busy timeout
         with pytest.raises(OperationalError, match="locked"):
-            await statements.transaction(insert_signer)
+            await sql.transaction(insert_signer)
         other.execute("ROLLBACK")
-        assert await statements.transaction(insert_signer) == 1  # the connection is usable again
+        assert await sql.transaction(insert_signer) == 1  # the connection is usable again
         assert await SignerNonce.all().count() == 1
     finally:
         other.close()

@@ -15,7 +15,7 @@ KEY = ("fp-1", "cmp_1", "IMPRESSION")
 
 
 async def claim(key: tuple[str, str, str], now: datetime) -> bool:
-    return key in await sql.transaction(lambda dialect: claim_keys(dialect, [key], now))
+    return key in await sql.transaction(lambda: claim_keys([key], now))
 
 
 async def test_dedup_window_is_one_hour(app, clock):
@@ -43,15 +43,15 @@ async def test_concurrent_transactions_claim_a_key_once(app, clock):
 
 async def test_a_key_named_twice_in_one_write_is_written_once(app, clock):
     other = ("fp-2", "cmp_1", "IMPRESSION")
-    async with in_transaction() as connection:
-        written = await sql.run(connection, claim_keys(sql.dialect_of(connection), [KEY, other, KEY], clock.now()))
+    async with in_transaction():
+        written = await sql.run(claim_keys([KEY, other, KEY], clock.now()))
     assert written == {KEY, other}
     assert await DedupKey.all().count() == 2
 
 
 async def test_a_rolled_back_claim_leaves_the_key_free(app, clock):
     with pytest.raises(RuntimeError):
-        async with in_transaction() as connection:
-            assert await sql.run(connection, claim_keys(sql.dialect_of(connection), [KEY], clock.now())) == {KEY}
+        async with in_transaction():
+            assert await sql.run(claim_keys([KEY], clock.now())) == {KEY}
             raise RuntimeError("the batch failed later")
     assert await claim(KEY, clock.now())
