@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
 
-.PHONY: run test chromium test-postgres lint contracts contracts-check bench screenshots clean reliability soak
+.PHONY: run test chromium test-postgres lint wheel-check contracts contracts-check bench screenshots clean reliability soak
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+## wheel-check: build the wheel, install it in a fresh venv outside the checkout, migrate, load the demo and serve
+wheel-check:
+	PYTHON=$(PYTHON) .ci/wheel-check
 
 ## bench: serve, track and task completion against a server on 127.0.0.1 (a fresh SQLite file with demo data)
 bench: $(STAMP)
