@@ -96,13 +96,10 @@ async def end(wallet: str, campaign_id: str, now: datetime) -> Campaign:
     return campaign
 
 
-async def settle_due(now: datetime, advertiser_id: str | None = None) -> list[str]:
-    """End the campaigns (of one advertiser, or all) whose end date has passed or whose budget is fully funded
-    and spent, and return the unspent money of every ended campaign. Returns the ids of campaigns ended now."""
-    query = Campaign.filter(status__in=[*REVIEWED, CampaignStatus.ENDED])
-    if advertiser_id is not None:
-        query = query.filter(advertiser_id=advertiser_id)
-    campaigns = await query
+async def settle_due(now: datetime) -> list[str]:
+    """End the campaigns whose end date has passed or whose budget is fully funded and spent, and return the
+    unspent money of every ended campaign. Returns the ids of campaigns ended now."""
+    campaigns = await Campaign.filter(status__in=[*REVIEWED, CampaignStatus.ENDED])
     remaining = await ledger.balances("campaign")
     funded = await funded_totals([campaign.id for campaign in campaigns if campaign.status == CampaignStatus.APPROVED])
     ended_now: list[str] = []
