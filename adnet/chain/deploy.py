@@ -14,6 +14,7 @@ from web3 import AsyncWeb3
 
 from adnet.chain.contracts import Artifact, token_artifact, vault_artifact
 from adnet.chain.transact import send_transaction
+from adnet.core.amounts import Token
 
 log = logging.getLogger(__name__)
 
@@ -36,16 +37,16 @@ class Deployment:
     deployed_block: int
 
     def token(self, symbol: str) -> str:
-        """The address of ``"G$"`` or ``"SOV"``."""
-        if symbol == "G$":
+        """The address of ``Token.GS`` or ``Token.SOV``."""
+        if symbol == Token.GS:
             return self.gs_token
-        if symbol == "SOV":
+        if symbol == Token.SOV:
             return self.sov_token
         raise ValueError(f"unknown token {symbol!r}")
 
-    def symbol(self, token: str) -> str | None:
-        """``"G$"``, ``"SOV"`` or None for an address that is neither."""
-        return {self.gs_token: "G$", self.sov_token: "SOV"}.get(token.lower())
+    def symbol(self, token: str) -> Token | None:
+        """The token at address ``token``, or None for an address that is neither."""
+        return {self.gs_token: Token.GS, self.sov_token: Token.SOV}.get(token.lower())
 
 
 async def chain_identity(w3: AsyncWeb3) -> tuple[int, str]:
@@ -67,7 +68,7 @@ async def deploy(
     """Deploy the vault with ``signer`` as its claim signer; deploy a TestToken for G$ or SOV when no address is
     given. The deployer pays gas; ``owner`` (default: the deployer) may rotate signers, set the rate and pause."""
     if gs_token is None:
-        gs_token, _ = await _deploy(w3, deployer, token_artifact(), "GoodDollar (test)", "G$", deployer.address)
+        gs_token, _ = await _deploy(w3, deployer, token_artifact(), "GoodDollar (test)", Token.GS, deployer.address)
     if sov_token is None:
         sov_token, _ = await _deploy(w3, deployer, token_artifact(), "Sovereign (test)", "SOV", deployer.address)
     checksum = AsyncWeb3.to_checksum_address
@@ -83,7 +84,7 @@ async def deploy_development(w3: AsyncWeb3, deployer: LocalAccount, signer: str,
     """The development deployment: both test tokens and the vault, then tokens minted to the vault (so claims
     can be paid before anyone deposits) and to each of ``funded_accounts``."""
     deployment = await deploy(w3, deployer, signer=signer, rate=DEV_RATE)
-    for symbol in ("G$", "SOV"):
+    for symbol in Token:
         await mint(w3, deployer, deployment.token(symbol), deployment.vault, DEV_VAULT_FUNDING)
         for account in funded_accounts:
             await mint(w3, deployer, deployment.token(symbol), account, DEV_ACCOUNT_FUNDING)

@@ -33,7 +33,7 @@ from adnet.chain.deploy import deploy, mint, send_eth
 from adnet.chain.models import ChainBinding, ChainCursor
 from adnet.chain.service import ChainConfigError, connect, http_web3
 from adnet.config import Settings
-from adnet.core.amounts import InvalidAmount, parse_amount, to_decimal_string
+from adnet.core.amounts import InvalidAmount, Token, parse_amount, to_decimal_string
 from adnet.core.clock import Clock
 from adnet.core.wallets import InvalidWallet, dev_accounts, normalize_wallet
 from adnet.db import config as database
@@ -216,7 +216,7 @@ def _status(settings: Settings, args: argparse.Namespace) -> int:
         print(f"node       {client.rpc_url or 'development chain'}: {health['status']}, "
               f"block {health.get('blockNumber')}")
         print(f"vault      {client.vault_address} (rate {to_decimal_string(await client.rate())} G$ per SOV)")
-        for symbol in ("G$", "SOV"):
+        for symbol in Token:
             held = await client.token_balance(symbol, client.vault_address)
             print(f"{symbol:<10} {client.token_address(symbol)} vault holds {to_decimal_string(held)}")
 

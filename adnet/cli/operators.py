@@ -30,7 +30,7 @@ from adnet.chain.binding import ChainMismatch
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.service import ChainConfigError, connect
 from adnet.config import Settings
-from adnet.core.amounts import to_decimal_string
+from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.clock import Clock
 from adnet.core.errors import DomainError
 from adnet.core.inputs import parse
@@ -146,7 +146,7 @@ async def change_rate(args: argparse.Namespace, context: Context) -> dict[str, A
 
 async def platform_revenue(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     result = await revenue.revenue(context.clock.now())
-    return {"token": "G$", "balance": to_decimal_string(result.balance), "earned": to_decimal_string(result.earned),
+    return {"token": Token.GS, "balance": to_decimal_string(result.balance), "earned": to_decimal_string(result.earned),
             "days": [{"day": day.isoformat(), "earned": to_decimal_string(amount)} for day, amount in result.days]}
 
 

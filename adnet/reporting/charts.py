@@ -13,7 +13,7 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
-from adnet.core.amounts import to_decimal_string
+from adnet.core.amounts import Token, to_decimal_string
 
 WIDTH = 720
 HEIGHT = 240
@@ -34,7 +34,7 @@ def nice_ceiling(value: int) -> int:
         scale *= 10
 
 
-def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = "G$", title: str = "Earnings") -> Markup:
+def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, title: str = "Earnings") -> Markup:
     """A bar chart of ``(day, amount)`` pairs (oldest first, amounts in the smallest unit) as inline SVG."""
     top_value = max((amount for _, amount in days), default=0)
     axis_max = nice_ceiling(-(-top_value // TICKS)) * TICKS if top_value else TICKS
