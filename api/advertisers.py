@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_querystring, validate_request, validate_response
+from quart_schema import validate_response
 
 from adnet.accounts import advertisers
 from adnet.accounts.commands import AdvertiserRegistration
@@ -29,7 +29,7 @@ from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
 from adnet.tasks import authoring
 from adnet.tasks.commands import NewTask, TaskChanges
-from api.http import services
+from api.http import services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import (
     AmountText,
@@ -132,7 +132,7 @@ async def _advertiser() -> Advertiser:
 @blueprint.post("/advertisers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(AdvertiserRegistration)
+@with_body(AdvertiserRegistration)
 @validate_response(RegisteredOut, 201)
 @validate_response(RegisteredOut, 200)
 @refusals(400)
@@ -162,7 +162,7 @@ async def advertiser_account() -> AccountOut:
 @blueprint.post("/advertisers/deposit/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(Funds)
+@with_body(Funds)
 @validate_response(AdvertiserDepositPlanOut)
 @refusals(400, 404)
 async def advertiser_deposit_prepare(data: Funds) -> AdvertiserDepositPlanOut:
@@ -176,7 +176,7 @@ async def advertiser_deposit_prepare(data: Funds) -> AdvertiserDepositPlanOut:
 @blueprint.post("/advertisers/deposit")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(DepositReport)
+@with_body(DepositReport)
 @validate_response(DepositOut, 201)
 @validate_response(DepositOut, 202)
 @refusals(400, 404, 409, 503)
@@ -191,7 +191,7 @@ async def advertiser_deposit(data: DepositReport) -> tuple[DepositOut, int]:
 @blueprint.post("/advertisers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(Funds)
+@with_body(Funds)
 @validate_response(WithdrawalOut, 201)
 @refusals(400, 404, 503)
 async def advertiser_withdraw(data: Funds) -> tuple[WithdrawalOut, int]:
@@ -218,7 +218,7 @@ async def advertiser_campaigns() -> CampaignList:
 @blueprint.post("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(NewCampaign)
+@with_body(NewCampaign)
 @validate_response(CampaignOut, 201)
 @refusals(400, 404)
 async def create_campaign(data: NewCampaign) -> tuple[CampaignOut, int]:
@@ -242,7 +242,7 @@ async def get_campaign(campaign_id: str) -> CampaignOut:
 @blueprint.patch("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(CampaignChanges)
+@with_body(CampaignChanges)
 @validate_response(CampaignOut)
 @refusals(400, 403, 404, 409)
 async def edit_campaign(campaign_id: str, data: CampaignChanges) -> CampaignOut:
@@ -269,7 +269,7 @@ async def campaign_action(campaign_id: str, action: str) -> CampaignOut:
 @blueprint.post("/advertisers/campaigns/<campaign_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(Funds)
+@with_body(Funds)
 @validate_response(RemainingOut)
 @refusals(400, 403, 404, 409)
 async def allocate_campaign(campaign_id: str, data: Funds) -> RemainingOut:
@@ -283,7 +283,7 @@ async def allocate_campaign(campaign_id: str, data: Funds) -> RemainingOut:
 @blueprint.post("/advertisers/campaigns/<campaign_id>/creatives")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(NewCreative)
+@with_body(NewCreative)
 @validate_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
 async def add_creative(campaign_id: str, data: NewCreative) -> tuple[CreativeOut, int]:
@@ -296,7 +296,7 @@ async def add_creative(campaign_id: str, data: NewCreative) -> tuple[CreativeOut
 @blueprint.patch("/advertisers/creatives/<creative_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(CreativeChanges)
+@with_body(CreativeChanges)
 @validate_response(CreativeOut)
 @refusals(400, 403, 404, 409)
 async def edit_creative(creative_id: str, data: CreativeChanges) -> CreativeOut:
@@ -309,7 +309,7 @@ async def edit_creative(creative_id: str, data: CreativeChanges) -> CreativeOut:
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(NewTask)
+@with_body(NewTask)
 @validate_response(TaskOut, 201)
 @refusals(400, 403, 404, 409)
 async def create_campaign_task(campaign_id: str, data: NewTask) -> tuple[TaskOut, int]:
@@ -323,7 +323,7 @@ async def create_campaign_task(campaign_id: str, data: NewTask) -> tuple[TaskOut
 @blueprint.patch("/advertisers/tasks/<task_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(TaskChanges)
+@with_body(TaskChanges)
 @validate_response(TaskOut)
 @refusals(400, 403, 404, 409)
 async def edit_campaign_task(task_id: str, data: TaskChanges) -> TaskOut:
@@ -345,7 +345,7 @@ async def end_campaign_task(task_id: str) -> TaskEndedOut:
 @blueprint.post("/advertisers/tasks/<task_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(Funds)
+@with_body(Funds)
 @validate_response(PoolOut)
 @refusals(400, 403, 404, 409)
 async def allocate_task(task_id: str, data: Funds) -> PoolOut:
@@ -357,7 +357,7 @@ async def allocate_task(task_id: str, data: Funds) -> PoolOut:
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_querystring(Period)
+@with_query(Period)
 @validate_response(ReportOut)
 @refusals(400, 403, 404)
 async def campaign_report(campaign_id: str, query_args: Period) -> ReportOut:
@@ -370,7 +370,7 @@ async def campaign_report(campaign_id: str, query_args: Period) -> ReportOut:
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_querystring(Period)
+@with_query(Period)
 @refusals(400, 403, 404)
 async def campaign_report_csv(campaign_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row), for spreadsheets."""

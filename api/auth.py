@@ -10,12 +10,12 @@ from typing import Literal
 
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import document_response, validate_request, validate_response
+from quart_schema import document_response, validate_response
 
 from adnet.accounts import signin
 from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
-from api.http import services
+from api.http import services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, Time, refusals
 from api.sessions import SESSION_COOKIE, current_session, require_session
@@ -66,7 +66,7 @@ async def auth_nonce() -> tuple[NonceOut, int, dict[str, str]]:
 
 @blueprint.post("/auth/verify")
 @rate_limit(limits=settings_limit("rate_limit_auth"))
-@validate_request(SignIn)
+@with_body(SignIn)
 @document_response(SessionOut)
 @refusals(400, 401, 429, 503)
 async def auth_verify(data: SignIn) -> Response:

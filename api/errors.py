@@ -10,14 +10,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import ValidationError
 from quart import Quart, Response, g, jsonify, request
 from quart_rate_limiter import RateLimitExceeded
-from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized, Unavailable
-from adnet.core.inputs import refusal
 from adnet.money.models import Claim
 from api.schemas import ClaimOut
 
@@ -75,10 +72,6 @@ def register(app: Quart) -> None:
     async def request_refused(error: RequestRefused) -> tuple[Response, int]:
         return jsonify({"error": error.code, "message": error.message}), error.status
 
-    @app.errorhandler(RequestSchemaValidationError)
-    async def schema_error(error: RequestSchemaValidationError) -> tuple[Response, int]:
-        return jsonify(body_of(request_refusal(error))), 400
-
     @app.errorhandler(RateLimitExceeded)
     async def rate_limited(error: RateLimitExceeded) -> Response:
         response = jsonify({"error": "rate_limited", "message": "Too many requests; slow down.",
@@ -103,11 +96,3 @@ def register(app: Quart) -> None:
         log.exception("unhandled error request_id=%s path=%s", g.get("request_id", ""), request.path)
         return jsonify({"error": "internal_error",
                         "message": "Something went wrong on our side; the request changed nothing."}), 500
-
-
-def request_refusal(error: RequestSchemaValidationError) -> Invalid:
-    """The refusal of a body or query string that does not parse into its command."""
-    cause = error.validation_error
-    if isinstance(cause, ValidationError):
-        return refusal(cause)
-    return Invalid("invalid_request", "The request body is not a JSON object of the expected shape.")

@@ -4,11 +4,14 @@ client's address behind trusted proxies, rate-limit keys, and the headers of pub
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import wraps
 from typing import Any, TypeVar, cast
 
 from quart import Response, current_app, g, request
+from quart_schema import document_querystring, document_request
 
 from adnet.config import Settings
+from adnet.core.inputs import Command, parse
 from adnet.services import Services
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,6 +55,34 @@ async def client_ip_key() -> str:
 async def skip_preflight() -> bool:
     """CORS preflights do not count against a route's rate limit."""
     return request.method == "OPTIONS"
+
+
+def with_body(command: type[Command]) -> Callable[[F], F]:
+    """Route decorator: the JSON body parsed into ``command``, passed to the handler as ``data`` (Invalid, naming
+    the field, otherwise) and documented in the OpenAPI document. It does what quart-schema's ``validate_request``
+    does at a fraction of its cost per request (which builds a pydantic TypeAdapter each time)."""
+    def decorate(handler: F) -> F:
+        @wraps(handler)
+        async def parsed(*args: Any, **kwargs: Any) -> Any:
+            return await handler(*args, data=parse(command, await request.get_json()), **kwargs)
+
+        return cast(F, document_request(command)(parsed))
+
+    return decorate
+
+
+def with_query(command: type[Command]) -> Callable[[F], F]:
+    """Route decorator: the query string parsed into ``command``, passed to the handler as ``query_args`` (Invalid,
+    naming the parameter, otherwise) and documented as the operation's parameters; a repeated parameter counts
+    once, its first value."""
+    def decorate(handler: F) -> F:
+        @wraps(handler)
+        async def parsed(*args: Any, **kwargs: Any) -> Any:
+            return await handler(*args, query_args=parse(command, request.args.to_dict()), **kwargs)
+
+        return cast(F, document_querystring(command)(parsed))
+
+    return decorate
 
 
 def public(view: F) -> F:

@@ -11,12 +11,12 @@ from pydantic import Field, RootModel
 from quart import Blueprint, Response
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_request, validate_response
+from quart_schema import validate_response
 
 from adnet.interactions import results, submission
 from adnet.interactions.commands import Submission
 from adnet.tasks.config import SurveyQuestion
-from api.http import PREFLIGHT_MAX_AGE, public, services
+from api.http import PREFLIGHT_MAX_AGE, public, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import AmountText, Awarded, ClaimOut, Schema, Time, claim_out, refusals
 from api.sessions import current_wallet, require_session
@@ -227,7 +227,7 @@ def _question_out(question: results.QuestionSummary) -> ChoiceQuestionOut | Rati
 @public
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
-@validate_request(Submission)
+@with_body(Submission)
 @validate_response(InteractionOut, 201)
 @refusals(400, 403, 404, 409, 429)
 async def submit_interaction(data: Submission) -> tuple[InteractionOut, int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from quart import Blueprint
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_request, validate_response
+from quart_schema import validate_response
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
@@ -18,7 +18,7 @@ from adnet.core.amounts import Token
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
-from api.http import services
+from api.http import services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import (
     AmountText,
@@ -118,7 +118,7 @@ async def approve_campaign(campaign_id: str) -> DecisionOut:
 @blueprint.post("/operators/campaigns/<campaign_id>/reject")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(Rejection)
+@with_body(Rejection)
 @validate_response(DecisionOut)
 @refusals(400, 403, 404, 409)
 async def reject_campaign(campaign_id: str, data: Rejection) -> DecisionOut:
@@ -143,7 +143,7 @@ async def approve_creative(creative_id: str) -> CreativeDecisionOut:
 @blueprint.post("/operators/creatives/<creative_id>/reject")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(Rejection)
+@with_body(Rejection)
 @validate_response(CreativeDecisionOut)
 @refusals(400, 403, 404, 409)
 async def reject_creative(creative_id: str, data: Rejection) -> CreativeDecisionOut:
@@ -168,7 +168,7 @@ async def operator_rate() -> RateOut:
 @blueprint.post("/operators/rate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(NewRate)
+@with_body(NewRate)
 @validate_response(RateChangeOut)
 @refusals(400, 403, 409, 503)
 async def operator_set_rate(data: NewRate) -> RateChangeOut:

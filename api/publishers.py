@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import Field
 from quart import Blueprint
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_querystring, validate_request, validate_response
+from quart_schema import validate_response
 
 from adnet.accounts.commands import SiteRegistration
 from adnet.accounts.sites import register_site
@@ -23,7 +23,7 @@ from adnet.money.holders import owned_site_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard
 from adnet.reporting.balances import site_balance
-from api.http import services
+from api.http import services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import (
     AmountText,
@@ -146,7 +146,7 @@ class ExchangeOut(Schema):
 @blueprint.post("/publishers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(RegisterRequest)
+@with_body(RegisterRequest)
 @validate_response(RegisteredOut, 201)
 @validate_response(RegisteredOut, 200)
 @refusals(400, 403, 409)
@@ -162,7 +162,7 @@ async def register(data: RegisterRequest) -> tuple[RegisteredOut, int]:
 @blueprint.get("/publishers/sites")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_querystring(WalletNamed)
+@with_query(WalletNamed)
 @validate_response(SitesOut)
 @refusals(400, 403)
 async def sites(query_args: WalletNamed) -> SitesOut:
@@ -179,7 +179,7 @@ async def sites(query_args: WalletNamed) -> SitesOut:
 @blueprint.get("/publishers/balance")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_querystring(SiteNamed)
+@with_query(SiteNamed)
 @validate_response(BalanceOut)
 @refusals(400, 403, 404)
 async def balance(query_args: SiteNamed) -> BalanceOut:
@@ -194,7 +194,7 @@ async def balance(query_args: SiteNamed) -> BalanceOut:
 @blueprint.post("/publishers/topup/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(TopUpPrepareRequest)
+@with_body(TopUpPrepareRequest)
 @validate_response(SiteDepositPlanOut)
 @refusals(400, 403, 404)
 async def topup_prepare(data: TopUpPrepareRequest) -> SiteDepositPlanOut:
@@ -208,7 +208,7 @@ async def topup_prepare(data: TopUpPrepareRequest) -> SiteDepositPlanOut:
 @blueprint.post("/publishers/topup")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(TopUpRequest)
+@with_body(TopUpRequest)
 @validate_response(SiteDepositOut, 201)
 @validate_response(SiteDepositOut, 202)
 @refusals(400, 403, 404, 409, 503)
@@ -225,7 +225,7 @@ async def topup(data: TopUpRequest) -> tuple[SiteDepositOut, int]:
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(WithdrawRequest)
+@with_body(WithdrawRequest)
 @validate_response(SiteWithdrawalOut, 201)
 @refusals(400, 403, 404, 503)
 async def withdraw(data: WithdrawRequest) -> tuple[SiteWithdrawalOut, int]:
@@ -241,7 +241,7 @@ async def withdraw(data: WithdrawRequest) -> tuple[SiteWithdrawalOut, int]:
 @blueprint.post("/publishers/exchange")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_request(ExchangeRequest)
+@with_body(ExchangeRequest)
 @validate_response(ExchangeOut, 201)
 @refusals(400, 403, 404, 503)
 async def exchange(data: ExchangeRequest) -> tuple[ExchangeOut, int]:

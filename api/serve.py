@@ -8,11 +8,11 @@ from pydantic import Field, RootModel
 from quart import Blueprint
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_querystring, validate_response
+from quart_schema import validate_response
 
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
-from api.http import PREFLIGHT_MAX_AGE, public, services
+from api.http import PREFLIGHT_MAX_AGE, public, services, with_query
 from api.ratelimit import settings_limit
 from api.schemas import PublicTask, Schema, public_task, refusals
 
@@ -76,7 +76,7 @@ def served(decision: serving.Decision, base_url: str) -> ServeOut:
 @public
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["GET"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
-@validate_querystring(ServeQuery)
+@with_query(ServeQuery)
 @validate_response(ServeOut)
 @refusals(400, 404, 429)
 async def serve(query_args: ServeQuery) -> ServeOut:

@@ -8,12 +8,12 @@ from typing import Literal
 from quart import Blueprint, redirect
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_querystring, validate_request, validate_response
+from quart_schema import validate_response
 from werkzeug.wrappers.response import Response as WerkzeugResponse
 
 from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
-from api.http import services
+from api.http import services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import Awarded, ClaimOut, Schema, Time, claim_out, refusals
 
@@ -59,7 +59,7 @@ class MessageOut(Schema):
 @blueprint.post("/tasks/complete")
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
-@validate_request(CompleteTask)
+@with_body(CompleteTask)
 @validate_response(CompletionOut, 201)
 @refusals(400, 404, 409, 429, 503)
 async def complete(data: CompleteTask) -> tuple[CompletionOut, int]:
@@ -77,7 +77,7 @@ async def complete(data: CompleteTask) -> tuple[CompletionOut, int]:
 @blueprint.get("/tasks/status")
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
-@validate_querystring(CompletionsQuery)
+@with_query(CompletionsQuery)
 @validate_response(CompletionsOut)
 @refusals(400, 429)
 async def status(query_args: CompletionsQuery) -> tuple[CompletionsOut, int, dict[str, str]]:
@@ -93,7 +93,7 @@ async def status(query_args: CompletionsQuery) -> tuple[CompletionsOut, int, dic
 
 @blueprint.get("/tasks/<task_id>/visit")
 @rate_limit(limits=settings_limit("rate_limit_public"))
-@validate_querystring(VisitStart)
+@with_query(VisitStart)
 @refusals(400, 404, 409, 429)
 async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
     """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect (302) to the advertiser's page."""
@@ -106,7 +106,7 @@ async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
 @blueprint.get("/tasks/<task_id>/message")
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
-@validate_querystring(MessageRequest)
+@with_query(MessageRequest)
 @validate_response(MessageOut)
 @refusals(400, 404, 409, 429)
 async def message(task_id: str, query_args: MessageRequest) -> tuple[MessageOut, int, dict[str, str]]:

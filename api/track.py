@@ -12,11 +12,11 @@ from typing import Literal
 from quart import Blueprint, request
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_request, validate_response
+from quart_schema import validate_response
 
 from adnet.delivery.commands import MAX_USER_AGENT_LENGTH, TrackEvent
 from adnet.delivery.events import Client
-from api.http import PREFLIGHT_MAX_AGE, client_ip, public, services
+from api.http import PREFLIGHT_MAX_AGE, client_ip, public, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, refusals
 
@@ -41,7 +41,7 @@ class DuplicateOut(Schema):
 @public
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
-@validate_request(TrackEvent)
+@with_body(TrackEvent)
 @validate_response(RecordedOut, 201)
 @validate_response(DuplicateOut, 200)
 @refusals(400, 404, 413, 415, 429)
