@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_response
+from quart_schema import document_response
 
 from adnet.accounts import advertisers
 from adnet.accounts.commands import AdvertiserRegistration
@@ -29,7 +29,7 @@ from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
 from adnet.tasks import authoring
 from adnet.tasks.commands import NewTask, TaskChanges
-from api.http import services, with_body, with_query
+from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import (
     AmountText,
@@ -133,238 +133,239 @@ async def _advertiser() -> Advertiser:
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(AdvertiserRegistration)
-@validate_response(RegisteredOut, 201)
-@validate_response(RegisteredOut, 200)
+@document_response(RegisteredOut, 201)
+@document_response(RegisteredOut, 200)
 @refusals(400)
-async def register_advertiser(data: AdvertiserRegistration) -> tuple[RegisteredOut, int]:
+async def register_advertiser(data: AdvertiserRegistration) -> Response:
     """Create the signed-in wallet's advertiser account (201), or return it when it exists (200)."""
     registration = await advertisers.register(current_wallet(), data, services().clock.now())
     advertiser = registration.advertiser
     body = RegisteredOut(advertiser_id=advertiser.id, wallet=advertiser.wallet, name=advertiser.name)
-    return body, 201 if registration.created else 200
+    return answer(body, 201 if registration.created else 200)
 
 
 @blueprint.get("/advertisers/account")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(AccountOut)
+@document_response(AccountOut)
 @refusals(404)
-async def advertiser_account() -> AccountOut:
+async def advertiser_account() -> Response:
     """The advertiser's G$: unallocated (``available``: to allocate or withdraw), in campaign budgets, in task
     pools, and in withdrawals not yet redeemed."""
     advertiser = await _advertiser()
     money = await advertiser_balance(advertiser)
-    return AccountOut(advertiser_id=advertiser.id, wallet=advertiser.wallet, name=advertiser.name, token=Token.GS,
-                      available=money.available, in_campaigns=money.in_campaigns, in_tasks=money.in_tasks,
-                      pending_withdrawals=money.pending_withdrawals)
+    return answer(AccountOut(advertiser_id=advertiser.id, wallet=advertiser.wallet, name=advertiser.name,
+                             token=Token.GS, available=money.available, in_campaigns=money.in_campaigns,
+                             in_tasks=money.in_tasks, pending_withdrawals=money.pending_withdrawals))
 
 
 @blueprint.post("/advertisers/deposit/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(Funds)
-@validate_response(AdvertiserDepositPlanOut)
+@document_response(AdvertiserDepositPlanOut)
 @refusals(400, 404)
-async def advertiser_deposit_prepare(data: Funds) -> AdvertiserDepositPlanOut:
+async def advertiser_deposit_prepare(data: Funds) -> Response:
     """The unsigned approve and deposit transactions (``eth_sendTransaction`` parameters) that deposit ``amount``
     G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash."""
     holder = advertiser_holder(await _advertiser())
     plan = deposits.prepare(holder, data.amount, services().chain)
-    return AdvertiserDepositPlanOut(advertiser_id=holder.id, **deposit_plan_out(plan))
+    return answer(AdvertiserDepositPlanOut(advertiser_id=holder.id, **deposit_plan_out(plan)))
 
 
 @blueprint.post("/advertisers/deposit")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(DepositReport)
-@validate_response(DepositOut, 201)
-@validate_response(DepositOut, 202)
+@document_response(DepositOut, 201)
+@document_response(DepositOut, 202)
 @refusals(400, 404, 409, 503)
-async def advertiser_deposit(data: DepositReport) -> tuple[DepositOut, int]:
+async def advertiser_deposit(data: DepositReport) -> Response:
     """Credit a G$ deposit the wallet made to the vault: 201 credited, 202 pending its confirmations, 409 when the
     transaction was credited before."""
     run = services()
     credited = await deposits.credit(advertiser_holder(await _advertiser()), data.tx_hash, run.chain, run.clock.now())
-    return DepositOut(**deposit_out(credited)), 201 if credited.status == DepositStatus.CREDITED else 202
+    return answer(DepositOut(**deposit_out(credited)), 201 if credited.status == DepositStatus.CREDITED else 202)
 
 
 @blueprint.post("/advertisers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(Funds)
-@validate_response(WithdrawalOut, 201)
+@document_response(WithdrawalOut, 201)
 @refusals(400, 404, 503)
-async def advertiser_withdraw(data: Funds) -> tuple[WithdrawalOut, int]:
+async def advertiser_withdraw(data: Funds) -> Response:
     """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the wallet on
     the vault (``transaction``); released back if not redeemed by its deadline."""
     run = services()
     result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), data.amount, Token.GS,
                                         minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
-    return WithdrawalOut(**withdrawal_out(result)), 201
+    return answer(WithdrawalOut(**withdrawal_out(result)), 201)
 
 
 @blueprint.get("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(CampaignList)
+@document_response(CampaignList)
 @refusals(404)
-async def advertiser_campaigns() -> CampaignList:
+async def advertiser_campaigns() -> Response:
     """The advertiser's campaigns, newest first, with their state and money."""
     run = services()
     found = await views.list_campaigns((await _advertiser()).id, run.clock.now())
-    return CampaignList(campaigns=[campaign_out(view, run.settings.public_url, details=False) for view in found])
+    return answer(CampaignList(campaigns=[campaign_out(view, run.settings.public_url, details=False)
+                                          for view in found]))
 
 
 @blueprint.post("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(NewCampaign)
-@validate_response(CampaignOut, 201)
+@document_response(CampaignOut, 201)
 @refusals(400, 404)
-async def create_campaign(data: NewCampaign) -> tuple[CampaignOut, int]:
+async def create_campaign(data: NewCampaign) -> Response:
     """Create a draft campaign (name, startsAt, cpm, cpc and budget required). It serves only once submitted,
     approved by an operator, inside its dates and funded."""
     now = services().clock.now()
     created = await campaigns.create_campaign((await _advertiser()).id, data, now)
-    return await _detail(created.id), 201
+    return answer(await _detail(created.id), 201)
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(CampaignOut)
+@document_response(CampaignOut)
 @refusals(403, 404)
-async def get_campaign(campaign_id: str) -> CampaignOut:
+async def get_campaign(campaign_id: str) -> Response:
     """One campaign with its creatives and tasks."""
-    return await _detail(campaign_id)
+    return answer(await _detail(campaign_id))
 
 
 @blueprint.patch("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(CampaignChanges)
-@validate_response(CampaignOut)
+@document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
-async def edit_campaign(campaign_id: str, data: CampaignChanges) -> CampaignOut:
+async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
     """Change settings (those sent). Refused while in review or once ended (409 ``campaign_locked``)."""
     await campaigns.edit_settings(current_wallet(), campaign_id, data, services().clock.now())
-    return await _detail(campaign_id)
+    return answer(await _detail(campaign_id))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(CampaignOut)
+@document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
-async def campaign_action(campaign_id: str, action: str) -> CampaignOut:
+async def campaign_action(campaign_id: str, action: str) -> Response:
     """Move the campaign: ``submit`` (draft or rejected → review), ``pause`` (approved → paused), ``resume``
     (paused → approved), ``end`` (for good; unspent budget returns to the account). 409 ``invalid_transition``
     with the current ``currentStatus`` otherwise."""
     step = {"submit": lifecycle.submit, "pause": lifecycle.pause, "resume": lifecycle.resume,
             "end": lifecycle.end}[action]
     await step(current_wallet(), campaign_id, services().clock.now())
-    return await _detail(campaign_id)
+    return answer(await _detail(campaign_id))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(Funds)
-@validate_response(RemainingOut)
+@document_response(RemainingOut)
 @refusals(400, 403, 404, 409)
-async def allocate_campaign(campaign_id: str, data: Funds) -> RemainingOut:
+async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget (never more than the balance,
     nor beyond the campaign's budget: 400 ``insufficient_balance`` / 409 ``over_budget``)."""
     remaining = await funding.allocate_to_campaign(current_wallet(), campaign_id, data.amount,
                                                    services().clock.now())
-    return RemainingOut(campaign_id=campaign_id, token=Token.GS, remaining=remaining)
+    return answer(RemainingOut(campaign_id=campaign_id, token=Token.GS, remaining=remaining))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/creatives")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(NewCreative)
-@validate_response(CreativeOut, 201)
+@document_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
-async def add_creative(campaign_id: str, data: NewCreative) -> tuple[CreativeOut, int]:
+async def add_creative(campaign_id: str, data: NewCreative) -> Response:
     """Add a creative (bannerUrl, targetUrl and size required; http or https only). It waits for review: with
     the campaign, or alone when the campaign is already approved."""
     creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now())
-    return creative_out(creative), 201
+    return answer(creative_out(creative), 201)
 
 
 @blueprint.patch("/advertisers/creatives/<creative_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(CreativeChanges)
-@validate_response(CreativeOut)
+@document_response(CreativeOut)
 @refusals(400, 403, 404, 409)
-async def edit_creative(creative_id: str, data: CreativeChanges) -> CreativeOut:
+async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
     creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now())
-    return creative_out(creative)
+    return answer(creative_out(creative))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(NewTask)
-@validate_response(TaskOut, 201)
+@document_response(TaskOut, 201)
 @refusals(400, 403, 404, 409)
-async def create_campaign_task(campaign_id: str, data: NewTask) -> tuple[TaskOut, int]:
+async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
     """Add a task or unit to a draft or rejected campaign (kind, title and config required); it is reviewed with
     the campaign. Its dates default to the campaign's."""
     run = services()
     task = await authoring.create_task(current_wallet(), campaign_id, data, run.clock.now())
-    return task_out(task, run.settings.public_url), 201
+    return answer(task_out(task, run.settings.public_url), 201)
 
 
 @blueprint.patch("/advertisers/tasks/<task_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(TaskChanges)
-@validate_response(TaskOut)
+@document_response(TaskOut)
 @refusals(400, 403, 404, 409)
-async def edit_campaign_task(task_id: str, data: TaskChanges) -> TaskOut:
+async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
     """Change a task: its content while the campaign is unreviewed, its rewards and limits until it ends."""
-    return task_out(await authoring.edit_task(current_wallet(), task_id, data), services().settings.public_url)
+    return answer(task_out(await authoring.edit_task(current_wallet(), task_id, data), services().settings.public_url))
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(TaskEndedOut)
+@document_response(TaskEndedOut)
 @refusals(403, 404, 409)
-async def end_campaign_task(task_id: str) -> TaskEndedOut:
+async def end_campaign_task(task_id: str) -> Response:
     """Switch the task off for good; its G$ pool returns to the unallocated balance."""
     returned = await authoring.end_task(current_wallet(), task_id, services().clock.now())
-    return TaskEndedOut(task_id=task_id, active=False, returned=returned)
+    return answer(TaskEndedOut(task_id=task_id, active=False, returned=returned))
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(Funds)
-@validate_response(PoolOut)
+@document_response(PoolOut)
 @refusals(400, 403, 404, 409)
-async def allocate_task(task_id: str, data: Funds) -> PoolOut:
+async def allocate_task(task_id: str, data: Funds) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the task's pool, which pays its rewards first."""
     pool = await authoring.allocate_to_task(current_wallet(), task_id, data.amount, services().clock.now())
-    return PoolOut(task_id=task_id, token=Token.GS, pool=pool)
+    return answer(PoolOut(task_id=task_id, token=Token.GS, pool=pool))
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_query(Period)
-@validate_response(ReportOut)
+@document_response(ReportOut)
 @refusals(400, 403, 404)
-async def campaign_report(campaign_id: str, query_args: Period) -> ReportOut:
+async def campaign_report(campaign_id: str, query_args: Period) -> Response:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): impressions, billable
     impressions, clicks, CTR, spend, eCPM, rewards and completions per task; and refusal reasons in aggregate."""
     start, end = query_args.days(services().clock.today())
-    return report_out(await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end))
+    return answer(report_out(await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)))
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report.csv")

@@ -10,12 +10,12 @@ from typing import Literal
 
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import document_response, validate_response
+from quart_schema import document_response
 
 from adnet.accounts import signin
 from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
-from api.http import services, with_body
+from api.http import answer, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, Time, refusals
 from api.sessions import SESSION_COOKIE, current_session, require_session
@@ -54,14 +54,14 @@ class MeOut(Schema):
 
 @blueprint.get("/auth/nonce")
 @rate_limit(limits=settings_limit("rate_limit_auth"))
-@validate_response(NonceOut)
+@document_response(NonceOut)
 @refusals(429)
-async def auth_nonce() -> tuple[NonceOut, int, dict[str, str]]:
+async def auth_nonce() -> Response:
     """A single-use nonce (10 minutes) and the domain, URI and chain id the SIWE message must carry."""
     run = services()
     grant = await signin.issue_nonce(settings=run.settings, chain_id=run.chain.chain_id,
                                      now=run.clock.now(), rng=run.random)
-    return NonceOut.model_validate(grant), 200, NO_STORE
+    return answer(NonceOut.model_validate(grant), 200, NO_STORE)
 
 
 @blueprint.post("/auth/verify")
@@ -74,8 +74,7 @@ async def auth_verify(data: SignIn) -> Response:
     run = services()
     signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain,
                                      now=run.clock.now(), rng=run.random)
-    response = Response(SessionOut.model_validate(signed_in).model_dump_json(), mimetype="application/json",
-                        headers=NO_STORE)
+    response = answer(SessionOut.model_validate(signed_in), headers=NO_STORE)
     response.set_cookie(SESSION_COOKIE, signed_in.token, expires=signed_in.expires_at, path="/",
                         secure=run.settings.secure_cookies, httponly=True, samesite="Lax")
     return response
@@ -89,7 +88,7 @@ async def auth_verify(data: SignIn) -> Response:
 async def auth_logout() -> Response:
     """End the current session on the server and clear the cookie."""
     await end_session(current_session(), services().clock.now())
-    response = Response(SignedOutOut(status="signed_out").model_dump_json(), mimetype="application/json")
+    response = answer(SignedOutOut(status="signed_out"))
     response.delete_cookie(SESSION_COOKIE, path="/", secure=services().settings.secure_cookies, httponly=True,
                            samesite="Lax")
     return response
@@ -98,7 +97,7 @@ async def auth_logout() -> Response:
 @blueprint.get("/auth/me")
 @rate_limit(limits=settings_limit("rate_limit_account"))
 @require_session
-@validate_response(MeOut)
-async def auth_me() -> tuple[MeOut, int, dict[str, str]]:
+@document_response(MeOut)
+async def auth_me() -> Response:
     """The signed-in wallet and when its session ends."""
-    return MeOut.model_validate(current_session()), 200, NO_STORE
+    return answer(MeOut.model_validate(current_session()), 200, NO_STORE)

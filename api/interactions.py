@@ -11,12 +11,12 @@ from pydantic import Field, RootModel
 from quart import Blueprint, Response
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_response
+from quart_schema import document_response
 
 from adnet.interactions import results, submission
 from adnet.interactions.commands import Submission
 from adnet.tasks.config import SurveyQuestion
-from api.http import PREFLIGHT_MAX_AGE, public, services, with_body
+from api.http import PREFLIGHT_MAX_AGE, answer, public, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import AmountText, Awarded, ClaimOut, Schema, Time, claim_out, refusals
 from api.sessions import current_wallet, require_session
@@ -228,27 +228,27 @@ def _question_out(question: results.QuestionSummary) -> ChoiceQuestionOut | Rati
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @with_body(Submission)
-@validate_response(InteractionOut, 201)
+@document_response(InteractionOut, 201)
 @refusals(400, 403, 404, 409, 429)
-async def submit_interaction(data: Submission) -> tuple[InteractionOut, int]:
+async def submit_interaction(data: Submission) -> Response:
     """Answer a unit: 201 ``recorded`` (poll, feedback) or, for a survey, ``in_progress`` with ``sessionId``,
     ``step``, ``totalSteps`` and the next ``question``, then ``completed``. A recorded response carries
     ``awarded`` and ``transaction`` (the claim paying its G$, or null). A second response: 409
     ``already_completed`` with the earlier ``interactionId``."""
     run = services()
-    return interaction_out(await submission.submit(data, now=run.clock.now(), chain=run.chain)), 201
+    return answer(interaction_out(await submission.submit(data, now=run.clock.now(), chain=run.chain)), 201)
 
 
 @blueprint.get("/interactions/<unit_id>/results")
 @rate_limit(limits=settings_limit("rate_limit_account"))
 @require_session
-@validate_response(UnitResultsOut)
+@document_response(UnitResultsOut)
 @refusals(403, 404)
-async def unit_results_json(unit_id: str) -> tuple[UnitResultsOut, int, dict[str, str]]:
+async def unit_results_json(unit_id: str) -> Response:
     """The unit's results for its owner (the advertiser's signed-in wallet): responses, points and G$ awarded, and
     poll tallies, the rating distribution and average, or a survey's sessions and per-question summaries."""
     unit = await results.owned_unit(unit_id, current_wallet())
-    return unit_results_out(await results.unit_results(unit, services().clock.now())), 200, NO_STORE
+    return answer(unit_results_out(await results.unit_results(unit, services().clock.now())), 200, NO_STORE)
 
 
 @blueprint.get("/interactions/<unit_id>/results.csv")

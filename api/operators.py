@@ -7,9 +7,9 @@ Every route needs a SIWE session (401 ``auth_required``) of a wallet listed in `
 
 from __future__ import annotations
 
-from quart import Blueprint
+from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_response
+from quart_schema import document_response
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
@@ -18,7 +18,7 @@ from adnet.core.amounts import Token
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
-from api.http import services, with_body
+from api.http import answer, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import (
     AmountText,
@@ -90,107 +90,108 @@ def _operator() -> str:
 @blueprint.get("/operators/review")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(ReviewQueueOut)
+@document_response(ReviewQueueOut)
 @refusals(403)
-async def operator_review_queue() -> ReviewQueueOut:
+async def operator_review_queue() -> Response:
     """Campaigns in review (oldest first) with their creatives (banner URL, media type and size, to preview how
     the banner renders) and tasks; then creatives changed on approved or paused campaigns, waiting alone."""
     _operator()
     run = services()
     queue = await review.review_queue(run.clock.now())
-    return ReviewQueueOut(campaigns=[campaign_out(view, run.settings.public_url) for view in queue.campaigns],
-                          creatives=[creative_out(creative) for creative in queue.creatives])
+    return answer(ReviewQueueOut(campaigns=[campaign_out(view, run.settings.public_url) for view in queue.campaigns],
+                                 creatives=[creative_out(creative) for creative in queue.creatives]))
 
 
 @blueprint.post("/operators/campaigns/<campaign_id>/approve")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(DecisionOut)
+@document_response(DecisionOut)
 @refusals(403, 404, 409)
-async def approve_campaign(campaign_id: str) -> DecisionOut:
+async def approve_campaign(campaign_id: str) -> Response:
     """Approve a campaign in review with its creatives in review: it serves from now on, inside its dates and
     with budget. 409 ``invalid_transition`` when it is not in review."""
     campaign = await review.approve_campaign(_operator(), campaign_id, services().clock.now())
-    return DecisionOut(campaign_id=campaign.id, status=campaign.status.value,
-                       rejection_reason=campaign.rejection_reason)
+    return answer(DecisionOut(campaign_id=campaign.id, status=campaign.status.value,
+                              rejection_reason=campaign.rejection_reason))
 
 
 @blueprint.post("/operators/campaigns/<campaign_id>/reject")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(Rejection)
-@validate_response(DecisionOut)
+@document_response(DecisionOut)
 @refusals(400, 403, 404, 409)
-async def reject_campaign(campaign_id: str, data: Rejection) -> DecisionOut:
+async def reject_campaign(campaign_id: str, data: Rejection) -> Response:
     """Reject a campaign in review, with the reason its owner will see."""
     campaign = await review.reject_campaign(_operator(), campaign_id, data, services().clock.now())
-    return DecisionOut(campaign_id=campaign.id, status=campaign.status.value,
-                       rejection_reason=campaign.rejection_reason)
+    return answer(DecisionOut(campaign_id=campaign.id, status=campaign.status.value,
+                              rejection_reason=campaign.rejection_reason))
 
 
 @blueprint.post("/operators/creatives/<creative_id>/approve")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(CreativeDecisionOut)
+@document_response(CreativeDecisionOut)
 @refusals(403, 404, 409)
-async def approve_creative(creative_id: str) -> CreativeDecisionOut:
+async def approve_creative(creative_id: str) -> Response:
     """Approve a creative waiting alone (its campaign approved or paused): it serves from now on."""
     creative = await review.approve_creative(_operator(), creative_id, services().clock.now())
-    return CreativeDecisionOut(ad_id=creative.id, status=creative.status.value,
-                               rejection_reason=creative.rejection_reason)
+    return answer(CreativeDecisionOut(ad_id=creative.id, status=creative.status.value,
+                                      rejection_reason=creative.rejection_reason))
 
 
 @blueprint.post("/operators/creatives/<creative_id>/reject")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(Rejection)
-@validate_response(CreativeDecisionOut)
+@document_response(CreativeDecisionOut)
 @refusals(400, 403, 404, 409)
-async def reject_creative(creative_id: str, data: Rejection) -> CreativeDecisionOut:
+async def reject_creative(creative_id: str, data: Rejection) -> Response:
     """Reject a creative waiting alone, with a reason; the campaign's other creatives keep serving."""
     creative = await review.reject_creative(_operator(), creative_id, data, services().clock.now())
-    return CreativeDecisionOut(ad_id=creative.id, status=creative.status.value,
-                               rejection_reason=creative.rejection_reason)
+    return answer(CreativeDecisionOut(ad_id=creative.id, status=creative.status.value,
+                                      rejection_reason=creative.rejection_reason))
 
 
 @blueprint.get("/operators/rate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(RateOut)
+@document_response(RateOut)
 @refusals(403, 503)
-async def operator_rate() -> RateOut:
+async def operator_rate() -> Response:
     """The vault's protocol rate (G$ per SOV), read from the chain now, and the vault's owner."""
     _operator()
     current = await rate.vault_rate(services().chain)
-    return RateOut(rate=current.rate, vault_owner=current.vault_owner)
+    return answer(RateOut(rate=current.rate, vault_owner=current.vault_owner))
 
 
 @blueprint.post("/operators/rate")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(NewRate)
-@validate_response(RateChangeOut)
+@document_response(RateChangeOut)
 @refusals(400, 403, 409, 503)
-async def operator_set_rate(data: NewRate) -> RateChangeOut:
+async def operator_set_rate(data: NewRate) -> Response:
     """The unsigned ``setRate`` transaction for the vault's owner to send (a multisig in production). With
     ``send`` on the development chain, adnet sends it with the deployer's key and returns its hash (409
     ``send_unavailable`` elsewhere)."""
     run, operator = services(), _operator()
     change = (await rate.send_rate(operator, run.chain, run.settings, data.rate) if data.send
               else await rate.rate_transaction(operator, run.chain, data.rate))
-    return RateChangeOut(rate=change.rate, vault_owner=change.vault_owner,
-                         transaction=WalletTransaction.model_validate(change.transaction), tx_hash=change.tx_hash)
+    return answer(RateChangeOut(rate=change.rate, vault_owner=change.vault_owner,
+                                transaction=WalletTransaction.model_validate(change.transaction),
+                                tx_hash=change.tx_hash))
 
 
 @blueprint.get("/operators/revenue")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
-@validate_response(RevenueOut)
+@document_response(RevenueOut)
 @refusals(403)
-async def platform_revenue() -> RevenueOut:
+async def platform_revenue() -> Response:
     """The platform's G$: its balance, its lifetime share of billed events, and its earnings per UTC day over
     the last 30 days."""
     _operator()
     result = await revenue.revenue(services().clock.now())
-    return RevenueOut(token=Token.GS, balance=result.balance, earned=result.earned,
-                      days=[RevenueDay(day=day, earned=amount) for day, amount in result.days])
+    return answer(RevenueOut(token=Token.GS, balance=result.balance, earned=result.earned,
+                             days=[RevenueDay(day=day, earned=amount) for day, amount in result.days]))

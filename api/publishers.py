@@ -9,9 +9,9 @@ Token amounts travel as decimal strings.
 from __future__ import annotations
 
 from pydantic import Field
-from quart import Blueprint
+from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_response
+from quart_schema import document_response
 
 from adnet.accounts.commands import SiteRegistration
 from adnet.accounts.sites import register_site
@@ -23,7 +23,7 @@ from adnet.money.holders import owned_site_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard
 from adnet.reporting.balances import site_balance
-from api.http import services, with_body, with_query
+from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import (
     AmountText,
@@ -147,104 +147,104 @@ class ExchangeOut(Schema):
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(RegisterRequest)
-@validate_response(RegisteredOut, 201)
-@validate_response(RegisteredOut, 200)
+@document_response(RegisteredOut, 201)
+@document_response(RegisteredOut, 200)
 @refusals(400, 403, 409)
-async def register(data: RegisterRequest) -> tuple[RegisteredOut, int]:
+async def register(data: RegisterRequest) -> Response:
     """Register a site (domain normalised, IDN in punycode); the wallet's first registration creates its publisher
     record. 201 when created, 200 when the wallet had registered this domain before, 409 when another wallet has."""
     registration = await register_site(named_wallet(data.wallet), data, services().clock.now())
     body = RegisteredOut(site_id=registration.site.id, publisher_id=registration.publisher.id,
                          domain=registration.site.domain)
-    return body, 201 if registration.created else 200
+    return answer(body, 201 if registration.created else 200)
 
 
 @blueprint.get("/publishers/sites")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_query(WalletNamed)
-@validate_response(SitesOut)
+@document_response(SitesOut)
 @refusals(400, 403)
-async def sites(query_args: WalletNamed) -> SitesOut:
+async def sites(query_args: WalletNamed) -> Response:
     """The wallet's sites with today's (UTC) and lifetime impressions, clicks and earnings."""
     wallet = named_wallet(query_args.wallet)
     summaries = await dashboard.list_sites(wallet, services().clock.now())
-    return SitesOut(wallet=wallet, sites=[
+    return answer(SitesOut(wallet=wallet, sites=[
         SiteOut(site_id=summary.site.id, domain=summary.site.domain, name=summary.site.name,
                 active=summary.site.active, created_at=summary.site.created_at,
                 today=FiguresOut.model_validate(summary.today), lifetime=FiguresOut.model_validate(summary.lifetime))
-        for summary in summaries])
+        for summary in summaries]))
 
 
 @blueprint.get("/publishers/balance")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_query(SiteNamed)
-@validate_response(BalanceOut)
+@document_response(BalanceOut)
 @refusals(400, 403, 404)
-async def balance(query_args: SiteNamed) -> BalanceOut:
+async def balance(query_args: SiteNamed) -> Response:
     """A site's lifetime earnings, claimable balance and pending withdrawals (G$), and its SOV balance."""
     money = await site_balance(named_wallet(query_args.wallet), query_args.site_id)
-    return BalanceOut(site_id=money.site_id, token=Token.GS, earned=money.earned, claimable=money.claimable,
-                      pending_withdrawals=money.pending_withdrawals,
-                      sov=SovBalanceOut(claimable=money.sov_claimable,
-                                        pending_withdrawals=money.sov_pending_withdrawals))
+    return answer(BalanceOut(site_id=money.site_id, token=Token.GS, earned=money.earned, claimable=money.claimable,
+                             pending_withdrawals=money.pending_withdrawals,
+                             sov=SovBalanceOut(claimable=money.sov_claimable,
+                                               pending_withdrawals=money.sov_pending_withdrawals)))
 
 
 @blueprint.post("/publishers/topup/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(TopUpPrepareRequest)
-@validate_response(SiteDepositPlanOut)
+@document_response(SiteDepositPlanOut)
 @refusals(400, 403, 404)
-async def topup_prepare(data: TopUpPrepareRequest) -> SiteDepositPlanOut:
+async def topup_prepare(data: TopUpPrepareRequest) -> Response:
     """The unsigned approve and deposit transactions (EIP-1193 ``eth_sendTransaction`` parameters) that top up the
     site with ``amount`` G$; send them in order from the wallet, then post the deposit's hash to /topup."""
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    return SiteDepositPlanOut(site_id=holder.id, **deposit_plan_out(deposits.prepare(holder, data.amount,
-                                                                                     services().chain)))
+    plan = deposits.prepare(holder, data.amount, services().chain)
+    return answer(SiteDepositPlanOut(site_id=holder.id, **deposit_plan_out(plan)))
 
 
 @blueprint.post("/publishers/topup")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(TopUpRequest)
-@validate_response(SiteDepositOut, 201)
-@validate_response(SiteDepositOut, 202)
+@document_response(SiteDepositOut, 201)
+@document_response(SiteDepositOut, 202)
 @refusals(400, 403, 404, 409, 503)
-async def topup(data: TopUpRequest) -> tuple[SiteDepositOut, int]:
+async def topup(data: TopUpRequest) -> Response:
     """Credit the site with a G$ deposit the wallet made to the vault: 201 credited, 202 pending until its
     confirmations (the watcher credits it then), 409 when the transaction was credited before."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
     deposit = await deposits.credit(holder, data.tx_hash, run.chain, run.clock.now())
-    return SiteDepositOut(site_id=data.site_id, **deposit_out(deposit)), (
-        201 if deposit.status == DepositStatus.CREDITED else 202)
+    return answer(SiteDepositOut(site_id=data.site_id, **deposit_out(deposit)), (
+        201 if deposit.status == DepositStatus.CREDITED else 202))
 
 
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(WithdrawRequest)
-@validate_response(SiteWithdrawalOut, 201)
+@document_response(SiteWithdrawalOut, 201)
 @refusals(400, 403, 404, 503)
-async def withdraw(data: WithdrawRequest) -> tuple[SiteWithdrawalOut, int]:
+async def withdraw(data: WithdrawRequest) -> Response:
     """Debit ``amount`` from the site's claimable balance now and return the signed claim that pays it out on the
     vault (``transaction``); released back to the site if not redeemed by its deadline."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
     result = await withdrawals.withdraw(holder, data.amount, data.token,
                                         minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
-    return SiteWithdrawalOut(site_id=data.site_id, **withdrawal_out(result)), 201
+    return answer(SiteWithdrawalOut(site_id=data.site_id, **withdrawal_out(result)), 201)
 
 
 @blueprint.post("/publishers/exchange")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @with_body(ExchangeRequest)
-@validate_response(ExchangeOut, 201)
+@document_response(ExchangeOut, 201)
 @refusals(400, 403, 404, 503)
-async def exchange(data: ExchangeRequest) -> tuple[ExchangeOut, int]:
+async def exchange(data: ExchangeRequest) -> Response:
     """Convert claimable balance between SOV and G$ at the vault's protocol rate, rounded down; returns both legs
     and the rate (G$ per SOV)."""
     run = services()
@@ -252,7 +252,7 @@ async def exchange(data: ExchangeRequest) -> tuple[ExchangeOut, int]:
         wallet=named_wallet(data.wallet), site_id=data.site_id, from_token=data.from_token, amount=data.amount,
         chain=run.chain, now=run.clock.now())
     record = result.exchange
-    return ExchangeOut(exchange_id=record.id, site_id=data.site_id,
-                       sent=TokenAmount(token=Token(record.from_token), amount=int(record.amount_in)),
-                       received=TokenAmount(token=Token(record.to_token), amount=int(record.amount_out)),
-                       rate=result.rate), 201
+    return answer(ExchangeOut(exchange_id=record.id, site_id=data.site_id,
+                              sent=TokenAmount(token=Token(record.from_token), amount=int(record.amount_in)),
+                              received=TokenAmount(token=Token(record.to_token), amount=int(record.amount_out)),
+                              rate=result.rate), 201)

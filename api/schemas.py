@@ -1,7 +1,8 @@
 """The JSON adnet answers with, as response schemas shared by the API's routes.
 
-Handlers build a schema from the domain's plain data (dataclasses and models, read by attribute) and quart-schema
-writes it, so the OpenAPI document describes every response. Outside, names are camelCase; token amounts are
+Handlers build a schema from the domain's plain data (dataclasses and models, read by attribute) and write it with
+``api.http.answer``; each route documents it with quart-schema's ``document_response``, so the OpenAPI document
+describes every response. Outside, names are camelCase; token amounts are
 decimal strings ("12.5"), times ISO 8601 in UTC with a ``Z``. Errors have one shape (``ErrorOut``), documented on
 every route with the statuses it may answer (``refusals``).
 """
@@ -18,9 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
-    SerializerFunctionWrapHandler,
     WithJsonSchema,
-    model_serializer,
 )
 from pydantic.alias_generators import to_camel
 from quart_schema import document_response
@@ -69,21 +68,6 @@ class Schema(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True,
                               from_attributes=True)
-
-
-class Sparse(Schema):
-    """A response whose optional keys appear only when the handler gives them (the interface leaves them out
-    rather than writing null)."""
-
-    @model_serializer(mode="wrap")
-    def _given_only(self, write: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        given = {self.model_fields[name].serialization_alias or self.model_fields[name].alias or name
-                 for name in self.model_fields_set}
-        return {key: value for key, value in write(self).items() if key in given or key in self._always()}
-
-    @classmethod
-    def _always(cls) -> set[str]:
-        return {field.alias or name for name, field in cls.model_fields.items() if field.is_required()}
 
 
 class ErrorOut(BaseModel):

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field, RootModel
-from quart import Blueprint
+from quart import Blueprint, Response
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_response
+from quart_schema import document_response
 
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
-from api.http import PREFLIGHT_MAX_AGE, public, services, with_query
+from api.http import PREFLIGHT_MAX_AGE, answer, public, services, with_query
 from api.ratelimit import settings_limit
 from api.schemas import PublicTask, Schema, public_task, refusals
 
@@ -77,10 +77,10 @@ def served(decision: serving.Decision, base_url: str) -> ServeOut:
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["GET"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @with_query(ServeQuery)
-@validate_response(ServeOut)
+@document_response(ServeOut)
 @refusals(400, 404, 429)
-async def serve(query_args: ServeQuery) -> ServeOut:
+async def serve(query_args: ServeQuery) -> Response:
     """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
     (``kind`` POLL, FEEDBACK or SURVEY with ``task``), or ``{"kind": "NONE"}``. Unknown site: 404."""
     run = services()
-    return served(await serving.serve(run.serving, query_args), run.settings.public_url)
+    return answer(served(await serving.serve(run.serving, query_args), run.settings.public_url))

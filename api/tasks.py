@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from quart import Blueprint, redirect
+from quart import Blueprint, Response, redirect
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_response
+from quart_schema import document_response
 from werkzeug.wrappers.response import Response as WerkzeugResponse
 
 from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
-from api.http import services, with_body, with_query
+from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import Awarded, ClaimOut, Schema, Time, claim_out, refusals
 
@@ -60,35 +60,35 @@ class MessageOut(Schema):
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_body(CompleteTask)
-@validate_response(CompletionOut, 201)
+@document_response(CompletionOut, 201)
 @refusals(400, 404, 409, 429, 503)
-async def complete(data: CompleteTask) -> tuple[CompletionOut, int]:
+async def complete(data: CompleteTask) -> Response:
     """Verify a completion's proof and answer with the awarded points and G$ and the signed claim that pays them
     (``transaction``, null when the task's budgets are empty). A repeat past the limit is 409 ``already_completed``
     with the earlier ``completionId`` and its ``transaction``."""
     run = services()
     result = await completion.complete_task(data, now=run.clock.now(), chain=run.chain, writer=run.completions)
     done = result.completion
-    return CompletionOut(success=True, completion_id=done.id,
-                         awarded=Awarded(points=done.points, gs=int(done.gs_amount)),
-                         transaction=claim_out(result.claim)), 201
+    return answer(CompletionOut(success=True, completion_id=done.id,
+                                awarded=Awarded(points=done.points, gs=int(done.gs_amount)),
+                                transaction=claim_out(result.claim)), 201)
 
 
 @blueprint.get("/tasks/status")
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_query(CompletionsQuery)
-@validate_response(CompletionsOut)
+@document_response(CompletionsOut)
 @refusals(400, 429)
-async def status(query_args: CompletionsQuery) -> tuple[CompletionsOut, int, dict[str, str]]:
+async def status(query_args: CompletionsQuery) -> Response:
     """The completions of a wallet and/or a device fingerprint (``?wallet=&fingerprint=&campaignId=``), newest
     first, so a site can mark tasks done."""
     rows = await completion.viewer_completions(query_args)
-    return CompletionsOut(completions=[
+    return answer(CompletionsOut(completions=[
         ViewerCompletionOut(task_id=row.task_id, campaign_id=row.campaign_id, kind=row.kind,
                             completion_id=row.completion_id, completed_at=row.completed_at,
                             awarded=Awarded(points=row.points, gs=row.gs), claim_status=row.claim_status)
-        for row in rows]), 200, NO_STORE
+        for row in rows]), 200, NO_STORE)
 
 
 @blueprint.get("/tasks/<task_id>/visit")
@@ -107,11 +107,11 @@ async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
 @route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_query(MessageRequest)
-@validate_response(MessageOut)
+@document_response(MessageOut)
 @refusals(400, 404, 409, 429)
-async def message(task_id: str, query_args: MessageRequest) -> tuple[MessageOut, int, dict[str, str]]:
+async def message(task_id: str, query_args: MessageRequest) -> Response:
     """The exact message ``?wallet=`` must sign (EIP-191) to complete a SIGN_MESSAGE task, with its single-use
     nonce (valid 10 minutes)."""
     run = services()
     issued = await messages.issue_message(task_id, query_args, now=run.clock.now(), rng=run.random)
-    return MessageOut.model_validate(issued), 200, NO_STORE
+    return answer(MessageOut.model_validate(issued), 200, NO_STORE)

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from quart import Blueprint, request
+from quart import Blueprint, Response, request
 from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
-from quart_schema import validate_response
+from quart_schema import document_response
 
 from adnet.delivery.commands import MAX_USER_AGENT_LENGTH, TrackEvent
 from adnet.delivery.events import Client
-from api.http import PREFLIGHT_MAX_AGE, client_ip, public, services, with_body
+from api.http import PREFLIGHT_MAX_AGE, answer, client_ip, public, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, refusals
 
@@ -42,15 +42,15 @@ class DuplicateOut(Schema):
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @with_body(TrackEvent)
-@validate_response(RecordedOut, 201)
-@validate_response(DuplicateOut, 200)
+@document_response(RecordedOut, 201)
+@document_response(DuplicateOut, 200)
 @refusals(400, 404, 413, 415, 429)
-async def track(data: TrackEvent) -> tuple[RecordedOut | DuplicateOut, int]:
+async def track(data: TrackEvent) -> Response:
     """Record an IMPRESSION or CLICK: 201 once stored (``billable`` says whether it was charged), 200 for a
     duplicate within the hour. Unknown site, campaign or ad: 404."""
     client = Client(ip=client_ip(), user_agent=request.headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH])
     result = await services().tracker.track(data, client)
     if result.event_id is None:
-        return DuplicateOut(status="duplicate"), 200
-    return RecordedOut(status="recorded", event_id=result.event_id, billable=result.billable), 201
+        return answer(DuplicateOut(status="duplicate"), 200)
+    return answer(RecordedOut(status="recorded", event_id=result.event_id, billable=result.billable), 201)
 

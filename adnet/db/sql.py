@@ -76,23 +76,30 @@ def compiled(statement: Statement, dialect: str) -> tuple[str, list[Any]]:
     """The statement in the dialect's positional markers, and its values in their order."""
     texts, names = _split(statement.sql)
     values: list[Any] = []
-
-    def marker(value: Any) -> str:
-        values.append(value)
-        return f"${len(values)}" if dialect == "postgres" else "?"
-
-    def markers(value: Any) -> str:
-        if isinstance(value, list):
-            if value and isinstance(value[0], tuple):
-                return ", ".join(f"({', '.join(marker(item) for item in row)})" for row in value)
-            return ", ".join(marker(item) for item in value)
-        return marker(value)
-
     written = [texts[0]]
     for name, text in zip(names, texts[1:], strict=True):
-        written.append(markers(statement.params[name]))
+        value, first = statement.params[name], len(values) + 1
+        if isinstance(value, list) and value and isinstance(value[0], tuple):  # rows
+            width = len(value[0])
+            for row in value:
+                values.extend(row)
+            written.append(", ".join(f"({_markers(dialect, start, width)})"
+                                     for start in range(first, first + len(value) * width, width)))
+        elif isinstance(value, list):
+            values.extend(value)
+            written.append(_markers(dialect, first, len(value)))
+        else:
+            values.append(value)
+            written.append(_markers(dialect, first, 1))
         written.append(text)
     return "".join(written), values
+
+
+def _markers(dialect: str, first: int, count: int) -> str:
+    """``count`` comma-separated markers, numbered from ``first`` on PostgreSQL."""
+    if dialect == "postgres":
+        return ", ".join(f"${number}" for number in range(first, first + count))
+    return ", ".join("?" * count)
 
 
 @lru_cache(maxsize=1024)
