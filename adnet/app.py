@@ -23,7 +23,7 @@ from adnet.core.clock import Clock
 from adnet.core.files import shipped
 from api import dev_rpc, errors
 from api.errors import RequestRefused
-from api.http import client_ip_key, public_headers, skip_preflight
+from api.http import client_ip_key, is_public, public_routes, skip_preflight
 from api.ratelimit import OwnLimitsFirst, settings_limit
 from api.sessions import SECURITY_SCHEMES
 
@@ -89,7 +89,7 @@ def create_app(
     # Routes without a limit of their own get the public limit per client IP.
     OwnLimitsFirst(app, settings=settings, key_function=client_ip_key, skip_function=skip_preflight,
                    default_limits=settings_limit("rate_limit_public"))
-    for blueprint in (*api.BLUEPRINTS, *portal.BLUEPRINTS):
+    for blueprint in (*api.BLUEPRINTS, public_routes(api.PUBLIC_BLUEPRINTS), *portal.BLUEPRINTS):
         app.register_blueprint(blueprint)
     if not settings.production:
         app.register_blueprint(dev_rpc.blueprint)
@@ -143,15 +143,14 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
         if (request.content_length or 0) > MAX_BODY_BYTES:
             raise RequestRefused(413, "payload_too_large", f"The body is over {MAX_BODY_BYTES // 1024} KiB.")
         if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/"):
-            if request.mimetype != "application/json":
+            # A beacon (navigator.sendBeacon) sends its JSON as text/plain, which needs no preflight.
+            if request.mimetype != "application/json" and not (is_public() and request.mimetype == "text/plain"):
                 raise RequestRefused(415, "unsupported_media_type", "Send the body as application/json.")
             try:
                 await request.get_data(as_text=True)
             except UnicodeDecodeError:
                 # Quart decodes the body outside its JSON error handling: it would be a 500.
                 raise RequestRefused(400, "bad_request", "The body is not UTF-8 text.") from None
-
-    app.after_request(public_headers)
 
     @app.after_request
     async def security_headers(response: Response) -> Response:

@@ -1,14 +1,16 @@
 """What every handler of the web layer (``api/`` and ``portal/``) shares: the running service's parts, the
-client's address behind trusted proxies, rate-limit keys, and the headers of public ad routes."""
+client's address behind trusted proxies, rate-limit keys, parsing a request into its command and writing a response
+schema, and the one place that opens the public routes to every origin."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
-from quart import Response, current_app, g, request
+from quart import Blueprint, Response, current_app, g, request
+from quart_cors import cors
 from quart_schema import document_querystring, document_request
 
 from adnet.config import Settings
@@ -66,12 +68,14 @@ def answer(body: BaseModel, status: int = 200, headers: dict[str, str] | None = 
 
 def with_body(command: type[Command]) -> Callable[[F], F]:
     """Route decorator: the JSON body parsed into ``command``, passed to the handler as ``data`` (Invalid, naming
-    the field, otherwise) and documented in the OpenAPI document. It does what quart-schema's ``validate_request``
-    does at a fraction of its cost per request (which builds a pydantic TypeAdapter each time)."""
+    the field, otherwise) and documented in the OpenAPI document. Its media type is checked before (the app's
+    ``check_body``): JSON, or JSON sent as text/plain to a public route, as ``navigator.sendBeacon`` sends it.
+    It does what quart-schema's ``validate_request`` does at a fraction of its cost per request (which builds a
+    pydantic TypeAdapter each time)."""
     def decorate(handler: F) -> F:
         @wraps(handler)
         async def parsed(*args: Any, **kwargs: Any) -> Any:
-            return await handler(*args, data=parse(command, await request.get_json()), **kwargs)
+            return await handler(*args, data=parse(command, await request.get_json(force=True)), **kwargs)
 
         return cast(F, document_request(command)(parsed))
 
@@ -92,17 +96,30 @@ def with_query(command: type[Command]) -> Callable[[F], F]:
     return decorate
 
 
-def public(view: F) -> F:
-    """Marks a route that publishers' pages call (serve, track, answers): its every answer, errors included, is
-    readable by any page and never cached (``public_headers``)."""
-    setattr(view, "adnet_public", True)  # noqa: B010 - read back by public_headers
-    return view
+PUBLIC = "api_public"
+# What a publisher's page may read of a public answer besides its body.
+EXPOSED_HEADERS = ("X-Request-ID", "Retry-After")
 
 
-async def public_headers(response: Response) -> Response:
-    """After every request: ad decisions and event receipts are never cached, and any page may read them."""
-    view = current_app.view_functions.get(request.endpoint or "")
-    if getattr(view, "adnet_public", False):
-        response.headers["Cache-Control"] = "no-store"
-        response.headers.setdefault("Access-Control-Allow-Origin", "*")
+def public_routes(blueprints: Iterable[Blueprint]) -> Blueprint:
+    """The routes publishers' pages call (serve, track, tasks, answers to units), under one parent blueprint that
+    opens every answer of theirs, errors and preflights included, to any origin without credentials
+    (quart-cors), lets the page read ``X-Request-ID`` and ``Retry-After``, and keeps them out of every cache. Made
+    afresh for each app: the blueprints themselves stay as they are defined."""
+    parent = Blueprint(PUBLIC, __name__)
+    for blueprint in blueprints:
+        parent.register_blueprint(blueprint)
+    cors(parent, allow_origin="*", allow_methods=["GET", "POST"], allow_headers=["Content-Type"],
+         expose_headers=EXPOSED_HEADERS, max_age=PREFLIGHT_MAX_AGE)
+    parent.after_request(_no_store)
+    return parent
+
+
+def is_public() -> bool:
+    """Whether the current request is for one of the public routes."""
+    return PUBLIC in request.blueprints
+
+
+async def _no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
     return response

@@ -6,13 +6,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, RootModel
 from quart import Blueprint, Response
-from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
-from api.http import PREFLIGHT_MAX_AGE, answer, public, services, with_query
+from api.http import answer, services, with_query
 from api.ratelimit import settings_limit
 from api.schemas import PublicTask, Schema, public_task, refusals
 
@@ -73,9 +72,7 @@ def served(decision: serving.Decision, base_url: str) -> ServeOut:
 
 
 @blueprint.get("/serve")
-@public
 @rate_limit(limits=settings_limit("rate_limit_public"))
-@route_cors(allow_origin="*", allow_methods=["GET"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @with_query(ServeQuery)
 @document_response(ServeOut)
 @refusals(400, 404, 429)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Literal
 
 from quart import Blueprint, Response, redirect
-from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 from werkzeug.wrappers.response import Response as WerkzeugResponse
@@ -57,7 +56,6 @@ class MessageOut(Schema):
 
 
 @blueprint.post("/tasks/complete")
-@route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_body(CompleteTask)
 @document_response(CompletionOut, 201)
@@ -75,7 +73,6 @@ async def complete(data: CompleteTask) -> Response:
 
 
 @blueprint.get("/tasks/status")
-@route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_query(CompletionsQuery)
 @document_response(CompletionsOut)
@@ -104,7 +101,6 @@ async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
 
 
 @blueprint.get("/tasks/<task_id>/message")
-@route_cors(allow_origin="*", allow_methods=["GET"])
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_query(MessageRequest)
 @document_response(MessageOut)

@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Literal
 
 from quart import Blueprint, Response, request
-from quart_cors import route_cors
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.delivery.commands import MAX_USER_AGENT_LENGTH, TrackEvent
 from adnet.delivery.events import Client
-from api.http import PREFLIGHT_MAX_AGE, answer, client_ip, public, services, with_body
+from api.http import answer, client_ip, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, refusals
 
@@ -38,9 +37,7 @@ class DuplicateOut(Schema):
 
 
 @blueprint.post("/track")
-@public
 @rate_limit(limits=settings_limit("rate_limit_public"))
-@route_cors(allow_origin="*", allow_methods=["POST"], allow_headers=["Content-Type"], max_age=PREFLIGHT_MAX_AGE)
 @with_body(TrackEvent)
 @document_response(RecordedOut, 201)
 @document_response(DuplicateOut, 200)

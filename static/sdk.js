@@ -13,7 +13,6 @@
   var data = (script && script.dataset) || {};
   var siteId = data.siteId || "";
   var base = (data.api || (script && script.src ? new URL(script.src, location.href).origin : "")).replace(/\/$/, "");
-  var sameOrigin = base === location.origin;
   var WALLET = /^0x[0-9a-fA-F]{40}$/;
   var TX_HASH = /^0x[0-9a-fA-F]{64}$/;
   var VIEWABLE_RATIO = 0.5;
@@ -125,13 +124,13 @@
       });
     }, function () { return { ok: false, status: 0, body: {} }; });
   }
-  // Events outlive the page: a beacon when adnet is this page's origin (a cross-origin beacon is sent with
-  // credentials, which the public endpoints' wildcard CORS refuses), otherwise a keepalive fetch.
+  // Events outlive the page: a beacon where the browser has one (its JSON sent as text/plain needs no preflight,
+  // and its answer is never read), otherwise a keepalive fetch.
   function beacon(path, body) {
     var json = JSON.stringify(body);
-    if (sameOrigin && navigator.sendBeacon) {
+    if (navigator.sendBeacon) {
       try {
-        if (navigator.sendBeacon(base + path, new Blob([json], { type: "application/json" }))) return;
+        if (navigator.sendBeacon(base + path, new Blob([json], { type: "text/plain;charset=UTF-8" }))) return;
       } catch (e) { /* fall back to fetch */ }
     }
     window.fetch(base + path, {

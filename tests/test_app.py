@@ -29,8 +29,11 @@ async def test_wrong_method_is_json_405(client):
 
 
 async def test_post_that_is_not_json_is_415(client):
-    response = await client.post("/api/track", data="type=CLICK", headers={"Content-Type": "text/plain"})
+    response = await client.post("/api/track", data="type=CLICK",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert response.status_code == 415
+    response = await client.post("/api/advertisers/register", data="{}", headers={"Content-Type": "text/plain"})
+    assert response.status_code == 415  # text/plain is a beacon's, taken by the public routes only
     assert_error(await response.get_json(), "unsupported_media_type")
 
 

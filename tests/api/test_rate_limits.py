@@ -71,7 +71,7 @@ async def test_the_limiter_reads_a_settings_limit_as_the_apps_configured_limit_m
     app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_PUBLIC="7/30"), clock=clock)
     [limiter] = [hook.__self__ for hook in app.before_request_funcs[None]
                  if isinstance(getattr(hook, "__self__", None), OwnLimitsFirst)]
-    view, blueprint = app.view_functions["api_track.track"], app.blueprints["api_track"]
+    view, blueprint = app.view_functions["api_public.api_track.track"], app.blueprints["api_public.api_track"]
     async with app.app_context():
         first = limiter._get_limits_for_view_function(view, blueprint)
         again = limiter._get_limits_for_view_function(view, blueprint)

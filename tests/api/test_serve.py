@@ -37,7 +37,7 @@ async def banner_setup(**campaign_fields):
 
 
 async def get_serve(client, **params):
-    response = await client.get("/api/serve", query_string=params)
+    response = await client.get("/api/serve", query_string=params, headers={"Origin": "https://publisher.example"})
     return response, await response.get_json()
 
 

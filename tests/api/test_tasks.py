@@ -176,8 +176,11 @@ async def test_body_validation(client, clock):
         response = await client.post("/api/tasks/complete", json=body)
         answer = await response.get_json()
         assert (response.status_code, answer["error"], answer.get("field")) == (400, code, field), body
-    response = await client.post("/api/tasks/complete", data="taskId=x", headers={"Content-Type": "text/plain"})
+    response = await client.post("/api/tasks/complete", data="taskId=x",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert response.status_code == 415
+    response = await client.post("/api/tasks/complete", data="taskId=x", headers={"Content-Type": "text/plain"})
+    assert (response.status_code, (await response.get_json())["error"]) == (400, "bad_request")  # not JSON
     await nothing_recorded()
 
 

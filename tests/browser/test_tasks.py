@@ -1,17 +1,24 @@
-"""Attached tasks in Chromium on /demo, with the injected test wallet: a VISIT_URL task through the visit link with
-the time away as its dwell, and a SIGN_MESSAGE task signed by the wallet; each returns a claim that the SDK's
-"Redeem on-chain" sends to the vault of the embedded chain, which pays it to the wallet exactly once."""
+"""Attached tasks in Chromium on a publisher's page of another origin than adnet, with the injected test wallet: a
+VISIT_URL task through the visit link with the time away as its dwell, a SIGN_MESSAGE task signed by the wallet, a
+QUIZ answered wrong then right, and an ONCHAIN_EVENT task proven by a transfer the wallet sends (too early first,
+then confirmed); each refusal is shown as adnet said it, and each claim the SDK's "Redeem on-chain" sends to the
+vault of the embedded chain pays the wallet exactly once."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from eth_abi import encode
+from eth_utils import keccak
 from hexbytes import HexBytes
 
-from tests.browser.conftest import LiveServer, Visitor
+from tests.browser.conftest import LiveServer, PublisherSite, Visitor, publisher_page
+from tests.chain.helpers import mine
 
 G = 10**18
+TASKS_SLOT = ('<div id="slot-tasks" data-adnet-slot data-kind="BANNER" data-size="300x250" data-placement="sidebar" '
+              "data-tasks></div>")
 
 
 def gs_balance(server: LiveServer, wallet: str) -> int:
@@ -22,9 +29,9 @@ def is_claimed(server: LiveServer, claim_ref: str) -> bool:
     return server.call(lambda: server.chain.vault.functions.isClaimed(HexBytes(claim_ref)).call())
 
 
-def task_row(visitor: Visitor, server: LiveServer, kind: str) -> Any:
-    visitor.page.goto(f"{server.url}/demo")
-    slot = visitor.page.locator("#slot-tasks")
+def task_row(visitor: Visitor, server: LiveServer, site: PublisherSite, kind: str) -> Any:
+    page = publisher_page(visitor, server, site, TASKS_SLOT)
+    slot = page.locator("#slot-tasks")
     slot.scroll_into_view_if_needed()
     row = slot.locator(f"li[data-kind={kind}]")
     row.wait_for()
@@ -47,14 +54,15 @@ def redeem_and_check(visitor: Visitor, server: LiveServer, row: Any, balance_bef
     assert visitor.events("redeem")[0]["txHash"] == visitor.wallet.sent[0]
     assert is_claimed(server, transaction["claimRef"])
     assert gs_balance(server, visitor.wallet.address) - balance_before == G // 2
-    assert visitor.console.errors() == [] and visitor.console.page_errors == []
+    assert visitor.console.script_errors() == [] and visitor.console.page_errors == []
 
 
 def test_a_visit_url_task_completes_and_its_claim_redeems(server: LiveServer, visitor: Visitor,
+                                                          publisher_site: PublisherSite,
                                                           live_campaigns: Callable[..., list[str]]) -> None:
     live_campaigns(0)
     visitor.page.clock.install()
-    row = task_row(visitor, server, "VISIT_URL")
+    row = task_row(visitor, server, publisher_site, "VISIT_URL")
     balance_before = gs_balance(server, visitor.wallet.address)
 
     # Chromium does not hand a redirect's next request to Playwright's routing, so the visit link's request goes to
@@ -86,9 +94,10 @@ def test_a_visit_url_task_completes_and_its_claim_redeems(server: LiveServer, vi
 
 
 def test_a_sign_message_task_completes_with_the_wallet_and_its_claim_redeems(
-        server: LiveServer, visitor: Visitor, live_campaigns: Callable[..., list[str]]) -> None:
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
+        live_campaigns: Callable[..., list[str]]) -> None:
     live_campaigns(1)
-    row = task_row(visitor, server, "SIGN_MESSAGE")
+    row = task_row(visitor, server, publisher_site, "SIGN_MESSAGE")
     balance_before = gs_balance(server, visitor.wallet.address)
 
     visitor.page.evaluate("window.__wallet = window.ethereum; delete window.ethereum")
@@ -102,4 +111,48 @@ def test_a_sign_message_task_completes_with_the_wallet_and_its_claim_redeems(
     assert "personal_sign" in visitor.wallet.requests
     (completion,) = visitor.events("complete")
     assert completion["taskId"] == server.demo["taskIds"]["SIGN_MESSAGE"][0]
+    redeem_and_check(visitor, server, row, balance_before)
+
+
+def test_a_wrong_quiz_answer_is_explained_and_a_right_one_pays(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
+        live_campaigns: Callable[..., list[str]]) -> None:
+    live_campaigns(0)
+    row = task_row(visitor, server, publisher_site, "QUIZ")
+    balance_before = gs_balance(server, visitor.wallet.address)
+
+    row.get_by_role("button", name="SOV").click()
+    row.get_by_text("That answer is not right.").wait_for()  # adnet's refusal, read across origins
+    assert not row.get_by_text("The network did not answer", exact=False).is_visible()
+    row.get_by_role("button", name="G$").click()
+    row.get_by_text("Done", exact=True).wait_for()
+
+    (completion,) = visitor.events("complete")
+    assert completion["taskId"] == server.demo["taskIds"]["QUIZ"][0]
+    redeem_and_check(visitor, server, row, balance_before)
+
+
+def test_an_onchain_task_waits_for_its_confirmation_then_pays(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
+        live_campaigns: Callable[..., list[str]]) -> None:
+    live_campaigns(2)
+    row = task_row(visitor, server, publisher_site, "ONCHAIN_EVENT")
+    # The wallet sends G$ to anyone, from the page, as its owner would from any app.
+    token = server.chain.deployment.gs_token
+    data = "0x" + (keccak(text="transfer(address,uint256)")[:4] + encode(["address", "uint256"], [
+        "0x" + "11" * 20, G // 100])).hex()
+    tx_hash = visitor.page.evaluate("(tx) => window.ethereum.request({method: 'eth_sendTransaction', params: [tx]})",
+                                    {"from": visitor.wallet.address, "to": token, "data": data})
+    balance_before = gs_balance(server, visitor.wallet.address)
+
+    row.get_by_label("Transaction hash").fill(tx_hash)
+    row.get_by_role("button", name="Check").click()
+    row.get_by_text("confirmation", exact=False).wait_for()  # mined, not yet confirmed: adnet says to wait
+    server.call(lambda: mine(server.chain))
+    row.get_by_role("button", name="Check").click()
+    row.get_by_text("Done", exact=True).wait_for()
+
+    (completion,) = visitor.events("complete")
+    assert completion["taskId"] == server.demo["taskIds"]["ONCHAIN_EVENT"][0]
+    visitor.wallet.sent.remove(tx_hash)  # the transfer is the proof; redeeming sends the only other transaction
     redeem_and_check(visitor, server, row, balance_before)

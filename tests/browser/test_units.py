@@ -1,28 +1,33 @@
-"""Standalone units in Chromium on /demo: a poll answered with the keyboard, a feedback with stars and text, and a
-three-step survey that resumes where it was after a reload; each recorded once on the server."""
+"""Standalone units in Chromium on a publisher's page of another origin than adnet: a poll answered with the
+keyboard (and answered again from a fresh page, which adnet refuses as already answered), a feedback with stars and
+text, and a three-step survey that resumes where it was after a reload; each recorded once on the server."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from adnet.interactions.models import Interaction, SessionStatus, SurveySession
-from tests.browser.conftest import LiveServer, Visitor
+from tests.browser.conftest import LiveServer, PublisherSite, Visitor, publisher_page
+
+SLOTS = {kind: f'<div id="slot-{kind.lower()}" data-adnet-slot data-kind="{kind}" data-placement="unit"></div>'
+         for kind in ("POLL", "FEEDBACK", "SURVEY")}
 
 
 def interactions(server: LiveServer, unit_id: str, fingerprint: str) -> list[dict[str, Any]]:
     return server.call(lambda: Interaction.filter(unit_id=unit_id, fingerprint=fingerprint).values("answers"))
 
 
-def open_unit(visitor: Visitor, server: LiveServer, slot: str) -> Any:
-    visitor.page.goto(f"{server.url}/demo")
-    unit = visitor.page.locator(f"#{slot}")
+def open_unit(visitor: Visitor, server: LiveServer, site: PublisherSite, kind: str) -> Any:
+    page = publisher_page(visitor, server, site, SLOTS[kind])
+    unit = page.locator(f"#slot-{kind.lower()}")
     unit.scroll_into_view_if_needed()
-    visitor.page.wait_for_selector(f"#{slot}[data-adnet-unit]")
+    page.wait_for_selector(f"#slot-{kind.lower()}[data-adnet-unit]")
     return unit
 
 
-def test_a_poll_is_answered_with_the_keyboard(server: LiveServer, visitor: Visitor) -> None:
-    poll = open_unit(visitor, server, "slot-poll")
+def test_a_poll_is_answered_with_the_keyboard(server: LiveServer, visitor: Visitor,
+                                              publisher_site: PublisherSite) -> None:
+    poll = open_unit(visitor, server, publisher_site, "POLL")
     (poll_id,) = server.demo["taskIds"]["POLL"]
 
     poll.get_by_role("button", name="Ethereum").focus()
@@ -35,9 +40,15 @@ def test_a_poll_is_answered_with_the_keyboard(server: LiveServer, visitor: Visit
     assert [event["status"] for event in visitor.events("interaction")] == ["recorded"]
     assert visitor.console.errors() == [] and visitor.console.page_errors == []
 
+    again = open_unit(visitor, server, publisher_site, "POLL")  # a fresh page: adnet knows it was answered
+    again.get_by_role("button", name="Celo").click()
+    again.get_by_text("Thank you!").wait_for()
+    assert interactions(server, poll_id, fingerprint) == [{"answers": {"optionId": "ethereum"}}]
+    assert not again.get_by_text("The network did not answer", exact=False).is_visible()
 
-def test_feedback_takes_stars_and_text(server: LiveServer, visitor: Visitor) -> None:
-    feedback = open_unit(visitor, server, "slot-feedback")
+
+def test_feedback_takes_stars_and_text(server: LiveServer, visitor: Visitor, publisher_site: PublisherSite) -> None:
+    feedback = open_unit(visitor, server, publisher_site, "FEEDBACK")
     (feedback_id,) = server.demo["taskIds"]["FEEDBACK"]
 
     feedback.get_by_role("radio", name="4 of 5").click()
@@ -51,8 +62,9 @@ def test_feedback_takes_stars_and_text(server: LiveServer, visitor: Visitor) -> 
     assert visitor.console.errors() == [] and visitor.console.page_errors == []
 
 
-def test_a_three_step_survey_resumes_after_a_reload(server: LiveServer, visitor: Visitor) -> None:
-    survey = open_unit(visitor, server, "slot-survey")
+def test_a_three_step_survey_resumes_after_a_reload(server: LiveServer, visitor: Visitor,
+                                                    publisher_site: PublisherSite) -> None:
+    survey = open_unit(visitor, server, publisher_site, "SURVEY")
     (survey_id,) = server.demo["taskIds"]["SURVEY"]
     fingerprint = visitor.page.evaluate("adnet.fingerprint()")
 
@@ -61,7 +73,7 @@ def test_a_three_step_survey_resumes_after_a_reload(server: LiveServer, visitor:
     survey.get_by_role("button", name="Next").click()
     survey.get_by_text("Question 2 of 3").wait_for()
 
-    survey = open_unit(visitor, server, "slot-survey")
+    survey = open_unit(visitor, server, publisher_site, "SURVEY")
     assert survey.get_by_text("Question 2 of 3").is_visible()
     assert survey.get_by_text("How much do you trust on-chain ads?").is_visible()
     survey.get_by_role("button", name="Back").click()
