@@ -20,6 +20,7 @@ from adnet.config import Settings
 from adnet.core import changes
 from adnet.core.clock import Clock
 from adnet.db import config as database
+from adnet.delivery import clients
 from adnet.delivery.serving import Server
 from adnet.delivery.tracking import Tracker
 from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, periodic_jobs
@@ -47,12 +48,13 @@ class Services:
 
 
 async def start(settings: Settings, clock: Clock, rng: random.Random) -> Services:
-    """Open the database and the chain, load the index, start the writers and the jobs."""
+    """Open the database and the chain, load the index and the client rules, start the writers and the jobs."""
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
     server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret)
     await server.rebuild()
+    clients.warm_up()
     tracker = Tracker(clock=clock, settings=settings, server=server)
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))

@@ -15,6 +15,8 @@ from quart_schema import document_querystring, document_request
 
 from adnet.config import Settings
 from adnet.core.inputs import Command, parse
+from adnet.delivery.clients import Client
+from adnet.delivery.commands import MAX_USER_AGENT_LENGTH
 from adnet.services import Services
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,6 +50,11 @@ def _client_ip(trusted: int) -> str:
     if len(hops) < trusted:
         return remote
     return hops[-trusted]
+
+
+def client() -> Client:
+    """Who sent this request: its address and its own User-Agent header."""
+    return Client(ip=client_ip(), user_agent=request.headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH])
 
 
 async def client_ip_key() -> str:

@@ -11,7 +11,7 @@ from quart_schema import document_response
 
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
-from api.http import answer, services, with_query
+from api.http import answer, client, services, with_query
 from api.ratelimit import settings_limit
 from api.schemas import PublicTask, Schema, public_task, refusals
 
@@ -80,4 +80,4 @@ async def serve(query_args: ServeQuery) -> Response:
     """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
     (``kind`` POLL, FEEDBACK or SURVEY with ``task``), or ``{"kind": "NONE"}``. Unknown site: 404."""
     run = services()
-    return answer(served(await serving.serve(run.serving, query_args), run.settings.public_url))
+    return answer(served(await serving.serve(run.serving, query_args, client()), run.settings.public_url))

@@ -1,7 +1,7 @@
 """POST /api/track: an impression or click reported by a publisher's page, open to any origin.
 
-201 ``{"status": "recorded", "eventId", "billable"}`` once the event is committed; 200 ``{"status": "duplicate"}``
-for the same fingerprint, campaign and type within the hour. Why an event is not billable is recorded, never
+201 ``{"status": "recorded", "eventId"}`` once the event is committed; 200 ``{"status": "duplicate"}`` for the
+same fingerprint, campaign and type within the hour. Whether and why an event was billed is recorded, never
 returned (see ``adnet.delivery.tracking``).
 """
 
@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from quart import Blueprint, Response, request
+from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
-from adnet.delivery.commands import MAX_USER_AGENT_LENGTH, TrackEvent
-from adnet.delivery.events import Client
-from api.http import answer, client_ip, services, with_body
+from adnet.delivery.commands import TrackEvent
+from api.http import answer, client, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, refusals
 
@@ -23,11 +22,10 @@ blueprint = Blueprint("api_track", __name__, url_prefix="/api")
 
 
 class RecordedOut(Schema):
-    """The event is stored; ``billable`` says whether it was charged."""
+    """The event is stored (billed or not, by rules a page is not told)."""
 
     status: Literal["recorded"]
     event_id: str
-    billable: bool
 
 
 class DuplicateOut(Schema):
@@ -43,11 +41,11 @@ class DuplicateOut(Schema):
 @document_response(DuplicateOut, 200)
 @refusals(400, 404, 413, 415, 429)
 async def track(data: TrackEvent) -> Response:
-    """Record an IMPRESSION or CLICK: 201 once stored (``billable`` says whether it was charged), 200 for a
-    duplicate within the hour. Unknown site, campaign or ad: 404."""
-    client = Client(ip=client_ip(), user_agent=request.headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH])
-    result = await services().tracker.track(data, client)
+    """Record an IMPRESSION or CLICK: 201 once stored, 200 for a duplicate within the hour. Whether it was billed
+    is not said (that would teach a script which attempts pass): the site's owner and the campaign's advertiser see
+    it in their reports. Unknown site, campaign or ad: 404."""
+    result = await services().tracker.track(data, client())
     if result.event_id is None:
         return answer(DuplicateOut(status="duplicate"), 200)
-    return answer(RecordedOut(status="recorded", event_id=result.event_id, billable=result.billable), 201)
+    return answer(RecordedOut(status="recorded", event_id=result.event_id), 201)
 

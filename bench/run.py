@@ -91,7 +91,7 @@ def get(path: str, client: str) -> bytes:
 
 def post(path: str, body: dict, client: str) -> bytes:
     payload = json.dumps(body).encode()
-    return (f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+    return (f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\nUser-Agent: {BROWSER}\r\n"
             f"Content-Length: {len(payload)}\r\nX-Forwarded-For: {client}\r\n\r\n").encode() + payload
 
 
@@ -221,8 +221,7 @@ class TrackMix:
             return self._send(self.rng.choice(self.impressed), "IMPRESSION")
         ad = self.ads[self.used % len(self.ads)]
         self.used += 1
-        event = {"ad": ad, "fingerprint": f"bench-{self.used:08d}-{self.rng.getrandbits(32):08x}",
-                 "client": client_address(self.rng)}
+        event = {"ad": ad, "fingerprint": f"bench-{self.used:08d}-{self.rng.getrandbits(32):08x}"}
         self.impressed.append(event)
         return self._send(event, "IMPRESSION")
 
@@ -230,25 +229,25 @@ class TrackMix:
         ad = event["ad"]
         body = {"type": kind, "campaignId": ad["campaignId"], "adId": ad["id"], "siteId": self.site_id,
                 "fingerprint": event["fingerprint"], "rendered": True, "viewportVisible": True, "renderTime": 42,
-                "timestamp": int(time.time() * 1000), "pageUrl": "http://127.0.0.1/article", "userAgent": BROWSER,
+                "timestamp": int(time.time() * 1000), "pageUrl": "http://127.0.0.1/article",
                 "trackingToken": ad["trackingToken"]}
-        return post("/api/track", body, event["client"])
+        return post("/api/track", body, ad["client"])  # from the client the ad was served to
 
 
 async def prepare_tokens(port: int, site_id: str, count: int, rng: random.Random) -> list[dict]:
-    """Ads served for the tracking phase (as pages would have received them)."""
+    """Ads served for the tracking phase (as pages would have received them), each with the client it went to."""
     ads: list[dict] = []
     connections = [await Connection.open(port) for _ in range(16)]
 
     async def client(connection: Connection) -> None:
         while len(ads) < count:
-            size = rng.choice(SIZES)
+            size, address = rng.choice(SIZES), client_address(rng)
             status, body = await connection.exchange(
-                get(f"/api/serve?siteId={site_id}&size={size}&placement=bench", client_address(rng)))
+                get(f"/api/serve?siteId={site_id}&size={size}&placement=bench", address))
             answer = json.loads(body)
             if status != 200 or answer.get("kind") != "BANNER":
                 raise RuntimeError(f"serve answered {status} {answer}")
-            ads.append(answer["ad"])
+            ads.append({**answer["ad"], "client": address})
 
     await asyncio.gather(*(client(connection) for connection in connections))
     for connection in connections:

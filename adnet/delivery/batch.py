@@ -118,8 +118,8 @@ _CLAIM_KEYS = ("INSERT INTO dedup_key (fingerprint, campaign_id, type, last_acce
                "WHERE dedup_key.last_accepted_at <= :window_start RETURNING fingerprint, campaign_id, type")
 _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
-    "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent", "ip",
-    "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
+    "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",
+    "reported_user_agent", "client_network", "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
 )
 # One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
 _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
@@ -133,7 +133,8 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
         event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id, request.fingerprint,
         claims.wallet if claims else None, claims.placement if claims else "", event.token_ref, request.rendered,
         request.viewport_visible, None if request.render_time is None else round(request.render_time),
-        request.timestamp, request.page_url, event.user_agent, event.client.ip[:45], reason is None, reason,
+        request.timestamp, request.page_url, event.client.user_agent, request.user_agent, event.client.network,
+        reason is None, reason,
         Decimal(cost), Decimal(publisher_amount), event.received_at,
     )
 

@@ -6,16 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from adnet.delivery.clients import Client
 from adnet.delivery.commands import TrackEvent
 from adnet.delivery.tokens import TokenClaims
-
-
-@dataclass(frozen=True)
-class Client:
-    """Who reported an event: the client's address and the User-Agent header it sent."""
-
-    ip: str
-    user_agent: str
 
 
 @dataclass(frozen=True)
@@ -39,8 +32,3 @@ class PendingEvent:
     reason: str | None
     claims: TokenClaims | None
     token_ref: str | None
-
-    @property
-    def user_agent(self) -> str:
-        """The User-Agent the event is recorded with: the one the embed reported, else the request's header."""
-        return self.reported.user_agent if self.reported.user_agent is not None else self.client.user_agent

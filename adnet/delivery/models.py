@@ -31,8 +31,11 @@ class TrackingEvent(Model):
     render_time_ms = fields.IntField(null=True)
     client_timestamp_ms = fields.BigIntField(null=True)
     page_url = fields.CharField(max_length=2048, default="")
-    user_agent = fields.CharField(max_length=512, default="")
-    ip = fields.CharField(max_length=45, default="")
+    user_agent = fields.CharField(max_length=512, default="", description="the request's User-Agent header")
+    reported_user_agent = fields.CharField(max_length=512, null=True,
+                                           description="the userAgent the page reported, kept as information only")
+    client_network = fields.CharField(max_length=45, default="",
+                                      description="the client's IPv4 /24 or IPv6 /48, never its address")
     billable = fields.BooleanField()
     refusal_reason = fields.CharField(max_length=32, null=True)
     cost = token_amount(default=0)

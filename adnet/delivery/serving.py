@@ -30,6 +30,7 @@ from adnet.core.clock import Clock
 from adnet.core.errors import NotFound
 from adnet.core.ids import has_prefix
 from adnet.delivery import tokens
+from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
@@ -138,8 +139,8 @@ class Decision:
 NOTHING = Decision(kind="NONE")
 
 
-async def serve(server: Server, query: ServeQuery) -> Decision:
-    """Decide what ``query.site_id`` shows now and count the decision; NotFound for an unknown site."""
+async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
+    """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     if not await server.site_exists(query.site_id):
         raise NotFound.of("site")
     now = server.clock.now()
@@ -150,16 +151,16 @@ async def serve(server: Server, query: ServeQuery) -> Decision:
     if choice.unit is not None:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
-    return Decision(kind=BANNER, banner=await _banner(server, query, choice.campaign, choice.creative, now))
+    return Decision(kind=BANNER, banner=await _banner(server, query, client, choice.campaign, choice.creative, now))
 
 
-async def _banner(server: Server, query: ServeQuery, campaign: CampaignEntry, creative: CreativeEntry,
+async def _banner(server: Server, query: ServeQuery, client: Client, campaign: CampaignEntry, creative: CreativeEntry,
                   now: datetime) -> Banner:
     click_active = campaign.has_budget()
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
-        placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active, now=now,
-        nonce=server.random.getrandbits(64))
+        placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
+        client=client.binding, now=now, nonce=server.random.getrandbits(64))
     tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 

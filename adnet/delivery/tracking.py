@@ -4,8 +4,11 @@ An event that passes validation (known site, campaign and ad) is recorded once p
 and hour (``adnet.delivery.batch``), and is billable only when nothing names a reason against it. Reasons, first
 one wins, stored with the event and counted in reports, never shown to the client:
 
-- decided when the request arrives: ``bot_user_agent``; ``token_missing``, ``token_invalid``, ``token_expired``,
-  ``token_mismatch`` (the token names another ad, campaign or site); for impressions ``not_rendered``,
+- decided when the request arrives: ``bot_user_agent`` (the request's own User-Agent header, see
+  ``adnet.delivery.clients``; the body's ``userAgent`` is kept as information only); ``token_missing``,
+  ``token_invalid``, ``token_expired``, ``token_mismatch`` (the token names another ad, campaign or site),
+  ``client_mismatch`` (the event comes from another network or browser family than the ad was served to); for
+  impressions ``not_rendered``,
   ``not_viewable``, ``view_too_short`` (reported less than ``MIN_VIEW_MS`` after the ad was served, so it cannot
   have been in view for one second); for clicks ``click_not_priced`` (served with ``bannerClickActive=false``);
   ``rate_limited_fingerprint`` / ``rate_limited_ip`` (more events than ``FINGERPRINT_EVENTS_PER_MINUTE`` /
@@ -37,8 +40,9 @@ from adnet.db import sql
 from adnet.db.group_commit import GroupCommitter
 from adnet.delivery import tokens
 from adnet.delivery.batch import write_batch
+from adnet.delivery.clients import Client
 from adnet.delivery.commands import TrackEvent
-from adnet.delivery.events import Client, PendingEvent, TrackResult
+from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
 from adnet.delivery.serving import Server
 from adnet.delivery.tokens import TokenClaims, TokenError
@@ -53,24 +57,11 @@ BATCH_DELAY_SECONDS = 0.0
 BATCH_MAX_EVENTS = 256
 _COMMIT_ATTEMPTS = 5
 REASONS = (
-    "bot_user_agent", "token_missing", "token_invalid", "token_expired", "token_mismatch", "not_rendered",
+    "bot_user_agent", "token_missing", "token_invalid", "token_expired", "token_mismatch", "client_mismatch",
+    "not_rendered",
     "not_viewable", "view_too_short", "click_not_priced", "rate_limited_fingerprint", "rate_limited_ip",
     "token_reused", "click_without_impression", "budget_exhausted",
 )
-# Lower-case substrings of user agents that announce automation; an empty user agent counts as one too.
-BOT_MARKERS = (
-    "bot", "crawl", "spider", "slurp", "headless", "phantomjs", "selenium", "puppeteer", "playwright", "lighthouse",
-    "curl/", "wget/", "python-requests", "python-urllib", "aiohttp", "httpx", "go-http-client", "java/", "okhttp",
-    "libwww", "scrapy", "facebookexternalhit", "preview",
-)
-
-
-def is_bot(user_agent: str) -> bool:
-    """Whether a user agent announces a crawler, a headless browser or an HTTP library."""
-    lowered = user_agent.lower()
-    return not lowered.strip() or any(marker in lowered for marker in BOT_MARKERS)
-
-
 class MinuteWindow:
     """Counts events per key in the current clock minute of this process (a billability heuristic: with several
     worker processes each allows the limit)."""
@@ -116,22 +107,21 @@ class Tracker:
             raise NotFound.of("site")
         price = await _price(self.server, request)
         now = self.clock.now()
-        pending = PendingEvent(reported=request, client=client, received_at=now, price=price, reason=None, claims=None,
-                               token_ref=None)
-        claims, reason = self._check_token(request, now)
-        reason = _first(reason if not is_bot(pending.user_agent) else "bot_user_agent",
-                        _viewability(request, claims, now))
+        claims, reason = self._check_token(request, client, now)
+        reason = _first("bot_user_agent" if client.is_bot else reason, _viewability(request, claims, now))
         if request.type == EventType.CLICK and reason is None and claims is not None and not claims.click_active:
             reason = "click_not_priced"
         over_fingerprint = self.by_fingerprint.over_limit(request.fingerprint, now)
-        over_ip = self.by_ip.over_limit(client.ip, now)
+        over_ip = self.by_ip.over_limit(client.network, now)
         reason = _first(reason, "rate_limited_fingerprint" if over_fingerprint else None,
                         "rate_limited_ip" if over_ip else None)
         token_ref = tokens.token_ref(request.tracking_token) if claims and request.tracking_token else None
-        pending.reason, pending.claims, pending.token_ref = reason, claims, token_ref
-        return await self.committer.submit(pending)
+        return await self.committer.submit(PendingEvent(reported=request, client=client, received_at=now,
+                                                        price=price, reason=reason, claims=claims,
+                                                        token_ref=token_ref))
 
-    def _check_token(self, request: TrackEvent, now: datetime) -> tuple[TokenClaims | None, str | None]:
+    def _check_token(self, request: TrackEvent, client: Client, now: datetime
+                     ) -> tuple[TokenClaims | None, str | None]:
         if not request.tracking_token:
             return None, "token_missing"
         settings = self.settings
@@ -144,6 +134,8 @@ class Tracker:
         if (claims.ad_id, claims.campaign_id, claims.site_id) != (request.ad_id, request.campaign_id,
                                                                   request.site_id):
             return None, "token_mismatch"
+        if claims.client != client.binding:
+            return claims, "client_mismatch"
         return claims, None
 
     async def commit(self, events: list[PendingEvent]) -> list[TrackResult]:

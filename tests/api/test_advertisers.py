@@ -17,13 +17,13 @@ from adnet.chain.transact import send_transaction
 from adnet.money import ledger
 from adnet.money.holders import account_ref
 from adnet.money.models import LedgerTransaction
+from tests.api.test_track import PAGE, billed
 from tests.auth_helpers import bearer, sign_in
 from tests.chain.helpers import user
 from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
 
 OPERATOR = Account.from_key("0x" + "42" * 32)
-BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
 CREATIVE = {"bannerUrl": "https://cdn.example/banner.png", "targetUrl": "https://shop.example/landing",
             "description": "Sponsored", "mediaType": "image", "size": "300x250"}
 QUIZ = {"kind": "QUIZ", "title": "Quiz", "config": {"question": "2+2?", "answers": ["four"]},
@@ -99,7 +99,7 @@ async def approved_campaign(client, clock, api: Api | None = None, **changes) ->
 
 
 async def serve(client, site, **params) -> dict:
-    response = await client.get("/api/serve", query_string={"siteId": site.id, **params})
+    response = await client.get("/api/serve", query_string={"siteId": site.id, **params}, headers=PAGE)
     return await response.get_json()
 
 
@@ -160,11 +160,11 @@ async def test_deposit_campaign_review_serve_track_report(client, chain, clock):
 
     clock.advance(seconds=2)
     ad = body["ad"]
-    tracked = await client.post("/api/track", json={
+    tracked = await client.post("/api/track", headers=PAGE, json={
         "type": "IMPRESSION", "campaignId": cid, "adId": ad["id"], "siteId": site.id, "fingerprint": "fp-1",
         "rendered": True, "viewportVisible": True, "renderTime": 20, "timestamp": 1767225600000,
-        "pageUrl": "https://publisher.example/", "userAgent": BROWSER, "trackingToken": ad["trackingToken"]})
-    assert (await tracked.get_json())["billable"] is True
+        "pageUrl": "https://publisher.example/", "trackingToken": ad["trackingToken"]})
+    assert await billed(await tracked.get_json())
     status, report = await api.call("GET", f"/advertisers/campaigns/{cid}/report")
     assert status == 200
     today = report["days"][-1]

@@ -13,6 +13,7 @@ from tortoise import connections
 
 from adnet.db import sql
 from adnet.delivery import tracking
+from adnet.delivery.clients import Client
 from adnet.delivery.models import DedupKey, SiteDailyStat, TrackingEvent
 from adnet.delivery.tokens import issue_token
 from adnet.money import ledger
@@ -24,6 +25,9 @@ from tests.factories import G, make_campaign, make_creative, make_site
 from tests.sql import recorded_statements
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+# What a browser on a publisher's page sends with every request.
+PAGE = {"User-Agent": BROWSER, "Origin": "https://publisher.example"}
+PAGE_CLIENT = Client("<local>", BROWSER)  # the test client (which has no address), with PAGE's browser
 CPM = 2 * G
 CPC = G // 10
 
@@ -37,7 +41,7 @@ async def setup_ad(**campaign_fields):
 
 
 async def serve_ad(client, site, **params) -> dict:
-    response = await client.get("/api/serve", query_string={"siteId": site.id, **params})
+    response = await client.get("/api/serve", query_string={"siteId": site.id, **params}, headers=PAGE)
     body = await response.get_json()
     assert body["kind"] == "BANNER", body
     return body["ad"]
@@ -52,9 +56,15 @@ def event_body(ad: dict, site, **overrides) -> dict:
     }
 
 
-async def post(client, body: dict):
-    response = await client.post("/api/track", json=body)
+async def post(client, body: dict, **headers: str):
+    response = await client.post("/api/track", json=body, headers={**PAGE, **headers})
     return response, await response.get_json()
+
+
+async def billed(body: dict) -> bool:
+    """Whether the recorded event was billed: stored, never told to the page."""
+    assert body["status"] == "recorded" and set(body) == {"status", "eventId"}
+    return (await TrackingEvent.get(id=body["eventId"])).billable
 
 
 async def served_and_seen(client, clock, site, **params) -> dict:
@@ -69,7 +79,7 @@ async def test_billable_impression_moves_cpm_over_1000_through_the_ledger(client
     ad = await served_and_seen(client, clock, site, placement="top")
     response, body = await post(client, event_body(ad, site))
     assert response.status_code == 201
-    assert body["status"] == "recorded" and body["billable"] is True and body["eventId"].startswith("ev_")
+    assert await billed(body) and body["eventId"].startswith("ev_")
     assert response.headers["Cache-Control"] == "no-store"
     event = await TrackingEvent.get(id=body["eventId"])
     cost = CPM // 1000
@@ -88,7 +98,7 @@ async def test_click_after_a_billable_impression_costs_the_cpc(client, clock):
     ad = await served_and_seen(client, clock, site)
     await post(client, event_body(ad, site))
     response, body = await post(client, event_body(ad, site, type="CLICK"))
-    assert response.status_code == 201 and body["billable"] is True
+    assert response.status_code == 201 and await billed(body)
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000 - CPC
 
 
@@ -122,7 +132,7 @@ async def test_59th_minute_is_a_duplicate_and_61st_is_not(client, clock):
     clock.advance(minutes=2)
     ad = await served_and_seen(client, clock, site)
     response, body = await post(client, event_body(ad, site))
-    assert response.status_code == 201 and body["billable"] is True
+    assert response.status_code == 201 and await billed(body)
     assert await TrackingEvent.filter(billable=True).count() == 2
 
 
@@ -187,7 +197,7 @@ async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch
     responses = await asyncio.gather(*(post(client, event_body(ad, site, type="CLICK", fingerprint=f"fp-{n:04d}"))
                                        for n, ad in enumerate(clicks)))
     assert [response.status_code for response, _ in responses] == [201] * 3
-    assert all(body["billable"] for _, body in responses)
+    assert all([await billed(body) for _, body in responses])
     assert sum(size for size, _, _ in batches) == 3
     for _, trips, sent in batches:
         tables = " ".join(sent)
@@ -202,7 +212,7 @@ async def test_rotating_the_fingerprint_does_not_bill_one_served_ad_twice(client
     ad = await served_and_seen(client, clock, site)
     results = await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
                                      for n in range(50)))
-    assert sum(body["billable"] for _, body in results) == 1
+    assert sum([await billed(body) for _, body in results]) == 1
     assert await TrackingEvent.filter(refusal_reason="token_reused").count() == 49
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000
 
@@ -215,11 +225,11 @@ async def test_budget_exhausted_mid_run_spends_exactly_the_budget(client, clock)
     results = await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
                                      for n, ad in enumerate(ads)))
     assert all(response.status_code == 201 for response, _ in results)
-    assert sum(body["billable"] for _, body in results) == 5
+    assert sum([await billed(body) for _, body in results]) == 5
     assert await TrackingEvent.filter(refusal_reason="budget_exhausted").count() == 3
     assert await ledger.balance(ledger.campaign(campaign.id)) == 0
-    billed = await TrackingEvent.filter(billable=True).values_list("cost", flat=True)
-    assert sum(int(cost) for cost in billed) == budget
+    costs = await TrackingEvent.filter(billable=True).values_list("cost", flat=True)
+    assert sum(int(cost) for cost in costs) == budget
     response = await client.get("/api/serve", query_string={"siteId": site.id})
     assert await response.get_json() == {"kind": "NONE"}
 
@@ -236,7 +246,7 @@ async def test_spend_never_exceeds_budget_across_batches(client, clock):
 
 
 async def reason_of(body: dict) -> str | None:
-    assert body["status"] == "recorded" and body["billable"] is False
+    assert not await billed(body)
     return (await TrackingEvent.get(id=body["eventId"])).refusal_reason
 
 
@@ -245,8 +255,8 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     other_site = await make_site()
     seen: dict[str, int] = {}
 
-    async def refused(body: dict, reason: str) -> None:
-        response, answer = await post(client, body)
+    async def refused(body: dict, reason: str, headers: dict[str, str] | None = None) -> None:
+        response, answer = await post(client, body, **(headers or {}))
         assert response.status_code == 201, answer
         assert await reason_of(answer) == reason
         assert reason not in str(answer)  # never told to the client
@@ -258,13 +268,16 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
         return f"fp-{next(fingerprints):04d}"
 
     ad = await served_and_seen(client, clock, site)
-    await refused(event_body(ad, site, fingerprint=fingerprint(), userAgent="Googlebot/2.1"), "bot_user_agent")
-    await refused(event_body(ad, site, fingerprint=fingerprint(), userAgent=""), "bot_user_agent")
+    await refused(event_body(ad, site, fingerprint=fingerprint()), "bot_user_agent",
+                  {"User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"})
+    await refused(event_body(ad, site, fingerprint=fingerprint()), "bot_user_agent", {"User-Agent": ""})
+    await refused(event_body(ad, site, fingerprint=fingerprint()), "client_mismatch",
+                  {"User-Agent": "Mozilla/5.0 (Windows NT 10.0; rv:133.0) Gecko/20100101 Firefox/133.0"})
     await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken=None), "token_missing")
     await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken="abc.def"), "token_invalid")
     forged = issue_token("not-our-secret-" + "z" * 32, ad_id=creative.id, campaign_id=campaign.id,
                          site_id=site.id, placement="", size="300x250", wallet=None, click_active=True,
-                         now=clock.now() - timedelta(seconds=5), nonce=1)
+                         client=PAGE_CLIENT.binding, now=clock.now() - timedelta(seconds=5), nonce=1)
     await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken=forged), "token_invalid")
     await refused(event_body(ad, other_site, fingerprint=fingerprint()), "token_mismatch")
     await refused(event_body(ad, site, fingerprint=fingerprint(), rendered=False), "not_rendered")
@@ -273,7 +286,7 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     await refused(event_body(fresh, site, fingerprint=fingerprint()), "view_too_short")
     clock.advance(seconds=2)
     await refused(event_body(fresh, site, fingerprint=fingerprint(), type="CLICK"), "click_without_impression")
-    assert (await post(client, event_body(fresh, site, fingerprint=fingerprint())))[1]["billable"] is True
+    assert await billed((await post(client, event_body(fresh, site, fingerprint=fingerprint())))[1])
     await refused(event_body(fresh, site, fingerprint=fingerprint()), "token_reused")
     clock.advance(minutes=16)
     await refused(event_body(fresh, site, fingerprint=fingerprint()), "token_expired")
@@ -299,16 +312,16 @@ async def test_rate_limits_per_fingerprint_and_per_ip(client, clock, monkeypatch
     monkeypatch.setattr(limits.by_ip, "limit", 4)
     first, other, second = [await serve_ad(client, site, size=size) for size in ("300x250", "728x90", "300x250")]
     clock.advance(seconds=2)
-    assert (await post(client, event_body(first, site, fingerprint="fp-a")))[1]["billable"] is True
-    assert (await post(client, event_body(first, site, fingerprint="fp-a", type="CLICK")))[1]["billable"] is True
+    assert await billed((await post(client, event_body(first, site, fingerprint="fp-a")))[1])
+    assert await billed((await post(client, event_body(first, site, fingerprint="fp-a", type="CLICK")))[1])
     _, third_of_a = await post(client, event_body(other, site, fingerprint="fp-a"))
     assert await reason_of(third_of_a) == "rate_limited_fingerprint"
-    assert (await post(client, event_body(second, site, fingerprint="fp-b")))[1]["billable"] is True
+    assert await billed((await post(client, event_body(second, site, fingerprint="fp-b")))[1])
     _, fifth_of_ip = await post(client, event_body(other, site, fingerprint="fp-c", type="CLICK"))
     assert await reason_of(fifth_of_ip) == "rate_limited_ip"
     clock.advance(minutes=1)
     _, next_minute = await post(client, event_body(second, site, fingerprint="fp-d", type="CLICK"))
-    assert next_minute["billable"] is True
+    assert await billed(next_minute)
 
 
 async def test_events_are_counted_per_site_and_day(client, clock):
@@ -316,7 +329,7 @@ async def test_events_are_counted_per_site_and_day(client, clock):
     ad = await served_and_seen(client, clock, site)
     await post(client, event_body(ad, site))
     await post(client, event_body(ad, site, type="CLICK"))
-    await post(client, event_body(ad, site, fingerprint="fp-bot", userAgent="curl/8.0"))
+    await post(client, event_body(ad, site, fingerprint="fp-bot"), **{"User-Agent": "curl/8.0"})
     stat = await SiteDailyStat.get(site_id=site.id, day=clock.now().date())
     assert (stat.impressions, stat.billable_impressions, stat.clicks, stat.billable_clicks) == (2, 1, 1, 1)
 
@@ -341,7 +354,7 @@ async def test_events_for_an_ad_no_longer_served_are_still_recorded(client, cloc
     await campaign.save()
     await rebuild_index(client.app)
     response, body = await post(client, event_body(ad, site))
-    assert response.status_code == 201 and body["billable"] is True
+    assert response.status_code == 201 and await billed(body)
 
 
 @pytest.mark.parametrize(("overrides", "field"), [
@@ -380,13 +393,13 @@ async def test_missing_required_field_is_400(client, clock):
         "error": "missing_field", "message": "fingerprint: this field is required", "field": "fingerprint"}
 
 
-async def test_user_agent_defaults_to_the_request_header(client, clock):
+async def test_the_request_header_decides_and_the_reported_user_agent_is_kept_as_information(client, clock):
     site, _, _ = await setup_ad()
     ad = await served_and_seen(client, clock, site)
-    body = event_body(ad, site)
-    del body["userAgent"]
-    response = await client.post("/api/track", json=body, headers={"User-Agent": "python-requests/2.32"})
-    assert await reason_of(await response.get_json()) == "bot_user_agent"
+    _, body = await post(client, event_body(ad, site), **{"User-Agent": "python-requests/2.32"})
+    assert await reason_of(body) == "bot_user_agent"  # a browser's userAgent in the body changes nothing
+    event = await TrackingEvent.get(id=body["eventId"])
+    assert (event.user_agent, event.reported_user_agent) == ("python-requests/2.32", BROWSER)
 
 
 async def test_cors_preflight_and_headers(client, clock):
@@ -413,12 +426,12 @@ async def test_amounts_are_exact_for_large_prices(client, clock):
     assert await ledger.balance(ledger.campaign(campaign.id)) == 10**30 - (10**27 + 999) // 1000
 
 
-async def test_forwarded_for_is_ignored_without_a_trusted_proxy(client, clock):
+async def test_forwarded_for_is_ignored_without_a_trusted_proxy_and_no_address_is_stored(client, clock):
     site, _, _ = await setup_ad()
     ad = await served_and_seen(client, clock, site)
-    response = await client.post("/api/track", json=event_body(ad, site), headers={"X-Forwarded-For": "192.0.2.7"})
-    event = await TrackingEvent.get(id=(await response.get_json())["eventId"])
-    assert event.ip != "192.0.2.7"
+    _, body = await post(client, event_body(ad, site), **{"X-Forwarded-For": "192.0.2.7"})
+    event = await TrackingEvent.get(id=body["eventId"])
+    assert event.client_network == "unknown"  # the test client has no address; never 192.0.2.x
 
 
 async def test_tokens_of_the_previous_secret_still_bill_after_rotation(app, client, clock):
@@ -429,12 +442,12 @@ async def test_tokens_of_the_previous_secret_still_bill_after_rotation(app, clie
 
     def signed_with(secret: str, nonce: int) -> dict:
         token = issue_token(secret, ad_id=creative.id, campaign_id=campaign.id, site_id=site.id, placement="",
-                            size="300x250", wallet=None, click_active=True, now=clock.now() - timedelta(seconds=5),
-                            nonce=nonce)
+                            size="300x250", wallet=None, click_active=True, client=PAGE_CLIENT.binding,
+                            now=clock.now() - timedelta(seconds=5), nonce=nonce)
         return {"id": creative.id, "campaignId": campaign.id, "trackingToken": token}
 
     _, body = await post(client, event_body(signed_with(old_secret, 1), site))
-    assert body["billable"] is True
+    assert await billed(body)
     _, refused = await post(client, event_body(signed_with("never-configured-" + "w" * 32, 2), site,
                                                fingerprint="fp-2"))
     assert await reason_of(refused) == "token_invalid"

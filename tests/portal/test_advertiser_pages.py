@@ -23,13 +23,13 @@ from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.money.models import Deposit, Withdrawal
 from adnet.tasks.models import Task
+from tests.api.test_track import PAGE, billed
 from tests.chain.helpers import user
 from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
 from tests.portal.conftest import Publisher, portal_sign_in
 
 OPERATOR = Account.from_key("0x" + "42" * 32)
-BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
 CREATIVE = {"bannerUrl": "https://cdn.example/banner.png", "targetUrl": "https://shop.example/landing",
             "description": "Sponsored", "mediaType": "image", "size": "300x250"}
 QUIZ = {"kind": "QUIZ", "title": "Quiz", "description": "", "rewardPoints": "5", "rewardGs": "0.5",
@@ -371,20 +371,17 @@ async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser,
     await advertiser.post(f"{base}/submit")
     await operators.approve_campaign(OPERATOR.address.lower(), campaign.id, clock.now())
     await rebuild_index(client.app)
-    served = await (await client.get("/api/serve", query_string={"siteId": site.id})).get_json()
+    served = await (await client.get("/api/serve", query_string={"siteId": site.id}, headers=PAGE)).get_json()
     clock.advance(seconds=2)
-    tracked = await client.post("/api/track", json={
-        "type": "IMPRESSION", "campaignId": campaign.id, "adId": served["ad"]["id"], "siteId": site.id,
-        "fingerprint": "fp-1", "rendered": True, "viewportVisible": True, "renderTime": 20,
-        "timestamp": 1767225600000, "pageUrl": "https://publisher.example/", "userAgent": BROWSER,
-        "trackingToken": served["ad"]["trackingToken"]})
-    assert (await tracked.get_json())["billable"] is True
-    bot = await client.post("/api/track", json={
-        "type": "IMPRESSION", "campaignId": campaign.id, "adId": served["ad"]["id"], "siteId": site.id,
-        "fingerprint": "fp-2", "rendered": True, "viewportVisible": True, "renderTime": 20,
-        "timestamp": 1767225600000, "pageUrl": "https://publisher.example/", "userAgent": "curl/8.0",
-        "trackingToken": served["ad"]["trackingToken"]})
-    assert (await bot.get_json())["billable"] is False
+    event = {"type": "IMPRESSION", "campaignId": campaign.id, "adId": served["ad"]["id"], "siteId": site.id,
+             "fingerprint": "fp-1", "rendered": True, "viewportVisible": True, "renderTime": 20,
+             "timestamp": 1767225600000, "pageUrl": "https://publisher.example/",
+             "trackingToken": served["ad"]["trackingToken"]}
+    tracked = await client.post("/api/track", json=event, headers=PAGE)
+    assert await billed(await tracked.get_json())
+    bot = await client.post("/api/track", json={**event, "fingerprint": "fp-2"},
+                            headers={**PAGE, "User-Agent": "curl/8.0"})
+    assert not await billed(await bot.get_json())
 
     page = await text(await advertiser.get(f"{base}/report"))
     today = clock.now().date().isoformat()

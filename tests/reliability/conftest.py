@@ -336,14 +336,16 @@ def browser_headers(client_ip: str) -> dict[str, str]:
 
 
 async def serve_ads(client: httpx.AsyncClient, site_id: str, count: int) -> list[dict]:
-    """``count`` banners served to the demo site, each with its own tracking token."""
+    """``count`` banners served to the demo site, each with its own tracking token and to a client of its own /24
+    network; ``ad["client"]`` is that client's address, which the ad's events must come from to be billable."""
     async def one(number: int) -> dict:
+        address = f"127.{1 + number // 250}.{number % 250}.1"
         response = await client.get("/api/serve", params={"siteId": site_id, "size": "300x250"},
-                                    headers=browser_headers(f"127.1.{number // 250}.{number % 250 + 1}"))
+                                    headers=browser_headers(address))
         assert response.status_code == 200, response.text
         body = response.json()
         assert body["kind"] == "BANNER", body
-        return body["ad"]
+        return {**body["ad"], "client": address}
 
     return list(await asyncio.gather(*(one(number) for number in range(count))))
 

@@ -53,10 +53,10 @@ async def track_until_killed(server: AdnetServer, kill_after: float) -> dict[str
         async def sender(number: int) -> None:
             while True:
                 n = next(numbers)
-                body = impression(server.site_id, ads[n % len(ads)], f"fp-crash-{n}")
+                ad = ads[n % len(ads)]
+                body = impression(server.site_id, ad, f"fp-crash-{n}")
                 try:
-                    response = await client.post("/api/track", json=body,
-                                                 headers=browser_headers(f"127.6.{n // 250 % 250}.{n % 250 + 1}"))
+                    response = await client.post("/api/track", json=body, headers=browser_headers(ad["client"]))
                 except httpx.HTTPError:
                     return  # the server is gone
                 assert response.status_code == 201, response.text

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from types import SimpleNamespace
+
 import pytest
 from tortoise import Tortoise, connections
 
@@ -51,3 +54,22 @@ async def _tables() -> set[str]:
     else:
         rows = await connection.execute_query_dict("SELECT name FROM sqlite_master WHERE type = 'table'")
     return {row["name"] for row in rows}
+
+
+async def test_stored_addresses_become_networks(fresh_database_url):
+    """0003 keeps only the network of the addresses events stored before it (run on a table of the columns it
+    touches, in the suite's database)."""
+    step = importlib.import_module("migrations.0003_tracking_clients").addresses_to_networks
+    await db.open_database(fresh_database_url)
+    try:
+        connection = connections.get("default")
+        await connection.execute_script("CREATE TABLE tracking_event (id VARCHAR(48) PRIMARY KEY, ip VARCHAR(45), "
+                                        "client_network VARCHAR(45) NOT NULL DEFAULT '')")
+        await connection.execute_script("INSERT INTO tracking_event (id, ip) VALUES ('a', '203.0.113.7'), "
+                                        "('b', '203.0.113.99'), ('c', '2001:db8:1:2::7'), ('d', '')")
+        await step(None, SimpleNamespace(client=connection))
+        rows = await connection.execute_query_dict("SELECT id, client_network FROM tracking_event ORDER BY id")
+    finally:
+        await db.close_database()
+    assert [(row["id"], row["client_network"]) for row in rows] == [
+        ("a", "203.0.113.0/24"), ("b", "203.0.113.0/24"), ("c", "2001:db8:1::/48"), ("d", "")]

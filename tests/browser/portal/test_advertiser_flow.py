@@ -140,7 +140,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
 
     # Served: the new campaign's creative, with its task attached.
     server.call(lambda: rebuild_index(server.app))
-    served = page.request.get(f"{server.url}/api/serve", params={
+    served = page.request.get(f"{server.url}/api/serve", headers={"User-Agent": BROWSER_AGENT}, params={
         "siteId": server.demo["siteId"], "size": "300x250", "attached": "1"}).json()
     assert served["kind"] == "BANNER" and served["ad"]["campaignId"] == campaign_id, served
     assert served["ad"]["bannerUrl"] == banner_url and served["ad"]["description"] == "Spring sale banner"
@@ -148,13 +148,13 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
 
     # A tracked impression, then the advertiser's report.
     server.clock.advance(seconds=2)
-    tracked = page.request.post(f"{server.url}/api/track", data={
+    tracked = page.request.post(f"{server.url}/api/track", headers={"User-Agent": BROWSER_AGENT}, data={
         "type": "IMPRESSION", "campaignId": campaign_id, "adId": served["ad"]["id"],
         "siteId": server.demo["siteId"], "fingerprint": "advertiser-flow-1", "rendered": True,
         "viewportVisible": True, "renderTime": 25, "timestamp": int(server.clock.now().timestamp() * 1000),
         "pageUrl": "https://publisher.example/article", "userAgent": BROWSER_AGENT,
-        "trackingToken": served["ad"]["trackingToken"]}).json()
-    assert tracked["billable"] is True, tracked
+        "trackingToken": served["ad"]["trackingToken"]})
+    assert tracked.status == 201 and tracked.json()["status"] == "recorded", tracked.text()
 
     page.get_by_role("link", name="Report").click()
     expect(page.get_by_role("heading", name="Report: Browser sale")).to_be_visible()
