@@ -1,9 +1,36 @@
-"""Who takes part: publishers and their sites, advertisers, and wallet sign-in (SIWE nonces, sessions)."""
+"""Who takes part: publishers and their sites (and which site holds a domain verified), advertisers, and wallet
+sign-in (SIWE nonces, sessions)."""
+
+import secrets
+from enum import StrEnum
 
 from tortoise import fields
 from tortoise.models import Model
 
 from adnet.db.fields import identifier, wallet
+
+
+class SiteState(StrEnum):
+    """Where a site stands with its domain: never proven, proven now, or proven once and no longer."""
+
+    UNVERIFIED = "unverified"
+    VERIFIED = "verified"
+    LAPSED = "lapsed"
+
+
+class ProofMethod(StrEnum):
+    """How a site proved its domain: a meta tag on its home page, ``/.well-known/adnet.txt``, an ``ads.txt`` line,
+    or (development demo data only) by decree."""
+
+    META_TAG = "meta_tag"
+    WELL_KNOWN = "well_known"
+    ADS_TXT = "ads_txt"
+    DEMO = "demo"
+
+
+def new_verification_token() -> str:
+    """A site's verification token: 128 random bits in hex, what its owner publishes on the domain."""
+    return secrets.token_hex(16)
 
 
 class Publisher(Model):
@@ -18,18 +45,45 @@ class Publisher(Model):
 
 
 class Site(Model):
-    """A registered domain of a publisher: only registered, active sites are served and billed."""
+    """A registered domain of a publisher: only registered, active sites are served, and only verified ones earn.
+
+    Registering proves nothing, so several wallets may register one domain; ``verified`` is True for the one site
+    that holds it verified now (its ``VerifiedDomain`` row, in the same transaction), and ``state`` says the rest.
+    """
 
     id = identifier()
     publisher = fields.ForeignKeyField("models.Publisher", related_name="sites", on_delete=fields.RESTRICT)
-    domain = fields.CharField(max_length=253, unique=True)
+    domain = fields.CharField(max_length=253, db_index=True)
     name = fields.CharField(max_length=120, default="")
-    verified = fields.BooleanField(default=False)
+    verified = fields.BooleanField(default=False)  # holds its domain verified now (a VerifiedDomain row)
     active = fields.BooleanField(default=True)
     created_at = fields.DatetimeField()
+    state = fields.CharEnumField(SiteState, max_length=16, default=SiteState.UNVERIFIED)
+    verification_token = fields.CharField(max_length=32, default=new_verification_token,
+                                          description="what the owner publishes on the domain to prove it")
+    proof_method = fields.CharEnumField(ProofMethod, max_length=16, null=True,
+                                        description="how the domain was last proven")
+    verified_at = fields.DatetimeField(null=True, description="when the site last took its domain")
+    last_checked_at = fields.DatetimeField(null=True, description="when adnet last looked for the proof")
+    check_failure = fields.CharField(max_length=300, default="",
+                                     description="why the last check failed, for the owner (empty after a success)")
+    failed_checks = fields.SmallIntField(default=0, description="consecutive failed re-checks while verified")
 
     class Meta:
         table = "site"
+        unique_together = (("publisher", "domain"),)
+
+
+class VerifiedDomain(Model):
+    """The site that holds a domain verified: one row per domain (its primary key), so however many sites prove
+    one domain at once, the database lets exactly one hold it."""
+
+    domain = fields.CharField(max_length=253, primary_key=True)
+    site = fields.OneToOneField("models.Site", related_name="held_domain", on_delete=fields.CASCADE)
+    verified_at = fields.DatetimeField()
+
+    class Meta:
+        table = "verified_domain"
 
 
 class Advertiser(Model):
