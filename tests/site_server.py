@@ -1,0 +1,140 @@
+"""A publisher's site for verification tests: a real HTTP server on 127.0.0.1, in a thread, answering each path
+with the page a test put there (404 otherwise) and noting every request. adnet reaches it in test mode, which
+allows plain http and loopback addresses, with ``ADNET_SITE_CHECK_PORT`` set to its port.
+
+Also recording stand-ins for httpcore's network, for the guard's tests: ``ScriptedNetwork`` answers every
+connection with canned HTTP responses and notes the address and TLS name of each.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpcore
+
+from adnet.accounts.models import Site
+from adnet.accounts.proofs import META_NAME
+
+
+@dataclass
+class Answer:
+    status: int = 200
+    body: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class SiteServer:
+    """The pages of the running server (path → Answer) and the paths it was asked for."""
+
+    port: int
+    pages: dict[str, Answer] = field(default_factory=dict)
+    requested: list[str] = field(default_factory=list)
+
+    def home_page_with(self, *sites: Site) -> None:
+        """A home page whose head carries each site's meta tag."""
+        tags = "".join(f'<meta name="{META_NAME}" content="{site.verification_token}">' for site in sites)
+        self.pages["/"] = Answer(body=f"<!doctype html><html><head><title>News</title>{tags}</head>"
+                                      "<body><h1>News</h1></body></html>")
+
+
+@contextmanager
+def serve_site() -> Iterator[SiteServer]:
+    """A site on 127.0.0.1 for the duration of the block."""
+    site = SiteServer(port=0)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            site.requested.append(self.path)
+            answer = site.pages.get(self.path, Answer(404, "not found"))
+            body = answer.body.encode()
+            self.send_response(answer.status)
+            for name, value in {"Content-Type": "text/html; charset=utf-8", **answer.headers}.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    site.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="site-server",
+                              daemon=True)
+    thread.start()
+    try:
+        yield site
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def http_response(status: int = 200, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
+    """The bytes of one HTTP/1.1 response."""
+    lines = [f"HTTP/1.1 {status} X"] + [f"{name}: {value}" for name, value in (headers or {}).items()]
+    lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+class ScriptedStream(httpcore.AsyncNetworkStream):
+    """One connection: writes are ignored, reads give the response, TLS notes the server name it was started
+    with."""
+
+    def __init__(self, network: ScriptedNetwork, response: bytes) -> None:
+        self.network = network
+        self.response = response
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
+        chunk, self.response = self.response[:max_bytes], self.response[max_bytes:]
+        return chunk
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+    async def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                        timeout: float | None = None) -> httpcore.AsyncNetworkStream:  # noqa: ASYNC109
+        self.network.tls_names.append(server_hostname)
+        return self
+
+    def get_extra_info(self, info: str) -> Any:
+        return None
+
+
+class ScriptedNetwork(httpcore.AsyncNetworkBackend):
+    """The network behind the guard: each connection gets the next scripted response; ``connected`` lists the
+    (address, port) of each connection, ``tls_names`` the name each TLS handshake carried."""
+
+    def __init__(self, *responses: bytes) -> None:
+        self.responses = list(responses)
+        self.connected: list[tuple[str, int]] = []
+        self.tls_names: list[str | None] = []
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,  # noqa: ASYNC109
+                          local_address: str | None = None, socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        self.connected.append((host, port))
+        return ScriptedStream(self, self.responses.pop(0) if self.responses else http_response(404))
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,  # noqa: ASYNC109
+                                  socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        raise NotImplementedError
+
+    async def sleep(self, seconds: float) -> None:
+        return None
+
+
+def resolver(table: dict[str, list[str]]):
+    """A resolver that answers from ``table`` (a name missing from it does not resolve)."""
+    async def resolve(host: str, port: int) -> list[str]:
+        return list(table.get(host, []))
+
+    return resolve
