@@ -79,6 +79,8 @@ class Settings:
     rate_limit_public: RateLimit
     rate_limit_auth: RateLimit
     rate_limit_account: RateLimit
+    site_recheck_hours: int = 24
+    site_check_port: int | None = None
     generated_secrets: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -163,6 +165,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if not database_url.startswith(("sqlite://", "postgres://", "postgresql://", "asyncpg://")):
         raise ConfigError("ADNET_DATABASE_URL must be a sqlite:// or postgres:// URL")
 
+    site_check_port = _int(get, "ADNET_SITE_CHECK_PORT", 0, minimum=0, maximum=65535) or None
+    if production and site_check_port is not None:
+        raise ConfigError("ADNET_SITE_CHECK_PORT is for development only: production fetches sites on 443")
+
     operators = tuple(
         _address("ADNET_OPERATORS", item) for item in (get("ADNET_OPERATORS", "") or "").split(",") if item.strip()
     )
@@ -192,6 +198,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         rate_limit_auth=RateLimit.parse("ADNET_RATE_LIMIT_AUTH", get("ADNET_RATE_LIMIT_AUTH", "30/60") or ""),
         rate_limit_account=RateLimit.parse("ADNET_RATE_LIMIT_ACCOUNT",
                                            get("ADNET_RATE_LIMIT_ACCOUNT", "120/60") or ""),
+        site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
+        site_check_port=site_check_port,
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
 

@@ -1,6 +1,8 @@
 """Demo data for development: one advertiser with three funded campaigns (a creative in each standard size and an
 attached task of each verifier), a poll, a feedback unit and a three-question survey, and one publisher whose site
-is this server's own host, so the demo page at ``/demo`` serves all of it.
+is this server's own host, so the demo page at ``/demo`` serves all of it. The site cannot prove its domain (it is
+adnet's own), so it is marked verified directly, with the method ``demo`` the re-check job leaves alone outside
+production, and it earns like any verified site.
 
 The advertiser and the publisher are development accounts 1 and 2 of the development chain, so a browser wallet
 holding their keys can sign in as them. Loading is idempotent: the demo advertiser's wallet is unique, so a second
@@ -21,13 +23,15 @@ from eth_hash.auto import keccak
 from tortoise.exceptions import DoesNotExist, IntegrityError
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.models import Advertiser, Publisher, Site
+from adnet.accounts.models import Advertiser, ProofMethod, Publisher, Site
+from adnet.accounts.ownership import mark_verified
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.chain import service as chain_service
 from adnet.chain.deploy import Deployment
 from adnet.config import Settings
 from adnet.core.amounts import UNIT
 from adnet.core.clock import Clock
+from adnet.core.errors import DomainError
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.db import config as database
@@ -91,7 +95,18 @@ async def create_demo(settings: Settings, deployment: Deployment, *, now: dateti
         log.info("demo data created advertiser=%s publisher=%s", advertiser_wallet, publisher_wallet)
     except IntegrityError:
         log.info("demo data already present advertiser=%s", advertiser_wallet)
+        await _verify_demo_site(publisher_wallet, now)
     return await describe_demo(advertiser_wallet, publisher_wallet)
+
+
+async def _verify_demo_site(publisher_wallet: str, now: datetime) -> None:
+    """Give the demo site its domain again if it lost it (data from before sites were verified, or lapsed)."""
+    site = await Site.filter(publisher__wallet=publisher_wallet).order_by("created_at").first()
+    if site is not None and not site.verified:
+        try:
+            await mark_verified(site, ProofMethod.DEMO, now)
+        except DomainError as refused:
+            log.warning("demo site not verified site=%s reason=%s", site.id, refused.message)
 
 
 async def describe_demo(advertiser_wallet: str, publisher_wallet: str) -> dict[str, Any]:
@@ -122,8 +137,9 @@ async def _create(settings: Settings, deployment: Deployment, advertiser_wallet:
     advertiser = await Advertiser.create(id=new_id("adv"), wallet=advertiser_wallet, name="Demo advertiser",
                                          created_at=now)
     publisher = await Publisher.create(id=new_id("pub"), wallet=publisher_wallet, created_at=now)
-    await Site.create(id=new_id("site"), publisher=publisher, domain=urlsplit(origin).hostname, name="Demo site",
-                      verified=True, created_at=now)
+    site = await Site.create(id=new_id("site"), publisher=publisher, domain=urlsplit(origin).hostname,
+                             name="Demo site", created_at=now)
+    await mark_verified(site, ProofMethod.DEMO, now)
     campaigns = []
     for index, spec in enumerate(CAMPAIGNS):
         campaign = await Campaign.create(

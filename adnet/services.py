@@ -13,6 +13,7 @@ import logging
 import random
 from dataclasses import dataclass
 
+from adnet.accounts.ownership import SiteChecks
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
@@ -45,6 +46,7 @@ class Services:
     watcher: Watcher
     jobs: Scheduler
     chain_connection: ChainConnection
+    site_checks: SiteChecks
 
 
 async def start(settings: Settings, clock: Clock, rng: random.Random) -> Services:
@@ -58,14 +60,16 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     tracker = Tracker(clock=clock, settings=settings, server=server)
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
-    jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock),
+    site_checks = SiteChecks.from_settings(settings)
+    jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock, site_checks=site_checks),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
     tracker.start()
     completions.start()
     changes.listen(server.invalidate)  # before the jobs start: their tasks inherit it
     jobs.start()
     return Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
-                    completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection)
+                    completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
+                    site_checks=site_checks)
 
 
 async def stop(services: Services) -> None:

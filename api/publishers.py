@@ -1,5 +1,6 @@
-"""The publisher API under /api/publishers: register, sites, balance, topup (and its preparation), withdraw,
-exchange (rules in adnet.accounts.sites and adnet.money; figures from adnet.reporting).
+"""The publisher API under /api/publishers: register, sites, verify a site, balance, topup (and its preparation),
+withdraw, exchange (rules in adnet.accounts.sites, adnet.accounts.ownership and adnet.money; figures from
+adnet.reporting).
 
 Every route needs a session (401 ``auth_required``), and the wallet the request names, in the body or, for GETs,
 the query, must be the session's (403 ``not_owner``) and own the site it names (403 ``not_owner``).
@@ -14,7 +15,9 @@ from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.accounts.commands import SiteRegistration
-from adnet.accounts.sites import register_site
+from adnet.accounts.models import ProofMethod, Site, SiteState
+from adnet.accounts.ownership import SiteChecks
+from adnet.accounts.sites import owned_site, register_site
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
@@ -77,10 +80,48 @@ class ExchangeRequest(ExchangeOrder, SiteNamed):
     """An amount of the site's balance to convert."""
 
 
+class InstructionOut(Schema):
+    """One way to prove the domain: publish ``text`` exactly, at ``location``."""
+
+    method: ProofMethod
+    title: str
+    location: str
+    text: str
+
+
+class VerificationOut(Schema):
+    """Whether the site proved its domain (``verified``: it earns now), and how to prove it. ``state`` is
+    ``unverified`` (never proven), ``verified`` or ``lapsed`` (proven once, no longer); ``lastFailure`` says why
+    the last check found no proof (empty after a success)."""
+
+    state: SiteState
+    verified: bool
+    method: ProofMethod | None
+    verified_at: Time | None
+    last_checked_at: Time | None
+    last_failure: str
+    token: str
+    instructions: list[InstructionOut]
+
+
+def verification_out(site: Site, checks: SiteChecks) -> VerificationOut:
+    return VerificationOut(state=site.state, verified=site.verified, method=site.proof_method,
+                           verified_at=site.verified_at, last_checked_at=site.last_checked_at,
+                           last_failure=site.check_failure, token=site.verification_token,
+                           instructions=[InstructionOut.model_validate(step) for step in checks.instructions(site)])
+
+
 class RegisteredOut(Schema):
     site_id: str
     publisher_id: str
     domain: str
+    verification: VerificationOut
+
+
+class SiteVerificationOut(Schema):
+    site_id: str
+    domain: str
+    verification: VerificationOut
 
 
 class FiguresOut(Schema):
@@ -97,6 +138,7 @@ class SiteOut(Schema):
     created_at: Time
     today: FiguresOut
     lifetime: FiguresOut
+    verification: VerificationOut
 
 
 class SitesOut(Schema):
@@ -151,11 +193,16 @@ class ExchangeOut(Schema):
 @document_response(RegisteredOut, 200)
 @refusals(400, 403, 409)
 async def register(data: RegisterRequest) -> Response:
-    """Register a site (domain normalised, IDN in punycode); the wallet's first registration creates its publisher
-    record. 201 when created, 200 when the wallet had registered this domain before, 409 when another wallet has."""
-    registration = await register_site(named_wallet(data.wallet), data, services().clock.now())
-    body = RegisteredOut(site_id=registration.site.id, publisher_id=registration.publisher.id,
-                         domain=registration.site.domain)
+    """Register a site, unverified (domain normalised, IDN in punycode); the wallet's first registration creates
+    its publisher record. 201 when created, 200 when the wallet had registered this domain before; other wallets'
+    registrations do not matter until one proves the domain (``verification`` says how). In production an IP
+    address or a reserved name (``.test``, ``localhost`` ...) is refused."""
+    run = services()
+    registration = await register_site(named_wallet(data.wallet), data, run.clock.now(),
+                                       allow_special_names=not run.settings.production)
+    site = registration.site
+    body = RegisteredOut(site_id=site.id, publisher_id=registration.publisher.id, domain=site.domain,
+                         verification=verification_out(site, run.site_checks))
     return answer(body, 201 if registration.created else 200)
 
 
@@ -168,12 +215,34 @@ async def register(data: RegisterRequest) -> Response:
 async def sites(query_args: WalletNamed) -> Response:
     """The wallet's sites with today's (UTC) and lifetime impressions, clicks and earnings."""
     wallet = named_wallet(query_args.wallet)
-    summaries = await dashboard.list_sites(wallet, services().clock.now())
+    run = services()
+    summaries = await dashboard.list_sites(wallet, run.clock.now())
     return answer(SitesOut(wallet=wallet, sites=[
         SiteOut(site_id=summary.site.id, domain=summary.site.domain, name=summary.site.name,
                 active=summary.site.active, created_at=summary.site.created_at,
-                today=FiguresOut.model_validate(summary.today), lifetime=FiguresOut.model_validate(summary.lifetime))
+                today=FiguresOut.model_validate(summary.today), lifetime=FiguresOut.model_validate(summary.lifetime),
+                verification=verification_out(summary.site, run.site_checks))
         for summary in summaries]))
+
+
+@blueprint.post("/publishers/sites/<site_id>/verify")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@with_body(WalletNamed)
+@document_response(SiteVerificationOut)
+@refusals(400, 403, 404, 409)
+async def verify(site_id: str, data: WalletNamed) -> Response:
+    """Look for the site's proof on its domain now (the meta tag on the home page, then
+    ``/.well-known/adnet.txt``, then ``/ads.txt``) and answer its verification. A proof takes the domain from an
+    unverified or lapsed registration, or from a verified site whose own proof is gone. Refusals say why, with
+    each document's outcome in ``checks``: 400 ``token_absent`` (the site answered without the proof), 400
+    ``fetch_failed`` (nothing could be fetched), 409 ``domain_taken`` (another site holds the domain and still
+    proves it)."""
+    run = services()
+    site = await owned_site(named_wallet(data.wallet), site_id)
+    site = await run.site_checks.verify(site, run.clock.now())
+    return answer(SiteVerificationOut(site_id=site.id, domain=site.domain,
+                                      verification=verification_out(site, run.site_checks)))
 
 
 @blueprint.get("/publishers/balance")

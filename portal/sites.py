@@ -1,5 +1,6 @@
-"""Sites: register one (validated as it is typed), its page (balance, money forms, embed snippets, the units its
-visitors answered), and the CSV export of its events for a range of days."""
+"""Sites: register one (validated as it is typed), its page (ownership and how to prove it, balance, money forms,
+embed snippets, the units its visitors answered), checking its proof now, and the CSV export of its events for a
+range of days."""
 
 from __future__ import annotations
 
@@ -29,12 +30,13 @@ blueprint = portal_blueprint("sites")
 
 
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
-    """What the site page shows: the site, its balance, the vault's rate, recent money movements, unit results,
-    the embed snippets and the export's default range."""
+    """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
+    movements, unit results, the embed snippets and the export's default range."""
     run = services()
     today = run.clock.today()
     return {
         "site": site,
+        "instructions": run.site_checks.instructions(site),
         "balance": await site_balance(site.publisher.wallet, site.id),
         "rate": await exchanges.current_rate(run.chain),
         "activity": await activity.recent(site_holder(site)),
@@ -54,8 +56,9 @@ async def register_site() -> Response:
     form = await request.form
     values = {"domain": form.get("domain", ""), "name": form.get("name", "")}
     try:
+        run = services()
         registration = await sites.register_site(current_wallet(), command_of(SiteRegistration, form),
-                                                 services().clock.now())
+                                                 run.clock.now(), allow_special_names=not run.settings.production)
         if not registration.created:
             raise Conflict("already_registered", "You have registered this domain already.", field="domain")
     except DomainError as error:
@@ -77,7 +80,9 @@ async def check_domain() -> str:
     """Inline validation while typing: the canonical domain that would be registered, or why it cannot be."""
     form = await request.form
     try:
-        return await render_template("portal/_domain_hint.html", domain=command_of(DomainCheck, form).domain)
+        domain = command_of(DomainCheck, form).domain
+        sites.check_registrable(domain, allow_special_names=not services().settings.production)
+        return await render_template("portal/_domain_hint.html", domain=domain)
     except DomainError as error:
         return await render_template("portal/_domain_hint.html", error=error,
                                      empty=not form.get("domain", "").strip())
@@ -89,6 +94,26 @@ async def site_page(site_id: str) -> tuple[str, int]:
     """A site of the signed-in wallet: 404 for no such site, 403 for another wallet's."""
     site = await sites.owned_site(current_wallet(), site_id)
     return await page("portal/site.html", "portal/site.html", **await site_context(site))
+
+
+@blueprint.post("/portal/sites/<site_id>/verify")
+@account_form
+async def verify_site(site_id: str) -> Response:
+    """Look for the site's proof now: htmx gets the ownership section back, with the refusal in it when the check
+    failed; without JavaScript, a 303 to the site page, or the page with the refusal and its status."""
+    run = services()
+    site = await sites.owned_site(current_wallet(), site_id)
+    try:
+        site = await run.site_checks.verify(site, run.clock.now())
+    except DomainError as error:
+        site = await sites.owned_site(current_wallet(), site_id)  # as the failed check left it
+        return await form_error("portal/_site_verification.html", "#site-verification", error, "portal/site.html",
+                                lambda: site_context(site), site=site, instructions=run.site_checks.instructions(site),
+                                failed_form="verify")
+    if not wants_fragment():
+        return see_other(f"/portal/sites/{site.id}")
+    return Response(await render_template("portal/_site_verification.html", site=site, checked=True,
+                                          instructions=run.site_checks.instructions(site)))
 
 
 @blueprint.get("/portal/sites/<site_id>/events.csv")

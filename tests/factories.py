@@ -8,7 +8,8 @@ from decimal import Decimal
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.models import Advertiser, Publisher, Site
+from adnet.accounts.models import Advertiser, ProofMethod, Publisher, Site
+from adnet.accounts.ownership import mark_verified
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.core.ids import new_id
 from adnet.money import ledger
@@ -28,11 +29,17 @@ async def make_publisher(wallet: str | None = None, *, now: datetime = EPOCH) ->
 
 
 async def make_site(publisher: Publisher | None = None, *, domain: str | None = None, now: datetime = EPOCH,
-                    **fields) -> Site:
+                    verified: bool = True, **fields) -> Site:
+    """A site, verified unless ``verified=False`` (it holds its domain, as if its owner had proved it), so that it
+    earns like the sites of a running network."""
     publisher = publisher or await make_publisher(now=now)
     site_id = new_id("site")
-    return await Site.create(id=site_id, publisher=publisher, domain=domain or f"{site_id.lower()}.example",
+    site = await Site.create(id=site_id, publisher=publisher, domain=domain or f"{site_id.lower()}.example",
                              created_at=now, **fields)
+    if verified:
+        await mark_verified(site, ProofMethod.META_TAG, now)
+        await site.refresh_from_db()
+    return site
 
 
 async def make_advertiser(wallet: str | None = None, *, now: datetime = EPOCH) -> Advertiser:

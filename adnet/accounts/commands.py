@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -15,6 +16,9 @@ MAX_DOMAIN_INPUT = 2048
 MAX_SITE_NAME = 120  # Site.name's column
 MAX_ADVERTISER_NAME = 120  # Advertiser.name's column
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+# Names that are no one's on the public internet (RFC 6761, 6762, 7686, 8375, and ICANN's .internal): accepted by
+# the syntax, so development can register its local sites, but refused in production (``special_use``).
+SPECIAL_USE_SUFFIXES = ("test", "invalid", "localhost", "example", "local", "onion", "home.arpa", "internal")
 
 
 class InvalidDomain(ValueError):
@@ -24,24 +28,57 @@ class InvalidDomain(ValueError):
 def normalize_domain(text: object) -> str:
     """The canonical form of a site's domain: scheme, credentials-free authority, port, path, query, a trailing
     dot and one leading ``www.`` removed; lower case; international names in punycode (IDNA 2008 with UTS 46
-    mapping). Raises InvalidDomain for anything that is not a public DNS name."""
+    mapping); an IP address in its compressed form (IPv6 without brackets). ``localhost`` and IP addresses pass
+    here and are refused in production by ``special_use``. Raises InvalidDomain for anything that is no DNS name
+    (single labels other than ``localhost``, bad labels, credentials)."""
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_DOMAIN_INPUT:
         raise InvalidDomain(text)
     raw = text.strip()
-    parts = urlsplit(raw if "://" in raw else "//" + raw)
-    if parts.scheme not in ("", "http", "https") or "@" in parts.netloc or not parts.hostname:
+    literal = _ip_literal(raw)
+    if literal is not None:
+        return literal
+    try:
+        parts = urlsplit(raw if "://" in raw else "//" + raw)
+        hostname = parts.hostname
+    except ValueError:
+        raise InvalidDomain(text) from None
+    if parts.scheme not in ("", "http", "https") or "@" in parts.netloc or not hostname:
         raise InvalidDomain(text)
-    host = parts.hostname.rstrip(".")
+    literal = _ip_literal(hostname)
+    if literal is not None:
+        return literal
+    host = hostname.rstrip(".")
     try:
         host = idna.encode(host, uts46=True).decode("ascii").lower()
     except (idna.IDNAError, UnicodeError):
         raise InvalidDomain(text) from None
     if host.startswith("www."):
         host = host[4:]
+    if host == "localhost":
+        return host
     labels = host.split(".")
     if len(labels) < 2 or len(host) > 253 or labels[-1].isdigit() or not all(_LABEL.match(label) for label in labels):
         raise InvalidDomain(text)
     return host
+
+
+def special_use(domain: str) -> str | None:
+    """Why a canonical domain cannot be anyone's public site, or None when it can: an IP address, or a name
+    reserved for testing, documentation or local networks (``SPECIAL_USE_SUFFIXES``, the name itself or under
+    it)."""
+    if _ip_literal(domain) is not None:
+        return "ip_address"
+    if any(domain == suffix or domain.endswith("." + suffix) for suffix in SPECIAL_USE_SUFFIXES):
+        return "reserved_name"
+    return None
+
+
+def _ip_literal(text: str) -> str | None:
+    """The compressed form of an IPv4 or IPv6 address (brackets allowed around IPv6), or None."""
+    try:
+        return str(ipaddress.ip_address(text.removeprefix("[").removesuffix("]")))
+    except ValueError:
+        return None
 
 
 def _domain(value: Any) -> str:

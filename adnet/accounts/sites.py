@@ -1,9 +1,11 @@
 """Publishers and their sites: registration, and finding a site a wallet owns.
 
 A publisher is a wallet; the wallet's first registration creates its publisher record, later ones add sites.
-Domains are stored in one canonical form (``adnet.accounts.commands.normalize_domain``), unique in the database,
-so a domain belongs to at most one wallet however it is spelled and however many requests race for it. A site's
-figures and money are read in ``adnet.reporting``.
+Domains are stored in one canonical form (``adnet.accounts.commands.normalize_domain``), unique per publisher in
+the database, so a wallet registers a domain once however it is spelled and however many of its requests race.
+Registering proves nothing, so it never blocks another wallet: several may register one domain, and the one that
+proves it holds it (``adnet.accounts.ownership``). In production a name no one can own publicly (an IP address,
+``localhost``, ``.test``, ``.example`` ...) is refused. A site's figures and money are read in ``adnet.reporting``.
 """
 
 from __future__ import annotations
@@ -15,13 +17,19 @@ from datetime import datetime
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.commands import SiteRegistration
+from adnet.accounts.commands import SiteRegistration, special_use
 from adnet.accounts.models import Publisher, Site
-from adnet.core.errors import Conflict, Forbidden, NotFound
+from adnet.core import changes
+from adnet.core.errors import Forbidden, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 
 log = logging.getLogger(__name__)
 
+SPECIAL_USE_REFUSALS = {
+    "ip_address": ("ip_address_domain", "An IP address is not a site's domain; register the site's DNS name."),
+    "reserved_name": ("reserved_domain", "This name is reserved for testing, documentation or local networks and "
+                                         "is no one's public site; register the site's public domain."),
+}
 
 
 @dataclass(frozen=True)
@@ -33,24 +41,35 @@ class Registration:
     created: bool
 
 
-async def register_site(wallet: str, registration: SiteRegistration, now: datetime) -> Registration:
-    """Register the domain for ``wallet`` (already proven by its session), creating the wallet's publisher record
-    on its first registration. Registering a domain the wallet holds returns that site (``created`` False);
-    a domain another wallet holds: Conflict ``domain_taken``."""
+def check_registrable(domain: str, *, allow_special_names: bool) -> None:
+    """Refuse a canonical domain that cannot be registered here: unless ``allow_special_names`` (development and
+    test), Invalid ``ip_address_domain`` or ``reserved_domain`` for a name no one can own publicly."""
+    kind = None if allow_special_names else special_use(domain)
+    if kind is not None:
+        code, message = SPECIAL_USE_REFUSALS[kind]
+        raise Invalid(code, message, field="domain")
+
+
+async def register_site(wallet: str, registration: SiteRegistration, now: datetime, *,
+                        allow_special_names: bool) -> Registration:
+    """Register the domain for ``wallet`` (already proven by its session), unverified, creating the wallet's
+    publisher record on its first registration. Registering a domain the wallet registered before returns that
+    site (``created`` False); other wallets' registrations of the domain, verified or not, do not matter here.
+    ``allow_special_names`` lets development register ``localhost`` and the like (``check_registrable``)."""
     domain, name = registration.domain, registration.name
+    check_registrable(domain, allow_special_names=allow_special_names)
     try:
         async with in_transaction():
             publisher = await _publisher_of(wallet, now)
             site = await Site.create(id=new_id("site"), publisher=publisher, domain=domain, name=name,
                                      created_at=now)
     except IntegrityError:
-        existing = await Site.get_or_none(domain=domain).select_related("publisher")
+        existing = await Site.get_or_none(domain=domain, publisher__wallet=wallet).select_related("publisher")
         if existing is None:
             raise
-        if existing.publisher.wallet != wallet:
-            raise Conflict("domain_taken", "This domain is registered by another wallet.", field="domain") from None
         return Registration(existing, existing.publisher, created=False)
     log.info("site registered site=%s publisher=%s domain=%s", site.id, publisher.id, domain)
+    changes.announce()
     return Registration(site, publisher, created=True)
 
 

@@ -6,7 +6,8 @@
   of ended campaigns' budgets and task pools (no request does this: reading an account never writes);
 - ``expired-claims``: release claims whose deadline the confirmed chain time has passed (a withdrawal back to its
   holder, a reward back to its pool);
-- ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed).
+- ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed);
+- ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them.
 
 Every job is safe to run in several processes at once (each write is a conditional update or a unique key). In
 tests only the index and the counters run by themselves; the others run when a test asks (``Scheduler.run``), so
@@ -15,6 +16,7 @@ a test decides when time has passed.
 
 from __future__ import annotations
 
+from adnet.accounts.ownership import SiteChecks
 from adnet.campaigns.lifecycle import settle_due
 from adnet.chain.client import ChainClient
 from adnet.chain.watcher import Watcher
@@ -28,11 +30,13 @@ FILL_COUNT_SECONDS = REBUILD_SECONDS
 SETTLE_SECONDS = 30.0
 EXPIRY_SECONDS = 60.0
 WATCH_SECONDS = 2.0
+SITE_CHECK_SECONDS = 600.0
 # Jobs a test runs itself rather than on a timer.
-ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher"})
+ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks"})
 
 
-def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock: Clock) -> list[Job]:
+def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock: Clock,
+                  site_checks: SiteChecks) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
         Job("serving-index", server.rebuild, every=REBUILD_SECONDS, wake=server.stale),
@@ -40,4 +44,5 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock
         Job("settle-campaigns", lambda: settle_due(clock.now()), every=SETTLE_SECONDS),
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
         Job("chain-watcher", watcher.run_once, every=WATCH_SECONDS),
+        Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
     ]

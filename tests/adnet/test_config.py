@@ -100,3 +100,16 @@ def test_production_refuses_a_public_development_account_key(tmp_path):
 def test_invalid_values_are_named(tmp_path, variable, value, message):
     with pytest.raises(ConfigError, match=message):
         load_settings(production_env(tmp_path, **{variable: value}))
+
+
+def test_site_checks_have_a_daily_default_and_a_development_only_port(tmp_path):
+    development = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+    assert (development.site_recheck_hours, development.site_check_port) == (24, None)
+    local = load_settings({"ADNET_DATA_DIR": str(tmp_path), "ADNET_SITE_CHECK_PORT": "3000",
+                           "ADNET_SITE_RECHECK_HOURS": "6"})
+    assert (local.site_recheck_hours, local.site_check_port) == (6, 3000)
+    assert load_settings(production_env(tmp_path, ADNET_SITE_RECHECK_HOURS="48")).site_recheck_hours == 48
+    with pytest.raises(ConfigError, match="ADNET_SITE_CHECK_PORT is for development only"):
+        load_settings(production_env(tmp_path, ADNET_SITE_CHECK_PORT="8443"))
+    with pytest.raises(ConfigError, match="ADNET_SITE_RECHECK_HOURS must be between"):
+        load_settings(production_env(tmp_path, ADNET_SITE_RECHECK_HOURS="0"))

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from adnet.accounts.models import Site
+from adnet.accounts.models import ProofMethod, Site, SiteState, VerifiedDomain
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from adnet.config import load_settings
 from adnet.demo import DemoRefused, create_demo, load_demo
@@ -47,6 +47,19 @@ async def test_the_demo_holds_every_kind_of_ad_and_unit(app, settings, deploymen
     site = await Site.get(id=summary["siteId"])
     assert site.domain == "adnet.test"
     assert (await site.publisher).wallet == summary["publisherWallet"]
+    # Verified directly (adnet's own host cannot be fetched as a publisher's site), so the demo earns.
+    assert (site.verified, site.state, site.proof_method) == (True, SiteState.VERIFIED, ProofMethod.DEMO)
+    assert (await VerifiedDomain.get(domain="adnet.test")).site_id == site.id
+
+
+async def test_loading_again_gives_the_demo_site_its_domain_back(app, settings, deployment, clock, services):
+    summary = await create_demo(settings, deployment, now=clock.now())
+    await VerifiedDomain.filter(site_id=summary["siteId"]).delete()
+    await Site.filter(id=summary["siteId"]).update(verified=False, state=SiteState.LAPSED)
+    await create_demo(settings, deployment, now=clock.now())
+    assert (await Site.get(id=summary["siteId"])).verified
+    clock.advance(days=30)
+    assert (await services.jobs.run("site-checks")).checked == 0  # outside production, never re-checked
 
 
 async def test_loading_again_or_concurrently_creates_nothing_more(app, settings, deployment, clock):

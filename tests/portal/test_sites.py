@@ -35,10 +35,8 @@ async def test_registering_with_htmx_returns_the_new_row_and_a_fresh_form(publis
     assert f'id="row-{site.id}"' in dashboard
 
 
-async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created(publisher, other_publisher):
-    await make_site(await make_publisher(other_publisher.wallet), domain="taken.example")
-    cases = [("not a domain", "domain: a site&#39;s DNS name"), ("localhost", "domain: a site&#39;s DNS name"),
-             ("TAKEN.example", "This domain is registered by another wallet.")]
+async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created(publisher):
+    cases = [("not a domain", "domain: a site&#39;s DNS name"), ("intranet", "domain: a site&#39;s DNS name")]
     for domain, message in cases:
         fragment = await publisher.post("/portal/sites", {"domain": domain}, htmx=True)
         assert fragment.status_code == 200
@@ -46,7 +44,7 @@ async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created
         html = await fragment.get_data(as_text=True)
         assert message in html and 'aria-invalid="true"' in html and 'role="alert"' in html
         page = await publisher.post("/portal/sites", {"domain": domain})
-        assert page.status_code in (400, 409)
+        assert page.status_code == 400
         html = await page.get_data(as_text=True)
         assert message in html and "<h1>Dashboard</h1>" in html and f'value="{domain}"' in html
     too_long = await publisher.post("/portal/sites", {"domain": "fine.example", "name": "n" * 121}, htmx=True)

@@ -7,13 +7,15 @@ from types import SimpleNamespace
 
 import pytest
 from tortoise import Tortoise, connections
+from tortoise.exceptions import IntegrityError
+from tortoise.migrations.api import migrate as run_migrations
 
 from adnet.db import config as db
 from adnet.db import migrations
-from adnet.db.config import recreate_postgres
+from adnet.db.config import recreate_postgres, tortoise_config
 
-EXPECTED_TABLES = {"publisher", "site", "campaign", "creative", "task", "completion", "claim", "dedup_key",
-                   "tracking_event", "deposit", "ledger_account", "ledger_transaction", "ledger_posting",
+EXPECTED_TABLES = {"publisher", "site", "verified_domain", "campaign", "creative", "task", "completion", "claim",
+                   "dedup_key", "tracking_event", "deposit", "ledger_account", "ledger_transaction", "ledger_posting",
                    "interaction", "survey_session", "withdrawal", "exchange", "auth_nonce", "auth_session"}
 
 
@@ -73,3 +75,57 @@ async def test_stored_addresses_become_networks(fresh_database_url):
         await db.close_database()
     assert [(row["id"], row["client_network"]) for row in rows] == [
         ("a", "203.0.113.0/24"), ("b", "203.0.113.0/24"), ("c", "2001:db8:1::/48"), ("d", "")]
+
+
+async def test_sites_become_unverified_and_a_domain_may_be_registered_by_several_publishers(fresh_database_url):
+    """0004 on a database that holds sites: each keeps its rows (the tables that cascade from ``site`` too),
+    becomes ``unverified`` with a token of its own, except a site marked verified before (the demo's), which keeps
+    its domain; afterwards two publishers may register one domain, one publisher not twice."""
+    await run_migrations(config=tortoise_config(fresh_database_url), target="models.0003_tracking_clients")
+    await Tortoise.close_connections()
+    await db.open_database(fresh_database_url)
+    try:
+        connection = connections.get("default")
+        await connection.execute_script(
+            "INSERT INTO publisher (id, wallet, created_at) VALUES ('pub_1', '0x01', '2026-01-01T00:00:00+00:00'), "
+            "('pub_2', '0x02', '2026-01-01T00:00:00+00:00');"
+            "INSERT INTO site (id, publisher_id, domain, name, verified, active, created_at) VALUES "
+            "('site_a', 'pub_1', 'a.example', '', FALSE, TRUE, '2026-01-01T00:00:00+00:00'), "
+            "('site_b', 'pub_1', 'b.example', '', FALSE, TRUE, '2026-01-02T00:00:00+00:00'), "
+            "('site_demo', 'pub_2', '127.0.0.1', 'Demo site', TRUE, TRUE, '2026-01-03T00:00:00+00:00');"
+            "INSERT INTO site_daily_stat (site_id, day, requests, filled, impressions, billable_impressions, clicks, "
+            "billable_clicks) VALUES ('site_a', '2026-01-01', 5, 4, 3, 2, 1, 0);")
+    finally:
+        await db.close_database()
+
+    await migrations.migrate(fresh_database_url)
+    await db.open_database(fresh_database_url)
+    try:
+        connection = connections.get("default")
+        rows = await connection.execute_query_dict(
+            "SELECT id, domain, state, verified, verification_token, proof_method, verified_at, last_checked_at, "
+            "check_failure, failed_checks FROM site ORDER BY id")
+        held = await connection.execute_query_dict("SELECT domain, site_id FROM verified_domain")
+        stats = await connection.execute_query_dict("SELECT site_id, impressions FROM site_daily_stat")
+        await connection.execute_script(
+            "INSERT INTO site (id, publisher_id, domain, name, verified, active, created_at, state, "
+            "verification_token, check_failure, failed_checks) VALUES ('site_c', 'pub_2', 'a.example', '', FALSE, "
+            "TRUE, '2026-01-04T00:00:00+00:00', 'unverified', 't', '', 0)")
+        with pytest.raises(IntegrityError):
+            await connection.execute_script(
+                "INSERT INTO site (id, publisher_id, domain, name, verified, active, created_at, state, "
+                "verification_token, check_failure, failed_checks) VALUES ('site_d', 'pub_1', 'a.example', '', "
+                "FALSE, TRUE, '2026-01-04T00:00:00+00:00', 'unverified', 't', '', 0)")
+        assert await migrations.pending_changes(fresh_database_url) == []
+    finally:
+        await db.close_database()
+    assert [(row["id"], row["domain"], row["state"], bool(row["verified"]), row["proof_method"],
+             row["last_checked_at"], row["check_failure"], row["failed_checks"]) for row in rows] == [
+        ("site_a", "a.example", "unverified", False, None, None, "", 0),
+        ("site_b", "b.example", "unverified", False, None, None, "", 0),
+        ("site_demo", "127.0.0.1", "verified", True, None, None, "", 0)]
+    assert [row["verified_at"] is None for row in rows] == [True, True, False]
+    tokens = [row["verification_token"] for row in rows]
+    assert all(len(token) == 32 and int(token, 16) >= 0 for token in tokens) and len(set(tokens)) == 3
+    assert held == [{"domain": "127.0.0.1", "site_id": "site_demo"}]
+    assert stats == [{"site_id": "site_a", "impressions": 3}]

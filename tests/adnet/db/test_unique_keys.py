@@ -10,7 +10,7 @@ import pytest
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.models import Publisher, Site
+from adnet.accounts.models import Publisher, Site, VerifiedDomain
 from adnet.core.ids import new_id
 from adnet.delivery.models import DedupKey, EventType
 from adnet.interactions.models import Interaction
@@ -122,9 +122,20 @@ async def test_a_ledger_transaction_is_booked_once_per_reference(app, clock):
                                                         created_at=clock.now()))
 
 
-async def test_a_wallet_is_one_publisher_and_a_domain_one_site(app, clock):
+async def test_a_wallet_is_one_publisher_and_a_domain_one_site_per_publisher(app, clock):
     wallet = wallet_address()
     await insert_twice(lambda: Publisher.create(id=new_id("pub"), wallet=wallet, created_at=clock.now()))
     publisher = await make_publisher()
     await insert_twice(lambda: Site.create(id=new_id("site"), publisher=publisher, domain="news.example",
                                            created_at=clock.now()))
+    await Site.create(id=new_id("site"), publisher=await make_publisher(), domain="news.example",
+                      created_at=clock.now())  # another publisher's registration of it is no duplicate
+
+
+async def test_one_site_holds_a_domain_verified(app, clock):
+    sites = [await make_site(domain="news.example", verified=False) for _ in range(2)]
+    await insert_twice(lambda: VerifiedDomain.create(domain="news.example", site_id=sites[0].id,
+                                                     verified_at=clock.now()))
+    with pytest.raises(IntegrityError):
+        async with in_transaction():
+            await VerifiedDomain.create(domain="news.example", site_id=sites[1].id, verified_at=clock.now())
