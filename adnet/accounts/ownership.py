@@ -89,6 +89,7 @@ class Inspection:
         return None
 
     async def reading(self, method: ProofMethod) -> Reading:
+        """The document of ``method``, fetched on first use."""
         if method not in self.readings:
             self.readings[method] = await self._read(method)
         return self.readings[method]
@@ -109,7 +110,7 @@ class Inspection:
     async def _read(self, method: ProofMethod) -> Reading:
         path = PATHS[method]
         failure: FetchFailed | None = None
-        url = self.fetcher.url(self._schemes[0], self.domain, path)
+        url = ""
         for scheme in self._schemes:
             url = self.fetcher.url(scheme, self.domain, path)
             try:
