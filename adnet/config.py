@@ -79,6 +79,11 @@ class Settings:
     rate_limit_public: RateLimit
     rate_limit_auth: RateLimit
     rate_limit_account: RateLimit
+    cap_site_impressions: RateLimit
+    cap_site_clicks: RateLimit
+    cap_campaign_impressions: RateLimit
+    cap_campaign_clicks: RateLimit
+    event_retention_days: int
     site_recheck_hours: int = 24
     site_check_port: int | None = None
     generated_secrets: frozenset[str] = field(default_factory=frozenset)
@@ -198,10 +203,23 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         rate_limit_auth=RateLimit.parse("ADNET_RATE_LIMIT_AUTH", get("ADNET_RATE_LIMIT_AUTH", "30/60") or ""),
         rate_limit_account=RateLimit.parse("ADNET_RATE_LIMIT_ACCOUNT",
                                            get("ADNET_RATE_LIMIT_ACCOUNT", "120/60") or ""),
+        cap_site_impressions=_cap(get, "ADNET_CAP_SITE_IMPRESSIONS", "5/300"),
+        cap_site_clicks=_cap(get, "ADNET_CAP_SITE_CLICKS", "2/300"),
+        cap_campaign_impressions=_cap(get, "ADNET_CAP_CAMPAIGN_IMPRESSIONS", "3/300"),
+        cap_campaign_clicks=_cap(get, "ADNET_CAP_CAMPAIGN_CLICKS", "1/300"),
+        event_retention_days=_int(get, "ADNET_EVENT_RETENTION_DAYS", 90, minimum=1),
         site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
         site_check_port=site_check_port,
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
+
+
+def _cap(get, name: str, default: str) -> RateLimit:
+    """A billing cap: ``count/seconds``, with a window of at most a day (``adnet.delivery.caps``)."""
+    cap = RateLimit.parse(name, get(name, default) or default)
+    if cap.seconds > 86_400:
+        raise ConfigError(f"{name} must have a window of at most 86400 seconds, got {cap.seconds}")
+    return cap
 
 
 def _development_secrets(data_dir: Path) -> dict[str, str]:

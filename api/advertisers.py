@@ -113,6 +113,7 @@ class DayOut(Schema):
     ecpm: AmountText
     rewards: AmountText
     completions: dict[str, int] = Field(description="per task id")
+    filtered: dict[str, int] = Field(description="recorded events not billed, per reason (docs/serving.md)")
 
 
 class ReportOut(Schema):
@@ -399,4 +400,5 @@ def _day_out(figures: campaign_reports.DayFigures, result: campaign_reports.Camp
                   billable_impressions=figures.billable_impressions, clicks=figures.clicks,
                   billable_clicks=figures.billable_clicks, ctr=campaign_reports.ctr_text(figures),
                   spend=figures.spend, ecpm=figures.ecpm, rewards=figures.rewards,
-                  completions=campaign_reports.completions_by_task(figures, result.tasks))
+                  completions=campaign_reports.completions_by_task(figures, result.tasks),
+                  filtered=campaign_reports.ordered_reasons(figures.filtered))

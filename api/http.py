@@ -9,7 +9,7 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
-from quart import Blueprint, Response, current_app, g, request
+from quart import Blueprint, Response, current_app, request
 from quart_cors import cors
 from quart_schema import document_querystring, document_request
 
@@ -33,13 +33,18 @@ def app_settings() -> Settings:
     return cast(Settings, current_app.config["ADNET_SETTINGS"])
 
 
+_CLIENT_IP = "_adnet_client_ip"
+
+
 def client_ip() -> str:
     """The client's address. ``X-Forwarded-For`` is believed only for the number of proxies configured in
     ``ADNET_TRUSTED_PROXIES``, counted from the right (the hops our own proxies appended); never its first hop.
-    Worked out once per request (the rate limiter alone asks three times)."""
-    if "client_ip" not in g:
-        g.client_ip = _client_ip(app_settings().trusted_proxies)
-    return cast(str, g.client_ip)
+    Worked out once per request (the rate limiter alone asks three times), and kept on the request."""
+    address = getattr(request, _CLIENT_IP, None)
+    if address is None:
+        address = _client_ip(app_settings().trusted_proxies)
+        setattr(request, _CLIENT_IP, address)
+    return cast(str, address)
 
 
 def _client_ip(trusted: int) -> str:
@@ -53,8 +58,10 @@ def _client_ip(trusted: int) -> str:
 
 
 def client() -> Client:
-    """Who sent this request: its address and its own User-Agent header."""
-    return Client(ip=client_ip(), user_agent=request.headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH])
+    """Who sent this request: its address, its own User-Agent header, and the page it comes from."""
+    headers = request.headers
+    return Client(ip=client_ip(), user_agent=headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH],
+                  origin=headers.get("Origin"), referer=headers.get("Referer"))
 
 
 async def client_ip_key() -> str:

@@ -51,6 +51,8 @@ MAX_REQUESTS_PER_PHASE = 200_000
 TOKENS_TO_PREPARE = 8_000
 SIZES = ("300x250", "728x90", "320x50")
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+# The page every request comes from: one of the demo site's, whose domain is the server's host.
+PAGE_ORIGIN = f"http://{HOST}"
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"serve": 0.70, "track": 0.50}
 P99_TARGET_MS = 10.0
@@ -85,14 +87,15 @@ class Connection:
 
 
 def get(path: str, client: str) -> bytes:
-    return (f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nUser-Agent: {BROWSER}\r\nX-Forwarded-For: {client}\r\n\r\n"
-            ).encode()
+    return (f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nUser-Agent: {BROWSER}\r\nOrigin: {PAGE_ORIGIN}\r\n"
+            f"X-Forwarded-For: {client}\r\n\r\n").encode()
 
 
 def post(path: str, body: dict, client: str) -> bytes:
     payload = json.dumps(body).encode()
     return (f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\nUser-Agent: {BROWSER}\r\n"
-            f"Content-Length: {len(payload)}\r\nX-Forwarded-For: {client}\r\n\r\n").encode() + payload
+            f"Origin: {PAGE_ORIGIN}\r\nContent-Length: {len(payload)}\r\nX-Forwarded-For: {client}\r\n\r\n"
+            ).encode() + payload
 
 
 def client_address(rng: random.Random) -> str:

@@ -8,6 +8,11 @@ concurrently, in this process or another, exactly one of identical events gets t
 ``duplicate`` and leave nothing behind. The same write on a key made of the token digest makes ``token_reused``
 exact, so rotating the fingerprint cannot bill one served ad twice.
 
+Before billing, the batch locks the billing windows its candidates count in (``adnet.delivery.caps``): an event
+beyond a cap of its client network is recorded as ``client_rate_exceeded``, one that would take its campaign's
+spend of the day past ``dailyCap`` as ``daily_cap_reached``. Every recorded event is also counted in
+``traffic_daily`` (per day, site, campaign, type and reason), what the reports read.
+
 Billing of a batch is one balanced ledger transaction (kind ``ad_billing``): each campaign pays the sum of its
 events' costs (an impression costs CPM/1000, a click its CPC, at the price of the moment, stored with the event),
 each site earns its publisher share (``ADNET_PUBLISHER_SHARE_BPS``, rounded down), the platform the rest. The
@@ -18,13 +23,14 @@ recorded as ``budget_exhausted``.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from adnet.core.amounts import Token
 from adnet.core.ids import new_id
 from adnet.db.sql import Program, Statement
+from adnet.delivery.caps import Caps, WindowKey, add_to_windows, lock_windows, spend_window
 from adnet.delivery.counters import daily_stats_program
 from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
@@ -33,7 +39,7 @@ from adnet.money import ledger
 DEDUP_WINDOW = timedelta(hours=1)
 
 
-def write_batch(events: list[PendingEvent], now: datetime, share_bps: int
+def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps: Caps
                 ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
     """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
     transaction of its own, so on SQLite the whole batch is one trip to the database's thread."""
@@ -63,27 +69,46 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int
         viewed.update(str(row["token_ref"]) for row in impressions.rows)
     campaign_ids = sorted({event.reported.campaign_id for event in candidates})
     remaining: dict[str, int] = {}
+    daily_caps: dict[str, int | None] = {}
     if campaign_ids:
-        budgets = yield Statement(
-            "SELECT owner, balance FROM ledger_account WHERE kind = :kind AND token = :token AND owner IN (:owners)",
-            {"kind": "campaign", "token": Token.GS, "owners": campaign_ids})
-        remaining = {row["owner"]: int(Decimal(row["balance"])) for row in budgets.rows}
+        budgets = yield Statement(_BUDGETS, {"kind": "campaign", "token": Token.GS, "ids": campaign_ids})
+        for row in budgets.rows:
+            remaining[row["id"]] = int(Decimal(row["balance"] or 0))
+            daily_caps[row["id"]] = None if row["daily_cap"] is None else int(Decimal(row["daily_cap"]))
+    windows = {id(event): caps.client_windows(
+        site_id=event.reported.site_id, campaign_id=event.reported.campaign_id, network=event.client.network,
+        kind=event.reported.type, at=event.received_at) for event in candidates}
+    spend_keys = {event.reported.campaign_id: spend_window(event.reported.campaign_id, now) for event in candidates}
+    used = yield from lock_windows({window for limits in windows.values() for window, _ in limits}
+                                   | set(spend_keys.values()))
+    billed_in: dict[WindowKey, int] = defaultdict(int)
 
     rows: list[tuple[Any, ...]] = []
     results: dict[int, TrackResult] = {}
     legs: dict[ledger.AccountKey, int] = defaultdict(int)
     spent: dict[str, int] = defaultdict(int)
     stats: dict[tuple[str, date], Counter[str]] = defaultdict(Counter)
+    traffic: dict[tuple[date, str, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for event in accepted:
         request, reason = event.reported, reasons[id(event)]
         if reason is None and request.type == EventType.CLICK and event.token_ref not in viewed:
             reason = "click_without_impression"
+        if reason is None and any(used[window] + billed_in[window] >= cap for window, cap in windows[id(event)]):
+            reason = "client_rate_exceeded"
         if reason is None and remaining.get(request.campaign_id, 0) < event.price:
             reason = "budget_exhausted"
+        daily_cap = daily_caps.get(request.campaign_id)
+        if reason is None and daily_cap is not None:
+            spend_key = spend_keys[request.campaign_id]
+            if used[spend_key] + billed_in[spend_key] + event.price > daily_cap:
+                reason = "daily_cap_reached"
         billable = reason is None
         cost = event.price if billable else 0
         publisher_amount = cost * share_bps // 10_000
         if billable:
+            for window, _ in windows[id(event)]:
+                billed_in[window] += 1
+            billed_in[spend_keys[request.campaign_id]] += cost
             remaining[request.campaign_id] -= cost
             spent[request.campaign_id] += cost
             legs[ledger.campaign(request.campaign_id)] -= cost
@@ -94,10 +119,15 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int
         event_id = new_id("ev")
         rows.append(_event_row(event_id, event, reason, cost, publisher_amount))
         results[id(event)] = TrackResult("recorded", event_id, billable, reason)
-        counter = stats[(request.site_id, event.received_at.date())]
+        day = event.received_at.astimezone(UTC).date()
+        counter = stats[(request.site_id, day)]
         kind = "impressions" if request.type == EventType.IMPRESSION else "clicks"
         counter[kind] += 1
         counter[f"billable_{kind}"] += 1 if billable else 0
+        figures = traffic[(day, request.site_id, request.campaign_id, request.type.value, reason or "")]
+        figures[0] += 1
+        figures[1] += cost
+        figures[2] += publisher_amount
 
     if rows:
         yield Statement(_INSERT_EVENTS, {"rows": rows})
@@ -105,8 +135,12 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int
     if billed:
         yield from ledger.booking_program([ledger.Booking("ad_billing", new_id("ltx"), billed, now,
                                                           memo=f"{len(rows)} tracking events")])
+    yield from add_to_windows(billed_in)
     if stats:
         yield from daily_stats_program({key: dict(counter) for key, counter in stats.items()})
+    if traffic:
+        yield Statement(_ADD_TRAFFIC, {"rows": [(*key, events, Decimal(cost), Decimal(publisher_amount))
+                                                for key, (events, cost, publisher_amount) in sorted(traffic.items())]})
     duplicate = TrackResult("duplicate")
     return [results.get(id(event), duplicate) for event in events], dict(spent)
 
@@ -116,6 +150,14 @@ _CLAIM_KEYS = ("INSERT INTO dedup_key (fingerprint, campaign_id, type, last_acce
                "ON CONFLICT (fingerprint, campaign_id, type) "
                "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
                "WHERE dedup_key.last_accepted_at <= :window_start RETURNING fingerprint, campaign_id, type")
+# Each candidate campaign's remaining budget (its ledger account, absent before its first funding) and daily cap.
+_BUDGETS = ("SELECT campaign.id, campaign.daily_cap, ledger_account.balance FROM campaign "
+            "LEFT JOIN ledger_account ON ledger_account.owner = campaign.id AND ledger_account.kind = :kind "
+            "AND ledger_account.token = :token WHERE campaign.id IN (:ids)")
+_ADD_TRAFFIC = ("INSERT INTO traffic_daily (day, site_id, campaign_id, type, reason, events, cost, publisher_amount) "
+                "VALUES :rows ON CONFLICT (day, site_id, campaign_id, type, reason) DO UPDATE SET "
+                "events = traffic_daily.events + excluded.events, cost = traffic_daily.cost + excluded.cost, "
+                "publisher_amount = traffic_daily.publisher_amount + excluded.publisher_amount")
 _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",

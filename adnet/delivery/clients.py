@@ -59,10 +59,13 @@ def is_bot(user_agent: str) -> bool:
 
 @dataclass(frozen=True)
 class Client:
-    """Who sent a request: its address (never stored) and its own User-Agent header."""
+    """Who sent a request: its address (never stored), its own User-Agent header, and the page it says it comes
+    from (its ``Origin`` and ``Referer`` headers, see ``adnet.delivery.sites``)."""
 
     ip: str
     user_agent: str
+    origin: str | None = None
+    referer: str | None = None
 
     @property
     def network(self) -> str:

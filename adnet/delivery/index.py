@@ -1,6 +1,7 @@
 """The serving index: one consistent snapshot, in memory, of everything a serve decision needs, so that ``GET
-/api/serve`` touches no database: active sites, approved campaigns with their approved creatives, remaining
-budgets and attached tasks, and standalone units. ``build_index`` reads it in a handful of queries whatever the
+/api/serve`` touches no database: active sites (domain and verification), approved campaigns with their approved
+creatives, remaining budgets, today's spend and attached tasks, and standalone units (with their campaign's site
+rules). ``build_index`` reads it in a handful of queries whatever the
 traffic; ``adnet.delivery.serving.Server`` holds the current one and rebuilds it when told that something changed
 and periodically (``adnet.jobs``), so other processes' changes arrive within ``REBUILD_SECONDS``.
 """
@@ -16,6 +17,8 @@ from tortoise.expressions import Q
 
 from adnet.accounts.models import Site
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.delivery.caps import spent_today
+from adnet.delivery.sites import SiteEntry
 from adnet.money import ledger
 from adnet.tasks.config import TaskView, task_view
 from adnet.tasks.models import Task, TaskKind, TaskSurface
@@ -47,9 +50,15 @@ class TaskEntry:
     ends_at: datetime | None
     max_per_wallet: int
     view: TaskView
+    site_allow: frozenset[str] = frozenset()
+    site_deny: frozenset[str] = frozenset()
 
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
+
+    def runs_on(self, site_id: str) -> bool:
+        """Whether the unit may show on ``site_id`` (its campaign's ``siteAllow``/``siteDeny``)."""
+        return allowed_on(site_id, self.site_allow, self.site_deny)
 
 
 @dataclass
@@ -59,6 +68,8 @@ class CampaignEntry:
     cpc: int
     budget: int
     remaining: int
+    daily_cap: int | None
+    spent_today: int
     starts_at: datetime
     ends_at: datetime | None
     sizes: frozenset[str]
@@ -73,15 +84,17 @@ class CampaignEntry:
         return self.cpm // 1000
 
     def has_budget(self) -> bool:
-        """Whether the campaign can still pay for an impression (or a click when it prices only clicks)."""
+        """Whether the campaign can still pay for an impression (or a click when it prices only clicks), within its
+        budget and what its daily cap leaves of today."""
         cheapest = min((cost for cost in (self.impression_cost, self.cpc) if cost > 0), default=0)
-        return self.remaining > 0 and self.remaining >= cheapest
+        left = self.remaining if self.daily_cap is None else min(self.remaining, self.daily_cap - self.spent_today)
+        return left > 0 and left >= cheapest
 
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
 
     def runs_on(self, site_id: str, placement: str) -> bool:
-        if site_id in self.site_deny or (self.site_allow and site_id not in self.site_allow):
+        if not allowed_on(site_id, self.site_allow, self.site_deny):
             return False
         return not self.placements or placement in self.placements
 
@@ -93,11 +106,16 @@ class CampaignEntry:
         return [creative for creative in self.creatives if creative.size == size]
 
 
+def allowed_on(site_id: str, allow: frozenset[str], deny: frozenset[str]) -> bool:
+    """A campaign's site rules: never a denied site; only allowed ones when it names any."""
+    return site_id not in deny and (not allow or site_id in allow)
+
+
 @dataclass
 class Index:
     """One consistent snapshot of what can be served."""
 
-    sites: set[str] = field(default_factory=set)
+    sites: dict[str, SiteEntry] = field(default_factory=dict)
     campaigns: dict[str, CampaignEntry] = field(default_factory=dict)
     creatives: dict[str, CreativeEntry] = field(default_factory=dict)
     units: tuple[TaskEntry, ...] = ()
@@ -106,22 +124,27 @@ class Index:
 
 async def build_index(now: datetime) -> Index:
     """Read everything servable: a handful of queries, whatever the traffic."""
-    sites: set[str] = {str(site_id) for site_id in await Site.filter(active=True).values_list("id", flat=True)}
+    sites = {str(site_id): SiteEntry(str(site_id), domain, verified) for site_id, domain, verified
+             in await Site.filter(active=True).values_list("id", "domain", "verified")}
     campaigns = await Campaign.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), status=CampaignStatus.APPROVED)
     campaign_ids = [campaign.id for campaign in campaigns]
     creatives: dict[str, list[CreativeEntry]] = {}
     for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED):
         creatives.setdefault(creative.campaign_id, []).append(_creative_entry(creative))  # type: ignore[attr-defined]
     remaining = await ledger.balances("campaign")
+    spent = await spent_today(now)
     tasks = await Task.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), active=True)
     attached: dict[str, list[TaskEntry]] = {}
     units: list[TaskEntry] = []
-    approved = set(campaign_ids)
+    approved = {campaign.id: campaign for campaign in campaigns}
     for task in sorted(tasks, key=lambda task: (task.created_at, task.id)):
         campaign_id = task.campaign_id  # type: ignore[attr-defined]
         try:
+            owner = approved.get(campaign_id)
             entry = TaskEntry(id=task.id, kind=task.kind, starts_at=task.starts_at, ends_at=task.ends_at,
-                              max_per_wallet=task.max_per_wallet, view=task_view(task))
+                              max_per_wallet=task.max_per_wallet, view=task_view(task),
+                              site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
+                              site_deny=frozenset(owner.site_deny or ()) if owner else frozenset())
         except ValueError:
             log.warning("task config invalid, not served task_id=%s", task.id)
             continue
@@ -135,7 +158,9 @@ async def build_index(now: datetime) -> Index:
         entries = tuple(creatives.get(campaign.id, ()))
         index.campaigns[campaign.id] = CampaignEntry(
             id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
-            remaining=remaining.get(campaign.id, 0), starts_at=campaign.starts_at, ends_at=campaign.ends_at,
+            remaining=remaining.get(campaign.id, 0),
+            daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
+            spent_today=spent.get(campaign.id, 0), starts_at=campaign.starts_at, ends_at=campaign.ends_at,
             sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
             creatives=entries, tasks=tuple(attached.get(campaign.id, ())),

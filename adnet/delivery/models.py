@@ -44,7 +44,7 @@ class TrackingEvent(Model):
 
     class Meta:
         table = "tracking_event"
-        indexes = (("site_id", "received_at"), ("campaign_id", "received_at"))
+        indexes = (("site_id", "received_at"), ("campaign_id", "received_at"), ("received_at",))
 
 
 class DedupKey(Model):
@@ -60,6 +60,7 @@ class DedupKey(Model):
     class Meta:
         table = "dedup_key"
         unique_together = (("fingerprint", "campaign_id", "type"),)
+        indexes = (("last_accepted_at",),)
 
 
 class SiteDailyStat(Model):
@@ -78,3 +79,38 @@ class SiteDailyStat(Model):
     class Meta:
         table = "site_daily_stat"
         unique_together = (("site_id", "day"),)
+
+
+class BillingWindow(Model):
+    """What was billed in one window for one key (``adnet.delivery.caps``): events of a client network on a site
+    or for a campaign, or a campaign's spend in a UTC day (smallest units)."""
+
+    id = fields.BigIntField(primary_key=True)
+    key = fields.CharField(max_length=200)
+    window_start = fields.DatetimeField(db_index=True)
+    used = token_amount(default=0)
+
+    class Meta:
+        table = "billing_window"
+        unique_together = (("key", "window_start"),)
+
+
+class TrafficDaily(Model):
+    """Per UTC day, site, campaign and event type: how many recorded events were billed (``reason`` empty) or kept
+    from billing by each named reason, with what the billed ones cost and earned. Added to by every tracking batch
+    in its transaction; outlives the raw events (``adnet.delivery.retention``)."""
+
+    id = fields.BigIntField(primary_key=True)
+    day = fields.DateField()
+    site = fields.ForeignKeyField("models.Site", related_name="traffic", on_delete=fields.RESTRICT)
+    campaign = fields.ForeignKeyField("models.Campaign", related_name="traffic", on_delete=fields.RESTRICT)
+    type = fields.CharEnumField(EventType, max_length=16)
+    reason = fields.CharField(max_length=32, default="", description="empty for billed events")
+    events = fields.IntField(default=0)
+    cost = token_amount(default=0)
+    publisher_amount = token_amount(default=0)
+
+    class Meta:
+        table = "traffic_daily"
+        unique_together = (("day", "site_id", "campaign_id", "type", "reason"),)
+        indexes = (("campaign_id", "day"),)

@@ -50,7 +50,7 @@ def candidates(index: Index, query: ServeQuery, now: datetime) -> list[Candidate
             found.extend(Candidate(weight / len(creatives), campaign=campaign, creative=creative)
                          for creative in creatives)
     for unit in index.units:
-        if unit.kind.value in query.kinds and unit.live(now):
+        if unit.kind.value in query.kinds and unit.live(now) and unit.runs_on(query.site_id):
             found.append(Candidate(1.0, unit=unit))
     return found
 

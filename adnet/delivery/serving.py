@@ -3,6 +3,9 @@
 The decision is made from the index (``adnet.delivery.index``) by a weighted draw (``adnet.delivery.selection``).
 Tracking lowers a campaign's remaining budget in the index as soon as it bills, between rebuilds.
 
+A banner served to a page of another domain than the site's (``adnet.delivery.sites``) is still served, with a token
+that says so: its events are recorded as ``domain_mismatch``, never billed.
+
 Sites are registered by the publisher API at any time: a site id missing from the index costs one database lookup,
 whose answer is cached (a known site until the next rebuild, an unknown one for ``UNKNOWN_SITE_SECONDS``), so a
 new site is served at once and a flood of made-up ids cannot reach the database more than once each.
@@ -35,6 +38,7 @@ from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
 from adnet.delivery.selection import candidates, pick
+from adnet.delivery.sites import SiteEntry, on_site
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import Completion
 
@@ -70,30 +74,33 @@ class Server:
         """Have the index rebuilt now (what ``adnet.core.changes`` announcements call)."""
         self.stale.set()
 
-    async def site_exists(self, site_id: str) -> bool:
-        """Whether ``site_id`` is an active site: the index first, then one cached database lookup."""
-        if site_id in self.index.sites:
-            return True
+    async def site(self, site_id: str) -> SiteEntry:
+        """The active site ``site_id``: the index first, then one cached database lookup; NotFound otherwise."""
+        entry = self.index.sites.get(site_id)
+        if entry is not None:
+            return entry
         if not has_prefix(site_id, "site"):
-            return False
+            raise NotFound.of("site")
         now = time.monotonic()
         refused_at = self._unknown_sites.get(site_id)
         if refused_at is not None and now - refused_at < UNKNOWN_SITE_SECONDS:
-            return False
-        if await Site.filter(id=site_id, active=True).exists():
-            self.index.sites.add(site_id)
+            raise NotFound.of("site")
+        found = await Site.get_or_none(id=site_id, active=True).only("id", "domain", "verified")
+        if found is not None:
+            entry = self.index.sites[site_id] = SiteEntry(site_id, found.domain, found.verified)
             self._unknown_sites.pop(site_id, None)
-            return True
+            return entry
         if len(self._unknown_sites) >= MAX_UNKNOWN_SITES:
             self._unknown_sites.clear()
         self._unknown_sites[site_id] = now
-        return False
+        raise NotFound.of("site")
 
     def spent(self, campaign_id: str, amount: int) -> None:
-        """Lower the remaining budget the index knows, after tracking billed ``amount``."""
+        """Lower the remaining budget the index knows and raise today's spend, after tracking billed ``amount``."""
         entry = self.index.campaigns.get(campaign_id)
         if entry is not None:
             entry.remaining = max(0, entry.remaining - amount)
+            entry.spent_today += amount
 
     def count(self, site_id: str, day: date, filled: bool) -> None:
         self._fill[(site_id, day, filled)] += 1
@@ -141,8 +148,7 @@ NOTHING = Decision(kind="NONE")
 
 async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
-    if not await server.site_exists(query.site_id):
-        raise NotFound.of("site")
+    site = await server.site(query.site_id)
     now = server.clock.now()
     choice = pick(candidates(server.index, query, now), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
@@ -151,16 +157,18 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     if choice.unit is not None:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
-    return Decision(kind=BANNER, banner=await _banner(server, query, client, choice.campaign, choice.creative, now))
+    off_site = not on_site(site, origin=client.origin, referer=client.referer)
+    return Decision(kind=BANNER, banner=await _banner(server, query, client, off_site, choice.campaign,
+                                                      choice.creative, now))
 
 
-async def _banner(server: Server, query: ServeQuery, client: Client, campaign: CampaignEntry, creative: CreativeEntry,
-                  now: datetime) -> Banner:
+async def _banner(server: Server, query: ServeQuery, client: Client, off_site: bool, campaign: CampaignEntry,
+                  creative: CreativeEntry, now: datetime) -> Banner:
     click_active = campaign.has_budget()
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
-        client=client.binding, now=now, nonce=server.random.getrandbits(64))
+        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64))
     tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 

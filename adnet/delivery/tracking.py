@@ -1,21 +1,24 @@
 """Impressions and clicks: the rules that decide, before the batch, whether an event could be billed.
 
 An event that passes validation (known site, campaign and ad) is recorded once per fingerprint + campaign + type
-and hour (``adnet.delivery.batch``), and is billable only when nothing names a reason against it. Reasons, first
-one wins, stored with the event and counted in reports, never shown to the client:
+and hour (``adnet.delivery.batch``), and is billable only when nothing names a reason against it. Reasons, in the
+order of ``REASONS`` (the first one wins), are stored with the event and reported per day to the site's owner and
+the campaign's advertiser, never to the client:
 
 - decided when the request arrives: ``bot_user_agent`` (the request's own User-Agent header, see
-  ``adnet.delivery.clients``; the body's ``userAgent`` is kept as information only); ``token_missing``,
-  ``token_invalid``, ``token_expired``, ``token_mismatch`` (the token names another ad, campaign or site),
-  ``client_mismatch`` (the event comes from another network or browser family than the ad was served to); for
-  impressions ``not_rendered``,
-  ``not_viewable``, ``view_too_short`` (reported less than ``MIN_VIEW_MS`` after the ad was served, so it cannot
-  have been in view for one second); for clicks ``click_not_priced`` (served with ``bannerClickActive=false``);
-  ``rate_limited_fingerprint`` / ``rate_limited_ip`` (more events than ``FINGERPRINT_EVENTS_PER_MINUTE`` /
-  ``IP_EVENTS_PER_MINUTE`` in this process's current minute);
-- decided in the database, in the batch's transaction: ``token_reused`` (this token already had an event of this
-  type, whatever the fingerprint), ``click_without_impression`` (no billable impression of the same token before),
-  ``budget_exhausted`` (the campaign's remaining budget cannot pay the price).
+  ``adnet.delivery.clients``; the body's ``userAgent`` is kept as information only); ``site_unverified`` (the
+  site's owner has not proven its domain, or the proof lapsed); ``domain_mismatch`` (the page, by ``Origin`` or
+  ``Referer`` and ``pageUrl``, is not on the site's domain, now or when the ad was served: ``adnet.delivery.sites``);
+  ``token_missing``, ``token_invalid``, ``token_expired``, ``token_mismatch`` (the token names another ad, campaign
+  or site), ``client_mismatch`` (the event comes from another network or browser family than the ad was served
+  to); for impressions ``not_rendered``, ``not_viewable``, ``view_too_short`` (reported less than ``MIN_VIEW_MS``
+  after the ad was served, so it cannot have been in view for one second); for clicks ``click_not_priced`` (served
+  with ``bannerClickActive=false``);
+- decided in the database, in the batch's transaction, exact across processes: ``token_reused`` (this token
+  already had an event of this type, whatever the fingerprint), ``click_without_impression`` (no billable impression
+  of the same token before), ``client_rate_exceeded`` (the client's network reached a billing cap on this site or
+  campaign, ``adnet.delivery.caps``), ``budget_exhausted`` (the campaign's remaining budget cannot pay the price),
+  ``daily_cap_reached`` (the price would take the campaign's spend of the UTC day past its ``dailyCap``).
 
 Writes go through a ``GroupCommitter``: the events of a few milliseconds are written in one database transaction,
 and each request is answered only after that transaction committed. A batch that loses a race with another process
@@ -40,46 +43,27 @@ from adnet.db import sql
 from adnet.db.group_commit import GroupCommitter
 from adnet.delivery import tokens
 from adnet.delivery.batch import write_batch
+from adnet.delivery.caps import Caps
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import TrackEvent
 from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
 from adnet.delivery.serving import Server
+from adnet.delivery.sites import on_site
 from adnet.delivery.tokens import TokenClaims, TokenError
 from adnet.money import ledger
 
 log = logging.getLogger(__name__)
 
 MIN_VIEW_MS = 1000
-FINGERPRINT_EVENTS_PER_MINUTE = 30
-IP_EVENTS_PER_MINUTE = 600
 BATCH_DELAY_SECONDS = 0.0
 BATCH_MAX_EVENTS = 256
 _COMMIT_ATTEMPTS = 5
 REASONS = (
-    "bot_user_agent", "token_missing", "token_invalid", "token_expired", "token_mismatch", "client_mismatch",
-    "not_rendered",
-    "not_viewable", "view_too_short", "click_not_priced", "rate_limited_fingerprint", "rate_limited_ip",
-    "token_reused", "click_without_impression", "budget_exhausted",
+    "bot_user_agent", "site_unverified", "domain_mismatch", "token_missing", "token_invalid", "token_expired",
+    "token_mismatch", "client_mismatch", "not_rendered", "not_viewable", "view_too_short", "click_not_priced",
+    "token_reused", "click_without_impression", "client_rate_exceeded", "budget_exhausted", "daily_cap_reached",
 )
-class MinuteWindow:
-    """Counts events per key in the current clock minute of this process (a billability heuristic: with several
-    worker processes each allows the limit)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._minute = -1
-        self._counts: Counter[str] = Counter()
-
-    def over_limit(self, key: str, now: datetime) -> bool:
-        """Count one event for ``key``; True when it exceeds the limit."""
-        minute = int(now.timestamp() // 60)
-        if minute != self._minute:
-            self._minute, self._counts = minute, Counter()
-        self._counts[key] += 1
-        return self._counts[key] > self.limit
-
-
 class Tracker:
     """This process's tracking state: the batch writer, the rate windows and the reason counters."""
 
@@ -89,8 +73,7 @@ class Tracker:
         self.server = server
         self.committer: GroupCommitter[PendingEvent, TrackResult] = GroupCommitter(
             self.commit, name="tracking", max_delay=BATCH_DELAY_SECONDS, max_size=BATCH_MAX_EVENTS)
-        self.by_fingerprint = MinuteWindow(FINGERPRINT_EVENTS_PER_MINUTE)
-        self.by_ip = MinuteWindow(IP_EVENTS_PER_MINUTE)
+        self.caps = Caps.of(settings)
         self.reasons: Counter[str] = Counter()
 
     def start(self) -> None:
@@ -103,18 +86,16 @@ class Tracker:
     async def track(self, request: TrackEvent, client: Client) -> TrackResult:
         """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed; NotFound
         for an unknown site, campaign or ad."""
-        if not await self.server.site_exists(request.site_id):
-            raise NotFound.of("site")
+        site = await self.server.site(request.site_id)
         price = await _price(self.server, request)
         now = self.clock.now()
-        claims, reason = self._check_token(request, client, now)
-        reason = _first("bot_user_agent" if client.is_bot else reason, _viewability(request, claims, now))
+        claims, token_reason = self._check_token(request, client, now)
+        off_site = (claims is not None and claims.off_site) or not on_site(
+            site, origin=client.origin, referer=client.referer, page_url=request.page_url)
+        reason = _first("bot_user_agent" if client.is_bot else None, None if site.verified else "site_unverified",
+                        "domain_mismatch" if off_site else None, token_reason, _viewability(request, claims, now))
         if request.type == EventType.CLICK and reason is None and claims is not None and not claims.click_active:
             reason = "click_not_priced"
-        over_fingerprint = self.by_fingerprint.over_limit(request.fingerprint, now)
-        over_ip = self.by_ip.over_limit(client.network, now)
-        reason = _first(reason, "rate_limited_fingerprint" if over_fingerprint else None,
-                        "rate_limited_ip" if over_ip else None)
         token_ref = tokens.token_ref(request.tracking_token) if claims and request.tracking_token else None
         return await self.committer.submit(PendingEvent(reported=request, client=client, received_at=now,
                                                         price=price, reason=reason, claims=claims,
@@ -143,7 +124,7 @@ class Tracker:
         for attempt in range(1, _COMMIT_ATTEMPTS + 1):
             now, share_bps = self.clock.now(), self.settings.publisher_share_bps
             try:
-                results, spent = await sql.transaction(partial(write_batch, events, now, share_bps))
+                results, spent = await sql.transaction(partial(write_batch, events, now, share_bps, self.caps))
                 break
             except (ledger.InsufficientFunds, IntegrityError, OperationalError):
                 if attempt == _COMMIT_ATTEMPTS:

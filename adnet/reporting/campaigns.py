@@ -1,16 +1,18 @@
 """Advertisers' reports: per campaign and UTC day, what was shown, clicked, billed and completed, and why events
 were not billed; as data for the API and pages, and as CSV.
 
-Figures come from the raw records, which are the truth: tracking events (each with its billability, refusal reason
-and the cost billed at the moment it happened), completions of the campaign's tasks and answers to its units.
-A report covers at most ``adnet.reporting.commands.MAX_DAYS`` days, read in one pass per record type.
+Event figures come from ``traffic_daily``, which every tracking batch adds to in the transaction that records and
+bills its events (per day, site, campaign, type and reason, with the cost billed at the moment), so they outlive the
+raw events' retention; rewards from the completions of the campaign's tasks and the answers to its units. A report
+covers at most ``adnet.reporting.commands.MAX_DAYS`` days, read in one pass per record type.
 
 - impressions / clicks: recorded events (duplicates inside the hour are not recorded at all);
 - billable impressions / clicks: those that were billed; CTR = billable clicks / billable impressions;
 - spend: G$ billed for events; eCPM = spend per 1000 billable impressions;
 - rewards: G$ granted to viewers for the campaign's tasks and units (paid from their pools or the budget);
 - completions: per task or unit, completions and answers recorded that day;
-- refusals: per reason (``adnet.delivery.tracking.REASONS``), how many recorded events were not billed over the period.
+- refusals: per reason (``adnet.delivery.tracking.REASONS``), how many recorded events were not billed, per day and
+  over the period.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
-from adnet.delivery.models import EventType, TrackingEvent
+from adnet.delivery.models import EventType, TrafficDaily
+from adnet.delivery.tracking import REASONS
 from adnet.interactions.models import Interaction
 from adnet.tasks.models import Completion, Task
 
@@ -43,6 +46,7 @@ class DayFigures:
     spend: int = 0
     rewards: int = 0
     completions: Counter[str] = field(default_factory=Counter)
+    filtered: Counter[str] = field(default_factory=Counter)
 
     @property
     def ctr(self) -> float:
@@ -58,6 +62,7 @@ class DayFigures:
         for name in ("impressions", "billable_impressions", "clicks", "billable_clicks", "spend", "rewards"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.completions.update(other.completions)
+        self.filtered.update(other.filtered)
 
 
 @dataclass(frozen=True)
@@ -81,20 +86,20 @@ async def campaign_report(wallet: str, campaign_id: str, start: date, end: date)
     until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
     days = {start + timedelta(days=offset): DayFigures(start + timedelta(days=offset))
             for offset in range((end - start).days + 1)}
-    refusals: Counter[str] = Counter()
-    events = await TrackingEvent.filter(campaign_id=campaign.id, received_at__gte=since, received_at__lt=until
-                                        ).values_list("received_at", "type", "billable", "cost", "refusal_reason")
-    for received_at, kind, billable, cost, reason in events:
-        figures = days[_utc_day(received_at)]
+    traffic = await TrafficDaily.filter(campaign_id=campaign.id, day__gte=start, day__lte=end
+                                        ).values_list("day", "type", "reason", "events", "cost")
+    for day, kind, reason, count, cost in traffic:
+        figures = days[day]
+        billed = count if not reason else 0
         if kind == EventType.IMPRESSION:
-            figures.impressions += 1
-            figures.billable_impressions += 1 if billable else 0
+            figures.impressions += count
+            figures.billable_impressions += billed
         else:
-            figures.clicks += 1
-            figures.billable_clicks += 1 if billable else 0
+            figures.clicks += count
+            figures.billable_clicks += billed
         figures.spend += int(cost)
-        if not billable and reason:
-            refusals[reason] += 1
+        if reason:
+            figures.filtered[reason] += count
     tasks = await Task.filter(campaign_id=campaign.id).order_by("created_at", "id")
     task_ids = [task.id for task in tasks]
     for model in (Completion, Interaction):
@@ -109,7 +114,13 @@ async def campaign_report(wallet: str, campaign_id: str, start: date, end: date)
     for figures in days.values():
         totals.add(figures)
     return CampaignReport(campaign=campaign, start=start, end=end, days=list(days.values()), totals=totals,
-                          tasks=tasks, refusals=dict(sorted(refusals.items())))
+                          tasks=tasks, refusals=ordered_reasons(totals.filtered))
+
+
+def ordered_reasons(counts: Counter[str]) -> dict[str, int]:
+    """The reasons counted, in ``REASONS``' order (the order they are decided in), then any no longer decided."""
+    known = [reason for reason in REASONS if counts.get(reason)]
+    return {reason: counts[reason] for reason in [*known, *sorted(set(counts) - set(REASONS))] if counts[reason]}
 
 
 def _task_field(model: type[Completion] | type[Interaction]) -> str:
@@ -126,15 +137,18 @@ def ctr_text(figures: DayFigures) -> str:
 
 
 def report_csv(report: CampaignReport) -> str:
-    """The report as CSV: one row per day then a ``total`` row; G$ amounts as decimal strings, and one
-    ``completions:<taskId>`` column per task. Only numbers and identifiers, no advertiser-written text."""
+    """The report as CSV: one row per day then a ``total`` row; G$ amounts as decimal strings, one
+    ``completions:<taskId>`` column per task and one ``filtered:<reason>`` column per reason events are kept from
+    billing for. Only numbers and identifiers, no advertiser-written text."""
     task_ids = [task.id for task in report.tasks]
     return csv_text([
-        [*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids)],
+        [*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids),
+         *(f"filtered:{reason}" for reason in REASONS)],
         *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
            figures.clicks, figures.billable_clicks, ctr_text(figures), to_decimal_string(figures.spend),
            to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards),
-           *(figures.completions.get(task_id, 0) for task_id in task_ids)]
+           *(figures.completions.get(task_id, 0) for task_id in task_ids),
+           *(figures.filtered.get(reason, 0) for reason in REASONS)]
           for figures in [*report.days, report.totals]),
     ])
 

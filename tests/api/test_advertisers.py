@@ -5,6 +5,8 @@ exceeds the balance, also concurrently."""
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 from datetime import timedelta
 from decimal import Decimal
 
@@ -14,10 +16,11 @@ from tortoise.transactions import in_transaction
 
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from adnet.chain.transact import send_transaction
+from adnet.delivery import tracking
 from adnet.money import ledger
 from adnet.money.holders import account_ref
 from adnet.money.models import LedgerTransaction
-from tests.api.test_track import PAGE, billed
+from tests.api.test_track import billed, page, page_url
 from tests.auth_helpers import bearer, sign_in
 from tests.chain.helpers import user
 from tests.conftest import make_settings, rebuild_index
@@ -99,7 +102,7 @@ async def approved_campaign(client, clock, api: Api | None = None, **changes) ->
 
 
 async def serve(client, site, **params) -> dict:
-    response = await client.get("/api/serve", query_string={"siteId": site.id, **params}, headers=PAGE)
+    response = await client.get("/api/serve", query_string={"siteId": site.id, **params}, headers=page(site))
     return await response.get_json()
 
 
@@ -160,23 +163,32 @@ async def test_deposit_campaign_review_serve_track_report(client, chain, clock):
 
     clock.advance(seconds=2)
     ad = body["ad"]
-    tracked = await client.post("/api/track", headers=PAGE, json={
+    tracked = await client.post("/api/track", headers=page(site), json={
         "type": "IMPRESSION", "campaignId": cid, "adId": ad["id"], "siteId": site.id, "fingerprint": "fp-1",
         "rendered": True, "viewportVisible": True, "renderTime": 20, "timestamp": 1767225600000,
-        "pageUrl": "https://publisher.example/", "trackingToken": ad["trackingToken"]})
+        "pageUrl": page_url(site), "trackingToken": ad["trackingToken"]})
     assert await billed(await tracked.get_json())
+    scripted = await client.post("/api/track", headers={**page(site), "User-Agent": "python-requests/2.31"}, json={
+        "type": "IMPRESSION", "campaignId": cid, "adId": ad["id"], "siteId": site.id, "fingerprint": "fp-2",
+        "rendered": True, "viewportVisible": True, "renderTime": 20, "pageUrl": page_url(site),
+        "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0", "trackingToken": ad["trackingToken"]})
+    assert not await billed(await scripted.get_json())
     status, report = await api.call("GET", f"/advertisers/campaigns/{cid}/report")
     assert status == 200
     today = report["days"][-1]
     assert (today["day"], today["impressions"], today["billableImpressions"], today["spend"], today["ecpm"]) == (
-        clock.now().date().isoformat(), 1, 1, "0.002", "2")
+        clock.now().date().isoformat(), 2, 1, "0.002", "2")
+    assert today["filtered"] == report["totals"]["filtered"] == report["refusals"] == {"bot_user_agent": 1}
     assert report["totals"]["completions"] == {task["id"]: 0}
     csv_response = await client.get(f"/api/advertisers/campaigns/{cid}/report.csv", headers=bearer(api.token))
     assert csv_response.mimetype == "text/csv"
-    lines = (await csv_response.get_data(as_text=True)).splitlines()
-    assert lines[0].startswith("day,impressions,billable_impressions,clicks,billable_clicks,ctr,spend,ecpm,rewards")
-    assert lines[-2].startswith(f"{today['day']},1,1,0,0,0.000000,0.002,2,0,0")
-    assert lines[-1].startswith("total,1,1,0,0,0.000000,0.002,2,0,0")
+    rows = list(csv.DictReader(io.StringIO(await csv_response.get_data(as_text=True))))
+    assert list(rows[0])[:9] == ["day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr",
+                                 "spend", "ecpm", "rewards"]
+    assert {name for name in rows[0] if name.startswith("filtered:")} == {f"filtered:{r}" for r in tracking.REASONS}
+    for row, day in ((rows[-2], today["day"]), (rows[-1], "total")):
+        assert (row["day"], row["impressions"], row["billable_impressions"], row["spend"]) == (day, "2", "1", "0.002")
+        assert row["filtered:bot_user_agent"] == "1" and row["filtered:client_rate_exceeded"] == "0"
 
 
 async def test_every_lifecycle_transition_and_its_refusals(client, clock):

@@ -27,7 +27,7 @@ from tests.api.test_advertisers import (  # noqa: F401 - settings is the fixture
     serve,
     settings,
 )
-from tests.api.test_track import PAGE
+from tests.api.test_track import page, page_url
 from tests.auth_helpers import sign_in
 from tests.conftest import rebuild_index
 from tests.factories import G, make_site
@@ -104,10 +104,10 @@ async def test_platform_revenue_is_the_platform_share_of_billing(client, clock):
     await rebuild_index(client.app)
     ad = (await serve(client, site))["ad"]
     clock.advance(seconds=2)
-    await client.post("/api/track", headers=PAGE, json={
+    await client.post("/api/track", headers=page(site), json={
         "type": "IMPRESSION", "campaignId": campaign["id"], "adId": ad["id"], "siteId": site.id,
         "fingerprint": "fp-9", "rendered": True, "viewportVisible": True, "renderTime": 5, "timestamp": 1,
-        "pageUrl": "https://publisher.example/", "trackingToken": ad["trackingToken"]})
+        "pageUrl": page_url(site), "trackingToken": ad["trackingToken"]})
     cost = 2 * G // 1000
     platform_share = cost - cost * client.app.extensions["adnet"].settings.publisher_share_bps // 10_000
     status, revenue = await (await operator_api(client)).call("GET", "/operators/revenue")
@@ -141,7 +141,7 @@ async def test_only_registered_sites_can_be_targeted(client, clock):
                                   cpm="1", cpc="0", budget="1", siteAllow=[site.id, "site_made-up-site-id"])
     assert (status, body["field"]) == (400, "siteAllow")
     _, campaign, creative = await approved_campaign(client, clock)
-    response = await client.post("/api/track", headers=PAGE, json={
+    response = await client.post("/api/track", headers=page(site), json={
         "type": "IMPRESSION", "campaignId": campaign["id"], "adId": creative["id"], "siteId": "site_unregistered",
         "fingerprint": "fp-1", "rendered": True, "viewportVisible": True, "renderTime": 5, "timestamp": 1,
         "pageUrl": "https://x.example/"})
@@ -163,10 +163,10 @@ async def test_spend_never_passes_the_budget_and_a_new_price_is_not_retroactive(
     async def impression(fingerprint: str) -> dict:
         ad = (await serve(client, site))["ad"]
         clock.advance(seconds=2)
-        response = await client.post("/api/track", headers=PAGE, json={
+        response = await client.post("/api/track", headers=page(site), json={
             "type": "IMPRESSION", "campaignId": cid, "adId": ad["id"], "siteId": site.id,
             "fingerprint": fingerprint, "rendered": True, "viewportVisible": True, "renderTime": 5, "timestamp": 1,
-            "pageUrl": "https://publisher.example/", "trackingToken": ad["trackingToken"]})
+            "pageUrl": page_url(site), "trackingToken": ad["trackingToken"]})
         return await response.get_json()
 
     first = await impression("fp-a")

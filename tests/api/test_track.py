@@ -2,6 +2,8 @@
 ledger, exactness under concurrency, validation, CORS and caching."""
 
 import asyncio
+import itertools
+from collections import Counter
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -11,9 +13,10 @@ import pytest
 from quart import current_app
 from tortoise import connections
 
+from adnet.accounts.models import Site
 from adnet.db import sql
 from adnet.delivery import tracking
-from adnet.delivery.clients import Client
+from adnet.delivery.clients import Client, network
 from adnet.delivery.models import DedupKey, SiteDailyStat, TrackingEvent
 from adnet.delivery.tokens import issue_token
 from adnet.money import ledger
@@ -25,9 +28,12 @@ from tests.factories import G, make_campaign, make_creative, make_site
 from tests.sql import recorded_statements
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
-# What a browser on a publisher's page sends with every request.
-PAGE = {"User-Agent": BROWSER, "Origin": "https://publisher.example"}
-PAGE_CLIENT = Client("<local>", BROWSER)  # the test client (which has no address), with PAGE's browser
+# Each served ad goes to a client of its own /24 network (the billing caps count per network), and its events come
+# from that client; a token made by hand is bound to PAGE_CLIENT, the address events default to.
+PAGE_CLIENT = Client("10.255.255.1", BROWSER)
+_addresses = itertools.count(1)
+_served_to: dict[str, str] = {}  # tracking token → the address it was served to
+_pages: dict[str, dict[str, str]] = {}  # site id → what its pages send (known without a query once served)
 CPM = 2 * G
 CPC = G // 10
 
@@ -40,10 +46,34 @@ async def setup_ad(**campaign_fields):
     return site, campaign, creative
 
 
-async def serve_ad(client, site, **params) -> dict:
-    response = await client.get("/api/serve", query_string={"siteId": site.id, **params}, headers=PAGE)
+def page(site) -> dict[str, str]:
+    """What a browser on a page of ``site`` sends with every request."""
+    return {"User-Agent": BROWSER, "Origin": f"https://{site.domain}"}
+
+
+def page_url(site) -> str:
+    return f"https://{site.domain}/article"
+
+
+def fresh_address() -> str:
+    """An address of a network no other call named."""
+    number = next(_addresses)
+    return f"10.{number // 250 % 250}.{number % 250}.1"
+
+
+def from_address(address: str) -> dict:
+    return {"scope_base": {"client": (address, 40_000)}}
+
+
+async def serve_ad(client, site, *, address: str | None = None, **params) -> dict:
+    """A banner served to a page of ``site`` at ``address`` (a fresh network's by default)."""
+    address = address or fresh_address()
+    response = await client.get("/api/serve", query_string={"siteId": site.id, **params}, headers=page(site),
+                                **from_address(address))
     body = await response.get_json()
     assert body["kind"] == "BANNER", body
+    _served_to[body["ad"]["trackingToken"]] = address
+    _pages[site.id] = page(site)
     return body["ad"]
 
 
@@ -51,13 +81,21 @@ def event_body(ad: dict, site, **overrides) -> dict:
     return {
         "type": "IMPRESSION", "campaignId": ad["campaignId"], "adId": ad["id"], "siteId": site.id,
         "fingerprint": "fp-0001", "rendered": True, "viewportVisible": True, "renderTime": 35.5,
-        "timestamp": 1767225600000, "pageUrl": "https://publisher.example/article", "userAgent": BROWSER,
+        "timestamp": 1767225600000, "pageUrl": page_url(site), "userAgent": BROWSER,
         "trackingToken": ad["trackingToken"], **overrides,
     }
 
 
-async def post(client, body: dict, **headers: str):
-    response = await client.post("/api/track", json=body, headers={**PAGE, **headers})
+async def post(client, body: dict, *, address: str | None = None, **headers: str):
+    """POST ``body`` from a page of the site it names (when there is one), from the client its token was served
+    to (else ``PAGE_CLIENT``'s address, or ``address`` when given)."""
+    page_headers = _pages.get(body.get("siteId") or "")
+    if page_headers is None:
+        site = await Site.get_or_none(id=body.get("siteId"))
+        page_headers = page(site) if site is not None else {"User-Agent": BROWSER}
+    address = address or _served_to.get(body.get("trackingToken") or "", PAGE_CLIENT.ip)
+    response = await client.post("/api/track", json=body, headers={**page_headers, **headers},
+                                 **from_address(address))
     return response, await response.get_json()
 
 
@@ -276,10 +314,14 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken=None), "token_missing")
     await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken="abc.def"), "token_invalid")
     forged = issue_token("not-our-secret-" + "z" * 32, ad_id=creative.id, campaign_id=campaign.id,
-                         site_id=site.id, placement="", size="300x250", wallet=None, click_active=True,
+                         site_id=site.id, placement="", size="300x250", wallet=None, click_active=True, off_site=False,
                          client=PAGE_CLIENT.binding, now=clock.now() - timedelta(seconds=5), nonce=1)
     await refused(event_body(ad, site, fingerprint=fingerprint(), trackingToken=forged), "token_invalid")
     await refused(event_body(ad, other_site, fingerprint=fingerprint()), "token_mismatch")
+    await refused(event_body(ad, site, fingerprint=fingerprint()), "domain_mismatch",
+                  {"Origin": "https://elsewhere.example"})
+    await refused(event_body(ad, site, fingerprint=fingerprint(), pageUrl="https://elsewhere.example/"),
+                  "domain_mismatch")
     await refused(event_body(ad, site, fingerprint=fingerprint(), rendered=False), "not_rendered")
     await refused(event_body(ad, site, fingerprint=fingerprint(), viewportVisible=False), "not_viewable")
     fresh = await serve_ad(client, site)
@@ -297,31 +339,80 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     await refused(event_body(poor_ad, poor_site, fingerprint=fingerprint()), "budget_exhausted")
     await refused(event_body(poor_ad, poor_site, fingerprint=fingerprint(), type="CLICK"), "click_not_priced")
 
+    capped_site, _, _ = await setup_ad(daily_cap=CPM // 1000)
+    capped = [await served_and_seen(client, clock, capped_site) for _ in range(2)]
+    assert await billed((await post(client, event_body(capped[0], capped_site, fingerprint=fingerprint())))[1])
+    await refused(event_body(capped[1], capped_site, fingerprint=fingerprint()), "daily_cap_reached")
+
+    crowd = [await serve_ad(client, site, address="10.250.0.1") for _ in range(4)]
+    clock.advance(seconds=2)
+    for ad in crowd[:3]:  # the campaign's cap per network: 3 impressions per 5 minutes
+        assert await billed((await post(client, event_body(ad, site, fingerprint=fingerprint())))[1])
+    await refused(event_body(crowd[3], site, fingerprint=fingerprint()), "client_rate_exceeded")
+
+    unproven = await make_site(verified=False)
+    await rebuild_index(current_app)
+    on_unproven = await served_and_seen(client, clock, unproven)
+    await refused(event_body(on_unproven, unproven, fingerprint=fingerprint()), "site_unverified")
+
     assert await traffic.refusal_counts() == seen
     assert await traffic.refusal_counts(site_id=poor_site.id) == {"budget_exhausted": 1, "click_not_priced": 1}
-    assert set(seen) | {"rate_limited_fingerprint", "rate_limited_ip"} == set(tracking.REASONS)
+    assert set(seen) == set(tracking.REASONS)
 
 
-async def test_rate_limits_per_fingerprint_and_per_ip(client, clock, monkeypatch):
+async def test_a_script_from_one_address_bills_no_more_than_the_caps(client, clock, settings):
+    """One address with a browser's User-Agent: 100 serve + impression pairs with fresh fingerprints, sent at
+    once, bill the site's cap per network and window (5), and at most the campaign cap (3) of each campaign."""
     site, _, _ = await setup_ad()
-    leaderboard_campaign = await make_campaign(cpm=CPM, cpc=CPC)
-    await make_creative(leaderboard_campaign, width=728, height=90)
-    await rebuild_index(client.app)
-    limits = client.app.extensions["adnet"].tracker
-    monkeypatch.setattr(limits.by_fingerprint, "limit", 2)
-    monkeypatch.setattr(limits.by_ip, "limit", 4)
-    first, other, second = [await serve_ad(client, site, size=size) for size in ("300x250", "728x90", "300x250")]
+    other = await make_campaign(cpm=CPM, cpc=CPC)
+    await make_creative(other)
+    await rebuild_index(current_app)
+    ads = [await serve_ad(client, site, address="203.0.113.7") for _ in range(100)]
     clock.advance(seconds=2)
-    assert await billed((await post(client, event_body(first, site, fingerprint="fp-a")))[1])
-    assert await billed((await post(client, event_body(first, site, fingerprint="fp-a", type="CLICK")))[1])
-    _, third_of_a = await post(client, event_body(other, site, fingerprint="fp-a"))
-    assert await reason_of(third_of_a) == "rate_limited_fingerprint"
-    assert await billed((await post(client, event_body(second, site, fingerprint="fp-b")))[1])
-    _, fifth_of_ip = await post(client, event_body(other, site, fingerprint="fp-c", type="CLICK"))
-    assert await reason_of(fifth_of_ip) == "rate_limited_ip"
-    clock.advance(minutes=1)
-    _, next_minute = await post(client, event_body(second, site, fingerprint="fp-d", type="CLICK"))
-    assert await billed(next_minute)
+    results = await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"script-{n}"))
+                                     for n, ad in enumerate(ads)))
+    assert [response.status_code for response, _ in results] == [201] * 100
+    billed_events = await TrackingEvent.filter(billable=True, type="IMPRESSION").values_list("campaign_id", flat=True)
+    assert len(billed_events) == settings.cap_site_impressions.count == 5
+    assert max(Counter(billed_events).values()) <= settings.cap_campaign_impressions.count
+    assert await TrackingEvent.filter(refusal_reason="client_rate_exceeded").count() == 95
+    assert await TrackingEvent.filter(client_network="203.0.113.0/24").count() == 100  # never the address
+
+    # Clicks likewise: one per campaign (both have billed impressions, at most 3 of the 5 each), two on the site.
+    clicks = await asyncio.gather(*(post(client, event_body(ad, site, type="CLICK", fingerprint=f"script-{n}"))
+                                    for n, ad in enumerate(ads)))
+    assert sum([await billed(body) for _, body in clicks]) == settings.cap_site_clicks.count == 2
+
+    # The next window opens the caps again.
+    clock.advance(seconds=settings.cap_site_impressions.seconds)
+    later = await served_and_seen(client, clock, site, address="203.0.113.8")
+    assert await billed((await post(client, event_body(later, site, fingerprint="script-later")))[1])
+
+
+async def test_daily_spend_never_exceeds_the_daily_cap_and_serving_stops_until_the_next_day(client, clock):
+    price = CPM // 1000
+    site, campaign, _ = await setup_ad(daily_cap=5 * price + price // 2)
+    ads = [await serve_ad(client, site) for _ in range(20)]
+    clock.advance(seconds=2)
+    results = await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
+                                     for n, ad in enumerate(ads)))
+    assert [response.status_code for response, _ in results] == [201] * 20
+    assert sum([await billed(body) for _, body in results]) == 5
+    assert await TrackingEvent.filter(refusal_reason="daily_cap_reached").count() == 15
+    assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - 5 * price
+    # Clicks cannot pass the cap either, and the campaign is no longer served today, without a rebuild.
+    _, click = await post(client, event_body(ads[0], site, type="CLICK", fingerprint="fp-click"))
+    assert await reason_of(click) == "daily_cap_reached"
+    assert await (await client.get("/api/serve", query_string={"siteId": site.id}, headers=page(site))
+                  ).get_json() == {"kind": "NONE"}
+    await rebuild_index(current_app)  # today's spend is read back from the database
+    assert await (await client.get("/api/serve", query_string={"siteId": site.id}, headers=page(site))
+                  ).get_json() == {"kind": "NONE"}
+
+    clock.advance(days=1)
+    await rebuild_index(current_app)
+    tomorrow = await served_and_seen(client, clock, site)
+    assert await billed((await post(client, event_body(tomorrow, site, fingerprint="fp-tomorrow")))[1])
 
 
 async def test_events_are_counted_per_site_and_day(client, clock):
@@ -431,7 +522,7 @@ async def test_forwarded_for_is_ignored_without_a_trusted_proxy_and_no_address_i
     ad = await served_and_seen(client, clock, site)
     _, body = await post(client, event_body(ad, site), **{"X-Forwarded-For": "192.0.2.7"})
     event = await TrackingEvent.get(id=body["eventId"])
-    assert event.client_network == "unknown"  # the test client has no address; never 192.0.2.x
+    assert event.client_network == network(_served_to[ad["trackingToken"]])  # the peer's network, never 192.0.2.x
 
 
 async def test_tokens_of_the_previous_secret_still_bill_after_rotation(app, client, clock):
@@ -442,7 +533,8 @@ async def test_tokens_of_the_previous_secret_still_bill_after_rotation(app, clie
 
     def signed_with(secret: str, nonce: int) -> dict:
         token = issue_token(secret, ad_id=creative.id, campaign_id=campaign.id, site_id=site.id, placement="",
-                            size="300x250", wallet=None, click_active=True, client=PAGE_CLIENT.binding,
+                            size="300x250", wallet=None, click_active=True, off_site=False,
+                            client=PAGE_CLIENT.binding,
                             now=clock.now() - timedelta(seconds=5), nonce=nonce)
         return {"id": creative.id, "campaignId": campaign.id, "trackingToken": token}
 

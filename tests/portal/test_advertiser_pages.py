@@ -23,7 +23,7 @@ from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.money.models import Deposit, Withdrawal
 from adnet.tasks.models import Task
-from tests.api.test_track import PAGE, billed
+from tests.api.test_track import billed, page, page_url
 from tests.chain.helpers import user
 from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
@@ -371,25 +371,28 @@ async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser,
     await advertiser.post(f"{base}/submit")
     await operators.approve_campaign(OPERATOR.address.lower(), campaign.id, clock.now())
     await rebuild_index(client.app)
-    served = await (await client.get("/api/serve", query_string={"siteId": site.id}, headers=PAGE)).get_json()
+    served = await (await client.get("/api/serve", query_string={"siteId": site.id}, headers=page(site))).get_json()
     clock.advance(seconds=2)
     event = {"type": "IMPRESSION", "campaignId": campaign.id, "adId": served["ad"]["id"], "siteId": site.id,
              "fingerprint": "fp-1", "rendered": True, "viewportVisible": True, "renderTime": 20,
-             "timestamp": 1767225600000, "pageUrl": "https://publisher.example/",
+             "timestamp": 1767225600000, "pageUrl": page_url(site),
              "trackingToken": served["ad"]["trackingToken"]}
-    tracked = await client.post("/api/track", json=event, headers=PAGE)
+    tracked = await client.post("/api/track", json=event, headers=page(site))
     assert await billed(await tracked.get_json())
     bot = await client.post("/api/track", json={**event, "fingerprint": "fp-2"},
-                            headers={**PAGE, "User-Agent": "curl/8.0"})
+                            headers={**page(site), "User-Agent": "curl/8.0"})
     assert not await billed(await bot.get_json())
 
-    page = await text(await advertiser.get(f"{base}/report"))
+    report = await text(await advertiser.get(f"{base}/report"))
     today = clock.now().date().isoformat()
-    assert 'id="total-impressions">2<' in page and 'id="total-billable">1<' in page
-    assert 'id="total-spend">0.002 G$' in page and "<code>bot_user_agent</code></td><td>1</td>" in page
-    row = re.search(rf'<th scope="row">{today}</th>(.*?)</tr>', page, re.S).group(1)
+    assert 'id="total-impressions">2<' in report and 'id="total-billable">1<' in report
+    assert 'id="total-spend">0.002 G$' in report and "<code>bot_user_agent</code></td><td>1</td>" in report
+    row = re.search(rf'<th scope="row">{today}</th>(.*?)</tr>', report, re.S).group(1)
     assert re.findall(r"<td>([^<]*)</td>", row) == ["2", "1", "0", "0", "0.00 %", "0.002", "2", "0", "0"]
-    assert f'href="{base}/report.csv?from=' in page
+    filtered = re.search(r'<table id="filtered-days">(.*?)</table>', report, re.S).group(1)
+    assert "<code>bot_user_agent</code>" in filtered
+    assert re.search(rf'<th scope="row">{today}</th><td>1</td></tr>', filtered)
+    assert f'href="{base}/report.csv?from=' in report
     csv_response = await advertiser.get(f"{base}/report.csv")
     lines = (await text(csv_response)).splitlines()
     assert csv_response.mimetype == "text/csv" and lines[-1].startswith("total,2,1,0,0,0.000000,0.002,2,0,0")

@@ -330,9 +330,10 @@ def http_client(server: AdnetServer, connections_limit: int = 200) -> httpx.Asyn
 
 
 def browser_headers(client_ip: str) -> dict[str, str]:
-    """Headers of a browser page behind our one trusted proxy, from ``client_ip``."""
+    """Headers of a browser on a page of the demo site (whose domain is the server's host, 127.0.0.1), behind our
+    one trusted proxy, from ``client_ip``."""
     return {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0",
-            "X-Forwarded-For": client_ip}
+            "Origin": "http://127.0.0.1", "X-Forwarded-For": client_ip}
 
 
 async def serve_ads(client: httpx.AsyncClient, site_id: str, count: int) -> list[dict]:

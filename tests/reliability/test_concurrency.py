@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections import Counter
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
 
 from adnet.campaigns.models import Campaign
+from adnet.delivery.caps import spent_today
 from adnet.delivery.models import TrackingEvent
 from adnet.money import ledger
 from adnet.money.models import Claim, Withdrawal
@@ -137,6 +140,32 @@ async def test_distinct_impressions_at_once_are_each_billed_exactly(adnet_server
                             (ledger.platform("G$"), cost - share(cost))):
             expected[key] = expected.get(key, 0) + amount
     assert_moved(before.balances, after.balances, expected)
+
+
+async def test_a_daily_cap_holds_across_workers(adnet_server: AdnetServer):
+    """Impressions of one campaign at once, across both workers: exactly what its daily cap leaves is billed."""
+    site = adnet_server.site_id
+    async with http_client(adnet_server) as client, books(adnet_server):
+        ads = await serve_ads(client, site, N)
+        campaign_id, _ = Counter(ad["campaignId"] for ad in ads).most_common(1)[0]
+        mine = [ad for ad in ads if ad["campaignId"] == campaign_id]
+        price, allowed = await price_of(campaign_id), len(mine) // 2
+        spent = (await spent_today(datetime.now(UTC))).get(campaign_id, 0)
+        await Campaign.filter(id=campaign_id).update(daily_cap=Decimal(spent + allowed * price))
+        await asyncio.sleep(1.1)
+        try:
+            responses = await fire(client.post("/api/track", json=impression(site, ad, f"fp-capped-{n}"),
+                                               headers=browser_headers(ad["client"])) for n, ad in enumerate(mine))
+            billed = await billed_of(responses)
+            capped = await TrackingEvent.filter(refusal_reason="daily_cap_reached",
+                                                id__in=[r.json()["eventId"] for r in responses]).count()
+            spent_after = (await spent_today(datetime.now(UTC))).get(campaign_id, 0)
+        finally:
+            await Campaign.filter(id=campaign_id).update(daily_cap=None)
+
+    assert [response.status_code for response in responses] == [201] * len(mine)
+    assert len(billed) == allowed and capped == len(mine) - allowed
+    assert spent_after - spent == allowed * price
 
 
 @pytest.mark.parametrize(("kind", "wallet_index"), [(TaskKind.SIGN_MESSAGE, 5), (TaskKind.QUIZ, 6)])

@@ -129,3 +129,35 @@ async def test_sites_become_unverified_and_a_domain_may_be_registered_by_several
     assert all(len(token) == 32 and int(token, 16) >= 0 for token in tokens) and len(set(tokens)) == 3
     assert held == [{"domain": "127.0.0.1", "site_id": "site_demo"}]
     assert stats == [{"site_id": "site_a", "impressions": 3}]
+
+
+async def test_events_recorded_before_are_counted_per_day_and_reason(fresh_database_url):
+    """0005 counts the events recorded before it into ``traffic_daily`` (by UTC day, site, campaign, type and
+    reason, with what they cost and earned), so the reports that read it keep their history."""
+    step = importlib.import_module("migrations.0005_billing_windows").count_recorded_events
+    await db.open_database(fresh_database_url)
+    try:
+        connection = connections.get("default")
+        moment = "TIMESTAMPTZ" if connection.capabilities.dialect == "postgres" else "VARCHAR(40)"
+        await connection.execute_script(
+            f"CREATE TABLE tracking_event (id VARCHAR(48) PRIMARY KEY, site_id VARCHAR(48), campaign_id VARCHAR(48), "
+            f"type VARCHAR(16), refusal_reason VARCHAR(32), cost NUMERIC(40, 0), publisher_amount NUMERIC(40, 0), "
+            f"received_at {moment});"
+            "CREATE TABLE traffic_daily (day DATE, site_id VARCHAR(48), campaign_id VARCHAR(48), type VARCHAR(16), "
+            "reason VARCHAR(32), events INT, cost NUMERIC(40, 0), publisher_amount NUMERIC(40, 0));"
+            "INSERT INTO tracking_event VALUES "
+            "('a', 's', 'c', 'IMPRESSION', NULL, 2000, 1400, '2026-01-01 10:00:00+00:00'), "
+            "('b', 's', 'c', 'IMPRESSION', NULL, 2000, 1400, '2026-01-02 01:30:00+02:00'), "
+            "('c', 's', 'c', 'IMPRESSION', 'bot_user_agent', 0, 0, '2026-01-01 12:00:00+00:00'), "
+            "('d', 's', 'c', 'CLICK', NULL, 100, 70, '2026-01-02 12:00:00+00:00')")
+        await step(None, SimpleNamespace(client=connection))
+        rows = await connection.execute_query_dict(
+            "SELECT day, type, reason, events, cost, publisher_amount FROM traffic_daily ORDER BY day, type, reason")
+    finally:
+        await db.close_database()
+    assert [(str(row["day"]), row["type"], row["reason"], row["events"], int(row["cost"]),
+             int(row["publisher_amount"])) for row in rows] == [
+        ("2026-01-01", "IMPRESSION", "", 2, 4000, 2800),  # 01:30 at +02:00 is still 1 January in UTC
+        ("2026-01-01", "IMPRESSION", "bot_user_agent", 1, 0, 0),
+        ("2026-01-02", "CLICK", "", 1, 100, 70),
+    ]

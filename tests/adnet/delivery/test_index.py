@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from adnet.campaigns.models import CampaignStatus
 from adnet.delivery.index import build_index
+from adnet.delivery.sites import SiteEntry
 from tests.factories import G, make_campaign, make_creative, make_site
 
 
@@ -16,7 +17,7 @@ async def test_index_holds_only_what_may_serve(app, clock):
     await make_campaign(status=CampaignStatus.REVIEW)
     await make_campaign(ends_at=clock.now() - timedelta(days=1))
     index = await build_index(clock.now())
-    assert index.sites == {site.id}
+    assert index.sites == {site.id: SiteEntry(site.id, site.domain, verified=site.verified)}
     assert set(index.campaigns) == {live.id}
     assert set(index.creatives) == {creative.id}
     assert index.campaigns[live.id].remaining == 100 * G

@@ -8,7 +8,7 @@ import pytest
 
 from adnet.delivery import selection
 from adnet.delivery.commands import ServeQuery
-from adnet.delivery.index import CampaignEntry, CreativeEntry, Index
+from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
 from adnet.delivery.selection import (
     MAX_PACING,
     MIN_PACING,
@@ -19,6 +19,8 @@ from adnet.delivery.selection import (
     pacing,
     pick,
 )
+from adnet.tasks.config import TaskView
+from adnet.tasks.models import TaskKind
 from tests.factories import G
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -30,7 +32,7 @@ def entry(campaign_id: str = "cmp_a", *, cpm: int = 2 * G, cpc: int = 0, budget:
                                      target_url="https://t.example", description="", media_type="image",
                                      size="300x250")
     targeting = {"sizes": frozenset(), "placements": frozenset(), "site_allow": frozenset(),
-                 "site_deny": frozenset(), **fields}
+                 "site_deny": frozenset(), "daily_cap": None, "spent_today": 0, **fields}
     return CampaignEntry(
         id=campaign_id, cpm=cpm, cpc=cpc, budget=budget, remaining=budget if remaining is None else remaining,
         starts_at=START, ends_at=START + timedelta(days=days) if days else None, creatives=(creative,), tasks=(),
@@ -85,6 +87,34 @@ def test_candidates_respect_budget_unless_attached():
     assert [option.campaign.id for option in candidates(index, query, START)] == ["cmp_b"]
     attached = query.model_copy(update={"attached": True})
     assert {option.campaign.id for option in candidates(index, attached, START)} == {"cmp_a", "cmp_b"}
+
+
+def test_a_campaign_at_its_daily_cap_is_not_served_until_the_next_day():
+    price = 2 * G // 1000
+    index = Index(campaigns={"cmp_a": entry("cmp_a", daily_cap=10 * price, spent_today=9 * price)})
+    query = ServeQuery(site_id="site_x")
+    assert [option.campaign.id for option in candidates(index, query, START)] == ["cmp_a"]
+    index.campaigns["cmp_a"].spent_today += price  # what tracking reports after billing one more impression
+    assert candidates(index, query, START) == []
+    assert not index.campaigns["cmp_a"].has_budget()
+
+
+def test_a_campaigns_site_rules_apply_to_its_units():
+    view = TaskView(id="task_poll", kind=TaskKind.POLL, title="Poll", description="", campaign_id="cmp_a",
+                    reward_points=0, reward_gs=0, config=None)  # selection never reads the view
+    units = (TaskEntry(id="task_poll", kind=TaskKind.POLL, starts_at=START, ends_at=None, max_per_wallet=1,
+                       view=view, site_deny=frozenset({"site_denied"})),
+             TaskEntry(id="task_only", kind=TaskKind.POLL, starts_at=START, ends_at=None, max_per_wallet=1,
+                       view=view, site_allow=frozenset({"site_allowed"})))
+    index = Index(units=units)
+
+    def served_on(site_id: str) -> set[str]:
+        query = ServeQuery(site_id=site_id, kinds="POLL")
+        return {option.unit.id for option in candidates(index, query, START) if option.unit}
+
+    assert served_on("site_denied") == set()
+    assert served_on("site_allowed") == {"task_poll", "task_only"}
+    assert served_on("site_other") == {"task_poll"}
 
 
 def test_campaign_sizes_restrict_a_size_request():

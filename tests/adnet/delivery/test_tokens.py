@@ -14,7 +14,8 @@ OLD_SECRET = "previous-secret-" + "b" * 32
 
 def make(secret: str = SECRET, now: datetime = NOW, **overrides) -> str:
     fields = {"ad_id": "ad_1", "campaign_id": "cmp_1", "site_id": "site_1", "placement": "sidebar",
-              "size": "300x250", "wallet": "0x" + "ab" * 20, "click_active": True, "client": "c0ffee" * 3,
+              "size": "300x250", "wallet": "0x" + "ab" * 20, "click_active": True, "off_site": True,
+              "client": "c0ffee" * 3,
               "nonce": 2**64 - 1, **overrides}
     return issue_token(secret, now=now, **fields)
 
@@ -29,7 +30,7 @@ def test_round_trip_carries_every_field():
     claims = verify_token(make(), secrets=(SECRET,), now=NOW + timedelta(minutes=1))
     assert (claims.ad_id, claims.campaign_id, claims.site_id) == ("ad_1", "cmp_1", "site_1")
     assert (claims.placement, claims.size, claims.wallet) == ("sidebar", "300x250", "0x" + "ab" * 20)
-    assert (claims.click_active, claims.client) == (True, "c0ffee" * 3)
+    assert (claims.click_active, claims.off_site, claims.client) == (True, True, "c0ffee" * 3)
     assert claims.expires_at_ms - claims.issued_at_ms == TOKEN_TTL.total_seconds() * 1000 == 15 * 60 * 1000
 
 
