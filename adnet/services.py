@@ -61,7 +61,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
-    jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock, site_checks=site_checks),
+    jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock, site_checks=site_checks,
+                                   retention_days=settings.event_retention_days),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
     tracker.start()
     completions.start()

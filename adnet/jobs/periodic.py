@@ -7,7 +7,9 @@
 - ``expired-claims``: release claims whose deadline the confirmed chain time has passed (a withdrawal back to its
   holder, a reward back to its pool);
 - ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed);
-- ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them.
+- ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
+- ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
+  their hour and billing windows that ended (``adnet.delivery.retention``).
 
 Every job is safe to run in several processes at once (each write is a conditional update or a unique key). In
 tests only the index and the counters run by themselves; the others run when a test asks (``Scheduler.run``), so
@@ -21,6 +23,7 @@ from adnet.campaigns.lifecycle import settle_due
 from adnet.chain.client import ChainClient
 from adnet.chain.watcher import Watcher
 from adnet.core.clock import Clock
+from adnet.delivery import retention
 from adnet.delivery.index import REBUILD_SECONDS
 from adnet.delivery.serving import Server
 from adnet.jobs.scheduler import Job
@@ -31,12 +34,13 @@ SETTLE_SECONDS = 30.0
 EXPIRY_SECONDS = 60.0
 WATCH_SECONDS = 2.0
 SITE_CHECK_SECONDS = 600.0
+RETENTION_SECONDS = 3600.0
 # Jobs a test runs itself rather than on a timer.
-ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks"})
+ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock: Clock,
-                  site_checks: SiteChecks) -> list[Job]:
+                  site_checks: SiteChecks, retention_days: int) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
         Job("serving-index", server.rebuild, every=REBUILD_SECONDS, wake=server.stale),
@@ -45,4 +49,5 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
         Job("chain-watcher", watcher.run_once, every=WATCH_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
+        Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
     ]

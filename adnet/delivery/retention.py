@@ -1,0 +1,54 @@
+"""What tracking keeps, and for how long (docs/privacy.md):
+
+- raw tracking events (with the viewer id the embed sent, the client's network, the page and the User-Agent) for
+  ``ADNET_EVENT_RETENTION_DAYS`` (default 90), then deleted; what reports need of them is already counted per day
+  in ``traffic_daily`` and ``site_daily_stat``, which stay;
+- deduplication keys (a viewer id, or a token digest, with the last time it was accepted) for the hour they
+  deduplicate;
+- billing windows (``adnet.delivery.caps``) until the window ended.
+
+``prune`` deletes in bounded batches, oldest first, so a first run over a large table never holds the database for
+long; the job runs it until nothing is left to delete. Deleting is idempotent, so any number of processes may run it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from adnet.db import sql
+from adnet.delivery.batch import DEDUP_WINDOW
+from adnet.delivery.caps import expired_before
+
+log = logging.getLogger(__name__)
+
+BATCH_ROWS = 5000
+
+
+@dataclass(frozen=True)
+class Pruned:
+    events: int
+    dedup_keys: int
+    windows: int
+
+
+async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS) -> Pruned:
+    """Delete what is kept no longer as of ``now``; how many rows of each kind went."""
+    events = await _delete_all("tracking_event", "received_at", now - timedelta(days=retention_days), batch_rows)
+    keys = await _delete_all("dedup_key", "last_accepted_at", now - DEDUP_WINDOW, batch_rows)
+    windows = await _delete_all("billing_window", "window_start", expired_before(now), batch_rows)
+    if events or keys or windows:
+        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d", events, keys, windows)
+    return Pruned(events, keys, windows)
+
+
+async def _delete_all(table: str, column: str, before: datetime, batch_rows: int) -> int:
+    deleted = 0
+    while True:
+        count = await sql.execute(
+            f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE {column} < :before "  # noqa: S608
+            f"ORDER BY {column} LIMIT :rows)", before=before, rows=batch_rows)
+        deleted += count
+        if count < batch_rows:
+            return deleted

@@ -1,0 +1,54 @@
+"""Retention: raw events, deduplication keys and billing windows are deleted once kept long enough, in batches;
+the daily aggregates stay."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+from adnet.delivery.models import BillingWindow, DedupKey, TrackingEvent, TrafficDaily
+from adnet.delivery.retention import prune
+from tests.factories import make_campaign, make_creative, make_site
+
+
+async def test_what_is_kept_no_longer_is_deleted_and_the_aggregates_stay(app, clock):
+    site, campaign = await make_site(), await make_campaign()
+    creative = await make_creative(campaign)
+    now = clock.now()
+
+    async def event(event_id: str, age: timedelta) -> None:
+        await TrackingEvent.create(id=event_id, type="IMPRESSION", campaign=campaign, creative=creative, site=site,
+                                   fingerprint="fp_viewer", rendered=True, viewport_visible=True, billable=True,
+                                   received_at=now - age)
+
+    for number in range(7):
+        await event(f"ev_old_{number}", timedelta(days=91, minutes=number))
+    await event("ev_recent", timedelta(days=89))
+    await DedupKey.create(fingerprint="fp_viewer", campaign_id=campaign.id, type="IMPRESSION",
+                          last_accepted_at=now - timedelta(minutes=61))
+    await DedupKey.create(fingerprint="fp_other", campaign_id=campaign.id, type="IMPRESSION",
+                          last_accepted_at=now - timedelta(minutes=59))
+    await BillingWindow.create(key="spend:cmp", window_start=now - timedelta(days=2), used=Decimal(5))
+    await BillingWindow.create(key="spend:cmp", window_start=now.replace(hour=0, minute=0, second=0, microsecond=0),
+                               used=Decimal(5))
+    await TrafficDaily.create(day=(now - timedelta(days=91)).date(), site=site, campaign=campaign, type="IMPRESSION",
+                              reason="", events=7)
+
+    pruned = await prune(now, retention_days=90, batch_rows=3)
+
+    assert (pruned.events, pruned.dedup_keys, pruned.windows) == (7, 1, 1)
+    assert await TrackingEvent.all().values_list("id", flat=True) == ["ev_recent"]
+    assert await DedupKey.all().values_list("fingerprint", flat=True) == ["fp_other"]
+    assert await BillingWindow.all().count() == 1
+    assert await TrafficDaily.all().values_list("events", flat=True) == [7]
+    assert (await prune(now, retention_days=90)).events == 0  # nothing left: idempotent
+
+
+async def test_the_retention_job_keeps_events_for_the_configured_days(app, clock, settings):
+    site, campaign = await make_site(), await make_campaign()
+    creative = await make_creative(campaign)
+    for event_id, age in (("ev_kept", settings.event_retention_days - 1), ("ev_gone", settings.event_retention_days)):
+        await TrackingEvent.create(id=event_id, type="IMPRESSION", campaign=campaign, creative=creative, site=site,
+                                   fingerprint="fp_viewer", rendered=True, viewport_visible=True, billable=False,
+                                   refusal_reason="not_viewable",
+                                   received_at=clock.now() - timedelta(days=age, seconds=1))
+    pruned = await app.extensions["adnet"].jobs.run("retention")
+    assert pruned.events == 1 and await TrackingEvent.all().values_list("id", flat=True) == ["ev_kept"]
