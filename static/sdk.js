@@ -97,15 +97,27 @@
     }
     return null;
   }
+  // Do-Not-Track or Global Privacy Control: the viewer id lives only as long as the page, never in storage.
+  function optedOut() {
+    return navigator.globalPrivacyControl === true || navigator.doNotTrack === "1" || window.doNotTrack === "1";
+  }
   function fingerprint() {
+    if (optedOut()) {
+      storage("fp", null);
+      if (!memory.pageViewer) memory.pageViewer = newViewerId();
+      return memory.pageViewer;
+    }
     var value = storage("fp");
     if (!value) {
-      var bytes = new Uint8Array(16);
-      window.crypto.getRandomValues(bytes);
-      value = "fp_" + Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+      value = newViewerId();
       storage("fp", value);
     }
     return value;
+  }
+  function newViewerId() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return "fp_" + Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
   }
   function query(params) {
     return Object.keys(params).filter(function (key) { return params[key] !== null && params[key] !== undefined && params[key] !== ""; })

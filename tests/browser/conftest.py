@@ -48,6 +48,7 @@ from adnet.db import migrations
 from adnet.demo import create_demo
 from adnet.services import Services
 from tests.conftest import make_settings, rebuild_index
+from tests.factories import make_site
 
 T = TypeVar("T")
 CHROMIUM = "/usr/bin/chromium"
@@ -149,6 +150,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
     async def prepare() -> dict[str, Any]:
         summary = await create_demo(settings, live.services.chain.deployment, now=clock.now())
+        # The publisher's pages (``PublisherSite``) are on ``localhost``: a verified site of its own publisher.
+        summary["pageSiteId"] = (await make_site(domain="localhost", now=clock.now())).id
         await rebuild_index(app)
         return summary
 
@@ -401,7 +404,7 @@ def publisher_page(visitor: Visitor, server: LiveServer, site: PublisherSite, sl
                    site_id: str | None = None, api: str | None = None) -> Page:
     """Open a publisher's article with the snippet and ``slots`` placed after a screen and a half of text, so
     they start out of view."""
-    site_attribute = site_id if site_id is not None else server.demo["siteId"]
+    site_attribute = site_id if site_id is not None else server.demo["pageSiteId"]
     api_attribute = f' data-api="{api}"' if api else ""
     filler = "<p>" + "Publisher text. " * 1200 + "</p>"
     html = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Publisher</title>'

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from quart import current_app
 from tortoise.transactions import in_transaction
 
@@ -137,6 +138,26 @@ def test_an_impression_needs_half_the_ad_in_view_for_one_continuous_second(
     assert stored[0]["creative_id"] == ad_id
     assert stored[0]["rendered"] and stored[0]["viewport_visible"]
     assert stored[0]["billable"], stored[0]["refusal_reason"]
+
+
+@pytest.mark.parametrize(("signal", "value"), [("globalPrivacyControl", "true"), ("doNotTrack", "'1'")])
+def test_under_do_not_track_or_global_privacy_control_the_viewer_id_is_never_stored(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite, signal: str, value: str) -> None:
+    visitor.context.add_init_script(
+        f"Object.defineProperty(Navigator.prototype, '{signal}', {{ get: () => {value} }});"
+        "try { localStorage.setItem('adnet:fp', 'fp_from_an_earlier_visit'); } catch (error) {}")
+    visitor.page.clock.install()
+    page = publisher_page(visitor, server, publisher_site, ARTICLE_SLOT)
+    rendered_ad(visitor)
+    fingerprint = page.evaluate("adnet.fingerprint()")
+    bring_into_view(visitor)
+    let_time_pass(visitor, server, 1100)
+    (impression,) = wait_for_events(server, fingerprint, EventType.IMPRESSION, 1)
+
+    assert fingerprint.startswith("fp_") and fingerprint != "fp_from_an_earlier_visit"
+    assert page.evaluate("adnet.fingerprint()") == fingerprint  # one id for the page's life
+    assert page.evaluate("Object.keys(localStorage).filter((key) => key.startsWith('adnet:'))") == []
+    assert impression["billable"], impression["refusal_reason"]
 
 
 def test_a_click_is_tracked_once_and_opens_the_target(

@@ -138,9 +138,10 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     expect(operator_page.locator("#review-done")).to_have_text(f"Approved {campaign_id}.")
     expect(operator_page.locator(f"#review-{campaign_id}")).to_have_count(0)
 
-    # Served: the new campaign's creative, with its task attached.
+    # Served: the new campaign's creative, with its task attached, to a page of the demo site (adnet's own host).
+    page_of_demo_site = {"User-Agent": BROWSER_AGENT, "Origin": server.url}
     server.call(lambda: rebuild_index(server.app))
-    served = page.request.get(f"{server.url}/api/serve", headers={"User-Agent": BROWSER_AGENT}, params={
+    served = page.request.get(f"{server.url}/api/serve", headers=page_of_demo_site, params={
         "siteId": server.demo["siteId"], "size": "300x250", "attached": "1"}).json()
     assert served["kind"] == "BANNER" and served["ad"]["campaignId"] == campaign_id, served
     assert served["ad"]["bannerUrl"] == banner_url and served["ad"]["description"] == "Spring sale banner"
@@ -148,11 +149,11 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
 
     # A tracked impression, then the advertiser's report.
     server.clock.advance(seconds=2)
-    tracked = page.request.post(f"{server.url}/api/track", headers={"User-Agent": BROWSER_AGENT}, data={
+    tracked = page.request.post(f"{server.url}/api/track", headers=page_of_demo_site, data={
         "type": "IMPRESSION", "campaignId": campaign_id, "adId": served["ad"]["id"],
         "siteId": server.demo["siteId"], "fingerprint": "advertiser-flow-1", "rendered": True,
         "viewportVisible": True, "renderTime": 25, "timestamp": int(server.clock.now().timestamp() * 1000),
-        "pageUrl": "https://publisher.example/article", "userAgent": BROWSER_AGENT,
+        "pageUrl": f"{server.url}/article", "userAgent": BROWSER_AGENT,
         "trackingToken": served["ad"]["trackingToken"]})
     assert tracked.status == 201 and tracked.json()["status"] == "recorded", tracked.text()
 
