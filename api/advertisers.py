@@ -27,6 +27,7 @@ from adnet.money.models import DepositStatus
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
+from adnet.reporting.traffic import ordered_reasons
 from adnet.tasks import authoring
 from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import answer, services, with_body, with_query
@@ -401,4 +402,4 @@ def _day_out(figures: campaign_reports.DayFigures, result: campaign_reports.Camp
                   billable_clicks=figures.billable_clicks, ctr=campaign_reports.ctr_text(figures),
                   spend=figures.spend, ecpm=figures.ecpm, rewards=figures.rewards,
                   completions=campaign_reports.completions_by_task(figures, result.tasks),
-                  filtered=campaign_reports.ordered_reasons(figures.filtered))
+                  filtered=ordered_reasons(figures.filtered))

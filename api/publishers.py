@@ -24,12 +24,14 @@ from adnet.money import deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal
 from adnet.money.holders import owned_site_holder
 from adnet.money.models import DepositStatus
-from adnet.reporting import dashboard
+from adnet.reporting import dashboard, traffic
 from adnet.reporting.balances import site_balance
+from adnet.reporting.commands import Period
 from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import (
     AmountText,
+    Day,
     DepositOut,
     DepositPlanOut,
     Schema,
@@ -41,7 +43,7 @@ from api.schemas import (
     refusals,
     withdrawal_out,
 )
-from api.sessions import named_wallet, require_session
+from api.sessions import current_wallet, named_wallet, require_session
 
 blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
 
@@ -243,6 +245,65 @@ async def verify(site_id: str, data: WalletNamed) -> Response:
     site = await run.site_checks.verify(site, run.clock.now())
     return answer(SiteVerificationOut(site_id=site.id, domain=site.domain,
                                       verification=verification_out(site, run.site_checks)))
+
+
+class TrafficDayOut(Schema):
+    """A day's events of the site (``day`` is ``total`` for the period's)."""
+
+    day: str
+    impressions: int
+    billed_impressions: int
+    clicks: int
+    billed_clicks: int
+    earned: AmountText
+    filtered: dict[str, int] = Field(description="recorded events not billed, per reason (docs/serving.md)")
+
+
+class TrafficOut(Schema):
+    site_id: str
+    first: Day = Field(serialization_alias="from")
+    last: Day = Field(serialization_alias="to")
+    token: Token
+    days: list[TrafficDayOut]
+    totals: TrafficDayOut
+
+
+@blueprint.get("/publishers/sites/<site_id>/traffic")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@with_query(Period)
+@document_response(TrafficOut)
+@refusals(400, 403, 404)
+async def site_traffic(site_id: str, query_args: Period) -> Response:
+    """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): the site's recorded impressions
+    and clicks, how many were billed and what the site earned, and how many each named reason kept from billing."""
+    site = await owned_site(current_wallet(), site_id)
+    start, end = query_args.days(services().clock.today())
+    report = await traffic.site_traffic(site.id, start, end)
+    return answer(TrafficOut(site_id=site.id, first=start, last=end, token=Token.GS,
+                             days=[_traffic_day_out(figures) for figures in report.days],
+                             totals=_traffic_day_out(report.totals)))
+
+
+@blueprint.get("/publishers/sites/<site_id>/traffic.csv")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@with_query(Period)
+@refusals(400, 403, 404)
+async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
+    """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
+    site = await owned_site(current_wallet(), site_id)
+    start, end = query_args.days(services().clock.today())
+    response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{end}.csv"'
+    return response
+
+
+def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
+    return TrafficDayOut(day=figures.day.isoformat() if figures.day else "total", impressions=figures.impressions,
+                         billed_impressions=figures.billed_impressions, clicks=figures.clicks,
+                         billed_clicks=figures.billed_clicks, earned=figures.earned,
+                         filtered=traffic.ordered_reasons(figures.filtered))
 
 
 @blueprint.get("/publishers/balance")

@@ -4,6 +4,7 @@ range of days."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from quart import Response, render_template, request
@@ -15,7 +16,7 @@ from adnet.core.errors import Conflict, DomainError
 from adnet.delivery.sdk import embed_snippets
 from adnet.money import activity, exchanges
 from adnet.money.holders import site_holder
-from adnet.reporting import dashboard
+from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
@@ -31,11 +32,15 @@ blueprint = portal_blueprint("sites")
 
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
-    movements, unit results, the embed snippets and the export's default range."""
+    movements, its traffic of the last 30 days (billed and filtered by reason), unit results, the embed snippets and
+    the export's default range."""
     run = services()
     today = run.clock.today()
+    recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
     return {
         "site": site,
+        "traffic": recent,
+        "traffic_reasons": list(traffic.ordered_reasons(recent.totals.filtered)),
         "instructions": run.site_checks.instructions(site),
         "balance": await site_balance(site.publisher.wallet, site.id),
         "rate": await exchanges.current_rate(run.chain),
@@ -114,6 +119,19 @@ async def verify_site(site_id: str) -> Response:
         return see_other(f"/portal/sites/{site.id}")
     return Response(await render_template("portal/_site_verification.html", site=site, checked=True,
                                           instructions=run.site_checks.instructions(site)))
+
+
+@blueprint.get("/portal/sites/<site_id>/traffic.csv")
+@account_page
+async def export_traffic(site_id: str) -> Response:
+    """The site's traffic per UTC day of the last 30 days (billed, and filtered per reason) as CSV."""
+    site = await sites.owned_site(current_wallet(), site_id)
+    today = services().clock.today()
+    start = today - timedelta(days=29)
+    response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{today}.csv"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @blueprint.get("/portal/sites/<site_id>/events.csv")

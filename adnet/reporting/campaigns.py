@@ -28,6 +28,7 @@ from adnet.core.csv_text import csv_text
 from adnet.delivery.models import EventType, TrafficDaily
 from adnet.delivery.tracking import REASONS
 from adnet.interactions.models import Interaction
+from adnet.reporting.traffic import ordered_reasons
 from adnet.tasks.models import Completion, Task
 
 CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
@@ -115,12 +116,6 @@ async def campaign_report(wallet: str, campaign_id: str, start: date, end: date)
         totals.add(figures)
     return CampaignReport(campaign=campaign, start=start, end=end, days=list(days.values()), totals=totals,
                           tasks=tasks, refusals=ordered_reasons(totals.filtered))
-
-
-def ordered_reasons(counts: Counter[str]) -> dict[str, int]:
-    """The reasons counted, in ``REASONS``' order (the order they are decided in), then any no longer decided."""
-    known = [reason for reason in REASONS if counts.get(reason)]
-    return {reason: counts[reason] for reason in [*known, *sorted(set(counts) - set(REASONS))] if counts[reason]}
 
 
 def _task_field(model: type[Completion] | type[Interaction]) -> str:

@@ -88,6 +88,12 @@ def traffic_csv(report: TrafficReport) -> str:
     ])
 
 
+def ordered_reasons(counts: Counter[str]) -> dict[str, int]:
+    """The reasons counted, in ``REASONS``' order (the order they are decided in), then any no longer decided."""
+    known = [reason for reason in REASONS if counts.get(reason)]
+    return {reason: counts[reason] for reason in [*known, *sorted(set(counts) - set(REASONS))] if counts[reason]}
+
+
 async def refusal_counts(*, site_id: str | None = None, since: date | None = None) -> dict[str, int]:
     """How many recorded events each reason kept from billing (optionally for one site, since a UTC day)."""
     query = TrafficDaily.exclude(reason="")

@@ -1,10 +1,14 @@
 """Sites in the portal: registration with inline validation (htmx fragment or whole page), the site page with its
-embed snippets, and other wallets' sites refused."""
+embed snippets and its traffic by reason, and other wallets' sites refused."""
 
 from __future__ import annotations
 
+import re
+
 from adnet.accounts.models import Publisher, Site
-from tests.factories import make_publisher, make_site
+from tests.api.test_track import event_body, post, serve_ad
+from tests.conftest import rebuild_index
+from tests.factories import make_campaign, make_creative, make_publisher, make_site
 from tests.portal.conftest import csrf_of
 
 
@@ -94,3 +98,30 @@ async def test_pages_carry_the_token_htmx_sends(publisher):
     assert f'hx-headers=\'{{"X-CSRF-Token": "{publisher.csrf}"}}\'' in html
     assert 'hx-boost="true"' in html and csrf_of(html) == publisher.csrf
     assert "<script src=\"/static/portal.js\" defer></script>" in html
+
+
+async def test_the_site_page_shows_its_traffic_by_reason_with_a_csv(publisher, client, clock):
+    owner = await make_publisher(publisher.account.address.lower())
+    site = await make_site(owner)
+    unverified = await make_site(owner, verified=False)
+    await make_creative(await make_campaign())
+    await rebuild_index(client.app)
+    for target in (site, unverified):
+        ad = await serve_ad(client, target)
+        clock.advance(seconds=2)
+        await post(client, event_body(ad, target, fingerprint=f"fp-{target.id}"))
+
+    page = await (await client.get(f"/portal/sites/{unverified.id}")).get_data(as_text=True)
+    assert 'id="traffic-totals">0 of 1 impressions' in page
+    filtered = re.search(r'<table id="filtered-days">(.*?)</table>', page, re.S).group(1)
+    assert "<code>site_unverified</code>" in filtered
+    assert re.search(rf'<th scope="row">{clock.today().isoformat()}</th><td>1</td></tr>', filtered)
+    proven = await (await client.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert 'id="traffic-totals">1 of 1 impressions' in proven and 'id="no-filtered"' in proven
+
+    exported = await client.get(f"/portal/sites/{unverified.id}/traffic.csv")
+    rows = (await exported.get_data(as_text=True)).splitlines()
+    assert exported.mimetype == "text/csv" and exported.headers["Cache-Control"] == "no-store"
+    header = rows[0].split(",")
+    total = dict(zip(header, rows[-1].split(","), strict=True))
+    assert (total["day"], total["impressions"], total["filtered:site_unverified"]) == ("total", "1", "1")
