@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -24,6 +25,8 @@ import crawleruseragents
 from ua_parser import parse
 
 UNKNOWN_NETWORK = "unknown"
+# 0-255 without leading zeros, as ``ipaddress`` reads an IPv4 octet.
+_OCTET = re.compile(r"25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9]")
 # Automation that the crawler list does not name: headless and driven browsers.
 HEADLESS_MARKERS = ("headless", "phantomjs", "selenium", "webdriver", "puppeteer", "playwright", "lighthouse")
 
@@ -31,7 +34,11 @@ HEADLESS_MARKERS = ("headless", "phantomjs", "selenium", "webdriver", "puppeteer
 @lru_cache(maxsize=65_536)
 def network(address: str) -> str:
     """``203.0.113.7`` → ``203.0.113.0/24``; ``2001:db8:1:2::7`` → ``2001:db8:1::/48``; anything else
-    ``unknown``."""
+    ``unknown``. A dotted IPv4 address (nearly every request, each client's new to the cache) is read without
+    ``ipaddress``, which costs ten times as much."""
+    octets = address.split(".")
+    if len(octets) == 4 and all(_OCTET.fullmatch(octet) for octet in octets):
+        return f"{octets[0]}.{octets[1]}.{octets[2]}.0/24"
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:

@@ -1,6 +1,8 @@
 """Who asks, as tracking sees it: bots by their own User-Agent header, networks instead of addresses, and the
 binding a token carries."""
 
+import ipaddress
+
 import pytest
 
 from adnet.delivery.clients import Client, agent_family, is_bot, network
@@ -46,3 +48,16 @@ def test_a_binding_follows_the_network_and_the_browser_family_not_the_version():
     assert Client("203.0.113.99", newer).binding == same  # same /24, same family
     assert Client("203.0.114.7", CHROME).binding != same
     assert Client("203.0.113.7", firefox).binding != same
+
+
+@pytest.mark.parametrize("address", ["0.0.0.1", "255.255.255.255", "10.1.2.3", "256.1.1.1", "01.2.3.4", "1.2.3",
+                                     "1.2.3.4.5", "1.2.3.x", "", "::ffff:10.1.2.3", "2001:db8::1", " 1.2.3.4"])
+def test_the_dotted_quad_fast_path_agrees_with_ipaddress(address):
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        expected = "unknown"
+    else:
+        parsed = parsed.ipv4_mapped or parsed if isinstance(parsed, ipaddress.IPv6Address) else parsed
+        expected = str(ipaddress.ip_network(f"{parsed}/{24 if parsed.version == 4 else 48}", strict=False))
+    assert network(address) == expected
