@@ -14,6 +14,7 @@ from quart import current_app
 from tortoise import connections
 
 from adnet.accounts.models import Site
+from adnet.campaigns.models import Campaign
 from adnet.db import sql
 from adnet.delivery import tracking
 from adnet.delivery.clients import Client, network
@@ -21,6 +22,7 @@ from adnet.delivery.models import DedupKey, SiteDailyStat, TrackingEvent
 from adnet.delivery.tokens import issue_token
 from adnet.money import ledger
 from adnet.money.models import LedgerTransaction
+from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting import traffic
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.conftest import rebuild_index
@@ -358,6 +360,16 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     assert await traffic.refusal_counts() == seen
     assert await traffic.refusal_counts(site_id=poor_site.id) == {"budget_exhausted": 1, "click_not_priced": 1}
     assert set(seen) == set(tracking.REASONS)
+    # Every reason reaches the site's owner and the campaign's advertiser, in their reports of the day.
+    day = clock.today()
+    by_sites: Counter[str] = Counter()
+    for site_id in await Site.all().values_list("id", flat=True):
+        by_sites.update((await traffic.site_traffic(site_id, day, day)).totals.filtered)
+    by_campaigns: Counter[str] = Counter()
+    for owned in await Campaign.all().prefetch_related("advertiser"):
+        report = await campaign_reports.campaign_report(owned.advertiser.wallet, owned.id, day, day)
+        by_campaigns.update(report.totals.filtered)
+    assert by_sites == by_campaigns == Counter(seen)
 
 
 async def test_a_script_from_one_address_bills_no_more_than_the_caps(client, clock, settings):
