@@ -16,7 +16,9 @@ class SessionStatus(StrEnum):
 
 class Interaction(Model):
     """A completed response. ``respondent`` is the wallet, or ``fp:<fingerprint>`` without one. The unique key
-    (unit, respondent) makes "one response each" hold under concurrency."""
+    (unit, respondent) makes "one response each" hold under concurrency; the device's slot makes the unit's
+    ``max_per_fingerprint`` hold: the n-th response given on a device takes ``fingerprint_slot`` n - 1, whatever
+    wallet it names, and no slot exists at the limit."""
 
     id = identifier()
     unit = fields.ForeignKeyField("models.Task", related_name="interactions", on_delete=fields.RESTRICT)
@@ -24,6 +26,7 @@ class Interaction(Model):
     respondent = fields.CharField(max_length=140)
     wallet = wallet(null=True)
     fingerprint = fields.CharField(max_length=128)
+    fingerprint_slot = fields.IntField(default=0, db_default=0)
     answers = fields.JSONField()
     points = fields.IntField(default=0)
     gs_amount = token_amount(default=0)
@@ -32,7 +35,7 @@ class Interaction(Model):
 
     class Meta:
         table = "interaction"
-        unique_together = (("unit_id", "respondent"),)
+        unique_together = (("unit_id", "respondent"), ("unit_id", "fingerprint", "fingerprint_slot"))
 
 
 class SurveySession(Model):

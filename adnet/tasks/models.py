@@ -102,14 +102,19 @@ class TaskMessageNonce(Model):
 
 
 class TaskAttempt(Model):
-    """A wrong QUIZ answer: attempt numbers are unique per wallet, so the limit holds under concurrency."""
+    """A wrong QUIZ answer: attempt numbers are unique per wallet and per device, so both limits hold under concurrency.
+
+    Each try holds a number of its wallet (``attempt``) and one of its device (``fingerprint_attempt``); tries
+    recorded before devices were counted have neither ``fingerprint`` nor its number."""
 
     id = fields.BigIntField(primary_key=True)
     task = fields.ForeignKeyField("models.Task", related_name="attempts", on_delete=fields.CASCADE)
     wallet = wallet()
     attempt = fields.IntField()
+    fingerprint = fields.CharField(max_length=128, null=True)
+    fingerprint_attempt = fields.IntField(null=True)
     created_at = fields.DatetimeField()
 
     class Meta:
         table = "task_attempt"
-        unique_together = (("task_id", "wallet", "attempt"),)
+        unique_together = (("task_id", "wallet", "attempt"), ("task_id", "fingerprint", "fingerprint_attempt"))

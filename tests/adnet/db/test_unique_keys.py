@@ -15,7 +15,7 @@ from adnet.core.ids import new_id
 from adnet.delivery.models import DedupKey, EventType
 from adnet.interactions.models import Interaction
 from adnet.money.models import Claim, ClaimPurpose, Deposit, LedgerTransaction
-from adnet.tasks.models import Completion, TaskKind
+from adnet.tasks.models import Completion, TaskAttempt, TaskKind
 from tests.factories import make_campaign, make_publisher, make_site, make_task, wallet_address
 
 TX_HASH = "0x" + "ab" * 32
@@ -115,6 +115,34 @@ async def test_one_interaction_per_unit_and_respondent(app, clock):
     await insert_twice(lambda: Interaction.create(id=new_id("int"), unit=unit, site=site, respondent="fp:abc",
                                                   fingerprint="abc", answers={"optionId": "a"},
                                                   created_at=clock.now()))
+
+
+async def test_one_interaction_per_unit_device_and_slot(app, clock):
+    site = await make_site()
+    unit = await make_task(kind=TaskKind.POLL, max_per_fingerprint=2, config={"question": "Q?", "options": [
+        {"id": "a", "label": "A"}, {"id": "b", "label": "B"}]})
+
+    async def response(slot: int):
+        return await Interaction.create(id=new_id("int"), unit=unit, site=site, respondent=wallet_address(),
+                                        fingerprint="abc", fingerprint_slot=slot, answers={"optionId": "a"},
+                                        created_at=clock.now())
+
+    await insert_twice(lambda: response(0))
+    await response(1)  # the device's next slot, another wallet
+    assert await Interaction.filter(unit_id=unit.id, fingerprint="abc").count() == 2
+
+
+async def test_a_quiz_try_holds_a_number_of_its_wallet_and_one_of_its_device(app, clock):
+    task = await make_task(kind=TaskKind.QUIZ, config={"question": "Q?", "answers": ["a"]})
+    wallet = wallet_address()
+    await TaskAttempt.create(task=task, wallet=wallet, attempt=1, fingerprint="fp", fingerprint_attempt=1,
+                             created_at=clock.now())
+    for other_wallet, other_fingerprint in ((wallet, "fp-2"), (wallet_address(), "fp")):
+        with pytest.raises(IntegrityError):
+            async with in_transaction():
+                await TaskAttempt.create(task=task, wallet=other_wallet, attempt=1, fingerprint=other_fingerprint,
+                                         fingerprint_attempt=1, created_at=clock.now())
+    assert await TaskAttempt.filter(task_id=task.id).count() == 1
 
 
 async def test_a_ledger_transaction_is_booked_once_per_reference(app, clock):
