@@ -89,7 +89,8 @@ def interaction_out(outcome: submission.Outcome) -> InteractionOut:
 async def submit_interaction(data: Submission) -> Response:
     """Answer a unit: 201 ``recorded`` (poll, feedback) or, for a survey, ``in_progress`` with ``sessionId``,
     ``step``, ``totalSteps`` and the next ``question``, then ``completed``. A recorded response carries
-    ``awarded`` and ``transaction`` (the claim paying its G$, or null). A second response: 409
+    ``awarded`` and ``transaction`` (the claim paying its G$, or null). A second response of the respondent, or
+    one past the unit's ``maxPerFingerprint`` responses on the device whatever the wallet: 409
     ``already_completed`` with the earlier ``interactionId``."""
     run = services()
     return answer(interaction_out(await submission.submit(data, now=run.clock.now(), chain=run.chain)), 201)

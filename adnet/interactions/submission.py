@@ -6,6 +6,13 @@ key (unit, respondent) of ``Interaction`` is what makes "one response each" hold
 claim are written in one database transaction, so of any number of identical requests at once exactly one commits
 and the others are answered Conflict ``already_completed`` naming it.
 
+A device gives at most the unit's ``max_per_fingerprint`` responses, whatever wallets it names or none: every
+response, paid or not, holds a slot of its device (0 to ``max_per_fingerprint`` - 1), and (unit, fingerprint,
+slot) is a unique key too. Every response counts, not only the paid ones, because each one earns points and a vote
+in the results. Of any number of answers at once from one device with different wallets, exactly
+``max_per_fingerprint`` are recorded and paid; the others fail on the slot key and are answered Conflict
+``already_completed`` naming the device's latest response, without its claim (another wallet's).
+
 A POLL or FEEDBACK answer is recorded at once. A SURVEY is answered one question at a time in a session
 (``SurveySession``) that the first answer opens; the session belongs to its unit, site, fingerprint and wallet and
 expires ``SESSION_LIFETIME`` after it opened. Each answer names its ``questionId`` and answers the current question
@@ -27,6 +34,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from tortoise.exceptions import IntegrityError
+from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import Site
@@ -226,24 +234,65 @@ def _text(value: Any, max_length: int, field: str) -> str | None:
 
 async def _record(unit: Task, respondent: Respondent, answers: dict[str, Any], now: datetime, chain: ChainClient,
                   before: Callable[[], Awaitable[None]] | None = None) -> tuple[Interaction, Claim | None]:
-    """Insert the response under its unique key and pay its reward, in one transaction; ``before`` runs first in
-    that transaction (a survey session's completing swap). A duplicate is Conflict ``already_completed``."""
-    try:
-        async with in_transaction():
-            if before is not None:
-                await before()
-            interaction = await Interaction.create(
-                id=new_id("int"), unit=unit, site_id=respondent.site_id, respondent=respondent.key,
-                wallet=respondent.wallet, fingerprint=respondent.fingerprint, answers=answers,
-                points=unit.reward_points, gs_amount=Decimal(0), created_at=now)
-            claim = await _reward(unit, interaction, respondent, now, chain)
-    except IntegrityError:
-        if await Interaction.exists(unit_id=unit.id, respondent=respondent.key):
-            raise await _already_completed(unit, respondent) from None
-        raise
-    log.info("interaction recorded unit=%s interaction=%s respondent=%s points=%d gs=%d", unit.id, interaction.id,
-             respondent.key, interaction.points, int(interaction.gs_amount))
-    return interaction, claim
+    """Insert the response in the device's free slot, under both unique keys, and pay its reward, in one
+    transaction; ``before`` runs first in that transaction (a survey session's completing swap, so an answer that
+    loses it is told the session is complete). The respondent's earlier response, or a device at its limit, is
+    Conflict ``already_completed``, and the transaction is dropped.
+
+    A slot another response of the device took meanwhile fails the insert; the slots are read again and the next
+    free one tried. Each such failure is a slot that a committed response holds, so after at most
+    ``max_per_fingerprint`` of them the device is seen at its limit and refused."""
+    for _ in range(unit.max_per_fingerprint + 1):
+        slot = None
+        try:
+            async with in_transaction():
+                if before is not None:
+                    await before()
+                slot = await _device_slot(unit, respondent)
+                interaction = await Interaction.create(
+                    id=new_id("int"), unit=unit, site_id=respondent.site_id, respondent=respondent.key,
+                    wallet=respondent.wallet, fingerprint=respondent.fingerprint, fingerprint_slot=slot,
+                    answers=answers, points=unit.reward_points, gs_amount=Decimal(0), created_at=now)
+                claim = await _reward(unit, interaction, respondent, now, chain)
+        except IntegrityError:
+            if slot is not None and await Interaction.filter(Q(respondent=respondent.key) | Q(
+                    fingerprint=respondent.fingerprint, fingerprint_slot=slot), unit_id=unit.id).exists():
+                continue  # a concurrent response took this respondent's place or this slot: read again
+            raise
+        log.info("interaction recorded unit=%s interaction=%s respondent=%s device_slot=%d points=%d gs=%d", unit.id,
+                 interaction.id, respondent.key, slot, interaction.points, int(interaction.gs_amount))
+        return interaction, claim
+    raise Conflict("response_contended", "Other responses to this unit from this device are being recorded; retry.")
+
+
+@dataclass(frozen=True)
+class _Earlier:
+    """A response to the unit by this respondent or on this device."""
+
+    id: str
+    respondent: str
+    fingerprint: str
+    fingerprint_slot: int
+    claim_id: str | None
+
+
+async def _device_slot(unit: Task, respondent: Respondent) -> int:
+    """The lowest slot of the device below the unit's ``max_per_fingerprint`` that no response holds, read in one
+    statement with the respondent's own response. Raises Conflict ``already_completed`` when the respondent has
+    answered (naming that response and its claim) or the device is at its limit (naming the device's latest
+    response, without its claim, which is another wallet's)."""
+    earlier = [_Earlier(*row) for row in await Interaction.filter(
+        Q(respondent=respondent.key) | Q(fingerprint=respondent.fingerprint), unit_id=unit.id).order_by(
+        "created_at", "id").values_list("id", "respondent", "fingerprint", "fingerprint_slot", "claim_id")]
+    own = [item for item in earlier if item.respondent == respondent.key]
+    if own:
+        raise await _already_completed(own[-1].id, own[-1].claim_id)
+    taken = {item.fingerprint_slot for item in earlier if item.fingerprint == respondent.fingerprint}
+    free = [slot for slot in range(unit.max_per_fingerprint) if slot not in taken]
+    if not free:
+        device = [item for item in earlier if item.fingerprint == respondent.fingerprint]
+        raise await _already_completed(device[-1].id, None, on_device=True)
+    return free[0]
 
 
 async def _reward(unit: Task, interaction: Interaction, respondent: Respondent, now: datetime,
@@ -262,12 +311,13 @@ async def _reward(unit: Task, interaction: Interaction, respondent: Respondent, 
     return claim
 
 
-async def _already_completed(unit: Task, respondent: Respondent) -> DomainError:
-    """Conflict naming the respondent's earlier response and its claim."""
-    earlier = await Interaction.get(unit_id=unit.id, respondent=respondent.key).select_related("claim")
-    return Conflict("already_completed", "You have already answered this; your earlier response stands.",
-                    interactionId=earlier.id,
-                    transaction=earlier.claim)
+async def _already_completed(interaction_id: str, claim_id: str | None, *, on_device: bool = False) -> DomainError:
+    """Conflict naming an earlier response and its claim (None: the response earned none, or it is another
+    wallet's, answered on the same device)."""
+    message = ("This unit was already answered on this device as often as it allows." if on_device
+               else "You have already answered this; your earlier response stands.")
+    return Conflict("already_completed", message, interactionId=interaction_id,
+                    transaction=await Claim.get(id=claim_id) if claim_id is not None else None)
 
 
 # Surveys: sessions answered one question at a time.
@@ -290,8 +340,7 @@ async def _open_session(unit: Task, config: SurveyConfig, respondent: Respondent
                         now: datetime, chain: ChainClient) -> Outcome:
     """The first answer opens the session; in a one-question survey it also completes it."""
     _check_order(config, index, step=0)
-    if await Interaction.exists(unit_id=unit.id, respondent=respondent.key):
-        raise await _already_completed(unit, respondent)
+    await _device_slot(unit, respondent)  # refuses a respondent who has answered, or a device at its limit, early
     answers = _with_answer({}, config.questions[0].id, answer)
     session = SurveySession(id=new_id("srv"), unit=unit, site_id=respondent.site_id, wallet=respondent.wallet,
                             fingerprint=respondent.fingerprint, answers=answers, step=1, version=0,
@@ -303,7 +352,7 @@ async def _open_session(unit: Task, config: SurveyConfig, respondent: Respondent
     session.status, session.completed_at = SessionStatus.COMPLETED, now
 
     async def save_completed() -> None:
-        await session.save()
+        await session.save(force_create=True)  # again in a new transaction when a device slot was taken meanwhile
 
     interaction, claim = await _record(unit, respondent, answers, now, chain, before=save_completed)
     return Outcome(status="completed", interaction=interaction, claim=claim, session=session, total_steps=1)

@@ -1,11 +1,14 @@
 """POST /api/interactions through HTTP: polls and feedback recorded once with their points and G$, validation that
-names the field and stores nothing, CORS and the rate limit, and duplicates fired at once."""
+names the field and stores nothing, CORS and the rate limit, duplicates fired at once, and the device's limit
+whatever wallets it names."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 from datetime import timedelta
+
+import pytest
 
 from adnet.app import create_app
 from adnet.interactions import submission
@@ -244,6 +247,62 @@ async def test_identical_anonymous_answers_at_once_count_once(client):
     results = await asyncio.gather(*[post(client, unit, site, {"rating": 4}, fingerprint="same") for _ in range(20)])
     assert sorted(status for status, _ in results) == [201] + [409] * 19
     assert await Interaction.filter(respondent="fp:same").count() == 1
+
+
+async def test_one_device_answers_once_whatever_the_wallet(client):
+    """Four fresh wallets on one device: the first answer is recorded and paid, the others are refused, naming the
+    device's response without its claim (that claim is the first wallet's)."""
+    unit, site = await make_unit(TaskKind.POLL, POLL), await make_site()
+    status, first = await post(client, unit, site, {"optionId": "eth"}, wallet=wallet_address())
+    assert status == 201 and first["awarded"]["gs"] == 1
+    for option in ("celo", "fuse", "eth"):
+        status, body = await post(client, unit, site, {"optionId": option}, wallet=wallet_address())
+        assert (status, body["error"], body["interactionId"], body["transaction"]) == (
+            409, "already_completed", first["interactionId"], None)
+    # Without a wallet the device is the respondent, and it has answered.
+    status, body = await post(client, unit, site, {"optionId": "celo"})
+    assert (status, body["error"]) == (409, "already_completed")
+    assert await Interaction.all().count() == 1 and await Claim.all().count() == 1
+    assert await ledger.balance(ledger.task_pool(unit.id)) == 9 * G
+    # Another device still answers.
+    status, _ = await post(client, unit, site, {"optionId": "celo"}, wallet=wallet_address(), fingerprint="device-2")
+    assert status == 201
+
+
+async def test_a_device_answers_as_often_as_the_unit_allows(client):
+    """``max_per_fingerprint`` counts every response of the device, with a wallet or without, and each wallet
+    still answers once."""
+    unit, site = await make_unit(TaskKind.FEEDBACK, FEEDBACK, max_per_fingerprint=3), await make_site()
+    first_wallet = wallet_address()
+    statuses = [(await post(client, unit, site, {"rating": 3}))[0],
+                (await post(client, unit, site, {"rating": 4}, wallet=first_wallet))[0]]
+    status, body = await post(client, unit, site, {"rating": 1}, wallet=first_wallet)
+    assert (status, body["error"]) == (409, "already_completed") and body["transaction"] is not None
+    statuses.append((await post(client, unit, site, {"rating": 5}, wallet=wallet_address()))[0])
+    status, body = await post(client, unit, site, {"rating": 2}, wallet=wallet_address())
+    assert statuses == [201, 201, 201] and (status, body["error"], body["transaction"]) == (
+        409, "already_completed", None)
+    slots = await Interaction.filter(unit_id=unit.id).order_by("fingerprint_slot").values_list(
+        "fingerprint_slot", flat=True)
+    assert slots == [0, 1, 2]
+    assert await Claim.all().count() == 2 and await ledger.balance(ledger.task_pool(unit.id)) == 8 * G
+
+
+@pytest.mark.parametrize(("kind", "config", "proof"), [(TaskKind.POLL, POLL, {"optionId": "eth"}),
+                                                        (TaskKind.FEEDBACK, FEEDBACK, {"rating": 5})])
+@pytest.mark.parametrize("limit", [1, 3])
+async def test_answers_at_once_from_one_device_with_many_wallets_stop_at_its_limit(client, kind, config, proof,
+                                                                                    limit):
+    unit, site = await make_unit(kind, config, max_per_fingerprint=limit), await make_site()
+    results = await asyncio.gather(*[post(client, unit, site, proof, wallet=wallet_address(), fingerprint="farm")
+                                     for _ in range(20)])
+    assert sorted(status for status, _ in results) == [201] * limit + [409] * (20 - limit)
+    assert {body["error"] for status, body in results if status == 409} == {"already_completed"}
+    assert all(body["awarded"]["gs"] == 1 for status, body in results if status == 201)
+    assert await Interaction.filter(unit_id=unit.id, fingerprint="farm").count() == limit
+    assert await Claim.all().count() == limit
+    assert await LedgerTransaction.filter(kind="claim_issue").count() == limit
+    assert await ledger.balance(ledger.task_pool(unit.id)) == (10 - limit) * G
 
 
 async def test_answers_are_written_with_what_each_status_carries(app, clock):

@@ -19,8 +19,8 @@ async def owned_poll(client):
 async def test_the_owner_reads_the_results(client):
     unit, token = await owned_poll(client)
     site = await make_site()
-    for option in ("eth", "celo", "eth"):
-        await post(client, unit, site, {"optionId": option}, wallet=wallet_address())
+    for device, option in enumerate(("eth", "celo", "eth")):
+        await post(client, unit, site, {"optionId": option}, wallet=wallet_address(), fingerprint=f"device-{device}")
     response = await client.get(f"/api/interactions/{unit.id}/results", headers=bearer(token))
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     body = await response.get_json()

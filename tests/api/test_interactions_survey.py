@@ -1,5 +1,6 @@
 """Multi-step surveys through POST /api/interactions: sessions opened by the first answer, answered in order with
-earlier answers changeable, bound to their respondent, expiring after 24 hours, completing once."""
+earlier answers changeable, bound to their respondent, expiring after 24 hours, completing once, and no more completed
+on one device than the unit allows."""
 
 from __future__ import annotations
 
@@ -258,3 +259,35 @@ async def test_an_ended_survey_takes_no_more_answers(client, clock):
     status, body = await post(client, unit, site, {"questionId": "q2", "optionIds": ["x"]}, wallet=wallet,
                               sessionId=first["sessionId"])
     assert (status, body["error"]) == (409, "task_ended")
+
+
+async def test_a_device_at_its_limit_opens_no_new_session(client):
+    unit, site, wallet = await survey_setup({"questions": [{"id": "only", "type": "rating", "prompt": "Stars?"}]})
+    status, done = await post(client, unit, site, {"questionId": "only", "rating": 4}, wallet=wallet)
+    assert (status, done["status"]) == (201, "completed")
+    status, body = await post(client, unit, site, {"questionId": "only", "rating": 5}, wallet=wallet_address())
+    assert (status, body["error"], body["interactionId"], body["transaction"]) == (
+        409, "already_completed", done["interactionId"], None)
+    assert await SurveySession.all().count() == 1 and await Interaction.all().count() == 1
+
+
+async def test_sessions_of_many_wallets_on_one_device_completed_at_once_stop_at_its_limit(client):
+    """Six wallets on one device open their sessions while it has answered nothing; their last answers at once
+    complete exactly ``max_per_fingerprint`` of them, the others are refused and stay open, unpaid."""
+    unit, site = await make_unit(TaskKind.SURVEY, SURVEY, max_per_fingerprint=2), await make_site()
+    sessions = []
+    for _ in range(6):
+        wallet = wallet_address()
+        _, first = await post(client, unit, site, {"questionId": "q1", "optionId": "a"}, wallet=wallet,
+                              fingerprint="farm")
+        await post(client, unit, site, {"questionId": "q2", "optionIds": ["x"]}, wallet=wallet, fingerprint="farm",
+                   sessionId=first["sessionId"])
+        sessions.append((wallet, first["sessionId"]))
+    results = await asyncio.gather(*[post(client, unit, site, {"questionId": "q3"}, wallet=wallet, fingerprint="farm",
+                                          sessionId=session_id) for wallet, session_id in sessions])
+    assert sorted(status for status, _ in results) == [201, 201, 409, 409, 409, 409]
+    assert {body["error"] for status, body in results if status == 409} == {"already_completed"}
+    assert await Interaction.all().count() == 2 and await Claim.all().count() == 2
+    assert await SurveySession.filter(status=SessionStatus.COMPLETED).count() == 2
+    assert await SurveySession.filter(status=SessionStatus.IN_PROGRESS).count() == 4
+    assert await ledger.balance(ledger.task_pool(unit.id)) == 8 * G
