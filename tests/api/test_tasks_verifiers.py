@@ -1,6 +1,7 @@
 """QUIZ and SIGN_MESSAGE through HTTP: every accept and reject path, the message endpoint with its single-use
-nonces, EIP-1271 contract wallets, the limit on wrong answers (also under concurrent guessing), and the status
-endpoint that shows what a viewer completed without any task secret."""
+nonces, EIP-1271 contract wallets, the limit on wrong answers per wallet and per device (also under concurrent
+guessing, with one wallet or many), and the status endpoint that shows what a viewer completed without any task
+secret."""
 
 from __future__ import annotations
 
@@ -90,6 +91,73 @@ async def test_concurrent_guesses_get_no_more_wrong_answers_checked_than_the_lim
     assert set(codes) <= {"completed", "wrong_answer", "too_many_attempts", "already_completed"}
     assert codes.count("too_many_attempts") + codes.count("already_completed") >= 6
     assert await TaskAttempt.filter(task_id=task.id, wallet=wallet).count() <= 3
+    assert await Completion.filter(task_id=task.id).count() == codes.count("completed")
+
+
+async def test_one_device_gets_three_wrong_tries_whatever_the_wallets(client):
+    """A device guessing with a fresh wallet each time: three wrong answers are checked, then every try is refused
+    unread, the right answer too (a fourth wrong try would otherwise have narrowed the choices)."""
+    task = await quiz_task()
+    lefts = []
+    for guess in ("SOV", "ETH", "BTC"):
+        status, body = await complete(client, task, wallet_address(), "fp-guesser", answer=guess)
+        assert (status, body["error"]) == (400, "wrong_answer")
+        lefts.append(body["attemptsLeft"])
+    assert lefts == [2, 1, 0]
+    for guess in ("DAI", "USDC", "CELO", "G$"):
+        status, body = await complete(client, task, wallet_address(), "fp-guesser", answer=guess)
+        assert (status, body["error"]) == (409, "too_many_attempts"), guess
+    await nothing_recorded()
+    assert await TaskAttempt.filter(task_id=task.id, fingerprint="fp-guesser").count() == 3
+    # A wallet that guessed wrong on that device has two tries left on another device, where it answers right.
+    first_guesser = await TaskAttempt.get(task_id=task.id, fingerprint="fp-guesser", fingerprint_attempt=1)
+    status, _ = await complete(client, task, first_guesser.wallet, "fp-other", answer="G$")
+    assert status == 201
+
+
+async def test_a_wallets_wrong_tries_on_a_device_count_for_both(client):
+    """Two wrong tries of one wallet on a device leave one to any wallet there; the wallet has one left anywhere."""
+    task = await quiz_task(max_per_fingerprint=2)
+    wallet = wallet_address()
+    for guess in ("SOV", "ETH"):
+        assert (await complete(client, task, wallet, "fp-1", answer=guess))[0] == 400
+    status, body = await complete(client, task, wallet_address(), "fp-1", answer="BTC")
+    assert (status, body["attemptsLeft"]) == (400, 0)
+    status, body = await complete(client, task, wallet_address(), "fp-1", answer="G$")
+    assert (status, body["error"]) == (409, "too_many_attempts")
+    status, body = await complete(client, task, wallet, "fp-2", answer="DAI")
+    assert (status, body["attemptsLeft"]) == (400, 0)
+    status, body = await complete(client, task, wallet, "fp-3", answer="G$")
+    assert (status, body["error"]) == (409, "too_many_attempts")
+
+
+async def test_wrong_guesses_at_once_from_one_device_with_many_wallets_get_three_checked(client):
+    task = await quiz_task(config={**QUIZ, "maxAttempts": 3})
+    guesses = [f"wrong {index}" for index in range(20)]
+    results = await asyncio.gather(*(complete(client, task, wallet_address(), "fp-farm", answer=guess)
+                                     for guess in guesses))
+    codes = sorted(body["error"] for _, body in results)
+    assert codes == ["too_many_attempts"] * 17 + ["wrong_answer"] * 3
+    assert sorted(await TaskAttempt.filter(task_id=task.id, fingerprint="fp-farm").values_list(
+        "fingerprint_attempt", flat=True)) == [1, 2, 3]
+    status, body = await complete(client, task, wallet_address(), "fp-farm", answer="G$")
+    assert (status, body["error"]) == (409, "too_many_attempts")
+    await nothing_recorded()
+
+
+async def test_guesses_at_once_from_one_device_with_the_answer_among_them(client):
+    """Twenty guesses at once from one device, each with its own wallet, the right one among them: at most three
+    wrong ones are checked and at most one completes (the device's limit), whatever order they run in: the others
+    are refused unread, ``too_many_attempts`` or, once the right answer has committed, ``already_completed``."""
+    task = await quiz_task(config={**QUIZ, "maxAttempts": 3})
+    guesses = [f"wrong {index}" for index in range(19)] + ["G$"]
+    results = await asyncio.gather(*(complete(client, task, wallet_address(), "fp-farm", answer=guess)
+                                     for guess in guesses))
+    codes = [body.get("error", "completed") for _, body in results]
+    assert codes.count("wrong_answer") <= 3
+    assert codes.count("completed") <= 1
+    assert set(codes) <= {"completed", "wrong_answer", "too_many_attempts", "already_completed"}
+    assert await TaskAttempt.filter(task_id=task.id, fingerprint="fp-farm").count() == 3
     assert await Completion.filter(task_id=task.id).count() == codes.count("completed")
 
 

@@ -40,15 +40,27 @@ def test_answers_are_trimmed_case_folded_and_nfkc(given, expected):
 async def test_attempt_numbers_hold_the_limit_under_concurrency(app):
     task = await make_task(kind=TaskKind.QUIZ, config={"question": "Q?", "answers": ["a"]})
     wallet = wallet_address()
-    taken = await asyncio.gather(*(take_attempt(task.id, wallet, 3, NOW) for _ in range(12)))
+    taken = await asyncio.gather(*(take_attempt(task.id, wallet, "fp", 3, NOW) for _ in range(12)))
     slots = sorted(result[0].attempt for result in taken if result is not None)
     assert slots == [1, 2, 3]
     assert await TaskAttempt.filter(task_id=task.id, wallet=wallet).count() == 3
     # A given-back number (a correct answer) is the next one taken.
     await TaskAttempt.filter(task_id=task.id, wallet=wallet, attempt=2).delete()
-    result = await take_attempt(task.id, wallet, 3, NOW)
-    assert result is not None and (result[0].attempt, result[1]) == (2, 3)
-    assert await take_attempt(task.id, wallet, 3, NOW) is None
+    result = await take_attempt(task.id, wallet, "fp", 3, NOW)
+    assert result is not None and (result[0].attempt, result[0].fingerprint_attempt, result[1]) == (2, 2, 3)
+    assert await take_attempt(task.id, wallet, "fp", 3, NOW) is None
+
+
+async def test_a_devices_attempt_numbers_hold_the_limit_whatever_the_wallets(app):
+    """Twelve tries at once from one device, each with a fresh wallet: three get a number of the device; the rest
+    find none free, though each of their wallets has all its numbers."""
+    task = await make_task(kind=TaskKind.QUIZ, config={"question": "Q?", "answers": ["a"]})
+    taken = await asyncio.gather(*(take_attempt(task.id, wallet_address(), "fp", 3, NOW) for _ in range(12)))
+    assert sorted(result[0].fingerprint_attempt for result in taken if result is not None) == [1, 2, 3]
+    assert [result[0].attempt for result in taken if result is not None] == [1, 1, 1]
+    assert await TaskAttempt.filter(task_id=task.id, fingerprint="fp").count() == 3
+    assert await take_attempt(task.id, wallet_address(), "fp", 3, NOW) is None
+    assert await take_attempt(task.id, wallet_address(), "another-fp", 3, NOW) is not None
 
 
 def test_messages_show_the_wallet_in_its_checksum_form():
