@@ -1,5 +1,5 @@
-"""Where a VISIT_URL dwell starts: our redirect to the advertiser's page records the time, so the dwell a client
-later claims can be held against a start it did not report itself.
+"""Where a VISIT_URL dwell starts: our redirect to the advertiser's page records the time, so adnet measures the
+dwell itself, from a start the client did not report, to the completion's arrival (``verifiers.visit_url``).
 
 A fingerprint's visit of a task is one row (a unique key); the first visit through our link starts it, and a
 completion uses it up, so a further completion (where a task allows several) needs a new visit.
@@ -15,7 +15,6 @@ from adnet.tasks.lookup import live_task_and_config
 from adnet.tasks.models import TaskKind, TaskVisit
 
 log = logging.getLogger(__name__)
-
 
 
 async def start_visit(task_id: str, visit: VisitStart, now: datetime) -> str:
