@@ -429,12 +429,15 @@
       var opened = null;
       var href = httpUrl(task.visitUrl);
       if (!href) return;
-      // The dwell is the time the visitor spends away on the sponsor's page, measured until they come back.
+      // The dwell is the time the visitor spends away on the sponsor's page, measured until they come back. adnet
+      // measures it itself from when the visit link reached it, a network trip after the click: the embed asks for
+      // a second more than the task's minimum, so that a visitor it sends back is not refused for milliseconds.
+      var needed = task.minDwellMs + 1000;
       function back() {
         if (opened === null || view.done || view.busy || document.visibilityState !== "visible") return;
         var dwell = Date.now() - opened;
-        if (dwell < task.minDwellMs) {
-          view.say("Stay on the page at least " + Math.ceil(task.minDwellMs / 1000) + " s to earn the reward.", true);
+        if (dwell < needed) {
+          view.say("Stay on the page at least " + Math.ceil(needed / 1000) + " s to earn the reward.", true);
           return;
         }
         view.busy = true;
@@ -452,7 +455,7 @@
       var link = el("a", { class: "btn", href: href + (href.indexOf("?") < 0 ? "?" : "&") + query({ fingerprint: fingerprint() }),
         target: "_blank", rel: "noopener", text: "Visit", onclick: function () {
           if (opened === null) opened = Date.now();
-          view.say("Come back here after at least " + Math.ceil(task.minDwellMs / 1000) + " s on the page.");
+          view.say("Come back here after at least " + Math.ceil(needed / 1000) + " s on the page.");
           claimButton.hidden = false;
         } });
       var claimButton = el("button", { type: "button", text: "I'm back", hidden: true, onclick: back });
