@@ -39,7 +39,7 @@ from adnet.money import ledger
 DEDUP_WINDOW = timedelta(hours=1)
 
 
-def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps: Caps
+def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps: Caps, *, single_writer: bool
                 ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
     """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
     transaction of its own, so on SQLite the whole batch is one trip to the database's thread."""
@@ -80,7 +80,7 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
         kind=event.reported.type, at=event.received_at) for event in candidates}
     spend_keys = {event.reported.campaign_id: spend_window(event.reported.campaign_id, now) for event in candidates}
     used = yield from lock_windows({window for limits in windows.values() for window, _ in limits}
-                                   | set(spend_keys.values()))
+                                   | set(spend_keys.values()), single_writer=single_writer)
     billed_in: dict[WindowKey, int] = defaultdict(int)
 
     rows: list[tuple[Any, ...]] = []

@@ -1,12 +1,13 @@
 """Billing caps, exact across workers and hosts: what one client network may be billed for per site and per
 campaign in a window, and what a campaign may spend in a UTC day.
 
-Each cap is a row of ``billing_window`` (a key, the start of its window, what was used in it). A tracking batch
-first locks every row its candidate events need, with one upsert that inserts a missing row and rewrites a present
-one unchanged (``ON CONFLICT … DO UPDATE``), reading back what is used: on PostgreSQL the row stays locked until
-the batch commits, so a concurrent batch in another process waits and then reads the new figure; on SQLite the
-batch already holds the database's single writer. The batch decides its events in arrival order against those
-figures and adds what it billed before it commits. No cap is ever decided in process memory.
+Each cap is a row of ``billing_window`` (a key, the start of its window, what was used in it). On PostgreSQL a
+tracking batch first locks every row its candidate events need, with one upsert that inserts a missing row and
+rewrites a present one unchanged (``ON CONFLICT … DO UPDATE``), reading back what is used: the rows stay locked
+until the batch commits, so a concurrent batch in another process waits and then reads the new figure. On SQLite
+the batch holds the database's single writer from its first statement (``BEGIN IMMEDIATE``), so it only reads.
+The batch decides its events in arrival order against those figures and adds what it billed before it commits. No
+cap is ever decided in process memory.
 
 Windows are fixed, aligned to the epoch (a 300-second window starts at :00, :05, :10 …), like the rate limits of
 Ethical Ads' ad server; a client can thus be billed up to twice a cap across a window's boundary, never more.
@@ -74,10 +75,16 @@ def day_start(moment: datetime) -> datetime:
     return datetime.combine(moment.astimezone(UTC).date(), time.min, tzinfo=UTC)
 
 
-def lock_windows(keys: set[WindowKey]) -> Program[dict[WindowKey, int]]:
-    """Lock the windows ``keys`` (creating those missing) until the transaction ends, and read what each used."""
+def lock_windows(keys: set[WindowKey], *, single_writer: bool) -> Program[dict[WindowKey, int]]:
+    """Lock the windows ``keys`` until the transaction ends, and read what each used (0 for one not yet written).
+    Under a single writer (SQLite, whose batch began ``IMMEDIATE``) the transaction already excludes every other
+    writer, so a read suffices; elsewhere one upsert creates the missing rows and locks them all."""
     if not keys:
         return {}
+    if single_writer:
+        found = yield Statement(_READ, {"keys": sorted({key for key, _ in keys})})
+        used = {(row["key"], _utc(row["window_start"])): int(Decimal(row["used"])) for row in found.rows}
+        return {window: used.get(window, 0) for window in keys}
     locked = yield Statement(_LOCK, {"rows": [(key, start, Decimal(0)) for key, start in sorted(keys)]})
     return {(row["key"], _utc(row["window_start"])): int(Decimal(row["used"])) for row in locked.rows}
 
@@ -106,6 +113,7 @@ def _utc(value: datetime | str) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+_READ = "SELECT key, window_start, used FROM billing_window WHERE key IN (:keys)"
 _LOCK = ("INSERT INTO billing_window (key, window_start, used) VALUES :rows "
          "ON CONFLICT (key, window_start) DO UPDATE SET used = billing_window.used "
          "RETURNING key, window_start, used")

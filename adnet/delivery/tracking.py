@@ -74,6 +74,7 @@ class Tracker:
         self.committer: GroupCommitter[PendingEvent, TrackResult] = GroupCommitter(
             self.commit, name="tracking", max_delay=BATCH_DELAY_SECONDS, max_size=BATCH_MAX_EVENTS)
         self.caps = Caps.of(settings)
+        self.single_writer = settings.database_url.startswith("sqlite")
         self.reasons: Counter[str] = Counter()
 
     def start(self) -> None:
@@ -124,7 +125,8 @@ class Tracker:
         for attempt in range(1, _COMMIT_ATTEMPTS + 1):
             now, share_bps = self.clock.now(), self.settings.publisher_share_bps
             try:
-                results, spent = await sql.transaction(partial(write_batch, events, now, share_bps, self.caps))
+                results, spent = await sql.transaction(partial(write_batch, events, now, share_bps, self.caps,
+                                                               single_writer=self.single_writer))
                 break
             except (ledger.InsufficientFunds, IntegrityError, OperationalError):
                 if attempt == _COMMIT_ATTEMPTS:
