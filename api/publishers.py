@@ -301,8 +301,8 @@ async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
 
 def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
     return TrafficDayOut(day=figures.day.isoformat() if figures.day else "total", impressions=figures.impressions,
-                         billed_impressions=figures.billed_impressions, clicks=figures.clicks,
-                         billed_clicks=figures.billed_clicks, earned=figures.earned,
+                         billed_impressions=figures.billable_impressions, clicks=figures.clicks,
+                         billed_clicks=figures.billable_clicks, earned=figures.earned,
                          filtered=traffic.ordered_reasons(figures.filtered))
 
 

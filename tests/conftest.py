@@ -19,6 +19,7 @@ from adnet.core.clock import FrozenClock
 from adnet.db import config as database
 from adnet.db import migrations
 from adnet.services import Services
+from tests.site_server import SiteServer, serve_site
 
 TEST_SIGNER_KEY = "0x" + "11" * 32
 
@@ -52,6 +53,13 @@ def make_settings(database_url: str, data_dir: Path, **overrides: str) -> Settin
 @pytest.fixture
 def clock() -> FrozenClock:
     return FrozenClock()
+
+
+@pytest.fixture
+def site_server() -> Iterator[SiteServer]:
+    """A publisher's site on 127.0.0.1 for verification tests (``tests.site_server``)."""
+    with serve_site() as server:
+        yield server
 
 
 @pytest.fixture

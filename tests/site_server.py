@@ -20,6 +20,9 @@ import httpcore
 from adnet.accounts.models import Site
 from adnet.accounts.proofs import META_NAME
 
+# The domain the test site answers for: adnet reaches it on loopback in test mode.
+DOMAIN = "127.0.0.1"
+
 
 @dataclass
 class Answer:

@@ -25,10 +25,10 @@ from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
-from adnet.delivery.models import EventType, TrafficDaily
+from adnet.delivery.models import TrafficDaily
 from adnet.delivery.tracking import REASONS
 from adnet.interactions.models import Interaction
-from adnet.reporting.traffic import ordered_reasons
+from adnet.reporting.traffic import EventCounts, ordered_reasons
 from adnet.tasks.models import Completion, Task
 
 CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
@@ -36,18 +36,12 @@ CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable
 
 
 @dataclass
-class DayFigures:
+class DayFigures(EventCounts):
     """One day's (or the period's) figures; money in G$ smallest units."""
 
-    day: date | None
-    impressions: int = 0
-    billable_impressions: int = 0
-    clicks: int = 0
-    billable_clicks: int = 0
     spend: int = 0
     rewards: int = 0
     completions: Counter[str] = field(default_factory=Counter)
-    filtered: Counter[str] = field(default_factory=Counter)
 
     @property
     def ctr(self) -> float:
@@ -58,12 +52,6 @@ class DayFigures:
     def ecpm(self) -> int:
         """Spend per 1000 billable impressions, smallest units, rounded down (0 without impressions)."""
         return self.spend * 1000 // self.billable_impressions if self.billable_impressions else 0
-
-    def add(self, other: DayFigures) -> None:
-        for name in ("impressions", "billable_impressions", "clicks", "billable_clicks", "spend", "rewards"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.completions.update(other.completions)
-        self.filtered.update(other.filtered)
 
 
 @dataclass(frozen=True)
@@ -90,17 +78,8 @@ async def campaign_report(wallet: str, campaign_id: str, start: date, end: date)
     traffic = await TrafficDaily.filter(campaign_id=campaign.id, day__gte=start, day__lte=end
                                         ).values_list("day", "type", "reason", "events", "cost")
     for day, kind, reason, count, cost in traffic:
-        figures = days[day]
-        billed = count if not reason else 0
-        if kind == EventType.IMPRESSION:
-            figures.impressions += count
-            figures.billable_impressions += billed
-        else:
-            figures.clicks += count
-            figures.billable_clicks += billed
-        figures.spend += int(cost)
-        if reason:
-            figures.filtered[reason] += count
+        days[day].count(kind, reason, count)
+        days[day].spend += int(cost)
     tasks = await Task.filter(campaign_id=campaign.id).order_by("created_at", "id")
     task_ids = [task.id for task in tasks]
     for model in (Completion, Interaction):

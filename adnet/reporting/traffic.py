@@ -8,10 +8,9 @@ its events, so they agree with the ledger and outlive the raw events' retention.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, timedelta
-
-from tortoise.functions import Sum
+from typing import Self
 
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
@@ -23,22 +22,46 @@ CSV_COLUMNS = ("day", "impressions", "billed_impressions", "clicks", "billed_cli
 
 
 @dataclass
-class TrafficDay:
-    """One day's (or the period's) events of a site: recorded, billed, what the site earned (smallest units), and
-    the events each reason kept from billing."""
+class EventCounts:
+    """One day's (or a period's, ``day`` None) recorded events: impressions and clicks, those billed, and per reason
+    those kept from billing; added to from ``traffic_daily`` rows."""
 
     day: date | None
     impressions: int = 0
-    billed_impressions: int = 0
+    billable_impressions: int = 0
     clicks: int = 0
-    billed_clicks: int = 0
-    earned: int = 0
+    billable_clicks: int = 0
     filtered: Counter[str] = field(default_factory=Counter)
 
-    def add(self, other: TrafficDay) -> None:
-        for name in ("impressions", "billed_impressions", "clicks", "billed_clicks", "earned"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.filtered.update(other.filtered)
+    def count(self, kind: str, reason: str, events: int) -> None:
+        """Count ``events`` of one ``traffic_daily`` row (``reason`` empty for billed ones)."""
+        billed = 0 if reason else events
+        if kind == EventType.IMPRESSION:
+            self.impressions += events
+            self.billable_impressions += billed
+        else:
+            self.clicks += events
+            self.billable_clicks += billed
+        if reason:
+            self.filtered[reason] += events
+
+    def add(self, other: Self) -> None:
+        """Add another day's figures of the same kind: every count and amount, every tally."""
+        for item in fields(self):
+            if item.name == "day":
+                continue
+            value = getattr(other, item.name)
+            if isinstance(value, Counter):
+                getattr(self, item.name).update(value)
+            else:
+                setattr(self, item.name, getattr(self, item.name) + value)
+
+
+@dataclass
+class TrafficDay(EventCounts):
+    """A site's events of one day (or of the period) and what it earned (smallest units)."""
+
+    earned: int = 0
 
 
 @dataclass(frozen=True)
@@ -59,17 +82,8 @@ async def site_traffic(site_id: str, start: date, end: date) -> TrafficReport:
     rows = await TrafficDaily.filter(site_id=site_id, day__gte=start, day__lte=end).values_list(
         "day", "type", "reason", "events", "publisher_amount")
     for day, kind, reason, count, earned in rows:
-        figures = days[day]
-        billed = 0 if reason else count
-        if kind == EventType.IMPRESSION:
-            figures.impressions += count
-            figures.billed_impressions += billed
-        else:
-            figures.clicks += count
-            figures.billed_clicks += billed
-        figures.earned += int(earned)
-        if reason:
-            figures.filtered[reason] += count
+        days[day].count(kind, reason, count)
+        days[day].earned += int(earned)
     totals = TrafficDay(None)
     for figures in days.values():
         totals.add(figures)
@@ -81,8 +95,8 @@ def traffic_csv(report: TrafficReport) -> str:
     site's earnings in G$ as decimal strings."""
     return csv_text([
         CSV_COLUMNS,
-        *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billed_impressions,
-           figures.clicks, figures.billed_clicks, to_decimal_string(figures.earned),
+        *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
+           figures.clicks, figures.billable_clicks, to_decimal_string(figures.earned),
            *(figures.filtered.get(reason, 0) for reason in REASONS)]
           for figures in [*report.days, report.totals]),
     ])
@@ -92,14 +106,3 @@ def ordered_reasons(counts: Counter[str]) -> dict[str, int]:
     """The reasons counted, in ``REASONS``' order (the order they are decided in), then any no longer decided."""
     known = [reason for reason in REASONS if counts.get(reason)]
     return {reason: counts[reason] for reason in [*known, *sorted(set(counts) - set(REASONS))] if counts[reason]}
-
-
-async def refusal_counts(*, site_id: str | None = None, since: date | None = None) -> dict[str, int]:
-    """How many recorded events each reason kept from billing (optionally for one site, since a UTC day)."""
-    query = TrafficDaily.exclude(reason="")
-    if site_id is not None:
-        query = query.filter(site_id=site_id)
-    if since is not None:
-        query = query.filter(day__gte=since)
-    rows = await query.annotate(count=Sum("events")).group_by("reason").values_list("reason", "count")
-    return {reason: int(count) for reason, count in rows}

@@ -19,15 +19,7 @@ from adnet.core import changes
 from tests.auth_helpers import bearer, sign_in
 from tests.conftest import make_settings
 from tests.factories import make_site
-from tests.site_server import Answer, serve_site
-
-DOMAIN = "127.0.0.1"
-
-
-@pytest.fixture
-def site_server():
-    with serve_site() as server:
-        yield server
+from tests.site_server import DOMAIN, Answer, serve_site
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from playwright.sync_api import Page
 from quart import current_app
 from tortoise.transactions import in_transaction
 
@@ -88,6 +89,19 @@ def scroll_out_of_view(visitor: Visitor) -> None:
     visitor.page.evaluate(VIEW_CHANGE, ["ad", "out"])
 
 
+def seen_impression(visitor: Visitor, server: LiveServer, publisher_site: PublisherSite
+                    ) -> tuple[Page, str, dict[str, Any]]:
+    """A publisher's page whose ad was in view for a second (the page's clock installed): the page, its viewer id
+    and the impression stored."""
+    page = publisher_page(visitor, server, publisher_site, ARTICLE_SLOT)
+    rendered_ad(visitor)
+    fingerprint = page.evaluate("adnet.fingerprint()")
+    bring_into_view(visitor)
+    let_time_pass(visitor, server, 1100)
+    (impression,) = wait_for_events(server, fingerprint, EventType.IMPRESSION, 1)
+    return page, fingerprint, impression
+
+
 def test_an_ad_is_served_only_near_the_viewport_into_its_reserved_box(
         server: LiveServer, visitor: Visitor, publisher_site: PublisherSite) -> None:
     page = publisher_page(visitor, server, publisher_site, ARTICLE_SLOT)
@@ -147,12 +161,7 @@ def test_under_do_not_track_or_global_privacy_control_the_viewer_id_is_never_sto
         f"Object.defineProperty(Navigator.prototype, '{signal}', {{ get: () => {value} }});"
         "try { localStorage.setItem('adnet:fp', 'fp_from_an_earlier_visit'); } catch (error) {}")
     visitor.page.clock.install()
-    page = publisher_page(visitor, server, publisher_site, ARTICLE_SLOT)
-    rendered_ad(visitor)
-    fingerprint = page.evaluate("adnet.fingerprint()")
-    bring_into_view(visitor)
-    let_time_pass(visitor, server, 1100)
-    (impression,) = wait_for_events(server, fingerprint, EventType.IMPRESSION, 1)
+    page, fingerprint, impression = seen_impression(visitor, server, publisher_site)
 
     assert fingerprint.startswith("fp_") and fingerprint != "fp_from_an_earlier_visit"
     assert page.evaluate("adnet.fingerprint()") == fingerprint  # one id for the page's life
@@ -166,12 +175,7 @@ def test_a_click_is_tracked_once_and_opens_the_target(
     live_campaigns(0)
     visitor.page.clock.install()
     sent = track_requests(visitor)
-    page = publisher_page(visitor, server, publisher_site, ARTICLE_SLOT)
-    rendered_ad(visitor)
-    fingerprint = page.evaluate("adnet.fingerprint()")
-    bring_into_view(visitor)
-    let_time_pass(visitor, server, 1100)
-    (impression,) = wait_for_events(server, fingerprint, EventType.IMPRESSION, 1)
+    page, fingerprint, impression = seen_impression(visitor, server, publisher_site)
     assert impression["billable"], impression["refusal_reason"]
 
     landings = []

@@ -9,15 +9,7 @@ import pytest
 from adnet.accounts.models import Site, SiteState
 from tests.conftest import make_settings
 from tests.factories import make_publisher, make_site
-from tests.site_server import Answer, serve_site
-
-DOMAIN = "127.0.0.1"
-
-
-@pytest.fixture
-def site_server():
-    with serve_site() as server:
-        yield server
+from tests.site_server import DOMAIN, Answer
 
 
 @pytest.fixture

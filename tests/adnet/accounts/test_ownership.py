@@ -15,15 +15,7 @@ from adnet.accounts.ownership import SiteChecks, mark_verified
 from adnet.core import changes
 from adnet.core.errors import Conflict, DomainError, Invalid
 from tests.factories import make_site
-from tests.site_server import serve_site
-
-DOMAIN = "127.0.0.1"
-
-
-@pytest.fixture
-def site_server():
-    with serve_site() as server:
-        yield server
+from tests.site_server import DOMAIN
 
 
 @pytest.fixture
