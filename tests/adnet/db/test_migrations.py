@@ -163,93 +163,66 @@ async def test_events_recorded_before_are_counted_per_day_and_reason(fresh_datab
     ]
 
 
-async def _unique_keys(table: str) -> set[tuple[str, ...]]:
-    """The column lists of the table's unique indexes and constraints, as the database's catalog has them."""
+Index = tuple[str, bool, tuple[str, ...]]
+
+
+async def _indexes() -> set[Index]:
+    """Every index of the schema's tables, as the database's catalog has it: (table, unique, its columns)."""
     connection = connections.get("default")
     if connection.capabilities.dialect == "postgres":
         rows = await connection.execute_query_dict(
-            "SELECT array_agg(a.attname ORDER BY k.n) AS columns FROM pg_index x "
-            "JOIN pg_class t ON t.oid = x.indrelid "
+            "SELECT t.relname AS table_name, x.indisunique AS is_unique, array_agg(a.attname ORDER BY k.n) AS columns "
+            "FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid "
+            "JOIN pg_namespace ns ON ns.oid = t.relnamespace AND ns.nspname = 'public' "
             "CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, n) "
             "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
-            f"WHERE t.relname = '{table}' AND x.indisunique GROUP BY x.indexrelid")
-        return {tuple(row["columns"]) for row in rows}
-    keys = set()
-    for index in await connection.execute_query_dict(f'PRAGMA index_list("{table}")'):
-        if index["unique"]:
+            "GROUP BY x.indexrelid, t.relname, x.indisunique")
+        return {(row["table_name"], bool(row["is_unique"]), tuple(row["columns"])) for row in rows}
+    found = set()
+    for table in await connection.execute_query_dict("SELECT name FROM sqlite_master WHERE type = 'table'"):
+        for index in await connection.execute_query_dict(f'PRAGMA index_list("{table["name"]}")'):
             columns = await connection.execute_query_dict(f'PRAGMA index_info("{index["name"]}")')
-            keys.add(tuple(column["name"] for column in sorted(columns, key=lambda column: column["seqno"])))
-    return keys
+            found.add((table["name"], bool(index["unique"]),
+                       tuple(column["name"] for column in sorted(columns, key=lambda column: column["seqno"]))))
+    return found
+
+
+async def _migrated_indexes(database_url: str) -> set[Index]:
+    await migrations.migrate(database_url)
+    await db.open_database(database_url)
+    try:
+        return {index for index in await _indexes() if index[0] != "tortoise_migrations"}
+    finally:
+        await db.close_database()
+
+
+async def test_migrations_build_every_index_the_models_declare(fresh_database_url, database_url, tmp_path):
+    """Migrated from nothing, the schema has exactly the indexes of the schema the models generate: a migration
+    that rebuilt a table (SQLite cannot alter a column in place) and lost its indexes shows here (0007 restored
+    those 0003 lost)."""
+    if database_url.startswith("sqlite://"):
+        declared_url = f"sqlite://{tmp_path / 'declared.sqlite3'}"
+    else:
+        declared_url = database_url + "_declared"
+        await recreate_postgres(declared_url)
+    await Tortoise.init(config=tortoise_config(declared_url))
+    try:
+        await Tortoise.generate_schemas()
+        declared = await _indexes()
+    finally:
+        await Tortoise.close_connections()
+
+    assert await _migrated_indexes(fresh_database_url) == declared
+    assert ("tracking_event", False, ("token_ref",)) in declared
 
 
 async def test_the_limits_unique_keys_are_all_in_the_schema(fresh_database_url):
     """Migrated from nothing, the tables of the limits hold every unique key: 0006 added the device's keys of
     responses and quiz tries beside the keys already there, without rebuilding a table and dropping one."""
-    await migrations.migrate(fresh_database_url)
-    await db.open_database(fresh_database_url)
-    try:
-        keys = {table: await _unique_keys(table) for table in ("interaction", "task_attempt", "completion",
-                                                                "task_visit")}
-    finally:
-        await db.close_database()
-    assert {("unit_id", "respondent"), ("unit_id", "fingerprint", "fingerprint_slot")} <= keys["interaction"]
-    assert {("task_id", "wallet", "attempt"), ("task_id", "fingerprint", "fingerprint_attempt")} <= keys[
-        "task_attempt"]
-    assert {("task_id", "wallet", "wallet_slot"), ("task_id", "fingerprint", "fingerprint_slot"),
-            ("tx_hash",)} <= keys["completion"]
-    assert ("task_id", "fingerprint") in keys["task_visit"]
-
-
-async def test_responses_recorded_before_take_their_devices_slots_in_order(fresh_database_url):
-    """0006 on a database that holds responses, several of them from one device: each gets the slot of its device
-    in the order they came (per unit), so the device's key can be added and they count against its limit."""
-    await run_migrations(config=tortoise_config(fresh_database_url), target="models.0005_billing_windows")
-    await Tortoise.close_connections()
-    await db.open_database(fresh_database_url)
-    try:
-        connection = connections.get("default")
-        await connection.execute_script(
-            "INSERT INTO advertiser (id, wallet, name, created_at) VALUES ('adv_1', '0xad', '', "
-            "'2026-01-01T00:00:00+00:00');"
-            "INSERT INTO task (id, kind, surface, title, description, config, reward_points, reward_gs, "
-            "max_per_wallet, max_per_fingerprint, starts_at, active, created_at, advertiser_id) VALUES "
-            "('task_u', 'POLL', 'standalone', 'U', '', '{}', 0, '0', 1, 1, '2026-01-01T00:00:00+00:00', TRUE, "
-            "'2026-01-01T00:00:00+00:00', 'adv_1'), "
-            "('task_v', 'POLL', 'standalone', 'V', '', '{}', 0, '0', 1, 1, '2026-01-01T00:00:00+00:00', TRUE, "
-            "'2026-01-01T00:00:00+00:00', 'adv_1');"
-            "INSERT INTO publisher (id, wallet, created_at) VALUES ('pub_1', '0x01', '2026-01-01T00:00:00+00:00');"
-            "INSERT INTO site (id, publisher_id, domain, name, verified, active, created_at, state, "
-            "verification_token, check_failure, failed_checks) VALUES ('site_a', 'pub_1', 'a.example', '', FALSE, "
-            "TRUE, '2026-01-01T00:00:00+00:00', 'unverified', 't', '', 0);"
-            "INSERT INTO interaction (id, unit_id, site_id, respondent, wallet, fingerprint, answers, points, "
-            "gs_amount, created_at) VALUES "
-            "('int_3', 'task_u', 'site_a', '0x02', '0x02', 'fp-a', '{}', 0, '0', '2026-01-03T00:00:00+00:00'), "
-            "('int_1', 'task_u', 'site_a', '0x01', '0x01', 'fp-a', '{}', 0, '0', '2026-01-01T00:00:00+00:00'), "
-            "('int_2', 'task_u', 'site_a', 'fp:fp-a', NULL, 'fp-a', '{}', 0, '0', '2026-01-02T00:00:00+00:00'), "
-            "('int_4', 'task_u', 'site_a', '0x03', '0x03', 'fp-b', '{}', 0, '0', '2026-01-01T00:00:00+00:00'), "
-            "('int_5', 'task_v', 'site_a', '0x01', '0x01', 'fp-a', '{}', 0, '0', '2026-01-04T00:00:00+00:00'), "
-            "('int_6', 'task_v', 'site_a', '0x04', '0x04', 'fp-a', '{}', 0, '0', '2026-01-04T00:00:00+00:00');"
-            "INSERT INTO task_attempt (task_id, wallet, attempt, created_at) VALUES "
-            "('task_u', '0x01', 1, '2026-01-01T00:00:00+00:00'), ('task_u', '0x02', 1, '2026-01-01T00:00:00+00:00')")
-    finally:
-        await db.close_database()
-
-    await migrations.migrate(fresh_database_url)
-    await db.open_database(fresh_database_url)
-    try:
-        connection = connections.get("default")
-        slots = await connection.execute_query_dict("SELECT id, fingerprint_slot FROM interaction ORDER BY id")
-        tries = await connection.execute_query_dict(
-            "SELECT wallet, fingerprint, fingerprint_attempt FROM task_attempt ORDER BY wallet")
-        with pytest.raises(IntegrityError):
-            await connection.execute_script(
-                "INSERT INTO interaction (id, unit_id, site_id, respondent, wallet, fingerprint, fingerprint_slot, "
-                "answers, points, gs_amount, created_at) VALUES ('int_7', 'task_u', 'site_a', '0x05', '0x05', "
-                "'fp-a', 2, '{}', 0, '0', '2026-01-05T00:00:00+00:00')")
-        assert await migrations.pending_changes(fresh_database_url) == []
-    finally:
-        await db.close_database()
-    assert [(row["id"], row["fingerprint_slot"]) for row in slots] == [
-        ("int_1", 0), ("int_2", 1), ("int_3", 2), ("int_4", 0), ("int_5", 0), ("int_6", 1)]  # a tie goes by id
-    assert [(row["wallet"], row["fingerprint"], row["fingerprint_attempt"]) for row in tries] == [
-        ("0x01", None, None), ("0x02", None, None)]
+    keys = {(table, columns) for table, unique, columns in await _migrated_indexes(fresh_database_url) if unique}
+    assert {("interaction", ("unit_id", "respondent")), ("interaction", ("unit_id", "fingerprint", "fingerprint_slot")),
+            ("task_attempt", ("task_id", "wallet", "attempt")),
+            ("task_attempt", ("task_id", "fingerprint", "fingerprint_attempt")),
+            ("completion", ("task_id", "wallet", "wallet_slot")),
+            ("completion", ("task_id", "fingerprint", "fingerprint_slot")), ("completion", ("tx_hash",)),
+            ("task_visit", ("task_id", "fingerprint"))} <= keys
