@@ -115,7 +115,7 @@ def _parse_payload(encoded: str) -> TokenClaims:
 
 
 def _mac(secret: str, encoded_payload: str) -> bytes:
-    return hmac.new(secret.encode(), _MAC_PREFIX + encoded_payload.encode(), hashlib.sha256).digest()
+    return hmac.digest(secret.encode(), _MAC_PREFIX + encoded_payload.encode(), "sha256")
 
 
 def _epoch_ms(moment: datetime) -> int:
