@@ -1,8 +1,10 @@
-"""Opaque identifiers: a type prefix and 128 random bits, so none can be guessed or collide after a delete."""
+"""Opaque identifiers: a type prefix and 128 random bits, so none can be guessed or collide after a delete; or, for
+rows written at a high rate, the time first and 96 random bits (``new_ordered_id``)."""
 
 from __future__ import annotations
 
 import secrets
+import time
 
 PREFIXES = frozenset(
     {"pub", "site", "adv", "cmp", "ad", "task", "tc", "ev", "int", "srv", "wd", "dep", "ex", "ltx", "clm"}
@@ -14,6 +16,16 @@ def new_id(prefix: str) -> str:
     if prefix not in PREFIXES:
         raise ValueError(f"unknown identifier prefix {prefix!r}")
     return f"{prefix}_{secrets.token_urlsafe(16)}"
+
+
+def new_ordered_id(prefix: str) -> str:
+    """A fresh identifier whose text sorts by the time it was made (to the millisecond), such as
+    ``ev_0196f3a2c4e1Xb3…``: 12 hex digits of the Unix time in milliseconds, then 96 random bits. Rows keyed by it
+    are appended at the end of their primary-key index instead of at random places in it: a tracking batch
+    inserts its events into one page of the index instead of one page each, which the database must then write."""
+    if prefix not in PREFIXES:
+        raise ValueError(f"unknown identifier prefix {prefix!r}")
+    return f"{prefix}_{time.time_ns() // 1_000_000:012x}{secrets.token_urlsafe(12)}"
 
 
 def has_prefix(identifier: str, prefix: str) -> bool:

@@ -28,7 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 from adnet.core.amounts import Token
-from adnet.core.ids import new_id
+from adnet.core.ids import new_id, new_ordered_id
 from adnet.db.sql import Program, Statement
 from adnet.delivery.caps import Caps, WindowKey, add_to_windows, lock_windows, spend_window
 from adnet.delivery.counters import daily_stats_program
@@ -116,7 +116,7 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
             legs[ledger.platform()] += cost - publisher_amount
             if request.type == EventType.IMPRESSION:
                 viewed.add(event.token_ref)
-        event_id = new_id("ev")
+        event_id = new_ordered_id("ev")
         rows.append(_event_row(event_id, event, reason, cost, publisher_amount))
         results[id(event)] = TrackResult("recorded", event_id, billable, reason)
         day = event.received_at.astimezone(UTC).date()
