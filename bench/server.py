@@ -35,11 +35,12 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description="adnet serve, plus the benchmark's ceiling route")
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     settings = load_settings()
     asyncio.run(migrations.migrate(settings.database_url))
     with chain_cli.serving(settings):
-        uvicorn.run("bench.server:create_app", factory=True, host="127.0.0.1", port=args.port, workers=1,
+        uvicorn.run("bench.server:create_app", factory=True, host="127.0.0.1", port=args.port, workers=args.workers,
                     loop="uvloop", http="httptools", proxy_headers=False, server_header=False, access_log=False,
                     log_level="warning")
 

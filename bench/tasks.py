@@ -41,10 +41,12 @@ from bench.run import (
     MAX_REQUESTS_PER_PHASE,
     ROOT,
     Phase,
+    add_database_arguments,
     adnet_command,
     client_address,
     closed_loop,
     cpu_seconds,
+    fresh_database,
     open_loop,
     post,
     prepare,
@@ -135,22 +137,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="Benchmark adnet's POST /api/tasks/complete on this machine.")
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each measured phase (max 30)")
     parser.add_argument("--rate", type=int, default=OPEN_LOOP_RATE, help="open-loop completions per second")
-    parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL",
-                        help="SQLite synchronous mode (as in bench/run.py)")
-    parser.add_argument("--database-url", default="",
-                        help="postgres://user:password@127.0.0.1:5432/NAME to bench PostgreSQL instead of a SQLite "
-                             "file; NAME is dropped and created again")
+    add_database_arguments(parser)
     parser.add_argument("--keep", action="store_true", help="keep the data directory and print its path")
     args = parser.parse_args()
     seconds = min(max(args.seconds, 1.0), 30.0)
     data_dir = Path(tempfile.mkdtemp(prefix="adnet-bench-tasks-"))
-    postgres = args.database_url.startswith(("postgres://", "postgresql://"))
-    database_url = (args.database_url if postgres
-                    else f"sqlite://{data_dir / 'bench.sqlite3'}?synchronous={args.synchronous}")
     server = None
     try:
-        if postgres:
-            asyncio.run(db.recreate_postgres(database_url))
+        database_url, database = fresh_database(args, data_dir)
         env, demo = prepare(data_dir, database_url)
         site_id, task_id = demo["siteId"], demo["taskIds"]["QUIZ"][0]
         funded = MAX_REQUESTS_PER_PHASE * 2 * 10**18
@@ -169,8 +163,7 @@ def main() -> int:
             print(f"data directory: {data_dir}")
         else:
             shutil.rmtree(data_dir, ignore_errors=True)
-    where = "PostgreSQL" if postgres else f"SQLite file database (synchronous={args.synchronous})"
-    print(f"\nadnet task-completion benchmark: 1 worker, {where}, {os.cpu_count()} cores shared with the load "
+    print(f"\nadnet task-completion benchmark: 1 worker, {database}, {os.cpu_count()} cores shared with the load "
           f"generator, {seconds:g} s per phase\n")
     print(report(closed, opened, args.rate, cpu_ms))
     print("\n" + "\n".join(books))
