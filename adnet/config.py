@@ -86,6 +86,7 @@ class Settings:
     event_retention_days: int
     site_recheck_hours: int = 24
     site_check_port: int | None = None
+    redis_url: str | None = None
     generated_secrets: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -174,6 +175,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if production and site_check_port is not None:
         raise ConfigError("ADNET_SITE_CHECK_PORT is for development only: production fetches sites on 443")
 
+    redis_url = get("ADNET_REDIS_URL")
+    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError("ADNET_REDIS_URL must be a redis://, rediss:// or unix:// URL")
+
     operators = tuple(
         _address("ADNET_OPERATORS", item) for item in (get("ADNET_OPERATORS", "") or "").split(",") if item.strip()
     )
@@ -210,6 +215,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         event_retention_days=_int(get, "ADNET_EVENT_RETENTION_DAYS", 90, minimum=1),
         site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
         site_check_port=site_check_port,
+        redis_url=redis_url,
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
 

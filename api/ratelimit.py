@@ -4,19 +4,27 @@ quart-rate-limiter reads a route's limits when its decorator runs, at import tim
 ``settings_limit("rate_limit_auth")`` gives a limit that names a setting; on every request the app's limiter
 (``OwnLimitsFirst``) puts the running app's configured count and period in its place, so ``ADNET_RATE_LIMIT_*``
 applies without module-level state.
+
+The limiter admits a request in one step of its store (``AdmittingStore.admit``): the library reads a client's
+state, decides and writes it back in separate calls, which is exact only while one event loop owns the state. A
+process's own memory (``ExpiringMemoryStore``) limits each worker apart; with ``ADNET_REDIS_URL``, ``RedisStore``
+decides in one Redis script, so every worker and host counts against the same figure.
 """
 
 from __future__ import annotations
 
+import math
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask.sansio.blueprints import Blueprint
 from quart import Quart
-from quart_rate_limiter import RateLimit, RateLimiter
+from quart_rate_limiter import RateLimit, RateLimiter, RateLimitExceeded
 from quart_rate_limiter.store import MemoryStore
+from redis.asyncio import Redis
 
 from adnet.config import RateLimit as ConfiguredLimit
 from adnet.config import Settings
@@ -41,7 +49,27 @@ def settings_limit(setting: str) -> list[RateLimit]:
     return [SettingsRateLimit(setting)]
 
 
-class ExpiringMemoryStore(MemoryStore):
+class AdmittingStore(ABC):
+    """Where a limiter keeps each key's theoretical arrival time (the GCRA's state, as quart-rate-limiter's stores
+    do), deciding and counting a request in one step."""
+
+    @abstractmethod
+    async def admit(self, limits: list[tuple[str, RateLimit]]) -> int | None:
+        """Count a request against each ``(key, limit)`` and return None; or, when one limit has no room, count
+        nothing and return the whole seconds until it has."""
+
+    @abstractmethod
+    async def get(self, key: str, default: datetime) -> datetime:
+        """The theoretical arrival time of ``key``, ``default`` when it has none (for the response's headers)."""
+
+    @abstractmethod
+    async def before_serving(self) -> None: ...
+
+    @abstractmethod
+    async def after_serving(self) -> None: ...
+
+
+class ExpiringMemoryStore(MemoryStore, AdmittingStore):
     """quart-rate-limiter's in-memory store, less the keys whose limit has fully recovered.
 
     The library's ``MemoryStore`` keeps an entry per client address and limit for ever, so a server's memory grew
@@ -62,8 +90,74 @@ class ExpiringMemoryStore(MemoryStore):
             now = datetime.now(UTC)  # the limiter's own clock
             self._tats = {kept: until for kept, until in self._tats.items() if until > now}
 
+    async def admit(self, limits: list[tuple[str, RateLimit]]) -> int | None:
+        now = datetime.now(UTC)
+        arrivals = [max(self._tats.get(key, now), now) for key, _limit in limits]
+        for arrival, (_key, limit) in zip(arrivals, limits, strict=True):
+            wait = (arrival - now).total_seconds() - (limit.period.total_seconds() - limit.inverse)
+            if wait > 0:
+                return math.ceil(wait)
+        for arrival, (key, limit) in zip(arrivals, limits, strict=True):
+            await self.set(key, arrival + timedelta(seconds=limit.inverse))
+        return None
+
     def __len__(self) -> int:
         return len(self._tats)
+
+
+# The GCRA of quart-rate-limiter for every limit of a request at once, on Redis's clock so hosts agree. KEYS: one
+# per limit; ARGV: per limit, its emission interval and its period, in seconds. Returns nil when admitted, or the
+# seconds until the first full limit has room. A key expires when its limit has fully recovered.
+_ADMIT = """
+local time = redis.call('TIME')
+local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+local arrivals = {}
+for i, key in ipairs(KEYS) do
+  local inverse, period = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local arrival = math.max(tonumber(redis.call('GET', key) or 0), now)
+  local wait = arrival - now - (period - inverse)
+  if wait > 0 then
+    return tostring(wait)
+  end
+  arrivals[i] = arrival + inverse
+end
+for i, key in ipairs(KEYS) do
+  redis.call('SET', key, string.format('%.6f', arrivals[i]), 'PX', math.ceil((arrivals[i] - now) * 1000))
+end
+return false
+"""
+
+
+class RedisStore(AdmittingStore):
+    """Limits shared by every worker and host that use one Redis (``ADNET_REDIS_URL``): a request is decided and
+    counted by one script, atomic in Redis, so concurrent requests to different workers cannot both take the last
+    slot (quart-rate-limiter's own Redis store reads and writes in separate calls, and its keys never expire)."""
+
+    PREFIX = "adnet:rate:"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._redis: Redis | None = None
+        self._admit: Any = None
+
+    async def before_serving(self) -> None:
+        self._redis = Redis.from_url(self.url)
+        self._admit = self._redis.register_script(_ADMIT)
+
+    async def after_serving(self) -> None:
+        if self._redis is not None:
+            await self._redis.aclose()
+            self._redis = None
+
+    async def admit(self, limits: list[tuple[str, RateLimit]]) -> int | None:
+        arguments = [figure for _key, limit in limits for figure in (limit.inverse, limit.period.total_seconds())]
+        wait = await self._admit(keys=[self.PREFIX + key for key, _limit in limits], args=arguments)
+        return None if wait is None else math.ceil(float(wait))
+
+    async def get(self, key: str, default: datetime) -> datetime:
+        assert self._redis is not None  # noqa: S101 - before_serving ran
+        stored = await self._redis.get(self.PREFIX + key)
+        return default if stored is None else datetime.fromtimestamp(float(stored), UTC)
 
 
 class OwnLimitsFirst(RateLimiter):
@@ -73,14 +167,26 @@ class OwnLimitsFirst(RateLimiter):
     quart-rate-limiter adds the defaults to every route's own limits; a route that declares the same limit as the
     default would then count each request twice against one key and get half its budget. The limiter reads a
     limit's count and period about sixteen times a request, so each settings limit is made a plain ``RateLimit``
-    once, from the settings the app was built with. Its keys live in an ``ExpiringMemoryStore`` unless a store is
-    given.
+    once, from the settings the app was built with. Its keys live in Redis with ``ADNET_REDIS_URL``, in an
+    ``ExpiringMemoryStore`` of the process without.
     """
 
+    store: AdmittingStore
+
     def __init__(self, app: Quart, *, settings: Settings, **kwargs: Any) -> None:
-        kwargs.setdefault("store", ExpiringMemoryStore())
-        super().__init__(app, **kwargs)
+        super().__init__(app, store=RedisStore(settings.redis_url) if settings.redis_url else ExpiringMemoryStore(),
+                         **kwargs)
         self._configured = {name: _rate_limit(getattr(settings, name)) for name in LIMIT_SETTINGS}
+
+    async def _raise_on_rejection(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
+        if not rate_limits:
+            return
+        wait = await self.store.admit([(await self._create_key(endpoint, limit), limit) for limit in rate_limits])
+        if wait is not None:
+            raise RateLimitExceeded(wait)
+
+    async def _update_limits(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
+        """Nothing: ``_raise_on_rejection`` counted the request when it admitted it."""
 
     def _get_limits_for_view_function(self, view_func: Callable, blueprint: Blueprint | None) -> list[RateLimit]:
         limits = super()._get_limits_for_view_function(view_func, blueprint)

@@ -96,6 +96,7 @@ def test_production_refuses_a_public_development_account_key(tmp_path):
     ("ADNET_DATABASE_URL", "mysql://db/adnet", "sqlite:// or postgres://"),
     ("ADNET_VAULT_ADDRESS", "0xnothex", "ADNET_VAULT_ADDRESS"),
     ("ADNET_RATE_LIMIT_PUBLIC", "lots", "ADNET_RATE_LIMIT_PUBLIC"),
+    ("ADNET_REDIS_URL", "127.0.0.1:6379", "ADNET_REDIS_URL must be a redis://"),
 ])
 def test_invalid_values_are_named(tmp_path, variable, value, message):
     with pytest.raises(ConfigError, match=message):
@@ -113,3 +114,9 @@ def test_site_checks_have_a_daily_default_and_a_development_only_port(tmp_path):
         load_settings(production_env(tmp_path, ADNET_SITE_CHECK_PORT="8443"))
     with pytest.raises(ConfigError, match="ADNET_SITE_RECHECK_HOURS must be between"):
         load_settings(production_env(tmp_path, ADNET_SITE_RECHECK_HOURS="0"))
+
+
+def test_redis_is_optional_and_named_by_a_url(tmp_path):
+    assert load_settings({"ADNET_DATA_DIR": str(tmp_path)}).redis_url is None
+    shared = load_settings(production_env(tmp_path, ADNET_REDIS_URL="redis://10.0.0.5:6379/2"))
+    assert shared.redis_url == "redis://10.0.0.5:6379/2"

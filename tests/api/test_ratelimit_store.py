@@ -1,11 +1,19 @@
-"""The rate limiter's memory is bounded by the clients of the last limit period, not by every client ever seen
-(quart-rate-limiter's MemoryStore kept every key: the soak run's server grew about 1 MiB a minute)."""
+"""The rate limiter's stores: a process's memory, bounded by the clients of the last limit period, not by every
+client ever seen (quart-rate-limiter's MemoryStore kept every key: the soak run's server grew about 1 MiB a
+minute); and Redis, where workers that share it admit exactly a limit's count between them."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
-from api.ratelimit import ExpiringMemoryStore, OwnLimitsFirst
+import redis
+from quart_rate_limiter import RateLimit
+
+from api.ratelimit import ExpiringMemoryStore, OwnLimitsFirst, RedisStore
+from tests.conftest import make_settings
+
+THIRTY_A_MINUTE = RateLimit(30, timedelta(minutes=1))
 
 
 async def test_keys_whose_limit_recovered_are_dropped_and_read_as_new():
@@ -29,8 +37,64 @@ async def test_keys_are_kept_until_the_next_sweep():
     assert len(store) == 10
 
 
-async def test_the_apps_limiter_uses_the_expiring_store(app):
+def limiter_of(app) -> OwnLimitsFirst:
     limiters = {getattr(hook, "__self__", None) for hook in app.before_request_funcs[None]}
     [limiter] = [found for found in limiters if isinstance(found, OwnLimitsFirst)]
+    return limiter
 
-    assert isinstance(limiter.store, ExpiringMemoryStore)
+
+async def test_the_apps_limiter_uses_the_expiring_store(app):
+    assert isinstance(limiter_of(app).store, ExpiringMemoryStore)
+
+
+async def test_with_redis_the_apps_limiter_uses_it(database_url, tmp_path, clock, redis_url):
+    from adnet.app import create_app
+
+    app = create_app(make_settings(database_url, tmp_path, ADNET_REDIS_URL=redis_url), clock=clock)
+
+    assert isinstance(limiter_of(app).store, RedisStore)
+
+
+async def test_memory_admits_a_limits_count_and_a_refusal_counts_nothing():
+    store = ExpiringMemoryStore()
+    one_a_minute = RateLimit(1, timedelta(minutes=1))
+
+    admitted = [await store.admit([("wide", THIRTY_A_MINUTE)]) for _ in range(30)]
+    assert admitted == [None] * 30
+    assert await store.admit([("wide", THIRTY_A_MINUTE)]) == 2  # one slot returns every 2 s
+
+    assert await store.admit([("fresh", THIRTY_A_MINUTE), ("narrow", one_a_minute)]) is None
+    assert await store.admit([("fresh", THIRTY_A_MINUTE), ("narrow", one_a_minute)]) == 60
+    assert [await store.admit([("fresh", THIRTY_A_MINUTE)]) for _ in range(29)] == [None] * 29
+
+
+async def test_two_workers_on_one_redis_admit_exactly_the_limit_between_them(redis_url):
+    workers = [RedisStore(redis_url), RedisStore(redis_url)]
+    for store in workers:
+        await store.before_serving()
+    try:
+        answers = await asyncio.gather(*(workers[number % 2].admit([("nonce-127.0.0.1", THIRTY_A_MINUTE)])
+                                         for number in range(90)))
+        other_client = await workers[0].admit([("nonce-203.0.113.9", THIRTY_A_MINUTE)])
+        arrival = await workers[1].get("nonce-127.0.0.1", datetime.min.replace(tzinfo=UTC))
+    finally:
+        for store in workers:
+            await store.after_serving()
+
+    assert answers.count(None) == 30
+    assert {wait for wait in answers if wait is not None} <= {1, 2}
+    assert other_client is None
+    assert timedelta(seconds=58) < arrival - datetime.now(UTC) <= timedelta(seconds=60)
+
+
+async def test_a_redis_key_lasts_until_its_limit_has_recovered(redis_url):
+    store = RedisStore(redis_url)
+    await store.before_serving()
+    try:
+        for _ in range(3):
+            await store.admit([("key", THIRTY_A_MINUTE)])
+    finally:
+        await store.after_serving()
+
+    with redis.Redis.from_url(redis_url) as connection:
+        assert 5_900 < connection.pttl(RedisStore.PREFIX + "key") <= 6_000
