@@ -14,6 +14,13 @@ from eth_account.signers.local import LocalAccount
 from siwe import siwe
 
 STATEMENT = "Sign in to adnet."
+_CURVE_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+# Well-formed (0x + 65 bytes) signatures that ecrecover cannot read.
+UNRECOVERABLE_SIGNATURES = {
+    "65 zero bytes": "0x" + "00" * 65,
+    "r = s = 0": "0x" + "00" * 64 + "1b",
+    "s = the curve order": "0x" + "11" * 32 + _CURVE_ORDER.to_bytes(32, "big").hex() + "1b",
+}
 
 
 def siwe_message(address: str, *, nonce: str, domain: str, uri: str, chain_id: int, issued_at: datetime,

@@ -1,15 +1,17 @@
 """Wallet sign-in (Sign-In with Ethereum, EIP-4361), which opens a session (``adnet.accounts.sessions``).
 
 A wallet proves it is who it says by signing a SIWE message that carries a nonce we issued. The ``siwe`` package
-parses the message and checks its signature, domain, scheme and time window; it leaves the rest to its caller, so
-``sign_in`` checks, before it opens a session:
+parses the message; ``sign_in`` checks the rest before it opens a session (not ``siwe``'s own ``verify``, which lets
+ecrecover's errors escape on a well-formed but unrecoverable signature and never asks a contract wallet
+asynchronously):
 
 - the message is at most ``MAX_MESSAGE_LENGTH`` characters and parses as EIP-4361;
 - its scheme and domain are those of ``settings.public_origin``, and its URI lies under that origin;
 - its chain id is the bound chain's;
 - it was issued within ``MAX_ISSUED_AT_SKEW`` of now, carries an expiration no later than ``MAX_MESSAGE_LIFETIME``
   after issue, and that expiration has not passed (nor is a ``Not Before`` still ahead);
-- the signature is the address's (EIP-191), or the address is a contract that accepts it (EIP-1271, on the chain);
+- the signature is the address's (EIP-191), or the address is a contract that accepts it (EIP-1271, on the chain;
+  also a signature ecrecover cannot read, which a contract wallet's need not be);
 - the nonce is one we issued, unexpired, and not used: it is consumed by one conditional update, in the same
   database transaction that creates the session, so a message opens at most one session.
 
@@ -27,7 +29,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from eth_account.messages import defunct_hash_message
 from eth_utils import to_checksum_address
 from siwe import siwe
 from tortoise.transactions import in_transaction
@@ -36,7 +37,7 @@ from adnet.accounts.commands import SignIn
 from adnet.accounts.models import AuthNonce, Session
 from adnet.accounts.sessions import SESSION_LIFETIME, token_hash
 from adnet.chain.client import ChainClient, ChainUnavailable
-from adnet.chain.signatures import contract_signed
+from adnet.chain.signatures import wallet_signed
 from adnet.config import Settings
 from adnet.core.errors import Invalid, Unauthorized, chain_unavailable
 from adnet.core.wallets import normalize_wallet
@@ -106,7 +107,7 @@ async def sign_in(request: SignIn, *, settings: Settings, chain: ChainClient, no
     parsed = _parse(request.message)
     _check_binding(parsed, settings, chain.chain_id)
     issued_at, expires_at = _check_times(parsed, now)
-    wallet = await _check_signature(parsed, request.signature, chain, now)
+    wallet = await _check_signature(parsed, request.signature, chain)
     session_expires = min(now + SESSION_LIFETIME, expires_at)
     token = rng.randbytes(TOKEN_BYTES).hex()
     async with in_transaction():
@@ -149,10 +150,10 @@ def _check_binding(parsed: siwe.SiweMessage, settings: Settings, chain_id: int) 
 
 
 def _check_times(parsed: siwe.SiweMessage, now: datetime) -> tuple[datetime, datetime]:
-    """Issued within the skew of now, with an expiration at most a day after issue; returns both."""
+    """Issued within the skew of now, with an expiration at most a day after issue that has not passed, and no
+    Not Before still ahead; returns the issue and expiration instants."""
     issued_at = _instant(parsed.issued_at, "Issued At")
-    if parsed.not_before is not None:
-        _instant(parsed.not_before, "Not Before")
+    not_before = None if parsed.not_before is None else _instant(parsed.not_before, "Not Before")
     if abs(now - issued_at) > MAX_ISSUED_AT_SKEW:
         raise Unauthorized("expired", "The message was not issued within the last 5 minutes; sign a fresh one.",
                            field="message")
@@ -162,6 +163,10 @@ def _check_times(parsed: siwe.SiweMessage, now: datetime) -> tuple[datetime, dat
     if expires_at - issued_at > MAX_MESSAGE_LIFETIME:
         raise Invalid("invalid_message", "The message's Expiration Time is at most 24 hours after Issued At.",
                       field="message")
+    if now >= expires_at:
+        raise Unauthorized("expired", "The message has expired; sign a fresh one.", field="message")
+    if not_before is not None and now < not_before:
+        raise Unauthorized("not_yet_valid", "The message is not valid yet (Not Before).", field="message")
     return issued_at, expires_at
 
 
@@ -172,26 +177,15 @@ def _instant(value: siwe.ISO8601Datetime, name: str) -> datetime:
     return moment
 
 
-async def _check_signature(parsed: siwe.SiweMessage, signature: Any, chain: ChainClient, now: datetime) -> str:
-    """The message's address, once its signature (EOA, or EIP-1271 contract) and time window are good."""
+async def _check_signature(parsed: siwe.SiweMessage, signature: Any, chain: ChainClient) -> str:
+    """The message's address, once the signature is its own (EOA, or EIP-1271 contract)."""
     if not isinstance(signature, str) or not signature.startswith("0x") or len(signature) > 2 + 2 * 4096:
         raise Unauthorized("invalid_signature", "signature is a 0x-hex signature of the message.",
                            field="signature")
     try:
-        parsed.verify(signature, timestamp=now)
-    except siwe.ExpiredMessage:
-        raise Unauthorized("expired", "The message has expired; sign a fresh one.", field="message") from None
-    except siwe.NotYetValidMessage:
-        raise Unauthorized("not_yet_valid", "The message is not valid yet (Not Before).", field="message") from None
-    except siwe.InvalidSignature:
-        signable = defunct_hash_message(text=parsed.prepare_message())
-        try:
-            signed_by_contract = await contract_signed(chain, parsed.address, signable, signature)
-        except ChainUnavailable:
-            raise chain_unavailable("The chain cannot be reached to check a contract wallet") from None
-        if not signed_by_contract:
-            raise Unauthorized("invalid_signature", "The signature is not the message's address's.",
-                               field="signature") from None
+        signed = await wallet_signed(chain, parsed.address, parsed.prepare_message(), signature)
+    except ChainUnavailable:
+        raise chain_unavailable("The chain cannot be reached to check a contract wallet") from None
+    if not signed:
+        raise Unauthorized("invalid_signature", "The signature is not the message's address's.", field="signature")
     return normalize_wallet(parsed.address)
-
-

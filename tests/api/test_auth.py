@@ -8,6 +8,7 @@ import hashlib
 import random
 from datetime import timedelta
 
+import pytest
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
@@ -16,7 +17,7 @@ from adnet.accounts.signin import MAX_MESSAGE_LENGTH
 from adnet.app import create_app
 from adnet.chain.transact import send_transaction
 from api.sessions import SESSION_COOKIE
-from tests.auth_helpers import bearer, sign, sign_in, signed_message, siwe_message
+from tests.auth_helpers import UNRECOVERABLE_SIGNATURES, bearer, sign, sign_in, signed_message, siwe_message
 from tests.chain.helpers import user
 from tests.conftest import empty_database, make_settings
 
@@ -51,6 +52,11 @@ OWNED_WALLET_BYTECODE = (
     "5f19602084900360031b1b165b92915050565b634e487b7160e01b5f52603260045260245ffdfea2646970667358221220a1851e47fc"
     "82abf8bf272fbded53cba596e324aace25266388ae0e42f302d00564736f6c63430008250033"
 )
+
+# AcceptsEverything: a contract wallet, hand-assembled, whose isValidSignature answers 0x1626ba7e to any call, so
+# any signature is its own. Runtime: PUSH4 0x1626ba7e PUSH1 0xe0 SHL PUSH1 0 MSTORE PUSH1 0x20 PUSH1 0 RETURN;
+# before it, the 12 bytes that copy those 16 to memory and return them as the contract's code.
+ACCEPTS_EVERYTHING_BYTECODE = "6010600c60003960106000f3" + "631626ba7e60e01b60005260206000f3"
 
 
 async def verify(client, message: str, signature: str):
@@ -235,6 +241,25 @@ async def test_a_contract_wallet_signs_in_through_eip_1271(client, app):
     response = await verify(client, message, signature)
     assert response.status_code == 200
     assert (await response.get_json())["wallet"] == contract_wallet.lower()
+
+
+@pytest.mark.parametrize("signature", UNRECOVERABLE_SIGNATURES.values(), ids=UNRECOVERABLE_SIGNATURES.keys())
+async def test_a_signature_ecrecover_cannot_read_is_401_and_opens_no_session(client, signature):
+    message, _ = await signed_message(client, Account.create())
+    assert await refusal(await verify(client, message, signature)) == (401, "invalid_signature")
+    assert await Session.all().count() == 0
+    assert await AuthNonce.exclude(used_at=None).count() == 0
+
+
+@pytest.mark.parametrize("signature", UNRECOVERABLE_SIGNATURES.values(), ids=UNRECOVERABLE_SIGNATURES.keys())
+async def test_a_signature_ecrecover_cannot_read_still_reaches_a_contract_wallet(client, app, signature):
+    chain = app.extensions["adnet"].chain
+    receipt = await send_transaction(chain.w3, user(1), {"data": "0x" + ACCEPTS_EVERYTHING_BYTECODE})
+    contract_wallet = receipt["contractAddress"]
+    message, _ = await signed_message(client, Account.create(), address=contract_wallet)
+    response = await verify(client, message, signature)
+    assert response.status_code == 200
+    assert (await response.get_json())["wallet"].lower() == contract_wallet.lower()
 
 
 async def test_nonce_and_verify_are_rate_limited(database_url, tmp_path, clock):

@@ -15,6 +15,7 @@ from adnet.chain.transact import send_transaction
 from adnet.tasks.models import Completion, TaskAttempt, TaskKind, TaskMessageNonce
 from tests.api.test_auth import OWNED_WALLET_BYTECODE
 from tests.api.test_tasks import complete, nothing_recorded, visited_and_completed
+from tests.auth_helpers import UNRECOVERABLE_SIGNATURES
 from tests.chain.helpers import user
 from tests.factories import G, make_campaign, make_task, wallet_address
 
@@ -195,7 +196,7 @@ async def test_sign_message_rejections_change_nothing(client, clock):
     message = issued["message"]
     cases = [
         (message, signed(stranger, message), "bad_signature"),
-        (message, "0x" + "00" * 65, "bad_signature"),
+        *((message, signature, "bad_signature") for signature in UNRECOVERABLE_SIGNATURES.values()),
         (message, "0x1234", "bad_signature"),
         (message, "not-hex", "invalid_signature"),
         (message + " ", signed(account, message + " "), "message_not_issued"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from adnet.accounts.models import Session
-from tests.auth_helpers import sign
+from tests.auth_helpers import UNRECOVERABLE_SIGNATURES, sign
 from tests.chain.helpers import user
 from tests.portal.conftest import HTMX, csrf_of, portal_sign_in
 
@@ -108,6 +108,19 @@ async def test_a_refused_signature_shows_the_sign_in_page_again_with_the_reason(
     bad_address = await client.post("/portal/signin/message", form={"address": "0x123",
                                                                     "csrf_token": csrf_of(html)})
     assert bad_address.status_code == 400
+
+
+@pytest.mark.parametrize("signature", UNRECOVERABLE_SIGNATURES.values(), ids=UNRECOVERABLE_SIGNATURES.keys())
+async def test_a_signature_ecrecover_cannot_read_shows_the_sign_in_page_with_401(client, signature):
+    html = await (await client.get("/portal/signin")).get_data(as_text=True)
+    answer = await client.post("/portal/signin/message", form={"address": user(2).address,
+                                                               "csrf_token": csrf_of(html)})
+    message = (await answer.get_json())["message"]
+    refused = await client.post("/portal/signin", form={"message": message, "signature": signature,
+                                                        "csrf_token": csrf_of(html)})
+    assert refused.status_code == 401
+    assert "The signature is not the message&#39;s address&#39;s." in await refused.get_data(as_text=True)
+    assert await Session.all().count() == 0
 
 
 async def test_after_sign_in_the_browser_goes_only_to_a_portal_path(client):

@@ -7,16 +7,10 @@ wallet is a contract that accepts it (EIP-1271), which is asked on the chain.
 
 from __future__ import annotations
 
-import binascii
 from typing import Any
 
-from eth_account import Account
-from eth_account.messages import defunct_hash_message, encode_defunct
-from eth_keys.exceptions import BadSignature
-from eth_utils.exceptions import ValidationError
-
 from adnet.chain.client import ChainUnavailable
-from adnet.chain.signatures import contract_signed
+from adnet.chain.signatures import wallet_signed
 from adnet.tasks.config import SignMessageConfig
 from adnet.tasks.messages import open_nonces, render_message, use_nonce
 from adnet.tasks.models import TaskKind
@@ -46,15 +40,13 @@ class SignMessageVerifier:
             raise ProofRejected("message_not_issued", "This is not a message adnet issued to this wallet for this "
                                                       "task, or its nonce expired or was used.",
                                 field="proof.message")
-        if _recover(message, signature) != attempt.wallet:
-            try:
-                signed_by_contract = await contract_signed(attempt.chain, attempt.wallet,
-                                                           defunct_hash_message(text=message), signature)
-            except ChainUnavailable:
-                raise proof_needs_chain() from None
-            if not signed_by_contract:
-                raise ProofRejected("bad_signature", "The signature is not the wallet's signature of the message.",
-                                    field="proof.signature")
+        try:
+            signed = await wallet_signed(attempt.chain, attempt.wallet, message, signature)
+        except ChainUnavailable:
+            raise proof_needs_chain() from None
+        if not signed:
+            raise ProofRejected("bad_signature", "The signature is not the wallet's signature of the message.",
+                                field="proof.signature")
 
         async def spend_nonce() -> None:
             if not await use_nonce(nonce, attempt.task.id, attempt.wallet, attempt.now):
@@ -72,14 +64,6 @@ def _is_hex(value: Any) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _recover(message: str, signature: str) -> str | None:
-    """The lower-case address whose EIP-191 signature of ``message`` this is; None for a malformed signature."""
-    try:
-        return Account.recover_message(encode_defunct(text=message), signature=signature).lower()
-    except (BadSignature, ValidationError, binascii.Error, ValueError, TypeError):
-        return None
 
 
 VERIFIER = SignMessageVerifier()
