@@ -87,6 +87,7 @@ class Settings:
     site_recheck_hours: int = 24
     site_check_port: int | None = None
     redis_url: str | None = None
+    metrics_token: str | None = None
     generated_secrets: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -216,6 +217,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
         site_check_port=site_check_port,
         redis_url=redis_url,
+        metrics_token=_metrics_token(get("ADNET_METRICS_TOKEN"), production=production),
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
 
@@ -250,6 +252,13 @@ def _development_secrets(data_dir: Path) -> dict[str, str]:
     with os.fdopen(descriptor, "w") as handle:
         json.dump(stored, handle, indent=2)
     return stored
+
+
+def _metrics_token(token: str | None, *, production: bool) -> str | None:
+    """The bearer token ``/metrics`` asks for; in production a short one is refused (it guards business figures)."""
+    if production and token is not None and len(token) < 32:
+        raise ConfigError("ADNET_METRICS_TOKEN must be at least 32 characters")
+    return token
 
 
 def _check_secret_strength(values: dict[str, str]) -> None:

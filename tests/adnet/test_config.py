@@ -120,3 +120,11 @@ def test_redis_is_optional_and_named_by_a_url(tmp_path):
     assert load_settings({"ADNET_DATA_DIR": str(tmp_path)}).redis_url is None
     shared = load_settings(production_env(tmp_path, ADNET_REDIS_URL="redis://10.0.0.5:6379/2"))
     assert shared.redis_url == "redis://10.0.0.5:6379/2"
+
+
+def test_the_metrics_token_is_optional_and_long_in_production(tmp_path):
+    assert load_settings(production_env(tmp_path)).metrics_token is None
+    assert load_settings(production_env(tmp_path, ADNET_METRICS_TOKEN="m" * 32)).metrics_token == "m" * 32
+    assert load_settings({"ADNET_DATA_DIR": str(tmp_path), "ADNET_METRICS_TOKEN": "short"}).metrics_token == "short"
+    with pytest.raises(ConfigError, match="ADNET_METRICS_TOKEN must be at least 32 characters"):
+        load_settings(production_env(tmp_path, ADNET_METRICS_TOKEN="short"))
