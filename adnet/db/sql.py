@@ -20,23 +20,28 @@ database (a PostgreSQL deadlock or serialization failure as ``OperationalError``
 retried like any other lost race), and a program handles its errors once. Every statement is logged at DEBUG, as
 the ORM logs its own. ``run`` runs a program inside the caller's transaction; ``transaction`` runs one as a
 transaction of its own, which on SQLite is a single trip: the beginning (``BEGIN IMMEDIATE``), the program and the
-commit, or the rollback when it raises. A program may not touch the event loop, the ORM or a context variable (on
+commit, or the rollback when it raises. Such a trip holds the ORM's lock of the connection only while it is queued
+for the connection's thread, not until it returns: the thread runs it whole, after what was queued before and
+before what is queued after, so an ORM transaction can neither be inside it nor around it, and a second trip can
+wait in the queue while the first runs (``GroupCommitter``'s ``max_in_flight``), instead of waiting for the event
+loop to see the first one's answer. A program may not touch the event loop, the ORM or a context variable (on
 SQLite it runs in another thread): whatever it needs comes in through its arguments.
 
-**Private driver interfaces.** Three are used, here only, for speed: aiosqlite's ``Connection._execute`` and
-``Connection._conn`` (to run a function on its thread in one trip) and Tortoise's ``Model._init_from_db`` (to build
-a model from a row as the ORM does). ``tests/adnet/db/test_sql.py`` fails, naming the interface, when an upgrade of
-either library changes them.
+**Private driver interfaces.** Four are used, here only, for speed: aiosqlite's ``Connection._execute``,
+``Connection._tx`` and ``Connection._conn`` (to run a function on its thread in one trip, or queue it there) and
+Tortoise's ``Model._init_from_db`` (to build a model from a row as the ORM does). ``tests/adnet/db/test_sql.py``
+fails, naming the interface, when an upgrade of either library changes them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import sqlite3
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, TypeVar
 
 import asyncpg
@@ -162,16 +167,25 @@ async def transaction(make: Callable[[], Program[T]]) -> T:
         async with in_transaction():
             return await run(make())
     async with client.acquire_connection() as driver:  # the lock every SQLite transaction of this process takes
-        try:
-            return await on_sqlite_thread(driver, _transaction_on_sqlite, make())
-        except sqlite3.OperationalError as exc:
-            raise OperationalError(exc) from exc
+        answer = _queue_on_sqlite_thread(driver, _transaction_on_sqlite, make())
+    try:
+        return await answer
+    except sqlite3.OperationalError as exc:
+        raise OperationalError(exc) from exc
 
 
 async def on_sqlite_thread(driver: Any, function: Callable[..., T], *args: Any) -> T:
     """``function(connection, *args)`` on the sqlite3 connection's own thread, in one trip (aiosqlite's private
     ``_execute`` and ``_conn``)."""
     return await driver._execute(function, driver._conn, *args)
+
+
+def _queue_on_sqlite_thread(driver: Any, function: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """Queue ``function(connection, *args)`` for the connection's thread, as aiosqlite's ``_execute`` does, and
+    return the future of its answer without waiting for it (aiosqlite's private ``_tx`` queue)."""
+    answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+    driver._tx.put_nowait((answer, partial(function, driver._conn, *args)))
+    return answer
 
 
 def begin_immediate(connection: sqlite3.Connection) -> None:

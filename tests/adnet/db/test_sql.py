@@ -4,6 +4,7 @@ errors; and the private driver interfaces it relies on."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,21 +22,32 @@ from adnet.money.models import SignerNonce
 from tests.sql import recorded_statements
 
 
+class _RecordedQueue:
+    """A SQLite connection's queue to its thread, noting the name of each function put on it."""
+
+    def __init__(self, queue, taken: list[str]) -> None:
+        self.queue, self.taken = queue, taken
+
+    def put_nowait(self, item) -> None:
+        _, function = item
+        self.taken.append(function.func.__name__)
+        self.queue.put_nowait(item)
+
+
 @contextmanager
-def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Every trip to a SQLite connection's thread while the block runs."""
+def trips() -> Iterator[list[str]]:
+    """Every trip to the SQLite connection's thread while the block runs (none on PostgreSQL)."""
     taken: list[str] = []
-    original = aiosqlite.Connection._execute
-
-    async def counted(self, fn, *args, **kwargs):
-        taken.append(getattr(fn, "__name__", repr(fn)))
-        return await original(self, fn, *args, **kwargs)
-
-    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    driver = connections.get("default")._connection
+    if not isinstance(driver, aiosqlite.Connection):
+        yield taken
+        return
+    queue = driver._tx
+    driver._tx = _RecordedQueue(queue, taken)
     try:
         yield taken
     finally:
-        monkeypatch.undo()
+        driver._tx = queue
 
 
 def signers(names: list[str]) -> Program[tuple[int, list[str]]]:
@@ -56,8 +68,8 @@ def dialect() -> str:
     return sql.dialect_of(connections.get("default"))
 
 
-async def test_a_program_is_one_trip_on_sqlite_and_statement_by_statement_elsewhere(app, monkeypatch):
-    with trips(monkeypatch) as taken, recorded_statements() as sent:
+async def test_a_program_is_one_trip_on_sqlite_and_statement_by_statement_elsewhere(app):
+    with trips() as taken, recorded_statements() as sent:
         async with in_transaction():
             result = await sql.run(signers(["0xa", "0xb", "0xc"]))
     assert result == (3, ["0xa", "0xb", "0xc"])
@@ -105,8 +117,8 @@ async def test_fetch_and_execute_run_on_the_callers_connection(app):
     assert await sql.fetch("SELECT signer FROM signer_nonce") == [{"signer": "0xa"}]
 
 
-async def test_a_transaction_of_its_own_is_one_trip_on_sqlite_and_commits(app, monkeypatch):
-    with trips(monkeypatch) as taken:
+async def test_a_transaction_of_its_own_is_one_trip_on_sqlite_and_commits(app):
+    with trips() as taken:
         result = await sql.transaction(lambda: signers(["0xa", "0xb"]))
     assert result == (2, ["0xa", "0xb"])
     assert taken == (["_transaction_on_sqlite"] if dialect() == "sqlite" else [])
@@ -124,13 +136,16 @@ async def test_a_transaction_of_its_own_is_rolled_back_whole_when_the_program_ra
 
 
 def test_the_private_driver_interfaces_are_still_there():
-    """aiosqlite's ``Connection._execute(fn, *args)`` runs ``fn`` on the connection's thread and ``_conn`` is its
-    sqlite3 connection; Tortoise's ``Model._init_from_db(**row)`` builds a model from a row. adnet.db.sql uses
-    them for speed: if an upgrade changes them, this fails before anything else does."""
+    """aiosqlite's ``Connection._execute(fn, *args)`` runs ``fn`` on the connection's thread by queueing
+    ``(future, function)`` on ``_tx``, and ``_conn`` is its sqlite3 connection; Tortoise's
+    ``Model._init_from_db(**row)`` builds a model from a row. adnet.db.sql uses them for speed: if an upgrade
+    changes them, this fails before anything else does."""
     execute = inspect.signature(aiosqlite.Connection._execute)
     assert list(execute.parameters)[:2] == ["self", "fn"], f"aiosqlite's _execute changed: {execute}"
     assert inspect.iscoroutinefunction(aiosqlite.Connection._execute), "aiosqlite's _execute is no longer async"
     assert "_conn" in inspect.getsource(aiosqlite.Connection.__init__), "aiosqlite's Connection has no _conn"
+    assert "self._tx.put_nowait((future, function))" in inspect.getsource(aiosqlite.Connection._execute), (
+        "aiosqlite no longer queues (future, function) on _tx")
     assert isinstance(inspect.getattr_static(Model, "_init_from_db"), classmethod), "Tortoise's _init_from_db changed"
 
 
@@ -139,3 +154,28 @@ async def test_a_row_read_by_hand_becomes_the_model_the_orm_would_load(app):
     row = (await sql.fetch("SELECT signer, next_nonce FROM signer_nonce"))[0]
     assert sql.loaded(SignerNonce, row) == await SignerNonce.get(signer="0xa")
     assert sql.loaded(SignerNonce, row).next_nonce == 7
+
+
+async def test_a_transaction_of_its_own_waits_for_an_orm_transaction_and_never_runs_inside_it(app):
+    """On SQLite the trip holds the ORM's lock of the connection only to be queued: one asked for while an ORM
+    transaction is open (from another task) waits for it to commit, then sees its rows; a failing ORM transaction
+    afterwards takes none of the trip's writes with it. On PostgreSQL each has its own connection and transaction."""
+    asked = asyncio.Event()
+
+    async def trip() -> tuple[int, list[str]]:
+        await asked.wait()
+        return await sql.transaction(lambda: signers(["0xb"]))
+
+    queued = asyncio.ensure_future(trip())  # its context has no ORM transaction
+    async with in_transaction():
+        await sql.execute("INSERT INTO signer_nonce (signer, next_nonce) VALUES ('0xa', 0)")
+        asked.set()
+        await asyncio.sleep(0.05)
+        assert queued.done() == (dialect() != "sqlite")
+    assert await queued == ((1, ["0xa", "0xb"]) if dialect() == "sqlite" else (1, ["0xb"]))
+
+    with pytest.raises(RuntimeError):
+        async with in_transaction():
+            await sql.execute("INSERT INTO signer_nonce (signer, next_nonce) VALUES ('0xc', 0)")
+            raise RuntimeError("the ORM transaction fails")
+    assert await sql.run(signers([])) == (0, ["0xa", "0xb"])
