@@ -1,6 +1,7 @@
 """The running service's parts, built once when a process starts serving and handed to what needs them.
 
-``start`` opens the database, connects the chain (checking the database is bound to it), loads the serving index,
+``start`` opens the database, connects the chain (checking the database is bound to it, and, in production, that
+the vault accepts adnet's claim signer), loads the serving index,
 starts the tracking and completion writers and the jobs; ``stop`` lets each finish what it holds (queued events
 and completions are written, counted serve decisions saved) before the database closes. The app keeps the
 ``Services`` of its process (``adnet.app``); request handlers reach them through it, domain code gets what it needs
@@ -18,12 +19,13 @@ from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
 from adnet.config import Settings
-from adnet.core import changes
+from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.db import config as database
 from adnet.delivery import clients
 from adnet.delivery.serving import Server
 from adnet.delivery.tracking import Tracker
+from adnet.jobs.health import Health, SignerNotAuthorized
 from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, periodic_jobs
 from adnet.jobs.scheduler import Scheduler
 from adnet.money import vault_events
@@ -47,6 +49,7 @@ class Services:
     jobs: Scheduler
     chain_connection: ChainConnection
     site_checks: SiteChecks
+    health: Health
 
 
 async def start(settings: Settings, clock: Clock, rng: random.Random) -> Services:
@@ -54,6 +57,14 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
+    health = Health(chain, clock)
+    await health.check_chain()
+    try:
+        health.require_signer(production=settings.production)
+    except SignerNotAuthorized:
+        await connection.close()
+        await database.close_database()
+        raise
     server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret)
     await server.rebuild()
     clients.warm_up()
@@ -62,7 +73,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock, site_checks=site_checks,
-                                   retention_days=settings.event_retention_days),
+                                   health=health, retention_days=settings.event_retention_days),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
     tracker.start()
     completions.start()
@@ -70,7 +81,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     jobs.start()
     return Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                     completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                    site_checks=site_checks)
+                    site_checks=site_checks, health=health)
 
 
 async def stop(services: Services) -> None:
@@ -81,3 +92,4 @@ async def stop(services: Services) -> None:
     await services.serving.flush_counts()
     await services.chain_connection.close()
     await database.close_database()
+    metrics.process_ends()

@@ -1,12 +1,12 @@
-"""The JSON API under /api and the operational /healthz: one blueprint per resource. The app registers
+"""The JSON API under /api and the operational /healthz and /metrics: one blueprint per resource. The app registers
 ``BLUEPRINTS``, and ``PUBLIC_BLUEPRINTS`` (what publishers' pages call) under the parent ``api.http.public_routes``
 makes (and, outside production, ``api.dev_rpc``'s relay to the development chain). Handlers validate, call the
 domain, and map its result; refusals are mapped to status codes in ``api.errors``."""
 
-from api import advertisers, auth, health, interactions, operators, publishers, results, serve, tasks, track
+from api import advertisers, auth, health, interactions, metrics, operators, publishers, results, serve, tasks, track
 
 BLUEPRINTS = (
-    health.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
+    health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint)

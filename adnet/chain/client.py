@@ -164,6 +164,12 @@ class ChainClient:
         """The vault's owner (lower case): the only account that may set the rate (a multisig in production)."""
         return str(await self._guard(self.vault.functions.owner().call())).lower()
 
+    async def signer_authorized(self) -> bool:
+        """Whether the vault accepts claims signed by adnet's signer (``isSigner``): when it does not, every claim
+        adnet issues reverts ``UnauthorizedSigner``."""
+        signer = AsyncWeb3.to_checksum_address(self.signer.address)
+        return bool(await self._guard(self.vault.functions.isSigner(signer).call()))
+
     async def token_balance(self, token: str, address: str) -> int:
         """The balance of ``address`` in ``token`` (``"G$"``, ``"SOV"`` or a token address), smallest units."""
         contract = self._token(token if token.startswith("0x") else self.token_address(token))

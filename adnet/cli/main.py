@@ -17,6 +17,7 @@ from adnet.chain import service as chain_service
 from adnet.cli import chain as chain_cli
 from adnet.cli import operators as operator_cli
 from adnet.config import ConfigError, Settings, load_settings
+from adnet.core import metrics
 from adnet.core.clock import Clock
 from adnet.db import config as database
 from adnet.db import migrations
@@ -71,6 +72,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     asyncio.run(migrations.migrate(settings.database_url))
+    if args.workers > 1:  # each worker's metrics go to files that /metrics adds up
+        metrics.share_between_processes(settings.data_dir / "metrics")
     with chain_cli.serving(settings):
         uvicorn.run(
             "adnet.app:create_server_app",

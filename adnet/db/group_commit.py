@@ -7,15 +7,19 @@ Whatever arrives while a batch commits forms the next batch, so under load batch
 commit's duration (a few milliseconds) even with ``max_delay`` 0, and a lone request waits for no timer.
 A request is therefore acknowledged only once its batch is durable: nothing acknowledged can be lost, and a batch
 that fails fails every request in it (nothing of it was kept).
+Each batch's size, its oldest item's wait and its commit's duration, and the queue's depth, go to adnet's metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
+
+from adnet.core import metrics
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +40,11 @@ class GroupCommitter(Generic[Item, Result]):
         self._name = name
         self._max_delay = max_delay
         self._max_size = max_size
-        self._queue: deque[tuple[Item, asyncio.Future[Result]]] = deque()
+        self._queue: deque[tuple[Item, asyncio.Future[Result], float]] = deque()  # item, its answer, queued at
         self._wake = asyncio.Event()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
+        self._depth = metrics.QUEUE_DEPTH.labels(writer=name)
 
     @property
     def running(self) -> bool:
@@ -65,7 +70,8 @@ class GroupCommitter(Generic[Item, Result]):
         if not self.running:
             raise CommitterStopped(f"{self._name} writer is not running")
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
-        self._queue.append((item, future))
+        self._queue.append((item, future, time.monotonic()))
+        self._depth.set(len(self._queue))
         self._wake.set()
         return await future
 
@@ -80,19 +86,26 @@ class GroupCommitter(Generic[Item, Result]):
             if self._stopping:
                 return
 
-    def _take(self) -> list[tuple[Item, asyncio.Future[Result]]]:
+    def _take(self) -> list[tuple[Item, asyncio.Future[Result], float]]:
         size = min(len(self._queue), self._max_size)
-        return [self._queue.popleft() for _ in range(size)]
+        batch = [self._queue.popleft() for _ in range(size)]
+        self._depth.set(len(self._queue))
+        return batch
 
-    async def _commit_batch(self, batch: list[tuple[Item, asyncio.Future[Result]]]) -> None:
+    async def _commit_batch(self, batch: list[tuple[Item, asyncio.Future[Result], float]]) -> None:
+        began = time.monotonic()
+        metrics.BATCH_SIZE.labels(writer=self._name).observe(len(batch))
+        metrics.BATCH_WAIT_SECONDS.labels(writer=self._name).observe(began - batch[0][2])
         try:
-            results = await self._commit([item for item, _ in batch])
+            results = await self._commit([item for item, _, _ in batch])
         except Exception as exc:  # every waiting request learns its batch failed; the loop goes on
             log.exception("batch commit failed writer=%s size=%d", self._name, len(batch))
-            for _, future in batch:
+            for _, future, _ in batch:
                 if not future.done():
                     future.set_exception(exc)
             return
-        for (_, future), result in zip(batch, results, strict=True):
+        finally:
+            metrics.BATCH_COMMIT_SECONDS.labels(writer=self._name).observe(time.monotonic() - began)
+        for (_, future, _), result in zip(batch, results, strict=True):
             if not future.done():
                 future.set_result(result)

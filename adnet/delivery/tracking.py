@@ -37,6 +37,7 @@ from tortoise.exceptions import IntegrityError, OperationalError
 
 from adnet.campaigns.models import Campaign, Creative
 from adnet.config import Settings
+from adnet.core import metrics
 from adnet.core.clock import Clock
 from adnet.core.errors import NotFound
 from adnet.db import sql
@@ -135,7 +136,9 @@ class Tracker:
                 await asyncio.sleep(0.005 * attempt)
         for campaign_id, amount in spent.items():
             self.server.spent(campaign_id, amount)
-        self.reasons.update(result.reason for result in results if result.reason)
+        reasons = Counter(result.reason for result in results if result.reason)
+        self.reasons.update(reasons)
+        metrics.count_filtered(reasons)
         return results
 
 

@@ -8,6 +8,7 @@
   holder, a reward back to its pool);
 - ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed);
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
+- ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
   their hour and billing windows that ended (``adnet.delivery.retention``).
 
@@ -26,6 +27,7 @@ from adnet.core.clock import Clock
 from adnet.delivery import retention
 from adnet.delivery.index import REBUILD_SECONDS
 from adnet.delivery.serving import Server
+from adnet.jobs.health import HEALTH_SECONDS, Health
 from adnet.jobs.scheduler import Job
 from adnet.money import claims
 
@@ -36,11 +38,12 @@ WATCH_SECONDS = 2.0
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
 # Jobs a test runs itself rather than on a timer.
-ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention"})
+ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention",
+                                "health"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock: Clock,
-                  site_checks: SiteChecks, retention_days: int) -> list[Job]:
+                  site_checks: SiteChecks, health: Health, retention_days: int) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
         Job("serving-index", server.rebuild, every=REBUILD_SECONDS, wake=server.stale),
@@ -49,5 +52,6 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
         Job("chain-watcher", watcher.run_once, every=WATCH_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
+        Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
     ]

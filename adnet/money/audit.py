@@ -9,12 +9,14 @@ It checks, reading everything and trusting nothing it reads:
   ``-external`` and does not exceed what the vault holds on the chain.
 
 Each failed check is one line in ``AuditReport.problems``; the command exits non-zero when there is any.
+The last check's figures (``owed`` and ``vault_cover``) are also what health and metrics report between audits.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -26,6 +28,19 @@ from adnet.money.models import Claim, ClaimStatus, LedgerAccount, LedgerPosting,
 log = logging.getLogger(__name__)
 
 _BATCH = 20_000
+
+
+@dataclass(frozen=True)
+class Cover:
+    """Of one token, what adnet owes and what the vault holds."""
+
+    token: Token
+    owed: int
+    held: int
+
+    @property
+    def short(self) -> bool:
+        return self.owed > self.held
 
 
 @dataclass
@@ -106,18 +121,36 @@ async def _check_transactions(report: AuditReport, accounts: dict[int, dict]) ->
                                    f"{per_account.get(account_id, 0)}")
 
 
-def _check_accounts(report: AuditReport, accounts: dict[int, dict]) -> None:
+def owed_per_token(accounts: Iterable[Mapping]) -> dict[str, int]:
+    """What adnet owes per token: the sum of every account but ``external`` (balances, budgets, pools,
+    outstanding claims), from rows of ``kind``, ``token`` and ``balance``."""
     owed: dict[str, int] = defaultdict(int)
+    for account in accounts:
+        if account["kind"] != "external":
+            owed[account["token"]] += int(Decimal(account["balance"]))
+    return dict(owed)
+
+
+async def owed() -> dict[str, int]:
+    """What adnet owes per token now, counted as the audit counts it, in one read of the accounts."""
+    return owed_per_token(await LedgerAccount.exclude(kind="external").values("kind", "token", "balance"))
+
+
+async def vault_cover(chain: ChainClient, owed: Mapping[str, int]) -> list[Cover]:
+    """Per token, ``owed`` beside what the vault holds on the chain; ChainUnavailable when it cannot be read."""
+    return [Cover(token, owed.get(token, 0), await chain.token_balance(token, chain.vault_address))
+            for token in Token]
+
+
+def _check_accounts(report: AuditReport, accounts: dict[int, dict]) -> None:
     external: dict[str, int] = defaultdict(int)
     for account in accounts.values():
         value = int(Decimal(account["balance"]))
         if account["kind"] == "external":
             external[account["token"]] += value
-            continue
-        if value < 0:
+        elif value < 0:
             report.problems.append(f"account {_name(account)} is negative: {value}")
-        owed[account["token"]] += value
-    report.liabilities = dict(owed)
+    owed = report.liabilities = owed_per_token(accounts.values())
     for token in set(owed) | set(external):
         if owed.get(token, 0) != -external.get(token, 0):
             report.problems.append(f"{token}: accounts owe {owed.get(token, 0)} but external shows "
@@ -137,16 +170,15 @@ async def _check_outstanding_claims(report: AuditReport, accounts: dict[int, dic
 
 
 async def _check_vault(report: AuditReport, chain: ChainClient) -> None:
-    for token in Token:
-        try:
-            held = await chain.token_balance(token, chain.vault_address)
-        except ChainUnavailable as exc:
-            report.problems.append(f"{token}: the vault's balance cannot be read ({exc})")
-            continue
-        report.vault_holdings[token] = held
-        owed = report.liabilities.get(token, 0)
-        if owed > held:
-            report.problems.append(f"{token}: adnet owes {owed} but the vault holds only {held}")
+    try:
+        covers = await vault_cover(chain, report.liabilities)
+    except ChainUnavailable as exc:
+        report.problems.append(f"the vault's balances cannot be read ({exc})")
+        return
+    for cover in covers:
+        report.vault_holdings[cover.token] = cover.held
+        if cover.short:
+            report.problems.append(f"{cover.token}: adnet owes {cover.owed} but the vault holds only {cover.held}")
 
 
 def _key(account: dict) -> ledger.AccountKey:

@@ -1,58 +1,102 @@
-"""GET /healthz: ok only when the database and the chain answer as bound; 503 with what is wrong otherwise."""
+"""GET /healthz: 200 ``ok`` only when the database answers and the chain's last check found the node, the signer
+and the vault's cover right; 503 ``degraded`` with each reason otherwise. The chain is checked by the ``health``
+job (here run by the test, after the test's database was emptied), never per request."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from eth_account import Account
 
 from adnet.app import create_app
 from adnet.chain.client import ChainClient
+from adnet.chain.deploy import DEV_VAULT_FUNDING
 from adnet.chain.service import http_web3
+from adnet.core.wallets import dev_accounts
+from adnet.money import ledger
 from tests.conftest import TEST_SIGNER_KEY, make_settings
+from tests.factories import fund
 
 
-async def test_healthy_when_database_and_chain_answer(client, app):
+async def health(client) -> tuple[int, dict]:
     response = await client.get("/healthz")
-
-    assert response.status_code == 200
-    body = await response.get_json()
-    assert body["status"] == "ok" and body["database"] == "ok"
-    assert body["chain"]["chainId"] == app.extensions["adnet"].chain.chain_id
+    return response.status_code, await response.get_json()
 
 
-async def test_degraded_when_the_chain_node_is_gone(client, app):
-    runtime = app.extensions["adnet"]
-    bound = runtime.chain
-    unreachable = ChainClient(http_web3("http://127.0.0.1:9"), bound.deployment, signer=Account.from_key(
-        TEST_SIGNER_KEY), claim_deadline_seconds=3600, confirmations=0)
-    runtime.chain = unreachable
+async def test_healthy_when_database_chain_signer_and_vault_are_right(client, services):
+    await services.jobs.run("health")
+    status, body = await health(client)
+
+    assert status == 200
+    assert body["status"] == "ok" and body["reasons"] == []
+    assert body["chain"]["chainId"] == services.chain.chain_id
+    assert body["chain"]["signer"] == Account.from_key(TEST_SIGNER_KEY).address
+
+
+async def test_degraded_when_the_chain_node_is_gone_once_the_job_has_checked(client, services):
+    unreachable = ChainClient(http_web3("http://127.0.0.1:9"), services.chain.deployment,
+                              signer=Account.from_key(TEST_SIGNER_KEY), claim_deadline_seconds=3600, confirmations=0)
+    services.health.chain = unreachable
     try:
-        response = await client.get("/healthz")
+        before_the_job = await health(client)
+        await services.jobs.run("health")
+        status, body = await health(client)
     finally:
-        runtime.chain = bound
         await unreachable.close()
 
-    assert response.status_code == 503
-    body = await response.get_json()
-    assert body["status"] == "degraded" and body["database"] == "ok"
-    assert body["chain"]["status"].startswith("unavailable")
+    assert before_the_job[0] == 200  # /healthz itself asks the chain nothing
+    assert status == 503
+    assert body["status"] == "degraded" and body["reasons"] == ["chain_unreachable"]
     assert "127.0.0.1" not in str(body)
 
 
-async def test_degraded_before_the_chain_is_connected(database_url, tmp_path):
+async def test_degraded_when_the_node_is_another_chain(client, services):
+    bound = services.chain
+    services.health.chain = ChainClient(bound.w3, replace(bound.deployment, chain_id=bound.chain_id + 1),
+                                        signer=bound.signer, claim_deadline_seconds=3600, confirmations=0)
+    await services.jobs.run("health")
+
+    status, body = await health(client)
+
+    assert status == 503 and body["reasons"] == ["wrong_chain"]
+
+
+async def test_degraded_when_the_vault_no_longer_accepts_the_signer(client, services):
+    chain = services.chain
+    revoke = chain.vault.encode_abi("setSigner", args=[chain.signer.address, False])
+    await chain.send(dev_accounts()[0], {"to": chain.vault_address, "data": revoke})
+    await services.jobs.run("health")
+
+    status, body = await health(client)
+
+    assert status == 503 and body["reasons"] == ["signer_unauthorized"]
+
+
+async def test_degraded_when_adnet_owes_more_than_the_vault_holds(client, services, clock):
+    await fund(ledger.advertiser("adv_short"), DEV_VAULT_FUNDING, now=clock.now())
+    await services.jobs.run("health")
+    assert (await health(client))[0] == 200  # owing exactly what the vault holds is covered
+
+    await fund(ledger.advertiser("adv_short"), 1, now=clock.now())
+    await services.jobs.run("health")
+    status, body = await health(client)
+
+    assert status == 503 and body["reasons"] == ["vault_short"]
+
+
+async def test_degraded_when_the_database_does_not_answer(client, services):
+    async def refused() -> None:
+        raise ConnectionRefusedError("the database's port is closed")
+
+    await services.jobs.run("health")
+    services.health.ping = refused
+    status, body = await health(client)
+
+    assert status == 503 and body["reasons"] == ["database_unreachable"]
+    assert "port" not in str(body)
+
+
+async def test_degraded_before_the_app_has_started(database_url, tmp_path):
     app = create_app(make_settings(database_url, tmp_path))
-    response = await app.test_client().get("/healthz")
 
-    assert response.status_code == 503
-    assert (await response.get_json())["chain"] == {"status": "not started"}
-
-
-async def test_production_responses_carry_hsts(database_url, tmp_path):
-    production = make_settings(database_url, tmp_path, ADNET_ENV="production", ADNET_PUBLIC_URL="https://ads.example",
-                               ADNET_SIGNER_KEY="0x" + "5a" * 32, ADNET_CHAIN_RPC_URL="http://127.0.0.1:9",
-                               ADNET_VAULT_ADDRESS="0x" + "01" * 20, ADNET_GS_TOKEN_ADDRESS="0x" + "02" * 20,
-                               ADNET_SOV_TOKEN_ADDRESS="0x" + "03" * 20)
-    app = create_app(production)
-    response = await app.test_client().get("/nowhere")
-
-    assert response.headers["Strict-Transport-Security"].startswith("max-age=")
-    assert app.config["SESSION_COOKIE_SECURE"] is True
+    assert await health(app.test_client()) == (503, {"status": "degraded", "reasons": ["not_started"]})

@@ -4,6 +4,7 @@ its requests, and stopping commits what is queued."""
 import asyncio
 
 import pytest
+from prometheus_client import REGISTRY
 
 from adnet.db.group_commit import CommitterStopped, GroupCommitter
 
@@ -54,3 +55,27 @@ async def test_stop_commits_what_is_queued():
     await asyncio.sleep(0)
     await committer.stop()
     assert [await future for future in pending] == list(range(5)) and seen == list(range(5))
+
+
+async def test_depth_sizes_and_waits_reach_the_metrics():
+    release = asyncio.Event()
+
+    async def commit(items: list[int]) -> list[int]:
+        await release.wait()
+        return items
+
+    def sample(name: str) -> float | None:
+        return REGISTRY.get_sample_value(name, {"writer": "observed"})
+
+    committer: GroupCommitter[int, int] = GroupCommitter(commit, name="observed", max_size=2)
+    committer.start()
+    answers = [asyncio.create_task(committer.submit(n)) for n in range(5)]
+    await asyncio.sleep(0.01)
+    assert sample("adnet_batch_queue_depth") == 3  # two taken into the blocked commit, three waiting
+    release.set()
+    assert await asyncio.gather(*answers) == list(range(5))
+
+    assert sample("adnet_batch_queue_depth") == 0
+    assert (sample("adnet_batch_size_sum"), sample("adnet_batch_size_count")) == (5, 3)
+    assert sample("adnet_batch_wait_seconds_count") == 3 and sample("adnet_batch_commit_seconds_sum") > 0
+    await committer.stop()

@@ -1,0 +1,134 @@
+"""Whether this process can do its work, for ``/healthz``, the start-up check and the metrics.
+
+adnet is degraded, with a named reason, when:
+
+- ``database_unreachable``: the database does not answer a round trip within ``DATABASE_TIMEOUT_SECONDS``;
+- ``chain_unreachable``: the chain's node does not answer;
+- ``wrong_chain``: the node answers with another chain id than the one the database is bound to;
+- ``signer_unauthorized``: the vault's ``isSigner`` is false for adnet's signer, so every claim adnet signs would
+  revert ``UnauthorizedSigner``;
+- ``vault_short``: for some token adnet owes more (``adnet audit``'s figure) than the vault holds, so the last
+  claims redeemed would revert.
+
+A load balancer polls health often, so only the database is asked per request; the chain is checked at start and
+then by a job every ``HEALTH_SECONDS`` (``check_chain``), which also sets the chain's and the books' gauges.
+Production refuses to start with a signer the vault does not accept; development starts and logs it as an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from adnet.chain.client import ChainClient, ChainUnavailable
+from adnet.core import metrics
+from adnet.core.amounts import Token, to_number
+from adnet.core.clock import Clock
+from adnet.core.wallets import checksummed
+from adnet.db import config as database
+from adnet.money import audit, ledger
+
+log = logging.getLogger(__name__)
+
+HEALTH_SECONDS = 15.0
+DATABASE_TIMEOUT_SECONDS = 2.0
+
+
+class SignerNotAuthorized(Exception):
+    """The vault does not accept adnet's claim signer (production does not start)."""
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """The last check of the chain: what was wrong, what the node said, and when."""
+
+    reasons: tuple[str, ...]
+    node: dict[str, Any]
+    checked_at: datetime
+
+
+@dataclass(frozen=True)
+class HealthReport:
+    """What ``/healthz`` answers: ``reasons`` is empty when adnet is healthy."""
+
+    reasons: list[str]
+    chain: ChainCheck
+
+    @property
+    def ok(self) -> bool:
+        return not self.reasons
+
+
+@dataclass
+class Health:
+    """This process's view of its health: the database asked on demand, the chain's last check kept."""
+
+    chain: ChainClient
+    clock: Clock
+    ping: Callable[[], Awaitable[None]] = database.ping
+    last: ChainCheck | None = field(default=None, init=False)
+
+    async def check_chain(self) -> ChainCheck:
+        """Ask the node, the vault and the books, keep the result for ``report`` and set the gauges."""
+        node = await self.chain.health()
+        reasons: list[str] = []
+        if node["status"] == "wrong_chain":
+            reasons.append("wrong_chain")
+        elif node["status"] != "ok":
+            reasons.append("chain_unreachable")
+        else:
+            try:
+                reasons += await self._check_vault()
+            except ChainUnavailable:
+                reasons.append("chain_unreachable")
+        check = ChainCheck(reasons=tuple(reasons), node=node, checked_at=self.clock.now())
+        if self.last is None or self.last.reasons != check.reasons:
+            log.log(logging.WARNING if reasons else logging.INFO, "chain health reasons=%s vault=%s signer=%s",
+                    ",".join(reasons) or "none", checksummed(self.chain.vault_address), self.chain.signer.address)
+        self.last = check
+        return check
+
+    async def report(self) -> HealthReport:
+        """The chain's last check (start-up made one), and the database asked now."""
+        reasons = [] if await self._database_answers() else ["database_unreachable"]
+        chain = self.last or await self.check_chain()
+        return HealthReport(reasons=reasons + list(chain.reasons), chain=chain)
+
+    def require_signer(self, *, production: bool) -> None:
+        """Refuse to start in production when the last check found the vault does not accept adnet's signer;
+        elsewhere, say so as an error."""
+        if self.last is None or "signer_unauthorized" not in self.last.reasons:
+            return
+        message = (f"the vault {checksummed(self.chain.vault_address)} does not accept adnet's claim signer "
+                   f"{self.chain.signer.address} (isSigner is false), so every claim would revert: authorize it "
+                   "with the vault owner's setSigner, or set ADNET_SIGNER_KEY to an authorized signer's key")
+        if production:
+            raise SignerNotAuthorized(message)
+        log.error("UNAUTHORIZED SIGNER: %s", message)
+
+    async def _check_vault(self) -> list[str]:
+        signer_ok = await self.chain.signer_authorized()
+        metrics.SIGNER_AUTHORIZED.labels(signer=self.chain.signer.address).set(int(signer_ok))
+        covers = await audit.vault_cover(self.chain, await audit.owed())
+        for cover in covers:
+            metrics.OWED.labels(token=cover.token).set(to_number(cover.owed))
+            metrics.VAULT_HOLDINGS.labels(token=cover.token).set(to_number(cover.held))
+            metrics.VAULT_COVER.labels(token=cover.token).set(to_number(cover.held - cover.owed))
+        claims = await ledger.balances_of(ledger.outstanding_claims(token) for token in Token)
+        for key, amount in claims.items():
+            metrics.CLAIMS_OUTSTANDING.labels(token=key.token).set(to_number(amount))
+        return [reason for reason, wrong in (("signer_unauthorized", not signer_ok),
+                                             ("vault_short", any(cover.short for cover in covers))) if wrong]
+
+    async def _database_answers(self) -> bool:
+        try:
+            async with asyncio.timeout(DATABASE_TIMEOUT_SECONDS):
+                await self.ping()
+        except Exception:  # any failure is a reason, never an error: health must always answer
+            log.warning("database health check failed", exc_info=True)
+            return False
+        return True
