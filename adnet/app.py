@@ -136,7 +136,7 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
     async def announce_changes_to_the_index() -> None:
         running: services.Services | None = app.extensions.get("adnet")  # none before the app has started
         if running is not None:
-            changes.listen(running.serving.invalidate)
+            changes.listen(running.announce)
 
     @app.before_request
     async def check_body() -> None:

@@ -50,6 +50,12 @@ class Services:
     chain_connection: ChainConnection
     site_checks: SiteChecks
     health: Health
+    broadcast: changes.Broadcast | None
+
+    @property
+    def announce(self) -> changes.Listener:
+        """What hears this process's changes: its serving index, and through Redis every other process's."""
+        return self.serving.invalidate if self.broadcast is None else self.broadcast.announce
 
 
 async def start(settings: Settings, clock: Clock, rng: random.Random) -> Services:
@@ -75,13 +81,17 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock, site_checks=site_checks,
                                    health=health, retention_days=settings.event_retention_days),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
+    broadcast = changes.Broadcast(settings.redis_url, server.invalidate) if settings.redis_url else None
+    if broadcast is not None:
+        await broadcast.start()
     tracker.start()
     completions.start()
-    changes.listen(server.invalidate)  # before the jobs start: their tasks inherit it
+    started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
+                       completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
+                       site_checks=site_checks, broadcast=broadcast, health=health)
+    changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
-    return Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
-                    completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                    site_checks=site_checks, health=health)
+    return started
 
 
 async def stop(services: Services) -> None:
@@ -90,6 +100,8 @@ async def stop(services: Services) -> None:
     await services.tracker.stop()
     await services.completions.stop()
     await services.serving.flush_counts()
+    if services.broadcast is not None:
+        await services.broadcast.stop()
     await services.chain_connection.close()
     await database.close_database()
     metrics.process_ends()

@@ -13,6 +13,7 @@ decides in one Redis script, so every worker and host counts against the same fi
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from abc import ABC, abstractmethod
@@ -25,9 +26,12 @@ from quart import Quart
 from quart_rate_limiter import RateLimit, RateLimiter, RateLimitExceeded
 from quart_rate_limiter.store import MemoryStore
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from adnet.config import RateLimit as ConfiguredLimit
 from adnet.config import Settings
+
+log = logging.getLogger(__name__)
 
 LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account"})
 
@@ -131,7 +135,10 @@ return false
 class RedisStore(AdmittingStore):
     """Limits shared by every worker and host that use one Redis (``ADNET_REDIS_URL``): a request is decided and
     counted by one script, atomic in Redis, so concurrent requests to different workers cannot both take the last
-    slot (quart-rate-limiter's own Redis store reads and writes in separate calls, and its keys never expire)."""
+    slot (quart-rate-limiter's own Redis store reads and writes in separate calls, and its keys never expire).
+
+    While Redis cannot be reached, each process limits on its own (``fallback``) rather than refuse or admit
+    everything."""
 
     PREFIX = "adnet:rate:"
 
@@ -139,6 +146,7 @@ class RedisStore(AdmittingStore):
         self.url = url
         self._redis: Redis | None = None
         self._admit: Any = None
+        self.fallback = ExpiringMemoryStore()
 
     async def before_serving(self) -> None:
         self._redis = Redis.from_url(self.url)
@@ -151,12 +159,19 @@ class RedisStore(AdmittingStore):
 
     async def admit(self, limits: list[tuple[str, RateLimit]]) -> int | None:
         arguments = [figure for _key, limit in limits for figure in (limit.inverse, limit.period.total_seconds())]
-        wait = await self._admit(keys=[self.PREFIX + key for key, _limit in limits], args=arguments)
+        try:
+            wait = await self._admit(keys=[self.PREFIX + key for key, _limit in limits], args=arguments)
+        except (RedisError, OSError) as error:
+            log.warning("rate limits kept in this process error=%r", error)
+            return await self.fallback.admit(limits)
         return None if wait is None else math.ceil(float(wait))
 
     async def get(self, key: str, default: datetime) -> datetime:
         assert self._redis is not None  # noqa: S101 - before_serving ran
-        stored = await self._redis.get(self.PREFIX + key)
+        try:
+            stored = await self._redis.get(self.PREFIX + key)
+        except (RedisError, OSError):
+            return await self.fallback.get(key, default)
         return default if stored is None else datetime.fromtimestamp(float(stored), UTC)
 
 

@@ -2,18 +2,31 @@
 
 Approving a campaign, funding it, editing a creative or a task: the domain code that does it calls ``announce()``.
 A serving process (``adnet.services``) has its serving index listen in the context of every request and job it
-runs (``listen``), so the index is rebuilt at once there; other processes catch up at their next periodic
-refresh, and code that runs with no one listening (a CLI command, a unit test) announces to no one. The listener
-lives in a context variable, not in a process-wide list, so each running app hears its own changes only. A
-listener must be quick and must not fail: it only notes that work is due.
+runs (``listen``), so the index is rebuilt at once there; code that runs with no one listening (a CLI command, a
+unit test) announces to no one. The listener lives in a context variable, not in a process-wide list, so each
+running app hears its own changes only. A listener must be quick and must not fail: it only notes that work is due.
+
+Other processes hear a change through ``Broadcast`` when ``ADNET_REDIS_URL`` names a Redis (publish/subscribe), at
+once; without one, at their next periodic refresh.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import secrets
 from collections.abc import Callable
 from contextvars import ContextVar
 
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
 Listener = Callable[[], None]
+RETRY_SECONDS = 1.0
 
 _listener: ContextVar[Listener | None] = ContextVar("adnet_changes_listener", default=None)
 
@@ -28,3 +41,65 @@ def announce() -> None:
     listener = _listener.get()
     if listener is not None:
         listener()
+
+
+class Broadcast:
+    """The announcements of every process on one Redis: ``announce`` tells this process's ``listener`` and publishes
+    the change; every other process's ``Broadcast`` hears it and tells its own listener.
+
+    A message carries only the publishing process's origin (a process skips its own): what changed is read from
+    the database, so announcements made at once collapse into one message and a lost one costs only the wait for
+    the next periodic refresh. After Redis was unreachable, a process tells its listener once, for what it may
+    have missed. The channel is named after the Redis database number, so deployments that share a Redis server
+    on different databases do not hear each other.
+    """
+
+    def __init__(self, redis_url: str, listener: Listener) -> None:
+        self.listener = listener
+        self.origin = secrets.token_hex(8)
+        self._redis = Redis.from_url(redis_url)
+        self.channel = f"adnet:changes:{self._redis.connection_pool.connection_kwargs.get('db', 0)}"
+        self._due = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def announce(self) -> None:
+        """A change made in this process (the listener a serving process gives ``listen``)."""
+        self.listener()
+        self._due.set()
+
+    async def start(self) -> None:
+        """Subscribe, then publish and receive in the background until ``stop``."""
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(self.channel)
+        self._tasks = [asyncio.create_task(self._publish(), name="changes-publish"),
+                       asyncio.create_task(self._receive(pubsub), name="changes-receive")]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        await self._redis.aclose()
+
+    async def _publish(self) -> None:
+        while True:
+            await self._due.wait()
+            self._due.clear()
+            try:
+                await self._redis.publish(self.channel, self.origin)
+            except (RedisError, OSError):
+                log.warning("changes not published channel=%s", self.channel, exc_info=True)
+                self._due.set()
+                await asyncio.sleep(RETRY_SECONDS)
+
+    async def _receive(self, pubsub: PubSub) -> None:
+        async with contextlib.aclosing(pubsub):
+            while True:
+                try:
+                    async for message in pubsub.listen():
+                        if message["type"] == "message" and message["data"].decode() != self.origin:
+                            self.listener()
+                except (RedisError, OSError):
+                    log.warning("changes not received channel=%s", self.channel, exc_info=True)
+                    await asyncio.sleep(RETRY_SECONDS)
+                    self.listener()

@@ -98,3 +98,16 @@ async def test_a_redis_key_lasts_until_its_limit_has_recovered(redis_url):
 
     with redis.Redis.from_url(redis_url) as connection:
         assert 5_900 < connection.pttl(RedisStore.PREFIX + "key") <= 6_000
+
+
+async def test_while_redis_is_unreachable_each_process_limits_on_its_own():
+    store = RedisStore("redis://127.0.0.1:1/0")  # nothing listens on port 1
+    await store.before_serving()
+    try:
+        answers = [await store.admit([("key", THIRTY_A_MINUTE)]) for _ in range(31)]
+        arrival = await store.get("key", datetime.min.replace(tzinfo=UTC))
+    finally:
+        await store.after_serving()
+
+    assert answers == [None] * 30 + [2]
+    assert arrival > datetime.now(UTC) + timedelta(seconds=58)

@@ -1,0 +1,58 @@
+"""A serving process's parts shared with other processes: with Redis, a change made in one process reaches every
+other process's serving index within a second, without waiting for its periodic rebuild."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from adnet.app import create_app
+from adnet.campaigns import review
+from adnet.campaigns.models import CampaignStatus, CreativeStatus
+from adnet.core import changes
+from adnet.delivery.serving import Server
+from adnet.jobs.scheduler import Job, Scheduler
+from tests.conftest import empty_database, make_settings
+from tests.factories import make_campaign, make_creative, make_site
+
+
+async def test_a_change_made_in_one_process_is_served_by_another_within_a_second(database_url, tmp_path, clock,
+                                                                                   redis_url):
+    settings = make_settings(database_url, tmp_path, ADNET_REDIS_URL=redis_url)
+    app = create_app(settings, clock=clock, rng=random.Random(1))
+    async with app.test_app():
+        await empty_database()
+        running = app.extensions["adnet"]
+        # Another process's serving state, whose index is rebuilt only when a change is heard.
+        other = Server(clock=clock, rng=random.Random(2), tracking_secret=settings.tracking_secret)
+        rebuilt = asyncio.Event()
+
+        async def rebuild() -> None:
+            await other.rebuild()
+            rebuilt.set()
+
+        other_jobs = Scheduler([Job("serving-index", rebuild, every=3600, wake=other.stale)])
+        other_changes = changes.Broadcast(redis_url, other.invalidate)
+        await other_changes.start()
+        other_jobs.start()
+        try:
+            await make_site()
+            campaign = await make_campaign(status=CampaignStatus.REVIEW)
+            await make_creative(campaign, status=CreativeStatus.REVIEW)
+            await other.rebuild()
+            assert campaign.id not in other.index.campaigns
+            rebuilt.clear()
+
+            changes.listen(running.announce)  # as every request and job of the app does
+            await review.approve_campaign("operator", campaign.id, clock.now())
+            approved_at = time.monotonic()
+            async with asyncio.timeout(1.0):
+                await rebuilt.wait()
+            reached_after = time.monotonic() - approved_at
+        finally:
+            await other_jobs.stop()
+            await other_changes.stop()
+
+    assert reached_after < 1.0
+    assert campaign.id in other.index.campaigns
