@@ -140,6 +140,10 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
 
     @app.before_request
     async def check_body() -> None:
+        # Quart routes the request before these hooks and raises what routing found (404, 405 with Allow) only
+        # after them: a request to no route has no body to judge.
+        if request.routing_exception is not None:
+            return
         if (request.content_length or 0) > MAX_BODY_BYTES:
             raise RequestRefused(413, "payload_too_large", f"The body is over {MAX_BODY_BYTES // 1024} KiB.")
         if request.method in ("POST", "PUT", "PATCH") and request.path.startswith("/api/"):

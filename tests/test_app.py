@@ -3,6 +3,7 @@
 import gc
 
 from quart import Blueprint
+from werkzeug.routing import AnyConverter, BaseConverter
 
 from adnet.app import create_app, create_server_app
 
@@ -111,3 +112,26 @@ async def test_a_served_app_freezes_what_it_loaded_once_started(settings):
             assert len(gc.get_objects()) < gc.get_freeze_count()  # a full collection walks less than it loaded
     finally:
         gc.unfreeze()
+
+
+async def test_every_route_answers_a_method_it_lacks_with_405_and_allow(app, client):
+    """Also with a body: the JSON-only and body-size checks must not answer for a route that does not exist."""
+    adapter = app.url_map.bind("adnet.test")
+    checked = 0
+    for rule in app.url_map.iter_rules():
+        path = adapter.build(rule.endpoint, {name: _sample(rule._converters[name]) for name in rule.arguments},
+                             method=next(iter(rule.methods or ())))
+        allowed = adapter.allowed_methods(path)
+        for method in sorted({"GET", "POST", "PUT", "PATCH", "DELETE"} - set(allowed)):
+            for headers in ({}, {"Content-Type": "text/plain"}, {"Content-Type": "application/json"}):
+                response = await client.open(path, method=method, data="{}", headers=headers)
+                assert response.status_code == 405, (method, path, headers)
+                assert_error(await response.get_json(), "method_not_allowed")
+                assert set(response.headers["Allow"].split(", ")) == set(allowed), (method, path)
+                checked += 1
+    assert checked > 300
+
+
+def _sample(converter: BaseConverter) -> str:
+    """A value the converter accepts."""
+    return sorted(converter.items)[0] if isinstance(converter, AnyConverter) else "x"
