@@ -33,6 +33,7 @@ from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import (
+    Address,
     AmountText,
     CampaignOut,
     CreativeOut,
@@ -57,7 +58,7 @@ blueprint = Blueprint("api_advertisers", __name__, url_prefix="/api")
 ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 class RegisteredOut(Schema):
     advertiser_id: str
-    wallet: str
+    wallet: Address
     name: str
 
 
@@ -66,7 +67,7 @@ class AccountOut(Schema):
     not yet redeemed."""
 
     advertiser_id: str
-    wallet: str
+    wallet: Address
     name: str
     token: Token
     available: AmountText

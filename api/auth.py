@@ -17,7 +17,7 @@ from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
 from api.http import answer, services, with_body
 from api.ratelimit import settings_limit
-from api.schemas import Schema, Time, refusals
+from api.schemas import Address, Schema, Time, refusals
 from api.sessions import SESSION_COOKIE, current_session, require_session
 
 blueprint = Blueprint("api_auth", __name__, url_prefix="/api")
@@ -38,7 +38,7 @@ class NonceOut(Schema):
 class SessionOut(Schema):
     """The session: send ``token`` as ``Authorization: Bearer`` (the portal uses the cookie set with it)."""
 
-    wallet: str
+    wallet: Address
     token: str
     expires_at: Time
 
@@ -48,7 +48,7 @@ class SignedOutOut(Schema):
 
 
 class MeOut(Schema):
-    wallet: str
+    wallet: Address
     expires_at: Time
 
 

@@ -21,6 +21,7 @@ from adnet.reporting import revenue
 from api.http import answer, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import (
+    Address,
     AmountText,
     CampaignOut,
     CreativeOut,
@@ -61,7 +62,7 @@ class RateOut(Schema):
     """The vault's protocol rate (G$ per SOV) and the vault's owner, who sets it."""
 
     rate: AmountText
-    vault_owner: str
+    vault_owner: Address
 
 
 class RateChangeOut(RateOut):
@@ -179,7 +180,7 @@ async def operator_set_rate(data: NewRate) -> Response:
     change = (await rate.send_rate(operator, run.chain, run.settings, data.rate) if data.send
               else await rate.rate_transaction(operator, run.chain, data.rate))
     return answer(RateChangeOut(rate=change.rate, vault_owner=change.vault_owner,
-                                transaction=WalletTransaction.model_validate(change.transaction),
+                                transaction=WalletTransaction.of(change.transaction),
                                 tx_hash=change.tx_hash))
 
 

@@ -30,6 +30,7 @@ from adnet.reporting.commands import Period
 from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
 from api.schemas import (
+    Address,
     AmountText,
     Day,
     DepositOut,
@@ -144,7 +145,7 @@ class SiteOut(Schema):
 
 
 class SitesOut(Schema):
-    wallet: str
+    wallet: Address
     sites: list[SiteOut]
 
 

@@ -20,6 +20,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     WithJsonSchema,
+    field_serializer,
 )
 from pydantic.alias_generators import to_camel
 from quart_schema import document_response
@@ -63,6 +64,19 @@ Time = Annotated[datetime, PlainSerializer(iso, return_type=str),
                  WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization")]
 
 
+@lru_cache(maxsize=4096)
+def _eip55(address: str) -> str:
+    """The EIP-55 form of an address: the same few wallets and contracts recur in answers (a keccak each)."""
+    return checksummed(address)
+
+
+# An address, held lower-case (adnet.core.wallets) and always written in its EIP-55 form: the one place answers
+# convert it, so no answer mixes forms.
+Address = Annotated[str, PlainSerializer(_eip55, return_type=str),
+                    WithJsonSchema({"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$",
+                                    "description": "EIP-55 checksummed"}, mode="serialization")]
+
+
 class Schema(BaseModel):
     """A response body: built from snake_case attributes, written in camelCase."""
 
@@ -90,12 +104,6 @@ def refusals(*statuses: int) -> Callable[[F], F]:
     return document
 
 
-@lru_cache(maxsize=64)
-def _contract(address: str) -> str:
-    """The EIP-55 form of the few contract addresses every claim names (a keccak per call otherwise)."""
-    return checksummed(address)
-
-
 class ClaimOut(Schema):
     """Everything a wallet needs to redeem a claim on the vault (``claim(...)`` at ``to`` on ``chainId``)."""
 
@@ -103,18 +111,17 @@ class ClaimOut(Schema):
     signature: str
     nonce: str
     deadline: str
-    to: str
+    to: Address
     chain_id: int
-    recipient: str
-    token: str
+    recipient: Address
+    token: Address
     amount: str
 
     @classmethod
     def of(cls, claim: Claim) -> ClaimOut:
         return cls(claim_ref=claim.claim_ref, signature=claim.signature, nonce=str(claim.nonce),
-                   deadline=str(claim.deadline), to=_contract(claim.vault), chain_id=int(claim.chain_id),
-                   recipient=checksummed(claim.recipient), token=_contract(claim.token),
-                   amount=str(int(claim.amount)))
+                   deadline=str(claim.deadline), to=claim.vault, chain_id=int(claim.chain_id),
+                   recipient=claim.recipient, token=claim.token, amount=str(int(claim.amount)))
 
 
 def claim_out(claim: Claim | None) -> ClaimOut | None:
@@ -134,14 +141,43 @@ class TokenAmount(Schema):
     amount: AmountText
 
 
-class WalletTransaction(Schema):
-    """An ``eth_sendTransaction`` parameter object (EIP-1193) for the wallet to send as it is."""
+class SendTransactionParams(Schema):
+    """An ``eth_sendTransaction`` parameter object (EIP-1193): quantities as hex strings."""
 
-    sender: str = Field(validation_alias="from", serialization_alias="from")
-    to: str
+    sender: Address = Field(serialization_alias="from")
+    to: Address
     data: str
     value: str
     chain_id: str
+
+
+class SendTransactionRequest(Schema):
+    """The EIP-1193 request that sends the transaction: ``provider.request(request)``."""
+
+    method: Literal["eth_sendTransaction"]
+    params: list[SendTransactionParams]
+
+
+class WalletTransaction(Schema):
+    """A transaction for the wallet to send, as the libraries that send it take it (docs/chain.md).
+
+    The object itself goes as it is to viem's ``sendTransaction`` and ethers' ``Signer.sendTransaction``:
+    ``chainId`` is a number, and there is no ``value``, since adnet's transactions never move the native coin and
+    viem refuses a zero written as a string. ``request`` is the same transaction for an EIP-1193 provider."""
+
+    sender: Address = Field(serialization_alias="from")
+    to: Address
+    data: str
+    chain_id: int
+    request: SendTransactionRequest
+
+    @classmethod
+    def of(cls, params: dict[str, Any]) -> WalletTransaction:
+        """From the ``eth_sendTransaction`` parameters ``adnet.chain.client`` builds."""
+        return cls(sender=params["from"], to=params["to"], data=params["data"], chain_id=int(params["chainId"], 16),
+                   request=SendTransactionRequest(method="eth_sendTransaction", params=[SendTransactionParams(
+                       sender=params["from"], to=params["to"], data=params["data"], value=params["value"],
+                       chain_id=params["chainId"])]))
 
 
 class DepositPlanOut(Schema):
@@ -179,8 +215,7 @@ class WithdrawalOut(Schema):
 def deposit_plan_out(plan: DepositPlan) -> dict[str, Any]:
     """The fields of a ``DepositPlanOut`` (a route adds whose deposit it is)."""
     return {"token": Token.GS, "amount": plan.amount, "account_ref": plan.holder.account_ref,
-            "transactions": [WalletTransaction.model_validate(plan.approve),
-                             WalletTransaction.model_validate(plan.deposit)]}
+            "transactions": [WalletTransaction.of(plan.approve), WalletTransaction.of(plan.deposit)]}
 
 
 def deposit_out(deposit: Deposit) -> dict[str, Any]:
@@ -232,7 +267,7 @@ class OnchainEventTask(_PublicTask):
     """Send a transaction to ``contract``; it counts after ``confirmations`` blocks."""
 
     kind: Literal["ONCHAIN_EVENT"]
-    contract: str
+    contract: Address
     confirmations: int
 
 
@@ -332,6 +367,12 @@ class TaskOut(Schema):
     ends_at: Time | None
     active: bool
     preview: PublicTask | None
+
+    @field_serializer("config")
+    def _config_addresses(self, config: dict[str, Any]) -> dict[str, Any]:
+        """An ONCHAIN_EVENT config's ``contract`` and ``emitter``, stored lower-case, written as addresses are."""
+        return {key: _eip55(value) if key in ("contract", "emitter") and value else value
+                for key, value in config.items()}
 
 
 class CampaignOut(Schema):

@@ -14,7 +14,7 @@ from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
 from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
-from api.schemas import Awarded, ClaimOut, Schema, Time, claim_out, refusals
+from api.schemas import Address, Awarded, ClaimOut, Schema, Time, claim_out, refusals
 
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api")
 
@@ -49,7 +49,7 @@ class MessageOut(Schema):
     """The message to sign and its single-use nonce."""
 
     task_id: str
-    wallet: str
+    wallet: Address
     message: str
     nonce: str
     expires_at: Time

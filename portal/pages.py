@@ -19,6 +19,7 @@ from quart_schema import hide
 
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError
+from adnet.core.wallets import checksummed
 from api.errors import status_of
 from api.http import services
 from api.ratelimit import settings_limit
@@ -115,6 +116,12 @@ blueprint = portal_blueprint("pages")
 def money_filter(amount: int) -> str:
     """An integer amount in the smallest unit as an exact decimal string."""
     return to_decimal_string(int(amount))
+
+
+@blueprint.app_template_filter("address")
+def address_filter(address: str) -> str:
+    """An address, held lower-case, in its EIP-55 form: how every page and answer writes it."""
+    return checksummed(address)
 
 
 @blueprint.app_template_filter("percent")

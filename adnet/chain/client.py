@@ -27,6 +27,7 @@ from web3.types import TxReceipt
 from adnet.chain.contracts import token_artifact, vault_artifact
 from adnet.chain.deploy import Deployment
 from adnet.chain.transact import send_transaction
+from adnet.core.wallets import checksummed
 
 if TYPE_CHECKING:
     from adnet.chain.devchain import DevChain
@@ -123,14 +124,16 @@ class ChainClient:
             await self.w3.provider.disconnect()
 
     async def health(self) -> dict[str, Any]:
-        """``{"status": "ok", "chainId", "blockNumber", "vault"}`` when the node answers as the bound chain."""
+        """``{"status": "ok", "chainId", "blockNumber", "vault"}`` (EIP-55, as every answer writes addresses) when
+        the node answers as the bound chain."""
         try:
             chain_id = await self.w3.eth.chain_id
             block_number = await self.w3.eth.block_number
         except Exception as exc:  # reported, never raised: health must always answer
             return {"status": f"unavailable: {type(exc).__name__}"}
         status = "ok" if chain_id == self.chain_id else "wrong_chain"
-        return {"status": status, "chainId": chain_id, "blockNumber": block_number, "vault": self.vault_address}
+        return {"status": status, "chainId": chain_id, "blockNumber": block_number,
+                "vault": checksummed(self.vault_address)}
 
     async def block_number(self) -> int:
         return await self._guard(self.w3.eth.block_number)

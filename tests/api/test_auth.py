@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from eth_account import Account
+from eth_utils import to_checksum_address
 from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import AuthNonce, Session
@@ -87,7 +88,7 @@ async def test_a_full_sign_in_opens_a_bearer_and_cookie_session(client, clock):
     response = await verify(client, message, signature)
     assert response.status_code == 200
     body = await response.get_json()
-    assert body["wallet"] == account.address.lower()
+    assert body["wallet"] == account.address  # EIP-55, as every answer writes addresses
     assert body["expiresAt"] == (clock.now() + timedelta(hours=1)).isoformat().replace("+00:00", "Z")
 
     cookie = response.headers["Set-Cookie"]
@@ -97,10 +98,10 @@ async def test_a_full_sign_in_opens_a_bearer_and_cookie_session(client, clock):
 
     by_bearer = await client.get("/api/auth/me", headers=bearer(body["token"]))
     assert by_bearer.status_code == 200
-    assert (await by_bearer.get_json())["wallet"] == account.address.lower()
+    assert (await by_bearer.get_json())["wallet"] == account.address
     by_cookie = await client.get("/api/auth/me", headers={"Cookie": f"{SESSION_COOKIE}={body['token']}"})
     assert by_cookie.status_code == 200
-    assert (await by_cookie.get_json())["wallet"] == account.address.lower()
+    assert (await by_cookie.get_json())["wallet"] == account.address
 
 
 async def test_sessions_are_stored_only_as_a_hash(client):
@@ -240,7 +241,7 @@ async def test_a_contract_wallet_signs_in_through_eip_1271(client, app):
     message, signature = await signed_message(client, owner, address=contract_wallet)
     response = await verify(client, message, signature)
     assert response.status_code == 200
-    assert (await response.get_json())["wallet"] == contract_wallet.lower()
+    assert (await response.get_json())["wallet"] == to_checksum_address(contract_wallet)
 
 
 @pytest.mark.parametrize("signature", UNRECOVERABLE_SIGNATURES.values(), ids=UNRECOVERABLE_SIGNATURES.keys())

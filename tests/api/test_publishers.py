@@ -200,7 +200,7 @@ async def test_sites_lists_the_wallets_sites_with_their_figures(client, clock):
                                 headers=bearer(token))
     assert response.status_code == 200
     body = await response.get_json()
-    assert body["wallet"] == account.address.lower()
+    assert body["wallet"] == account.address
     assert [entry["siteId"] for entry in body["sites"]] == [site.id, quiet.id]
     first = body["sites"][0]
     assert first["domain"] == "first.example"

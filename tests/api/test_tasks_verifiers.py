@@ -180,7 +180,7 @@ async def test_sign_message_accepts_the_issued_message_signed_by_the_wallet(clie
     account = Account.create()
     issued = await issued_message(client, task, account.address.lower())
     assert issued["message"] == PLEDGE.format(wallet=account.address, nonce=issued["nonce"])
-    assert issued["wallet"] == account.address.lower()
+    assert issued["wallet"] == account.address
     assert issued["expiresAt"] == (clock.now() + timedelta(minutes=10)).isoformat().replace("+00:00", "Z")
     status, body = await complete(client, task, account.address, message=issued["message"],
                                   signature=signed(account, issued["message"]))

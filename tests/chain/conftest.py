@@ -34,13 +34,15 @@ from tests.conftest import TEST_SIGNER_KEY
 ANVIL_DIR = Path(__file__).parent / "anvil"
 ANVIL_BINARY = ANVIL_DIR / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
 ANVIL_CHAIN_ID = 31337
+NODE_LIBRARIES = (ANVIL_DIR / "node_modules" / "viem", ANVIL_DIR / "node_modules" / "ethers")
 ON_BOTH_CHAINS = pytest.mark.parametrize("chain_kind", ["embedded", "anvil"], indirect=True)
 
 
 def install_anvil() -> Path:
-    """The anvil binary, installed by npm from the committed lock file when missing (``npm ci`` rejects a lock file
-    that lists only this platform's optional binary, so ``npm install``, which follows the lock file too)."""
-    if not ANVIL_BINARY.exists():
+    """The anvil binary, installed by npm from the committed lock file with the rest of the package (viem and
+    ethers, for tests/chain/test_prepared.py) when any is missing (``npm ci`` rejects a lock file that lists only
+    this platform's optional binary, so ``npm install``, which follows the lock file too)."""
+    if not all(path.exists() for path in (ANVIL_BINARY, *NODE_LIBRARIES)):
         npm = shutil.which("npm")
         if npm is None:
             pytest.fail("the chain tests need anvil from npm, and npm is not installed (Node 20 + npm)")
