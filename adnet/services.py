@@ -26,7 +26,8 @@ from adnet.delivery import clients
 from adnet.delivery.serving import Server
 from adnet.delivery.tracking import Tracker
 from adnet.jobs.health import Health, SignerNotAuthorized
-from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, periodic_jobs
+from adnet.jobs.leases import Lease
+from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, WATCHER_LEASE, periodic_jobs
 from adnet.jobs.scheduler import Scheduler
 from adnet.money import vault_events
 from adnet.tasks.completion import CompletionWriter
@@ -51,6 +52,7 @@ class Services:
     site_checks: SiteChecks
     health: Health
     broadcast: changes.Broadcast | None
+    watcher_lease: Lease
 
     @property
     def announce(self) -> changes.Listener:
@@ -78,8 +80,10 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
-    jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, clock=clock, site_checks=site_checks,
-                                   health=health, retention_days=settings.event_retention_days),
+    watcher_lease = Lease(WATCHER_LEASE, clock=clock)
+    jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
+                                   clock=clock, site_checks=site_checks, health=health,
+                                   retention_days=settings.event_retention_days),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
     broadcast = changes.Broadcast(settings.redis_url, server.invalidate) if settings.redis_url else None
     if broadcast is not None:
@@ -88,7 +92,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, broadcast=broadcast, health=health)
+                       site_checks=site_checks, broadcast=broadcast, watcher_lease=watcher_lease, health=health)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started
@@ -100,6 +104,7 @@ async def stop(services: Services) -> None:
     await services.tracker.stop()
     await services.completions.stop()
     await services.serving.flush_counts()
+    await services.watcher_lease.release()
     if services.broadcast is not None:
         await services.broadcast.stop()
     await services.chain_connection.close()

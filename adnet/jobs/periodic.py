@@ -6,7 +6,8 @@
   of ended campaigns' budgets and task pools (no request does this: reading an account never writes);
 - ``expired-claims``: release claims whose deadline the confirmed chain time has passed (a withdrawal back to its
   holder, a reward back to its pool);
-- ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed);
+- ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed), in the one process of all
+  workers and hosts that holds the watcher's lease (``adnet.jobs.leases``); the others stand by;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
@@ -28,6 +29,7 @@ from adnet.delivery import retention
 from adnet.delivery.index import REBUILD_SECONDS
 from adnet.delivery.serving import Server
 from adnet.jobs.health import HEALTH_SECONDS, Health
+from adnet.jobs.leases import Lease
 from adnet.jobs.scheduler import Job
 from adnet.money import claims
 
@@ -35,6 +37,7 @@ FILL_COUNT_SECONDS = REBUILD_SECONDS
 SETTLE_SECONDS = 30.0
 EXPIRY_SECONDS = 60.0
 WATCH_SECONDS = 2.0
+WATCHER_LEASE = "chain-watcher"
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
 # Jobs a test runs itself rather than on a timer.
@@ -42,7 +45,7 @@ ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-wat
                                 "health"})
 
 
-def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock: Clock,
+def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease, clock: Clock,
                   site_checks: SiteChecks, health: Health, retention_days: int) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
@@ -50,7 +53,7 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, clock
         Job("fill-counts", server.flush_counts, every=FILL_COUNT_SECONDS),
         Job("settle-campaigns", lambda: settle_due(clock.now()), every=SETTLE_SECONDS),
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
-        Job("chain-watcher", watcher.run_once, every=WATCH_SECONDS),
+        Job("chain-watcher", lambda: watcher_lease.run(watcher.run_once), every=WATCH_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
