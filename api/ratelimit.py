@@ -19,12 +19,12 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from flask.sansio.blueprints import Blueprint
 from quart import Quart
 from quart_rate_limiter import RateLimit, RateLimiter, RateLimitExceeded
-from quart_rate_limiter.store import MemoryStore
+from quart_rate_limiter.store import MemoryStore, RateLimiterStoreABC
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
@@ -186,17 +186,16 @@ class OwnLimitsFirst(RateLimiter):
     ``ExpiringMemoryStore`` of the process without.
     """
 
-    store: AdmittingStore
-
     def __init__(self, app: Quart, *, settings: Settings, **kwargs: Any) -> None:
-        super().__init__(app, store=RedisStore(settings.redis_url) if settings.redis_url else ExpiringMemoryStore(),
-                         **kwargs)
+        self.admitting: AdmittingStore = RedisStore(settings.redis_url) if settings.redis_url else ExpiringMemoryStore()
+        # With admitting ours, the library calls only before_serving, after_serving and get of its store.
+        super().__init__(app, store=cast(RateLimiterStoreABC, self.admitting), **kwargs)
         self._configured = {name: _rate_limit(getattr(settings, name)) for name in LIMIT_SETTINGS}
 
     async def _raise_on_rejection(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         if not rate_limits:
             return
-        wait = await self.store.admit([(await self._create_key(endpoint, limit), limit) for limit in rate_limits])
+        wait = await self.admitting.admit([(await self._create_key(endpoint, limit), limit) for limit in rate_limits])
         if wait is not None:
             raise RateLimitExceeded(wait)
 
