@@ -160,6 +160,10 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
         headers["X-Frame-Options"] = "DENY"
         headers["Permissions-Policy"] = "camera=(), microphone=(), geolocation=()"
         headers.setdefault("Content-Security-Policy", _DOCS_CSP if request.path in _DOCS_PATHS else _CSP)
+        if g.get("session") is not None:
+            # A signed-in answer shows an account (balances, sites, campaigns): never kept by a browser or proxy,
+            # where the next person at the machine, or behind the proxy, could read it back.
+            headers["Cache-Control"] = "no-store"
         if settings.production:
             headers["Strict-Transport-Security"] = "max-age=63072000; includeSubDomains"
         return response
