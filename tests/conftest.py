@@ -51,15 +51,21 @@ def make_settings(database_url: str, data_dir: Path, **overrides: str) -> Settin
     return load_settings(env)
 
 
-@pytest.fixture
-def redis_url() -> str:
-    """The Redis of ``ADNET_TEST_REDIS_URL``, its database emptied. A test that needs one is skipped where none is
-    named, except under CI, which must name one: there the test fails instead."""
+def redis_for_tests() -> str:
+    """The Redis of ``ADNET_TEST_REDIS_URL``. A test that needs one is skipped where none is named, except under CI,
+    which must name one: there the test fails instead."""
     url = os.environ.get("ADNET_TEST_REDIS_URL")
     if not url:
         if os.environ.get("CI"):
             pytest.fail("CI runs the tests that need Redis: set ADNET_TEST_REDIS_URL")
         pytest.skip("needs Redis: set ADNET_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379/15)")
+    return url
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The test Redis (``redis_for_tests``), its database emptied."""
+    url = redis_for_tests()
     with redis.Redis.from_url(url) as connection:
         connection.flushdb()
     return url
