@@ -1,10 +1,13 @@
-"""What the database is sent, for tests that count statements."""
+"""What the database is sent, for tests that count statements and trips to SQLite's thread."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+import aiosqlite
+from tortoise import connections
 
 # The ORM logs every statement it sends; adnet.db.sql logs every statement of the programs it runs.
 LOGGERS = ("tortoise.db_client", "adnet.db.sql")
@@ -30,3 +33,31 @@ def recorded_statements() -> Iterator[list[str]]:
         for logger, level in zip(loggers, levels, strict=True):
             logger.removeHandler(handler)
             logger.setLevel(level)
+
+
+class _RecordedQueue:
+    """A SQLite connection's queue to its thread, noting the name of each function put on it."""
+
+    def __init__(self, queue, taken: list[str]) -> None:
+        self.queue, self.taken = queue, taken
+
+    def put_nowait(self, item) -> None:
+        _, function = item
+        self.taken.append(function.func.__name__)
+        self.queue.put_nowait(item)
+
+
+@contextmanager
+def trips() -> Iterator[list[str]]:
+    """Every trip to the SQLite connection's thread while the block runs (none on PostgreSQL)."""
+    taken: list[str] = []
+    driver = connections.get("default")._connection
+    if not isinstance(driver, aiosqlite.Connection):
+        yield taken
+        return
+    queue = driver._tx
+    driver._tx = _RecordedQueue(queue, taken)
+    try:
+        yield taken
+    finally:
+        driver._tx = queue

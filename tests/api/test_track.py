@@ -8,7 +8,6 @@ from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 
-import aiosqlite
 import pytest
 from quart import current_app
 from tortoise import connections
@@ -27,7 +26,7 @@ from adnet.reporting import traffic
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.conftest import rebuild_index
 from tests.factories import G, make_campaign, make_creative, make_site
-from tests.sql import recorded_statements
+from tests.sql import recorded_statements, trips
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
 # Each served ad goes to a client of its own /24 network (the billing caps count per network), and its events come
@@ -204,7 +203,7 @@ async def test_200_identical_events_at_once_record_and_bill_exactly_one(client, 
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000
 
 
-async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch):
+async def test_a_batch_is_written_by_one_program(app, client, clock):
     """A batch's dedup keys, events, billing and counters are one program of statements (adnet.db.sql): on
     SQLite one trip to the database's thread between the transaction's beginning and its commit."""
     site, campaign, _ = await setup_ad()
@@ -215,22 +214,11 @@ async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch
                            for n, ad in enumerate(ads)))
     tracker = app.extensions["adnet"].tracker
     commit, batches = tracker.committer._commit, []
-    original = aiosqlite.Connection._execute
 
     async def counted(batch):
-        trips: list[str] = []
-
-        async def trip(self, fn, *args, **kwargs):
-            trips.append(getattr(fn, "__name__", repr(fn)))
-            return await original(self, fn, *args, **kwargs)
-
-        monkeypatch.setattr(aiosqlite.Connection, "_execute", trip)
-        try:
-            with recorded_statements() as sent:
-                results = await commit(batch)
-        finally:
-            monkeypatch.setattr(aiosqlite.Connection, "_execute", original)
-        batches.append((len(batch), trips, sent))
+        with trips() as taken, recorded_statements() as sent:
+            results = await commit(batch)
+        batches.append((len(batch), taken, sent))
         return results
 
     tracker.committer._commit = counted
@@ -239,11 +227,11 @@ async def test_a_batch_is_written_by_one_program(app, client, clock, monkeypatch
     assert [response.status_code for response, _ in responses] == [201] * 3
     assert all([await billed(body) for _, body in responses])
     assert sum(size for size, _, _ in batches) == 3
-    for _, trips, sent in batches:
+    for _, taken, sent in batches:
         tables = " ".join(sent)
         assert all(name in tables for name in ("dedup_key", "tracking_event", "ledger_account", "site_daily_stat"))
         if sql.dialect_of(connections.get("default")) == "sqlite":
-            assert trips == ["_transaction_on_sqlite"]
+            assert taken == ["_transaction_on_sqlite"]
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - 10 * (CPM // 1000) - 3 * CPC
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import aiosqlite
 import pytest
@@ -19,35 +17,7 @@ from tortoise.transactions import in_transaction
 from adnet.db import sql
 from adnet.db.sql import Program, Statement
 from adnet.money.models import SignerNonce
-from tests.sql import recorded_statements
-
-
-class _RecordedQueue:
-    """A SQLite connection's queue to its thread, noting the name of each function put on it."""
-
-    def __init__(self, queue, taken: list[str]) -> None:
-        self.queue, self.taken = queue, taken
-
-    def put_nowait(self, item) -> None:
-        _, function = item
-        self.taken.append(function.func.__name__)
-        self.queue.put_nowait(item)
-
-
-@contextmanager
-def trips() -> Iterator[list[str]]:
-    """Every trip to the SQLite connection's thread while the block runs (none on PostgreSQL)."""
-    taken: list[str] = []
-    driver = connections.get("default")._connection
-    if not isinstance(driver, aiosqlite.Connection):
-        yield taken
-        return
-    queue = driver._tx
-    driver._tx = _RecordedQueue(queue, taken)
-    try:
-        yield taken
-    finally:
-        driver._tx = queue
+from tests.sql import recorded_statements, trips
 
 
 def signers(names: list[str]) -> Program[tuple[int, list[str]]]:
