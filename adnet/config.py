@@ -8,9 +8,12 @@ variable to set.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import os
 import secrets
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +31,14 @@ SECRET_VARIABLES = {
     "tracking_secret": "ADNET_TRACKING_SECRET",
     "signer_key": "ADNET_SIGNER_KEY",
 }
+# Other secrets production may be given; each is held to the same strength and none may repeat another.
+OPTIONAL_SECRET_VARIABLES = ("ADNET_TRACKING_SECRET_PREVIOUS", "ADNET_METRICS_TOKEN")
+MIN_SECRET_LENGTH = 32
+# The least a production secret's characters must carry, estimated from their frequencies (Shannon): 32 random hex
+# digits (128 bits) carry about 113 by this estimate, a 32-character password of repeated words far less.
+MIN_SECRET_BITS = 96
+_RECIPE = "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+_SECRET_RECIPES = {"ADNET_SIGNER_KEY": "a new account's key, authorized as a signer on the vault"}
 
 
 class ConfigError(Exception):
@@ -138,7 +149,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     except (ValueError, TypeError):
         raise ConfigError("ADNET_SIGNER_KEY must be a 32-byte hex private key") from None
     if production:
-        _check_secret_strength(values)
+        _check_production_secrets({
+            **{SECRET_VARIABLES[key]: value for key, value in values.items()},
+            **{name: value for name in OPTIONAL_SECRET_VARIABLES if (value := get(name)) is not None},
+        })
         _refuse_development_secrets(values, data_dir)
 
     chain_rpc_url = get("ADNET_CHAIN_RPC_URL")
@@ -217,7 +231,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
         site_check_port=site_check_port,
         redis_url=redis_url,
-        metrics_token=_metrics_token(get("ADNET_METRICS_TOKEN"), production=production),
+        metrics_token=get("ADNET_METRICS_TOKEN"),
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
 
@@ -254,17 +268,38 @@ def _development_secrets(data_dir: Path) -> dict[str, str]:
     return stored
 
 
-def _metrics_token(token: str | None, *, production: bool) -> str | None:
-    """The bearer token ``/metrics`` asks for; in production a short one is refused (it guards business figures)."""
-    if production and token is not None and len(token) < 32:
-        raise ConfigError("ADNET_METRICS_TOKEN must be at least 32 characters")
-    return token
+def _check_production_secrets(secrets_by_variable: dict[str, str]) -> None:
+    """Every production secret strong (``secret_weakness``) and its own: a value shared by two secrets falls with
+    either (a leaked metrics token would be the key that signs sessions)."""
+    seen: dict[str, str] = {}
+    for variable, value in secrets_by_variable.items():
+        weakness = secret_weakness(value.removeprefix("0x") if variable == "ADNET_SIGNER_KEY" else value)
+        if weakness is not None:
+            raise ConfigError(f"{variable} {weakness}; set a random one ({_SECRET_RECIPES.get(variable, _RECIPE)})")
+        same = value.lower().removeprefix("0x")  # a key in hex is the same key in any case, with or without 0x
+        if same in seen:
+            raise ConfigError(f"{variable} repeats the value of {seen[same]}; every secret must be its own")
+        seen[same] = variable
 
 
-def _check_secret_strength(values: dict[str, str]) -> None:
-    for key in ("secret_key", "tracking_secret"):
-        if len(values[key]) < 32:
-            raise ConfigError(f"{SECRET_VARIABLES[key]} must be at least 32 characters")
+def secret_weakness(value: str) -> str | None:
+    """Why ``value`` is too weak to be a production secret, or None: shorter than ``MIN_SECRET_LENGTH``; one
+    character making up over a third of it, or a shorter string repeated; mostly runs of neighbouring characters
+    (``abcd``, ``1234``); or under ``MIN_SECRET_BITS`` by its character frequencies. Random secrets of the length
+    asked for pass (of 32 random hex digits, about one in 7,500 fails)."""
+    length = len(value)
+    if length < MIN_SECRET_LENGTH:
+        return f"must be at least {MIN_SECRET_LENGTH} characters"
+    counts = Counter(value)
+    repeated = any(value[shift:] == value[:-shift] for shift in range(1, length // 2 + 1))
+    if repeated or max(counts.values()) * 3 > length:
+        return "repeats characters"
+    if sum(abs(ord(b) - ord(a)) <= 1 for a, b in itertools.pairwise(value)) * 2 > length - 1:
+        return "is mostly runs of neighbouring characters"
+    bits = -sum(count * math.log2(count / length) for count in counts.values())
+    if bits < MIN_SECRET_BITS:
+        return f"has too little entropy (about {bits:.0f} bits, at least {MIN_SECRET_BITS} needed)"
+    return None
 
 
 def _refuse_development_secrets(values: dict[str, str], data_dir: Path) -> None:

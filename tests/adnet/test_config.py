@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import stat
 
 import pytest
 
-from adnet.config import DEV_SECRETS_FILE, ConfigError, load_settings
+from adnet.config import DEV_SECRETS_FILE, ConfigError, load_settings, secret_weakness
 from adnet.core.wallets import dev_accounts
+
+# Random values, as production's must be (``secret_weakness``).
+SECRET_KEY = "nBw9RaiqNIFJopiu21ZAPWawng4_aaHhHFXCWjGWEThcCzaI"
+TRACKING_SECRET = "W_SZBcHF-DIABh98Oel3L4-LorMYMOV2Al44Kj8boqaMcU8Z"
+SIGNER_KEY = "0x3f707d3fc22b999ca1c462474e40371c94ac19e8eb9306151ae19aab7ebb653a"
+METRICS_TOKEN = "6lLcZccPQJ-w3EVGUFsCN7sTtjWoOMcIyEn-JYlRN89gxc2V"
 
 
 def production_env(tmp_path, **overrides: str) -> dict[str, str]:
@@ -16,9 +24,9 @@ def production_env(tmp_path, **overrides: str) -> dict[str, str]:
         "ADNET_ENV": "production",
         "ADNET_DATA_DIR": str(tmp_path),
         "ADNET_PUBLIC_URL": "https://ads.example",
-        "ADNET_SECRET_KEY": "k" * 48,
-        "ADNET_TRACKING_SECRET": "t" * 48,
-        "ADNET_SIGNER_KEY": "0x" + "5a" * 32,
+        "ADNET_SECRET_KEY": SECRET_KEY,
+        "ADNET_TRACKING_SECRET": TRACKING_SECRET,
+        "ADNET_SIGNER_KEY": SIGNER_KEY,
         "ADNET_CHAIN_RPC_URL": "https://forno.celo.org",
         "ADNET_VAULT_ADDRESS": "0x" + "11" * 20,
         "ADNET_GS_TOKEN_ADDRESS": "0x" + "22" * 20,
@@ -124,7 +132,55 @@ def test_redis_is_optional_and_named_by_a_url(tmp_path):
 
 def test_the_metrics_token_is_optional_and_long_in_production(tmp_path):
     assert load_settings(production_env(tmp_path)).metrics_token is None
-    assert load_settings(production_env(tmp_path, ADNET_METRICS_TOKEN="m" * 32)).metrics_token == "m" * 32
+    assert load_settings(production_env(tmp_path, ADNET_METRICS_TOKEN=METRICS_TOKEN)).metrics_token == METRICS_TOKEN
     assert load_settings({"ADNET_DATA_DIR": str(tmp_path), "ADNET_METRICS_TOKEN": "short"}).metrics_token == "short"
     with pytest.raises(ConfigError, match="ADNET_METRICS_TOKEN must be at least 32 characters"):
         load_settings(production_env(tmp_path, ADNET_METRICS_TOKEN="short"))
+
+
+@pytest.mark.parametrize("variable", ["ADNET_SECRET_KEY", "ADNET_TRACKING_SECRET", "ADNET_TRACKING_SECRET_PREVIOUS",
+                                      "ADNET_METRICS_TOKEN"])
+@pytest.mark.parametrize(("value", "weakness"), [
+    ("a" * 32, "repeats characters"),
+    ("k" * 48, "repeats characters"),
+    ("password" * 4, "repeats characters"),
+    ("Password123" * 3, "repeats characters"),
+    ("0123456789abcdef" * 2, "repeats characters"),
+    ("abcdefghijklmnopqrstuvwxyz012345", "runs of neighbouring characters"),
+    ("aaaaaaaaaabbbbbbbbbbccccccccccdd", "runs of neighbouring characters"),
+    ("aaaiaiimeemaieememeemiamaiiiemma", "too little entropy"),
+    (SECRET_KEY[:31], "at least 32 characters"),
+])
+def test_production_refuses_a_weak_secret_and_names_it(tmp_path, variable, value, weakness):
+    with pytest.raises(ConfigError, match=f"^{variable} .*{weakness}"):
+        load_settings(production_env(tmp_path, **{variable: value}))
+
+
+def test_production_refuses_a_signer_key_of_repeated_digits(tmp_path):
+    with pytest.raises(ConfigError, match=r"^ADNET_SIGNER_KEY repeats characters"):
+        load_settings(production_env(tmp_path, ADNET_SIGNER_KEY="0x" + "5a" * 32))
+
+
+@pytest.mark.parametrize(("first", "second", "value"), [
+    ("ADNET_SECRET_KEY", "ADNET_TRACKING_SECRET", TRACKING_SECRET),
+    ("ADNET_TRACKING_SECRET", "ADNET_TRACKING_SECRET_PREVIOUS", TRACKING_SECRET),
+    ("ADNET_SECRET_KEY", "ADNET_METRICS_TOKEN", SECRET_KEY),
+    ("ADNET_SIGNER_KEY", "ADNET_METRICS_TOKEN", SIGNER_KEY.upper().replace("0X", "0x")),
+])
+def test_production_refuses_one_value_for_two_secrets(tmp_path, first, second, value):
+    with pytest.raises(ConfigError, match=f"^{second} repeats the value of {first};"):
+        load_settings(production_env(tmp_path, **{first: value, second: value}))
+
+
+def test_random_secrets_of_the_length_asked_for_are_strong_enough():
+    rng = random.Random(20)
+    generated = [base64.urlsafe_b64encode(rng.randbytes(24)).decode() for _ in range(2000)]
+    generated += [rng.randbytes(32).hex() for _ in range(2000)]
+    assert [value for value in generated if secret_weakness(value) is not None] == []
+    assert secret_weakness(SECRET_KEY) is None and secret_weakness("correct horse battery staple 123") is None
+
+
+def test_development_takes_any_secret(tmp_path):
+    settings = load_settings({"ADNET_DATA_DIR": str(tmp_path), "ADNET_SECRET_KEY": "a" * 32,
+                              "ADNET_TRACKING_SECRET": "a" * 32})
+    assert settings.secret_key == settings.tracking_secret == "a" * 32

@@ -13,6 +13,7 @@ from adnet.demo import DemoRefused, create_demo, load_demo
 from adnet.money import ledger
 from adnet.tasks.config import parse_config
 from adnet.tasks.models import Task, TaskKind, TaskSurface
+from tests.adnet.test_config import production_env
 
 
 @pytest.fixture
@@ -73,13 +74,7 @@ async def test_loading_again_or_concurrently_creates_nothing_more(app, settings,
 
 
 async def test_production_refuses_demo_data(tmp_path):
-    settings = load_settings({
-        "ADNET_ENV": "production", "ADNET_PUBLIC_URL": "https://ads.example", "ADNET_SECRET_KEY": "s" * 40,
-        "ADNET_TRACKING_SECRET": "t" * 40, "ADNET_SIGNER_KEY": "0x" + "22" * 32,
-        "ADNET_CHAIN_RPC_URL": "https://forno.celo.org", "ADNET_VAULT_ADDRESS": "0x" + "33" * 20,
-        "ADNET_GS_TOKEN_ADDRESS": "0x" + "44" * 20, "ADNET_SOV_TOKEN_ADDRESS": "0x" + "55" * 20,
-        "ADNET_DATA_DIR": str(tmp_path), "ADNET_DATABASE_URL": f"sqlite://{tmp_path / 'prod.sqlite3'}",
-    })
+    settings = load_settings(production_env(tmp_path, ADNET_DATABASE_URL=f"sqlite://{tmp_path / 'prod.sqlite3'}"))
     with pytest.raises(DemoRefused):
         await load_demo(settings)
     assert not (tmp_path / "prod.sqlite3").exists()
