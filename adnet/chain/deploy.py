@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from eth_account.signers.local import LocalAccount
 from web3 import AsyncWeb3
+from web3.exceptions import Web3Exception
 
 from adnet.chain.contracts import Artifact, token_artifact, vault_artifact
 from adnet.chain.transact import send_transaction
@@ -98,6 +99,18 @@ async def mint(w3: AsyncWeb3, owner: LocalAccount, token: str, to: str, amount: 
     contract = w3.eth.contract(address=AsyncWeb3.to_checksum_address(token), abi=token_artifact().abi)
     data = contract.encode_abi("mint", args=[AsyncWeb3.to_checksum_address(to), amount])
     await send_transaction(w3, owner, {"to": token, "data": data})
+
+
+async def can_mint(w3: AsyncWeb3, account: str, token: str) -> bool:
+    """Whether ``account`` may mint ``token``: a TestToken it owns. Asked by simulating a mint, so a real token (no
+    ``mint``) or another's TestToken answers no."""
+    contract = w3.eth.contract(address=AsyncWeb3.to_checksum_address(token), abi=token_artifact().abi)
+    owner = AsyncWeb3.to_checksum_address(account)
+    try:
+        await contract.functions.mint(owner, 1).call({"from": owner})
+    except (Web3Exception, ValueError):
+        return False
+    return True
 
 
 async def send_eth(w3: AsyncWeb3, sender: LocalAccount, to: str, amount: int) -> None:

@@ -1,11 +1,13 @@
 """``adnet chain …``: serve the development chain, deploy to a real node, reset development, fund a wallet.
 
 - ``adnet chain serve``: run the development chain in the foreground (``adnet serve`` starts one by itself).
-- ``adnet chain deploy``: deploy the vault (and, with ``--test-tokens``, two TestTokens) to the node of
-  ``ADNET_CHAIN_RPC_URL``, paid by ``ADNET_DEPLOYER_KEY``, and print the ``ADNET_*`` variables to set.
+- ``adnet chain deploy``: deploy the vault (and, with ``--test-tokens``, two TestTokens, minted to the vault with
+  ``--fund-vault`` and to wallets with ``--mint``) to the node of ``ADNET_CHAIN_RPC_URL``, paid by
+  ``ADNET_DEPLOYER_KEY``, and print the ``ADNET_*`` variables to set.
 - ``adnet chain reset``: development only: forget the development chain and everything bound to it, then deploy
   on a new one.
-- ``adnet chain fund ADDRESS``: development only: gas money and test G$/SOV for a wallet of yours.
+- ``adnet chain fund ADDRESS``: gas money and test G$/SOV for a wallet of yours, from development account 0 on the
+  development chain, from ``ADNET_DEPLOYER_KEY`` (the test tokens' owner) on a node.
 - ``adnet chain status``: the bound chain, the node's head and the vault's token balances.
 """
 
@@ -24,12 +26,13 @@ from types import FrameType
 from typing import TypeVar
 
 from eth_account import Account
+from eth_account.signers.local import LocalAccount
 from tortoise.transactions import in_transaction
 
 from adnet.chain import devserver
 from adnet.chain.binding import ChainMismatch
 from adnet.chain.client import ChainClient, ChainUnavailable
-from adnet.chain.deploy import deploy, mint, send_eth
+from adnet.chain.deploy import can_mint, deploy, mint, send_eth
 from adnet.chain.models import ChainBinding, ChainCursor
 from adnet.chain.service import ChainConfigError, connect, http_web3
 from adnet.config import Settings
@@ -72,13 +75,18 @@ def register(commands: argparse._SubParsersAction) -> None:
                             help="deploy mintable TestTokens for the tokens not given (testnets only)")
     deploy_cmd.add_argument("--rate", default="1", help="G$ per SOV, a decimal (default 1)")
     deploy_cmd.add_argument("--owner", help="vault owner (default: the deployer); use a multisig in production")
+    deploy_cmd.add_argument("--fund-vault", metavar="AMOUNT",
+                            help="with --test-tokens: mint AMOUNT of each test token to the vault, for what adnet "
+                                 "will owe before anyone deposits (demo budgets, rewards)")
+    deploy_cmd.add_argument("--mint", action="append", default=[], metavar="ADDRESS=AMOUNT",
+                            help="with --test-tokens: mint AMOUNT of each test token to ADDRESS (repeatable)")
     deploy_cmd.set_defaults(command=_deploy)
 
     reset = actions.add_parser("reset", help="development: start over on a new development chain")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     reset.set_defaults(command=_reset)
 
-    fund = actions.add_parser("fund", help="development: send gas money and test G$/SOV to a wallet")
+    fund = actions.add_parser("fund", help="send gas money and test G$/SOV to a wallet (not in production)")
     fund.add_argument("address")
     fund.add_argument("--eth", default="10", help="native coin for gas (default 10)")
     fund.add_argument("--gs", default="1000", help="G$ to mint (default 1000)")
@@ -131,14 +139,17 @@ def _deploy(settings: Settings, args: argparse.Namespace) -> int:
         return _fail("set ADNET_CHAIN_RPC_URL to the node to deploy to (the development chain deploys by itself)")
     if not args.test_tokens and not (args.gs_token and args.sov_token):
         return _fail("give --gs-token and --sov-token, or --test-tokens on a testnet")
-    key = os.environ.get(DEPLOYER_KEY_VARIABLE) or getpass.getpass(f"{DEPLOYER_KEY_VARIABLE} (hidden): ")
     try:
-        deployer = Account.from_key(key.strip())
+        deployer = _deployer()
         rate = parse_amount(args.rate)
         gs_token, sov_token, owner = (normalize_wallet(address) if address else None
                                       for address in (args.gs_token, args.sov_token, args.owner))
+        mints = _mints(args.mint, args.fund_vault)
     except (ValueError, InvalidAmount, InvalidWallet) as exc:
         return _fail(str(exc))
+    minted = [symbol for symbol, given in ((Token.GS, gs_token), (Token.SOV, sov_token)) if given is None]
+    if mints and not (args.test_tokens and minted):
+        return _fail("--mint and --fund-vault mint test tokens: give --test-tokens, and not both token addresses")
     url = settings.chain_rpc_url
 
     async def run() -> int:
@@ -146,6 +157,12 @@ def _deploy(settings: Settings, args: argparse.Namespace) -> int:
         try:
             deployment = await deploy(w3, deployer, signer=settings.signer_address, rate=rate, gs_token=gs_token,
                                       sov_token=sov_token, owner=owner)
+            for address, amount in mints:
+                to = deployment.vault if address is None else address
+                for symbol in minted:
+                    await mint(w3, deployer, deployment.token(symbol), to, amount)
+                print(f"# minted {to_decimal_string(amount)} {' and '.join(minted)} to "
+                      f"{'the vault' if address is None else address}")
         finally:
             await w3.provider.disconnect()
         print(f"# adnet vault on chain {deployment.chain_id}, deployed at block {deployment.deployed_block}")
@@ -157,6 +174,29 @@ def _deploy(settings: Settings, args: argparse.Namespace) -> int:
         return 0
 
     return asyncio.run(run())
+
+
+def deployer_from_environment() -> LocalAccount | None:
+    """The account of ``ADNET_DEPLOYER_KEY`` where it is set (it owns the test tokens it deployed), else None."""
+    key = os.environ.get(DEPLOYER_KEY_VARIABLE)
+    return Account.from_key(key.strip()) if key else None
+
+
+def _deployer() -> LocalAccount:
+    """The account of ``ADNET_DEPLOYER_KEY``, asked for (hidden) where it is not set."""
+    return deployer_from_environment() or Account.from_key(
+        getpass.getpass(f"{DEPLOYER_KEY_VARIABLE} (hidden): ").strip())
+
+
+def _mints(wallets: list[str], vault_amount: str | None) -> list[tuple[str | None, int]]:
+    """``--mint ADDRESS=AMOUNT`` and ``--fund-vault AMOUNT`` as (address, or None for the vault, amount)."""
+    mints: list[tuple[str | None, int]] = [(None, parse_amount(vault_amount))] if vault_amount else []
+    for given in wallets:
+        address, separator, amount = given.partition("=")
+        if not separator:
+            raise ValueError(f"--mint {given}: write ADDRESS=AMOUNT")
+        mints.append((normalize_wallet(address), parse_amount(amount)))
+    return mints
 
 
 def _reset(settings: Settings, args: argparse.Namespace) -> int:
@@ -189,22 +229,31 @@ def _reset(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _fund(settings: Settings, args: argparse.Namespace) -> int:
-    if settings.production or settings.chain_rpc_url is not None:
-        return _fail("adnet chain fund serves the development chain only")
+    if settings.production:
+        return _fail("adnet chain fund is not for production: its tokens are test tokens")
     try:
         address = normalize_wallet(args.address)
         amounts = {name: parse_amount(getattr(args, name)) for name in ("eth", "gs", "sov")}
-    except (InvalidWallet, InvalidAmount) as exc:
+        owner = dev_accounts()[0] if settings.chain_rpc_url is None else _deployer()
+    except (InvalidWallet, InvalidAmount, ValueError) as exc:
         return _fail(str(exc))
 
-    async def fund(client: ChainClient) -> None:
-        owner = dev_accounts()[0]
+    async def fund(client: ChainClient) -> str | None:
+        for token in (client.gs_address, client.sov_address):
+            if not await can_mint(client.w3, owner.address, token):
+                return f"{owner.address} cannot mint the token at {token}: set {DEPLOYER_KEY_VARIABLE} to its owner"
         await send_eth(client.w3, owner, address, amounts["eth"])
         await mint(client.w3, owner, client.gs_address, address, amounts["gs"])
         await mint(client.w3, owner, client.sov_address, address, amounts["sov"])
+        return None
 
-    with devserver.ensure_running(devserver.state_path(settings.data_dir)):
-        _run(settings, fund)
+    if settings.chain_rpc_url is None:
+        with devserver.ensure_running(devserver.state_path(settings.data_dir)):
+            refused = _run(settings, fund)
+    else:
+        refused = _run(settings, fund)
+    if refused is not None:
+        return _fail(refused)
     print(f"sent {args.eth} ETH, {args.gs} G$ and {args.sov} SOV to {address}")
     return 0
 

@@ -105,7 +105,12 @@ def _makemigrations(settings: Settings, args: argparse.Namespace) -> int:
 
 def _demo(settings: Settings, args: argparse.Namespace) -> int:
     try:
-        summary = asyncio.run(load_demo(settings))
+        minter = chain_cli.deployer_from_environment()
+    except ValueError as exc:
+        print(f"adnet: {chain_cli.DEPLOYER_KEY_VARIABLE}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        summary = asyncio.run(load_demo(settings, minter=minter))
     except DemoRefused as exc:
         print(f"adnet: {exc}", file=sys.stderr)
         return 2
