@@ -124,8 +124,10 @@ class Settings:
         return Account.from_key(self.signer_key).address.lower()
 
 
-def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Read and validate the settings; raise ConfigError saying what to fix."""
+def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: bool = True) -> Settings:
+    """Read and validate the settings; raise ConfigError saying what to fix. Without ``create_data_dir`` (commands
+    that only read what exists), development's secrets must already be in the data directory: a directory that
+    lacks them holds no adnet data, and none is created."""
     env_vars = os.environ if environ is None else environ
 
     def get(name: str, default: str | None = None) -> str | None:
@@ -142,7 +144,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     missing = [SECRET_VARIABLES[key] for key, value in secrets_given.items() if value is None]
     if production and missing:
         raise ConfigError(f"production needs {', '.join(missing)}; development secrets are refused")
-    generated = _development_secrets(data_dir) if missing else {}
+    generated = _development_secrets(data_dir, create=create_data_dir) if missing else {}
     values = {key: secrets_given[key] or generated[key] for key in SECRET_VARIABLES}
     try:
         Account.from_key(values["signer_key"])
@@ -244,8 +246,9 @@ def _cap(get, name: str, default: str) -> RateLimit:
     return cap
 
 
-def _development_secrets(data_dir: Path) -> dict[str, str]:
-    """Load, or create once, the development secrets file (mode 0600, git-ignored with the data directory)."""
+def _development_secrets(data_dir: Path, *, create: bool) -> dict[str, str]:
+    """Load, or create once (``create``), the development secrets file (mode 0600, git-ignored with the data
+    directory)."""
     path = data_dir / DEV_SECRETS_FILE
     try:
         stored = json.loads(path.read_text())
@@ -255,6 +258,9 @@ def _development_secrets(data_dir: Path) -> dict[str, str]:
         raise ConfigError(f"cannot read development secrets at {path}: {exc}") from None
     if all(isinstance(stored.get(key), str) for key in SECRET_VARIABLES):
         return stored
+    if not create:
+        raise ConfigError(f"no adnet data in {data_dir} (its development secrets are missing): set ADNET_DATA_DIR "
+                          "to adnet's data directory, or create one with `adnet migrate`")
     fresh = {
         "secret_key": secrets.token_urlsafe(48),
         "tracking_secret": secrets.token_urlsafe(48),

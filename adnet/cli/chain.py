@@ -35,6 +35,7 @@ from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.deploy import can_mint, deploy, mint, send_eth
 from adnet.chain.models import ChainBinding, ChainCursor
 from adnet.chain.service import ChainConfigError, connect, http_web3
+from adnet.cli.state import CHAIN, DATABASE
 from adnet.config import Settings
 from adnet.core.amounts import InvalidAmount, Token, parse_amount, to_decimal_string
 from adnet.core.clock import Clock
@@ -84,7 +85,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     reset = actions.add_parser("reset", help="development: start over on a new development chain")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    reset.set_defaults(command=_reset)
+    reset.set_defaults(command=_reset, needs=(DATABASE,))
 
     fund = actions.add_parser("fund", help="send gas money and test G$/SOV to a wallet (not in production)")
     fund.add_argument("address")
@@ -94,7 +95,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     fund.set_defaults(command=_fund)
 
     status = actions.add_parser("status", help="show the bound chain, its head and the vault's balances")
-    status.set_defaults(command=_status)
+    status.set_defaults(command=_status, needs=(DATABASE, CHAIN))
 
 
 @contextlib.contextmanager

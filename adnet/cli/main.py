@@ -1,7 +1,8 @@
 """The ``adnet`` command: serve, migrate, load demo data, and operator tasks.
 
 Every subcommand reads the same settings as the server (``ADNET_*``); a configuration problem is printed as one
-line and exits with status 2.
+line and exits with status 2. So does a command that reads a database (or chain) that does not exist yet: it
+creates nothing (``adnet.cli.state``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from adnet.chain import service as chain_service
 from adnet.cli import chain as chain_cli
 from adnet.cli import operators as operator_cli
+from adnet.cli.state import CHAIN, DATABASE, missing_state
 from adnet.config import ConfigError, Settings, load_settings
 from adnet.core import metrics
 from adnet.core.clock import Clock
@@ -31,13 +33,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    needs = _needs(args)
     try:
-        settings = load_settings()
+        settings = load_settings(create_data_dir=not needs)
     except ConfigError as exc:
         print(f"adnet: configuration error: {exc}", file=sys.stderr)
         return 2
+    missing = missing_state(settings, needs)
+    if missing is not None:
+        print(f"adnet: {missing}", file=sys.stderr)
+        return 2
     command: Callable[[Settings, argparse.Namespace], int] = args.command
     return command(settings, args)
+
+
+def _needs(args: argparse.Namespace) -> frozenset[str]:
+    """What the command reads and must find already there (its parser's ``needs``): ``adnet audit --no-chain``
+    leaves the chain out."""
+    needs = frozenset(getattr(args, "needs", ()))
+    return needs - {CHAIN} if getattr(args, "no_chain", False) else needs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,10 +73,10 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="load demo data (idempotent)")
     demo.add_argument("--json", action="store_true", help="print what exists as JSON")
-    demo.set_defaults(command=_demo)
+    demo.set_defaults(command=_demo, needs=(DATABASE,))
     audit = commands.add_parser("audit", help="check that the ledger balances and the vault covers what it owes")
     audit.add_argument("--no-chain", action="store_true", help="check the books only, without the vault")
-    audit.set_defaults(command=_audit)
+    audit.set_defaults(command=_audit, needs=(DATABASE, CHAIN))
     chain_cli.register(commands)
     operator_cli.register(commands)
     return parser

@@ -29,6 +29,7 @@ from adnet.chain import devserver
 from adnet.chain.binding import ChainMismatch
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.service import ChainConfigError, connect
+from adnet.cli.state import CHAIN, DATABASE
 from adnet.config import Settings
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.clock import Clock
@@ -60,7 +61,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(required=True, metavar="ACTION")
 
     review = actions.add_parser("review", help="list campaigns and creatives waiting for review")
-    review.set_defaults(command=_command, action=review_queue, chain=False)
+    review.set_defaults(command=_command, action=review_queue, needs=(DATABASE,))
 
     for verb, action in (("approve", approve), ("reject", reject)):
         decide = actions.add_parser(verb, help=f"{verb} a campaign in review or a creative waiting alone")
@@ -68,21 +69,21 @@ def register(commands: argparse._SubParsersAction) -> None:
         decide.add_argument("id")
         if verb == "reject":
             decide.add_argument("--reason", required=True, help="what the advertiser must change")
-        decide.set_defaults(command=_command, action=action, chain=False)
+        decide.set_defaults(command=_command, action=action, needs=(DATABASE,))
 
     rate = actions.add_parser("rate", help="show the vault's protocol rate, or set it")
     rate_actions = rate.add_subparsers(metavar="ACTION")
-    rate.set_defaults(command=_command, action=show_rate, chain=True)
+    rate.set_defaults(command=_command, action=show_rate, needs=(DATABASE, CHAIN))
     set_rate = rate_actions.add_parser("set", help="build (or, on the development chain, send) setRate")
     set_rate.add_argument("rate", help="G$ per SOV, a decimal such as 2.5")
     set_rate.add_argument("--send", action="store_true", help="development chain: send it with the deployer's key")
-    set_rate.set_defaults(command=_command, action=change_rate, chain=True)
+    set_rate.set_defaults(command=_command, action=change_rate, needs=(DATABASE, CHAIN))
 
     revenue = actions.add_parser("revenue", help="the platform's G$ balance and earnings")
-    revenue.set_defaults(command=_command, action=platform_revenue, chain=False)
+    revenue.set_defaults(command=_command, action=platform_revenue, needs=(DATABASE,))
 
     settle = actions.add_parser("settle", help="end campaigns that are due and return their unspent budgets")
-    settle.set_defaults(command=_command, action=settle_campaigns, chain=False)
+    settle.set_defaults(command=_command, action=settle_campaigns, needs=(DATABASE,))
 
 
 def operator_name(settings: Settings, wallet: str | None) -> str:
@@ -176,7 +177,7 @@ def _command(settings: Settings, args: argparse.Namespace) -> int:
     async def run() -> int:
         await database.open_database(settings.database_url)
         try:
-            if not args.chain:
+            if CHAIN not in args.needs:
                 return await run_action(args, Context(settings, operator, Clock()))
             connection = await connect(settings, clock=Clock())
             try:
@@ -187,7 +188,7 @@ def _command(settings: Settings, args: argparse.Namespace) -> int:
             await database.close_database()
 
     try:
-        if args.chain and settings.chain_rpc_url is None and not settings.production:
+        if CHAIN in args.needs and settings.chain_rpc_url is None and not settings.production:
             with devserver.ensure_running(devserver.state_path(settings.data_dir)):
                 return asyncio.run(run())
         return asyncio.run(run())

@@ -4,9 +4,10 @@ need beyond it, and a test keeps models and history in agreement."""
 
 from __future__ import annotations
 
-from tortoise import Tortoise
+from tortoise import Tortoise, connections
 from tortoise.migrations.api import migrate as run_migrations
 from tortoise.migrations.autodetector import MigrationAutodetector
+from tortoise.migrations.executor import MigrationExecutor
 from tortoise.migrations.writer import MigrationWriter, format_migration_name
 
 from adnet.db.config import tortoise_config
@@ -16,6 +17,20 @@ async def migrate(database_url: str) -> None:
     """Apply every pending migration."""
     await run_migrations(config=tortoise_config(database_url))
     await Tortoise.close_connections()
+
+
+async def unapplied(database_url: str) -> list[str]:
+    """Names of the migrations of ``migrations/`` the database has not applied (every one for an empty database),
+    without applying any. Raises what the driver raises when the database cannot be reached."""
+    config = tortoise_config(database_url)
+    await Tortoise.init(config=config, init_connections=False)
+    try:
+        connection = connections.get("default")
+        await connection.execute_query("SELECT 1")  # the plan would take an unreachable database for an empty one
+        plan = await MigrationExecutor(connection, config["apps"]).plan()
+        return [step.migration.name for step in plan if not step.backward]
+    finally:
+        await Tortoise.close_connections()
 
 
 async def pending_changes(database_url: str) -> list[str]:
