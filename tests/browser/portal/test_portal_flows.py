@@ -73,7 +73,7 @@ def test_sign_in_says_what_is_wrong_and_offers_to_switch_chains(open_portal, ser
     expect(page.locator("[data-wallet-status]")).to_contain_text("Your wallet is on chain 1; adnet uses chain")
     page.get_by_role("button", name=re.compile("Switch the wallet to chain")).click()
     expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
-    expect(page.locator(".portal-nav .wallet")).to_have_text(dev_accounts()[PUBLISHER_INDEX].address.lower())
+    expect(page.locator(".portal-nav .wallet")).to_have_text(dev_accounts()[PUBLISHER_INDEX].address)  # EIP-55
     assert console.page_errors == []
 
 
