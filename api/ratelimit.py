@@ -26,7 +26,8 @@ from quart import Quart
 from quart_rate_limiter import RateLimit, RateLimiter, RateLimitExceeded
 from quart_rate_limiter.store import MemoryStore, RateLimiterStoreABC
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from adnet.config import RateLimit as ConfiguredLimit
 from adnet.config import Settings
@@ -126,7 +127,8 @@ for i, key in ipairs(KEYS) do
   arrivals[i] = arrival + inverse
 end
 for i, key in ipairs(KEYS) do
-  redis.call('SET', key, string.format('%.6f', arrivals[i]), 'PX', math.ceil((arrivals[i] - now) * 1000))
+  local expiry = math.max(1, math.ceil((arrivals[i] - now) * 1000))  -- a tiny interval can vanish next to now
+  redis.call('SET', key, string.format('%.6f', arrivals[i]), 'PX', expiry)
 end
 return false
 """
@@ -161,7 +163,7 @@ class RedisStore(AdmittingStore):
         arguments = [figure for _key, limit in limits for figure in (limit.inverse, limit.period.total_seconds())]
         try:
             wait = await self._admit(keys=[self.PREFIX + key for key, _limit in limits], args=arguments)
-        except (RedisError, OSError) as error:
+        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
             log.warning("rate limits kept in this process error=%r", error)
             return await self.fallback.admit(limits)
         return None if wait is None else math.ceil(float(wait))
@@ -170,7 +172,7 @@ class RedisStore(AdmittingStore):
         assert self._redis is not None  # noqa: S101 - before_serving ran
         try:
             stored = await self._redis.get(self.PREFIX + key)
-        except (RedisError, OSError):
+        except (RedisConnectionError, RedisTimeoutError, OSError):
             return await self.fallback.get(key, default)
         return default if stored is None else datetime.fromtimestamp(float(stored), UTC)
 

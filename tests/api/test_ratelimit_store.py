@@ -87,6 +87,18 @@ async def test_two_workers_on_one_redis_admit_exactly_the_limit_between_them(red
     assert timedelta(seconds=58) < arrival - datetime.now(UTC) <= timedelta(seconds=60)
 
 
+async def test_redis_admits_under_a_limit_too_high_to_reach(redis_url):
+    """The reliability suites set 10,000,000 a minute: an interval of 6 µs, which vanishes next to Redis's clock."""
+    store = RedisStore(redis_url)
+    await store.before_serving()
+    try:
+        answers = [await store.admit([("key", RateLimit(10**9, timedelta(minutes=1)))]) for _ in range(3)]
+    finally:
+        await store.after_serving()
+
+    assert answers == [None] * 3
+
+
 async def test_a_redis_key_lasts_until_its_limit_has_recovered(redis_url):
     store = RedisStore(redis_url)
     await store.before_serving()
