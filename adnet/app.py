@@ -23,7 +23,7 @@ from adnet.core.clock import Clock
 from adnet.core.files import shipped
 from api import dev_rpc, errors
 from api.errors import RequestRefused
-from api.http import client_ip_key, is_public, public_routes, skip_preflight
+from api.http import AdnetOpenAPI, client_ip_key, is_public, public_routes, skip_preflight
 from api.ratelimit import OwnLimitsFirst, settings_limit
 from api.sessions import SECURITY_SCHEMES
 
@@ -85,6 +85,7 @@ def create_app(
         redoc_ui_path=None,
         scalar_ui_path=None,
         security_schemes=SECURITY_SCHEMES,
+        openapi_provider_class=AdnetOpenAPI,
     )
     # Routes without a limit of their own get the public limit per client IP.
     OwnLimitsFirst(app, settings=settings, key_function=client_ip_key, skip_function=skip_preflight,

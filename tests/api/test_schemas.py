@@ -4,6 +4,7 @@ error responses and security included; and a claim is written as the object a wa
 from __future__ import annotations
 
 import json
+import re
 
 from adnet.tasks.config import config_json, task_view
 from adnet.tasks.models import TaskKind
@@ -33,6 +34,28 @@ async def test_every_operation_documents_its_answers_and_its_errors(client):
         for status in statuses - {"200", "201", "202"}:
             schema = operation["responses"][status]["content"]["application/json"]["schema"]
             assert schema["title"] == "ErrorOut", (label, status)
+
+
+async def test_every_path_names_each_of_its_arguments(client):
+    documented = (await (await client.get("/openapi.json")).get_json())["paths"]
+    assert "/api/advertisers/campaigns/{campaign_id}/{action}" in documented
+    for path, item in documented.items():
+        named = {parameter["name"] for operation in item.values() for parameter in operation.get("parameters", ())
+                 if parameter["in"] == "path"}
+        assert named == set(re.findall(r"{([^}]+)}", path)), path
+
+
+async def test_every_json_write_requires_its_body_and_documents_413_and_415(client):
+    found = await operations(client)
+    writes = {label: operation for label, operation in found.items()
+              if label.split()[0] in ("POST", "PUT", "PATCH") and label.split()[1].startswith("/api/")}
+    assert len(writes) > 20
+    for label, operation in writes.items():
+        assert operation["requestBody"]["required"] is True, label
+        assert "application/json" in operation["requestBody"]["content"], label
+        assert {"413", "415"} <= set(operation["responses"]), label
+    # A route that reads nothing still takes JSON, as every POST under /api/ must (what keeps other sites' forms out).
+    assert found["POST /api/auth/logout"]["requestBody"]["required"] is True
 
 
 async def test_signed_in_operations_name_their_security(client):
