@@ -76,10 +76,13 @@ async def test_dev_rpc_relays_what_a_wallet_needs_and_nothing_else(client, app):
 
 async def test_dev_rpc_does_not_exist_in_production(database_url, tmp_path):
     from adnet.app import create_app
+    from tests.adnet.test_config import SECRET_KEY, SIGNER_KEY, TRACKING_SECRET
 
     production = make_settings(database_url, tmp_path, ADNET_ENV="production", ADNET_PUBLIC_URL="https://adnet.example",
                                ADNET_CHAIN_RPC_URL="http://127.0.0.1:1", ADNET_VAULT_ADDRESS="0x" + "01" * 20,
-                               ADNET_GS_TOKEN_ADDRESS="0x" + "02" * 20, ADNET_SOV_TOKEN_ADDRESS="0x" + "03" * 20)
+                               ADNET_GS_TOKEN_ADDRESS="0x" + "02" * 20, ADNET_SOV_TOKEN_ADDRESS="0x" + "03" * 20,
+                               ADNET_SECRET_KEY=SECRET_KEY, ADNET_TRACKING_SECRET=TRACKING_SECRET,
+                               ADNET_SIGNER_KEY=SIGNER_KEY)
     response = await create_app(production).test_client().post(
         "/dev/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []})
     assert response.status_code == 404
