@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection
-from pathlib import Path
 
 from adnet.chain import devserver
 from adnet.chain.binding import bound_deployment
@@ -27,9 +26,10 @@ def missing_state(settings: Settings, needs: Collection[str]) -> str | None:
     if not needs:
         return None
     url = settings.database_url
-    if url.startswith("sqlite://") and not Path(url.removeprefix("sqlite://")).exists():
-        return (f"no database at {url.removeprefix('sqlite://')}: set ADNET_DATABASE_URL or ADNET_DATA_DIR to "
-                "adnet's, or create one with `adnet migrate`")
+    file = database.sqlite_file(url)
+    if url.startswith("sqlite://") and (file is None or not file.exists()):
+        return (f"no database at {file or url}: set ADNET_DATABASE_URL or ADNET_DATA_DIR to adnet's, or create one "
+                "with `adnet migrate`")
     missing = asyncio.run(_missing_migrations(url))
     if missing is not None or CHAIN not in needs:
         return missing

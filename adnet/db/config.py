@@ -29,9 +29,9 @@ def tortoise_config(database_url: str) -> dict[str, Any]:
     connection: str | dict[str, Any] = database_url
     if database_url.startswith("sqlite://"):
         connection = {**expand_db_url(database_url), "engine": "adnet.db.sqlite"}
-        path = connection["credentials"]["file_path"]
-        if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        path = sqlite_file(database_url)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
     elif database_url.startswith("postgresql://"):
         connection = "postgres://" + database_url.removeprefix("postgresql://")
     return {
@@ -46,6 +46,15 @@ def tortoise_config(database_url: str) -> dict[str, Any]:
         "use_tz": True,
         "timezone": "UTC",
     }
+
+
+def sqlite_file(database_url: str) -> Path | None:
+    """The file a ``sqlite://`` URL names, without its options (``?synchronous=FULL``); None for another database
+    or an in-memory one."""
+    if not database_url.startswith("sqlite://"):
+        return None
+    path = expand_db_url(database_url)["credentials"]["file_path"]
+    return None if path == ":memory:" else Path(path)
 
 
 async def open_database(database_url: str) -> None:

@@ -106,3 +106,14 @@ def test_commands_that_read_the_chain_refuse_a_database_bound_to_none(capsys, mo
         assert refusal(capsys, monkeypatch, tmp_path, *argv) == (
             "adnet: the database is bound to no chain yet: start adnet on it first (`adnet serve` or `adnet demo`)")
     assert files_under(tmp_path) == before
+
+
+def test_a_sqlite_url_with_options_names_its_file(capsys, monkeypatch, tmp_path):
+    """``?synchronous=FULL`` is an option of the database, not part of its file's name (the benchmark's URL)."""
+    url = f"sqlite://{tmp_path / 'bench.sqlite3'}?synchronous=FULL"
+    load_settings({"ADNET_DATA_DIR": str(tmp_path)})  # the development secrets, as any earlier command made them
+    monkeypatch.setenv("ADNET_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ADNET_DATABASE_URL", url)
+    asyncio.run(migrations.migrate(url))
+    assert main(["audit", "--no-chain"]) == 0
+    assert "audit passed" in capsys.readouterr().out
