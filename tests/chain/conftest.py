@@ -67,13 +67,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def anvil_url() -> Iterator[str]:
-    """A running anvil on 127.0.0.1 for the whole session, stopped at its end."""
-    binary = install_anvil()
+def running_anvil(*options: str) -> Iterator[str]:
+    """An anvil on 127.0.0.1 started with ``options``, its URL once it answers; stopped when the caller is done."""
     port = free_port()
-    process = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(port),  # noqa: S603
-                                "--chain-id", str(ANVIL_CHAIN_ID), "--silent"])
+    process = subprocess.Popen([str(install_anvil()), "--host", "127.0.0.1", "--port", str(port),  # noqa: S603
+                                "--chain-id", str(ANVIL_CHAIN_ID), "--silent", *options])
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while True:
@@ -83,11 +81,17 @@ def anvil_url() -> Iterator[str]:
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                pytest.fail(f"anvil did not start (exit status {process.poll()})")
+                pytest.fail(f"anvil {' '.join(options)} did not start (exit status {process.poll()})")
             time.sleep(0.05)
     yield url
     process.terminate()
     process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def anvil_url() -> Iterator[str]:
+    """A running anvil on 127.0.0.1 for the whole session, stopped at its end."""
+    yield from running_anvil()
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ confirms a deposit within seconds (docs/chain.md)."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import time
 from collections.abc import Iterator
 
@@ -23,7 +22,7 @@ from adnet.core.wallets import dev_accounts
 from adnet.money import deposits
 from adnet.money.holders import Holder, account_ref, site_holder
 from adnet.money.models import DepositStatus
-from tests.chain.conftest import ANVIL_CHAIN_ID, free_port, install_anvil, rpc
+from tests.chain.conftest import rpc, running_anvil
 from tests.chain.helpers import G, deposit, user
 from tests.conftest import TEST_SIGNER_KEY
 from tests.factories import make_publisher, make_site
@@ -123,23 +122,7 @@ def test_chain_fund_sends_test_tokens_on_a_node_with_the_deployers_key(operator_
 @pytest.fixture(scope="module")
 def interval_anvil_url() -> Iterator[str]:
     """anvil as docs/chain.md says to run it for development: a block every second, transactions or not."""
-    port = free_port()
-    process = subprocess.Popen([str(install_anvil()), "--host", "127.0.0.1", "--port", str(port),  # noqa: S603
-                                "--chain-id", str(ANVIL_CHAIN_ID), "--block-time", "1", "--silent"])
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            rpc(url, "eth_chainId")
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail("anvil --block-time 1 did not start")
-            time.sleep(0.05)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    yield from running_anvil("--block-time", "1")
 
 
 async def node_client(url: str) -> ChainClient:
