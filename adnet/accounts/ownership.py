@@ -285,7 +285,7 @@ async def _take(site: Site, method: ProofMethod, now: datetime) -> Held | None:
         await Site.filter(id=site.id).update(**values)
     if taken:
         log.info("site verified site=%s domain=%s method=%s", site.id, site.domain, method.value)
-        changes.announce()
+        changes.announce(site.id)
     return None
 
 
@@ -299,7 +299,7 @@ async def _lapse(site: Site, reason: str, now: datetime) -> bool:
                                                  check_failure=reason[:MAX_FAILURE_TEXT], failed_checks=0)
     if removed:
         log.info("site lapsed site=%s domain=%s reason=%s", site.id, site.domain, reason)
-        changes.announce()
+        changes.announce(site.id)
     return bool(removed)
 
 

@@ -69,7 +69,7 @@ async def register_site(wallet: str, registration: SiteRegistration, now: dateti
             raise
         return Registration(existing, existing.publisher, created=False)
     log.info("site registered site=%s publisher=%s domain=%s", site.id, publisher.id, domain)
-    changes.announce()
+    changes.announce(site.id)
     return Registration(site, publisher, created=True)
 
 

@@ -116,7 +116,7 @@ async def edit_settings(wallet: str, campaign_id: str, settings: CampaignChanges
         await _clamp_tasks(campaign, values.get("starts_at", campaign.starts_at),
                            values.get("ends_at", campaign.ends_at))
     await campaign.refresh_from_db()
-    changes.announce()
+    changes.announce(campaign.id)
     log.info("campaign edited campaign=%s fields=%s", campaign.id, ",".join(sorted(values)))
     return campaign
 

@@ -40,7 +40,7 @@ async def edit_creative(wallet: str, creative_id: Any, edit: CreativeChanges, no
     await Creative.filter(id=creative.id).update(status=CreativeStatus.REVIEW, rejection_reason="", updated_at=now,
                                                  **_stored(edit.changed()))
     await creative.refresh_from_db()
-    changes.announce()
+    changes.announce(creative.id)
     log.info("creative edited creative=%s campaign=%s back_to_review=1", creative.id, creative.campaign.id)
     return creative
 

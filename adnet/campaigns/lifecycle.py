@@ -50,7 +50,7 @@ async def move(campaign: Campaign, allowed: Iterable[CampaignStatus], target: Ca
         raise Conflict("invalid_transition",
                        f"A campaign in {campaign.status.value} cannot become {target.value}.",
                        currentStatus=campaign.status.value)
-    changes.announce()
+    changes.announce(campaign.id)
     log.info("campaign moved campaign=%s to=%s", campaign.id, target.value)
     return campaign
 
@@ -116,7 +116,7 @@ async def settle_due(now: datetime) -> list[str]:
             ended_now.append(campaign.id)
             log.info("campaign ended campaign=%s by=%s", campaign.id, "date" if by_date else "budget")
     if ended_now:
-        changes.announce()
+        changes.announce(*ended_now)
     for campaign in campaigns:
         if campaign.status == CampaignStatus.ENDED:
             await return_unspent(campaign, now)

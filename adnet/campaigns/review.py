@@ -66,7 +66,7 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
         campaign = await move(campaign, (CampaignStatus.REVIEW,), CampaignStatus.APPROVED, now, rejection_reason="")
         creatives = await Creative.filter(campaign_id=campaign.id, status=CreativeStatus.REVIEW).update(
             status=CreativeStatus.APPROVED, updated_at=now)
-    changes.announce()
+    changes.announce(campaign.id)
     log.info("campaign approved campaign=%s operator=%s creatives=%d tasks=%d", campaign.id, operator, creatives,
              task_count)
     return campaign
@@ -101,7 +101,7 @@ async def _decide_creative(operator: str, creative_id: Any, status: CreativeStat
         raise Conflict("invalid_transition", "Only a creative in review on an approved or paused campaign is decided "
                                              "on its own; a campaign in review is decided whole.",
                        currentStatus=creative.status.value)
-    changes.announce()
+    changes.announce(creative.id)
     log.info("creative decided creative=%s status=%s operator=%s", creative.id, status.value, operator)
     return creative
 

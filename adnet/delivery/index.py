@@ -1,15 +1,22 @@
 """The serving index: one consistent snapshot, in memory, of everything a serve decision needs, so that ``GET
 /api/serve`` touches no database: active sites (domain and verification), approved campaigns with their approved
 creatives, remaining budgets, today's spend and attached tasks, and standalone units (with their campaign's site
-rules). ``build_index`` reads it in a handful of queries whatever the
-traffic; ``adnet.delivery.serving.Server`` holds the current one and rebuilds it when told that something changed
-and periodically (``adnet.jobs``), so other processes' changes arrive within ``REBUILD_SECONDS``.
+rules).
+
+``build_index`` reads it whole in a handful of queries whatever the traffic; ``refresh_index`` brings only the
+entries of named sites, campaigns and tasks up to date (what ``adnet.core.changes`` announcements name), in the same
+queries narrowed to them, and swaps them in without an await between the first and the last, so a serve decision
+never sees half of a change. ``adnet.delivery.serving.Server`` holds the current index: it refreshes what is
+announced, reads every campaign's remaining budget and today's spend every ``BUDGET_SECONDS`` (tracking in other
+processes lowers them), and rebuilds the whole index only every ``REBUILD_SECONDS``, for what another process
+changed without a Redis to tell this one.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -17,6 +24,7 @@ from tortoise.expressions import Q
 
 from adnet.accounts.models import Site
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.core.ids import has_prefix
 from adnet.delivery.caps import spent_today
 from adnet.delivery.sites import SiteEntry
 from adnet.money import ledger
@@ -25,7 +33,8 @@ from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 log = logging.getLogger(__name__)
 
-REBUILD_SECONDS = 3.0
+BUDGET_SECONDS = 3.0
+REBUILD_SECONDS = 30.0
 UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
 
 
@@ -45,11 +54,13 @@ class TaskEntry:
     """An attached task or standalone unit, with its view (its config parsed) made once per rebuild."""
 
     id: str
+    campaign_id: str | None
     kind: TaskKind
     starts_at: datetime
     ends_at: datetime | None
     max_per_wallet: int
     view: TaskView
+    order: tuple[datetime, str]
     site_allow: frozenset[str] = frozenset()
     site_deny: frozenset[str] = frozenset()
 
@@ -121,19 +132,98 @@ class Index:
     units: tuple[TaskEntry, ...] = ()
     built_at: float = 0.0
 
+    def replace(self, scope: Scope, fresh: Index) -> None:
+        """Put ``fresh``'s entries of ``scope`` in place of this index's (dropping those ``fresh`` lacks: no longer
+        servable), all without an await."""
+        for site_id in scope.sites:
+            site = fresh.sites.get(site_id)
+            if site is None:
+                self.sites.pop(site_id, None)
+            else:
+                self.sites[site_id] = site
+        for campaign_id in scope.campaigns:
+            old = self.campaigns.pop(campaign_id, None)
+            for creative in old.creatives if old else ():
+                self.creatives.pop(creative.id, None)
+            new = fresh.campaigns.get(campaign_id)
+            if new is not None:
+                self.campaigns[campaign_id] = new
+                self.creatives.update((creative.id, creative) for creative in new.creatives)
+        kept = [unit for unit in self.units if unit.id not in scope.units and unit.campaign_id not in scope.campaigns]
+        self.units = tuple(sorted(kept + list(fresh.units), key=lambda unit: unit.order))
+
+    def update_budgets(self, remaining: dict[str, int], spent: dict[str, int]) -> None:
+        """Every campaign's remaining budget and today's spend as the database has them now."""
+        for campaign in self.campaigns.values():
+            campaign.remaining = remaining.get(campaign.id, 0)
+            campaign.spent_today = spent.get(campaign.id, 0)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a refresh reads: these sites, these campaigns (with their creatives, tasks and units), and these
+    standalone units of no campaign."""
+
+    sites: frozenset[str] = frozenset()
+    campaigns: frozenset[str] = frozenset()
+    units: frozenset[str] = frozenset()
+
 
 async def build_index(now: datetime) -> Index:
     """Read everything servable: a handful of queries, whatever the traffic."""
+    return await _read(now, None)
+
+
+async def refresh_index(index: Index, changed: Iterable[str], now: datetime) -> None:
+    """Bring the entries ``changed`` names (site, campaign, creative and task ids) up to date in ``index``."""
+    scope = await _scope(changed)
+    index.replace(scope, await _read(now, scope))
+
+
+async def read_budgets(now: datetime) -> tuple[dict[str, int], dict[str, int]]:
+    """Every campaign's remaining budget and today's spend (``Index.update_budgets``): two queries."""
+    return await ledger.balances("campaign"), await spent_today(now)
+
+
+async def _scope(changed: Iterable[str]) -> Scope:
+    ids = set(changed)
+    sites = {item for item in ids if has_prefix(item, "site")}
+    campaigns = {item for item in ids if has_prefix(item, "cmp")}
+    creatives = [item for item in ids if has_prefix(item, "ad")]
+    if creatives:
+        campaigns.update(str(campaign_id) for campaign_id
+                         in await Creative.filter(id__in=creatives).values_list("campaign_id", flat=True))
+    units: set[str] = set()
+    tasks = [item for item in ids if has_prefix(item, "task")]
+    for task_id, campaign_id in await Task.filter(id__in=tasks).values_list("id", "campaign_id") if tasks else ():
+        (campaigns if campaign_id else units).add(str(campaign_id or task_id))
+    return Scope(frozenset(sites), frozenset(campaigns), frozenset(units))
+
+
+async def _read(now: datetime, scope: Scope | None) -> Index:
+    """The index of ``scope``'s entries (everything when None)."""
+    sites_query = Site.filter(active=True)
+    campaigns_query = Campaign.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), status=CampaignStatus.APPROVED)
+    tasks_query = Task.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), active=True)
+    if scope is not None:
+        sites_query = sites_query.filter(id__in=list(scope.sites))
+        campaigns_query = campaigns_query.filter(id__in=list(scope.campaigns))
+        tasks_query = tasks_query.filter(Q(campaign_id__in=list(scope.campaigns)) | Q(id__in=list(scope.units)))
     sites = {str(site_id): SiteEntry(str(site_id), domain, verified) for site_id, domain, verified
-             in await Site.filter(active=True).values_list("id", "domain", "verified")}
-    campaigns = await Campaign.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), status=CampaignStatus.APPROVED)
+             in (await sites_query.values_list("id", "domain", "verified") if _wanted(scope, "sites") else ())}
+    campaigns = await campaigns_query if _wanted(scope, "campaigns") else []
     campaign_ids = [campaign.id for campaign in campaigns]
     creatives: dict[str, list[CreativeEntry]] = {}
-    for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED):
+    for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED) \
+            if campaign_ids else ():
         creatives.setdefault(creative.campaign_id, []).append(_creative_entry(creative))  # type: ignore[attr-defined]
-    remaining = await ledger.balances("campaign")
-    spent = await spent_today(now)
-    tasks = await Task.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), active=True)
+    if scope is None:
+        remaining, spent = await read_budgets(now)
+    else:
+        remaining = {key.owner: amount for key, amount in
+                     (await ledger.balances_of(ledger.campaign(campaign_id) for campaign_id in campaign_ids)).items()}
+        spent = await spent_today(now, campaign_ids) if campaign_ids else {}
+    tasks = await tasks_query if _wanted(scope, "campaigns", "units") else []
     attached: dict[str, list[TaskEntry]] = {}
     units: list[TaskEntry] = []
     approved = {campaign.id: campaign for campaign in campaigns}
@@ -141,8 +231,9 @@ async def build_index(now: datetime) -> Index:
         campaign_id = task.campaign_id  # type: ignore[attr-defined]
         try:
             owner = approved.get(campaign_id)
-            entry = TaskEntry(id=task.id, kind=task.kind, starts_at=task.starts_at, ends_at=task.ends_at,
-                              max_per_wallet=task.max_per_wallet, view=task_view(task),
+            entry = TaskEntry(id=task.id, campaign_id=campaign_id, kind=task.kind, starts_at=task.starts_at,
+                              ends_at=task.ends_at, max_per_wallet=task.max_per_wallet, view=task_view(task),
+                              order=(task.created_at, task.id),
                               site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
                               site_deny=frozenset(owner.site_deny or ()) if owner else frozenset())
         except ValueError:
@@ -167,6 +258,10 @@ async def build_index(now: datetime) -> Index:
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index
+
+
+def _wanted(scope: Scope | None, *parts: str) -> bool:
+    return scope is None or any(getattr(scope, part) for part in parts)
 
 
 def _creative_entry(creative: Creative) -> CreativeEntry:

@@ -1,14 +1,16 @@
 """Ad serving: which banner or unit a site gets, decided from memory so ``GET /api/serve`` touches no database.
 
 The decision is made from the index (``adnet.delivery.index``) by a weighted draw (``adnet.delivery.selection``).
-Tracking lowers a campaign's remaining budget in the index as soon as it bills, between rebuilds.
+Tracking lowers a campaign's remaining budget in the index as soon as it bills, between the index's reads of the
+budgets.
 
 A banner served to a page of another domain than the site's (``adnet.delivery.sites``) is still served, with a token
 that says so: its events are recorded as ``domain_mismatch``, never billed.
 
 Sites are registered by the publisher API at any time: a site id missing from the index costs one database lookup,
-whose answer is cached (a known site until the next rebuild, an unknown one for ``UNKNOWN_SITE_SECONDS``), so a
-new site is served at once and a flood of made-up ids cannot reach the database more than once each.
+whose answer is cached (a known site until it changes or the next rebuild, an unknown one for
+``UNKNOWN_SITE_SECONDS``), so a new site is served at once and a flood of made-up ids cannot reach the database
+more than once each.
 
 Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
 job and at shutdown (fill rate = filled / requests).
@@ -36,7 +38,16 @@ from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
-from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
+from adnet.delivery.index import (
+    BUDGET_SECONDS,
+    REBUILD_SECONDS,
+    CampaignEntry,
+    CreativeEntry,
+    Index,
+    build_index,
+    read_budgets,
+    refresh_index,
+)
 from adnet.delivery.selection import candidates, pick
 from adnet.delivery.sites import SiteEntry, on_site
 from adnet.tasks.config import TaskView
@@ -50,8 +61,8 @@ MAX_ATTACHED_TASKS = 2
 
 
 class Server:
-    """The serving state of one process: the index, the site cache and the fill counters. The jobs scheduler
-    rebuilds the index (``rebuild``) periodically and as soon as ``stale`` is set, and adds the counters to the
+    """The serving state of one process: the index, the site cache and the fill counters. The jobs scheduler runs
+    ``update`` periodically and as soon as ``stale`` is set (a change was announced), and adds the counters to the
     database (``flush_counts``)."""
 
     def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str) -> None:
@@ -60,18 +71,49 @@ class Server:
         self.tracking_secret = tracking_secret
         self.index = Index()
         self.stale = asyncio.Event()
+        self._changed: set[str] = set()
+        self._rebuild_due = False
+        self._budgets_at = 0.0
         self._unknown_sites: dict[str, float] = {}
         self._fill: Counter[tuple[str, date, bool]] = Counter()
         self._lock = asyncio.Lock()
 
     async def rebuild(self) -> None:
-        """Replace the index with a fresh one read from the database."""
+        """Replace the index with a fresh one read whole from the database."""
         async with self._lock:
+            self._rebuild_due = False
+            self._changed.clear()  # what is announced from now on is applied after this read, again
             self.index = await build_index(self.clock.now())
+            self._budgets_at = self.index.built_at
             self._unknown_sites.clear()
 
-    def invalidate(self) -> None:
-        """Have the index rebuilt now (what ``adnet.core.changes`` announcements call)."""
+    async def update(self) -> None:
+        """The index's job: apply the announced changes; read the budgets every ``BUDGET_SECONDS``; rebuild the
+        whole index every ``REBUILD_SECONDS`` or when told that anything may have changed."""
+        if self._rebuild_due or time.monotonic() - self.index.built_at >= REBUILD_SECONDS:
+            await self.rebuild()
+            return
+        async with self._lock:
+            changed, self._changed = self._changed, set()
+            if changed:
+                try:
+                    await refresh_index(self.index, changed, self.clock.now())
+                except Exception:
+                    self._changed |= changed  # tried again at the next turn
+                    raise
+                for item in changed:
+                    self._unknown_sites.pop(item, None)
+            if time.monotonic() - self._budgets_at >= BUDGET_SECONDS:
+                self.index.update_budgets(*await read_budgets(self.clock.now()))
+                self._budgets_at = time.monotonic()
+
+    def invalidate(self, changed: frozenset[str] | None) -> None:
+        """Have the index brought up to date now for the ids ``changed`` names, or rebuilt whole for None (what
+        ``adnet.core.changes`` announcements call)."""
+        if changed is None:
+            self._rebuild_due = True
+        else:
+            self._changed |= changed
         self.stale.set()
 
     async def site(self, site_id: str) -> SiteEntry:

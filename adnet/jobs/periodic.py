@@ -1,6 +1,8 @@
 """The periodic work of a serving process, as jobs for its scheduler:
 
-- ``serving-index``: rebuild the serving index every ``REBUILD_SECONDS``, and at once when a change is announced;
+- ``serving-index``: bring the serving index up to date at once when a change is announced, read the campaigns'
+  budgets every ``BUDGET_SECONDS`` and rebuild the whole index every ``REBUILD_SECONDS``
+  (``adnet.delivery.serving.Server.update``);
 - ``fill-counts``: add the serve decisions counted in memory to the per-site daily counters;
 - ``settle-campaigns``: end campaigns whose end date has passed or whose budget is spent, and return what is left
   of ended campaigns' budgets and task pools (no request does this: reading an account never writes);
@@ -26,14 +28,14 @@ from adnet.chain.client import ChainClient
 from adnet.chain.watcher import Watcher
 from adnet.core.clock import Clock
 from adnet.delivery import retention
-from adnet.delivery.index import REBUILD_SECONDS
+from adnet.delivery.index import BUDGET_SECONDS
 from adnet.delivery.serving import Server
 from adnet.jobs.health import HEALTH_SECONDS, Health
 from adnet.jobs.leases import Lease
 from adnet.jobs.scheduler import Job
 from adnet.money import claims
 
-FILL_COUNT_SECONDS = REBUILD_SECONDS
+FILL_COUNT_SECONDS = 3.0
 SETTLE_SECONDS = 30.0
 EXPIRY_SECONDS = 60.0
 WATCH_SECONDS = 2.0
@@ -49,7 +51,7 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
                   site_checks: SiteChecks, health: Health, retention_days: int) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
-        Job("serving-index", server.rebuild, every=REBUILD_SECONDS, wake=server.stale),
+        Job("serving-index", server.update, every=BUDGET_SECONDS, wake=server.stale),
         Job("fill-counts", server.flush_counts, every=FILL_COUNT_SECONDS),
         Job("settle-campaigns", lambda: settle_due(clock.now()), every=SETTLE_SECONDS),
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),

@@ -102,10 +102,11 @@ def test_a_campaign_at_its_daily_cap_is_not_served_until_the_next_day():
 def test_a_campaigns_site_rules_apply_to_its_units():
     view = TaskView(id="task_poll", kind=TaskKind.POLL, title="Poll", description="", campaign_id="cmp_a",
                     reward_points=0, reward_gs=0, config=None)  # selection never reads the view
-    units = (TaskEntry(id="task_poll", kind=TaskKind.POLL, starts_at=START, ends_at=None, max_per_wallet=1,
-                       view=view, site_deny=frozenset({"site_denied"})),
-             TaskEntry(id="task_only", kind=TaskKind.POLL, starts_at=START, ends_at=None, max_per_wallet=1,
-                       view=view, site_allow=frozenset({"site_allowed"})))
+    units = (TaskEntry(id="task_poll", campaign_id="cmp_denies", kind=TaskKind.POLL, starts_at=START, ends_at=None,
+                       max_per_wallet=1, view=view, order=(START, "task_poll"), site_deny=frozenset({"site_denied"})),
+             TaskEntry(id="task_only", campaign_id="cmp_allows", kind=TaskKind.POLL, starts_at=START, ends_at=None,
+                       max_per_wallet=1, view=view, order=(START, "task_only"),
+                       site_allow=frozenset({"site_allowed"})))
     index = Index(units=units)
 
     def served_on(site_id: str) -> set[str]:
