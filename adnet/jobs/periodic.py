@@ -9,7 +9,9 @@
 - ``expired-claims``: release claims whose deadline the confirmed chain time has passed (a withdrawal back to its
   holder, a reward back to its pool);
 - ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed), in the one process of all
-  workers and hosts that holds the watcher's lease (``adnet.jobs.leases``); the others stand by;
+  workers and hosts that holds the watcher's lease (``adnet.jobs.leases``); the others stand by. A pass takes
+  the block ranges that begin within ``WATCH_BUDGET_SECONDS`` and leaves the rest to the next, so catching up
+  after a stop shares the event loop with requests instead of holding it;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
@@ -39,6 +41,7 @@ FILL_COUNT_SECONDS = 3.0
 SETTLE_SECONDS = 30.0
 EXPIRY_SECONDS = 60.0
 WATCH_SECONDS = 2.0
+WATCH_BUDGET_SECONDS = 0.2
 WATCHER_LEASE = "chain-watcher"
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
@@ -55,7 +58,8 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
         Job("fill-counts", server.flush_counts, every=FILL_COUNT_SECONDS),
         Job("settle-campaigns", lambda: settle_due(clock.now()), every=SETTLE_SECONDS),
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
-        Job("chain-watcher", lambda: watcher_lease.run(watcher.run_once), every=WATCH_SECONDS),
+        Job("chain-watcher", lambda: watcher_lease.run(lambda: watcher.run_once(WATCH_BUDGET_SECONDS)),
+            every=WATCH_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
