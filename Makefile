@@ -43,10 +43,14 @@ lint: $(STAMP)
 wheel-check:
 	PYTHON=$(PYTHON) .ci/wheel-check
 
-## bench: serve, track and task completion against a server on 127.0.0.1 (a fresh SQLite file with demo data)
+## bench: serve, track and task completion against a server on 127.0.0.1 (a fresh SQLite file with demo data, or
+## the PostgreSQL database BENCH_DATABASE_URL names, dropped and created again), then serve and billed tracking
+## with 1, 2, 4 and 8 workers
+BENCH_DATABASE_URL ?=
 bench: $(STAMP)
-	$(BIN)/python -m bench.run
-	$(BIN)/python -m bench.tasks
+	$(BIN)/python -m bench.run --database-url "$(BENCH_DATABASE_URL)"
+	$(BIN)/python -m bench.tasks --database-url "$(BENCH_DATABASE_URL)"
+	$(BIN)/python -m bench.workers --database-url "$(BENCH_DATABASE_URL)"
 
 ## reliability: the reliability suites (concurrency, crash, fuzzing, soak) at full size; `make test` runs them reduced
 reliability: $(STAMP)
