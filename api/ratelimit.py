@@ -205,7 +205,7 @@ class OwnLimitsFirst(RateLimiter):
         if admission.wait is not None:
             raise RateLimitExceeded(admission.wait)
 
-    async def _after_request(self, response: Response) -> Response:  # type: ignore[override]
+    async def _after_request(self, response: Response) -> Response:
         """The ``RateLimit-*`` headers of the shortest limit, from what admitting the request found."""
         state = g.get("rate_limit_state")
         if state is not None:
