@@ -29,17 +29,10 @@ from api.sessions import SECURITY_SCHEMES
 
 MAX_BODY_BYTES = 64 * 1024
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
-# Pages that may load their scripts from the documentation CDN; everything else is 'self' only.
-_DOCS_PATHS = frozenset({"/docs", "/redocs", "/scalar"})
 _CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
     "media-src 'self' https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; "
     "object-src 'none'"
-)
-_DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "font-src https://fonts.gstatic.com; img-src 'self' https: data:; frame-ancestors 'none'; object-src 'none'"
 )
 
 
@@ -81,7 +74,7 @@ def create_app(
         app,
         info={"title": "adnet", "version": "1", "description": "The adnet advertising network API."},
         openapi_path="/openapi.json",
-        swagger_ui_path="/docs",
+        swagger_ui_path=None,  # /docs is the portal's own page (portal.home), served from static/
         redoc_ui_path=None,
         scalar_ui_path=None,
         security_schemes=SECURITY_SCHEMES,
@@ -160,7 +153,7 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
         headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
         headers["X-Frame-Options"] = "DENY"
         headers["Permissions-Policy"] = "camera=(), microphone=(), geolocation=()"
-        headers.setdefault("Content-Security-Policy", _DOCS_CSP if request.path in _DOCS_PATHS else _CSP)
+        headers.setdefault("Content-Security-Policy", _CSP)
         if g.get("session") is not None:
             # A signed-in answer shows an account (balances, sites, campaigns): never kept by a browser or proxy,
             # where the next person at the machine, or behind the proxy, could read it back.
