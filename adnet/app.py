@@ -21,9 +21,10 @@ from adnet.config import Settings, load_settings
 from adnet.core import changes
 from adnet.core.clock import Clock
 from adnet.core.files import shipped
-from api import dev_rpc, errors
+from api import dev_rpc, errors, metrics
 from api.errors import RequestRefused
-from api.http import AdnetOpenAPI, client_ip_key, is_public, public_routes, skip_preflight
+from api.http import client_ip_key, is_public, public_routes, skip_preflight
+from api.openapi import AdnetOpenAPI
 from api.ratelimit import OwnLimitsFirst, settings_limit
 from api.sessions import SECURITY_SCHEMES
 
@@ -77,7 +78,7 @@ def create_app(
         swagger_ui_path=None,  # /docs is the portal's own page (portal.home), served from static/
         redoc_ui_path=None,
         scalar_ui_path=None,
-        security_schemes=SECURITY_SCHEMES,
+        security_schemes={**SECURITY_SCHEMES, **metrics.SECURITY_SCHEMES},
         openapi_provider_class=AdnetOpenAPI,
     )
     # Routes without a limit of their own get the public limit per client IP.
