@@ -5,6 +5,8 @@ other page."""
 from quart import render_template
 from quart_schema import hide
 
+from adnet.delivery import sdk as embed
+from api.http import app_settings
 from portal.pages import portal_blueprint
 
 blueprint = portal_blueprint("home")
@@ -13,8 +15,9 @@ blueprint = portal_blueprint("home")
 @blueprint.get("/")
 @hide
 async def home() -> str:
-    """The landing page with links to the portal, the API documentation and the health report."""
-    return await render_template("home.html")
+    """What adnet is, and the three ways in: publishers and advertisers to the portal, developers to the API
+    reference, the demo page (outside production) and the embed script."""
+    return await render_template("home.html", demo=not app_settings().production, sdk_version=embed.sdk_version())
 
 
 @blueprint.get("/docs")
