@@ -89,7 +89,7 @@ def create_app(
     if not settings.production:
         app.register_blueprint(dev_rpc.blueprint)
     _register_request_hooks(app, settings)
-    errors.register(app)
+    errors.register(app, portal.pages.http_error_page)
 
     @app.before_serving
     async def startup() -> None:
