@@ -30,6 +30,7 @@ CODES_MADE_ELSEWHERE = {
     ("adnet/accounts/sites.py", "code"): {code for code, _ in SPECIAL_USE_REFUSALS.values()},
     ("adnet/accounts/ownership.py", "failure.code"): set(),  # CheckFailure(code=...), found as a keyword below
     ("adnet/core/inputs.py", "first['type']"): set(),  # the code of a rule(...), found at its call
+    ("portal/pages.py", "code"): set(),  # an error of api/errors.py's handlers shown as a page, found there
 }
 DOCUMENTED_CODE = re.compile(r"^\| \d(?:\d\d|xx) \| `([a-z][a-z0-9_]*)` \|", re.M)
 
