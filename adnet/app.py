@@ -30,6 +30,17 @@ from api.sessions import SECURITY_SCHEMES
 
 MAX_BODY_BYTES = 64 * 1024
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+API_DESCRIPTION = (
+    "adnet's JSON API: publishers' sites and balances, advertisers' campaigns, operators' review, and what the "
+    "embed script calls from publishers' pages.\n\n"
+    "**Signing in.** `GET /api/auth/nonce`, sign the Sign-In with Ethereum message it describes with the wallet, "
+    "`POST /api/auth/verify`; send the token it returns as `Authorization: Bearer <token>` (Authorize, here), or "
+    "rely on the session cookie it sets.\n\n"
+    "**Errors.** A status and `{\"error\": code, \"message\": sentence}`, with `field` naming the offending input "
+    "and other details where they help; a refused request changes nothing. Every code is in adnet's "
+    "docs/errors.md.\n\n"
+    "**Values.** Token amounts are decimal strings (`\"12.5\"`), addresses EIP-55, times ISO 8601 in UTC."
+)
 _CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
     "media-src 'self' https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; "
@@ -73,7 +84,7 @@ def create_app(
     app.session_interface = SessionCookies()
     QuartSchema(
         app,
-        info={"title": "adnet", "version": "1", "description": "The adnet advertising network API."},
+        info={"title": "adnet", "version": "1", "description": API_DESCRIPTION},
         openapi_path="/openapi.json",
         swagger_ui_path=None,  # /docs is the portal's own page (portal.home), served from static/
         redoc_ui_path=None,

@@ -100,7 +100,7 @@ _ANY_JSON_BODY = {"required": True, "content": {"application/json": {"schema": {
 # A rule's path in OpenAPI's form. quart-schema's own pattern lets a converter's prefix run across an earlier
 # argument: ``<campaign_id>/<any(submit, end):action>`` became ``{action}`` alone.
 _PATH_ARGUMENT = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(`])")
 
 
 class AdnetOpenAPI(OpenAPIProvider):
