@@ -31,6 +31,7 @@ from adnet.reporting.traffic import ordered_reasons
 from adnet.tasks import authoring
 from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import answer, services, with_body, with_query
+from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import (
     Address,
@@ -376,6 +377,7 @@ async def campaign_report(campaign_id: str, query_args: Period) -> Response:
 @require_session
 @with_query(Period)
 @refusals(400, 403, 404)
+@other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
 async def campaign_report_csv(campaign_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row), for spreadsheets."""
     start, end = query_args.days(services().clock.today())

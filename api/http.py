@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -14,7 +13,6 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 from quart import Blueprint, Response, current_app, request
 from quart_schema import document_querystring, document_request
-from quart_schema.openapi import OpenAPIProvider
 from werkzeug.exceptions import RequestTimeout
 
 from adnet.config import Settings
@@ -23,7 +21,6 @@ from adnet.delivery.clients import Client
 from adnet.delivery.commands import MAX_USER_AGENT_LENGTH
 from adnet.services import Services
 from api.errors import RequestRefused
-from api.schemas import ErrorOut
 
 F = TypeVar("F", bound=Callable[..., Any])
 PREFLIGHT_MAX_AGE = 86400
@@ -100,37 +97,6 @@ def with_body(command: type[Command]) -> Callable[[F], F]:
         return cast(F, document_request(command)(parsed))
 
     return decorate
-
-
-_ANY_JSON_BODY = {"required": True, "content": {"application/json": {"schema": {
-    "description": "The route reads nothing from its body; send {} (every POST under /api/ is JSON)."}}}}
-
-
-# A rule's path in OpenAPI's form. quart-schema's own pattern lets a converter's prefix run across an earlier
-# argument: ``<campaign_id>/<any(submit, end):action>`` became ``{action}`` alone.
-_PATH_ARGUMENT = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>")
-
-
-class AdnetOpenAPI(OpenAPIProvider):
-    """quart-schema's OpenAPI document, with every path written in full (``_PATH_ARGUMENT``), and saying what the
-    app's ``check_body`` enforces on every POST, PUT and PATCH under /api/: a JSON body is required, also where the
-    route reads nothing from it (the JSON-only rule is what keeps other sites' forms out, docs/auth.md), and the
-    answer may be 413 (over 64 KiB) or 415 (not JSON)."""
-
-    def build_paths(self, rule: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        built, components = super().build_paths(rule)
-        paths = {_PATH_ARGUMENT.sub(r"{\1}", rule.rule): operations for operations in built.values()}
-        for path, operations in paths.items():
-            for method, operation in operations.items():
-                if method in ("post", "put", "patch") and path.startswith("/api/"):
-                    refused, error_components = self.build_response_object(ErrorOut, None)
-                    operations[method] = {
-                        **operation,
-                        "requestBody": {**operation.get("requestBody", _ANY_JSON_BODY), "required": True},
-                        "responses": {**operation["responses"], 413: refused, 415: refused},
-                    }
-                    components.update(error_components)
-        return paths, components
 
 
 async def json_body() -> Any:

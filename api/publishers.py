@@ -28,6 +28,7 @@ from adnet.reporting import dashboard, traffic
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from api.http import answer, services, with_body, with_query
+from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import (
     Address,
@@ -291,6 +292,7 @@ async def site_traffic(site_id: str, query_args: Period) -> Response:
 @require_session
 @with_query(Period)
 @refusals(400, 403, 404)
+@other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
 async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
     site = await owned_site(current_wallet(), site_id)

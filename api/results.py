@@ -12,6 +12,7 @@ from quart_schema import document_response
 
 from adnet.interactions import results
 from api.http import answer, services
+from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import AmountText, Schema, Time, refusals
 from api.sessions import current_wallet, require_session
@@ -173,6 +174,7 @@ async def unit_results_json(unit_id: str) -> Response:
 @rate_limit(limits=settings_limit("rate_limit_account"))
 @require_session
 @refusals(403, 404)
+@other_answer(200, "Every response as CSV, one row each.", "text/csv", headers=CSV_FILE)
 async def unit_results_csv(unit_id: str) -> Response:
     """Every response of the unit as CSV for its owner, one row each, cells safe from spreadsheet formulas."""
     unit = await results.owned_unit(unit_id, current_wallet())

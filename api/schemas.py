@@ -94,6 +94,15 @@ class ErrorOut(BaseModel):
     field: str | None = None
 
 
+class HealthOut(BaseModel):
+    """Whether this process can do its work: ``ok``, or ``degraded`` with each reason (docs/operations.md)."""
+
+    status: Literal["ok", "degraded"]
+    reasons: list[str]
+    chain: dict[str, Any] | None = Field(None, description="The chain's figures at its last check: its node, the "
+                                                            "signer, and when it was checked.")
+
+
 def refusals(*statuses: int) -> Callable[[F], F]:
     """Route decorator: document the error statuses a route may answer, each with the error body."""
     def document(handler: F) -> F:

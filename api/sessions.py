@@ -11,19 +11,27 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 
 from quart import g, request
-from quart_schema import APIKeySecurityScheme, HttpSecurityScheme, security_scheme
+from quart_schema import security_scheme
 
 from adnet.accounts.sessions import ActiveSession, check_owner, find_session
 from adnet.core.errors import Unauthorized
 from api.http import services
+from api.openapi import BearerScheme, CookieScheme
 from api.schemas import refusals
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 SESSION_COOKIE = "adnet_session"
 # The OpenAPI security schemes of a signed-in route: either carries the session.
 SECURITY_SCHEMES: dict[str, Any] = {
-    "session": HttpSecurityScheme(scheme="bearer"),
-    "sessionCookie": APIKeySecurityScheme(name=SESSION_COOKIE, in_="cookie"),
+    "session": BearerScheme(
+        scheme="bearer", description="The session token POST /api/auth/verify returns after Sign-In with Ethereum "
+                                     "(24 hours at most), for scripts."),
+    "sessionCookie": CookieScheme(
+        name=SESSION_COOKIE, in_="cookie",
+        description="The same session as the portal's cookie (HttpOnly, SameSite=Lax). Other sites cannot ride on "
+                    "it: every POST, PUT and PATCH under /api/ must be application/json, which a browser sends "
+                    "cross-origin only after a CORS preflight these routes do not grant (portal forms carry a CSRF "
+                    "token instead, docs/auth.md)."),
 }
 SESSION_SECURITY: list[dict[str, list[str]]] = [{"session": []}, {"sessionCookie": []}]
 

@@ -13,6 +13,7 @@ from werkzeug.wrappers.response import Response as WerkzeugResponse
 from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
 from api.http import answer, services, with_body, with_query
+from api.openapi import other_answer
 from api.ratelimit import settings_limit
 from api.schemas import Address, Awarded, ClaimOut, Schema, Time, claim_out, refusals
 
@@ -92,6 +93,7 @@ async def status(query_args: CompletionsQuery) -> Response:
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_query(VisitStart)
 @refusals(400, 404, 409, 429)
+@other_answer(302, "The visit has started: on to the advertiser's page.", headers={"Location": "The task's URL."})
 async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
     """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect (302) to the advertiser's page."""
     target = await visits.start_visit(task_id, query_args, services().clock.now())

@@ -108,6 +108,17 @@ async def error_page(error: DomainError) -> tuple[str, int]:
     return await page("portal/error.html", "portal/_error.html", status, error=error, http_status=status)
 
 
+async def http_error_page(status: int, code: str, message: str) -> Response | None:
+    """An error raised around the portal's handlers (an unknown portal URL, a method a page lacks, a rate limit,
+    a fault) as the same HTML page, for a path under /portal; None elsewhere, where errors are JSON
+    (``api.errors.register``)."""
+    if request.path != "/portal" and not request.path.startswith("/portal/"):
+        return None
+    body, _ = await page("portal/error.html", "portal/_error.html", status, error=DomainError(code, message),
+                         http_status=status)
+    return Response(body, status, mimetype="text/html")
+
+
 # The filters and layout values every page's templates use.
 blueprint = portal_blueprint("pages")
 

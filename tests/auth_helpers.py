@@ -11,7 +11,8 @@ from typing import Any
 
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
-from siwe import siwe
+
+from adnet.accounts.signin import siwe  # the SIWE module, loaded without its grammar's warnings
 
 STATEMENT = "Sign in to adnet."
 _CURVE_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141

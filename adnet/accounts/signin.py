@@ -24,13 +24,14 @@ from __future__ import annotations
 import logging
 import random
 import string
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from abnf import GrammarWarning
 from eth_utils import to_checksum_address
-from siwe import siwe
 from tortoise.transactions import in_transaction
 
 from adnet.accounts.commands import SignIn
@@ -41,6 +42,12 @@ from adnet.chain.signatures import wallet_signed
 from adnet.config import Settings
 from adnet.core.errors import Invalid, Unauthorized, chain_unavailable
 from adnet.core.wallets import normalize_wallet
+
+with warnings.catch_warnings():
+    # siwe's EIP-4361 grammar restates abnf's core rules (ALPHA, LF, ...), and abnf warns about each redefinition when
+    # the grammar loads: four lines on the stderr of every command that loads this module, about no fault of ours.
+    warnings.simplefilter("ignore", GrammarWarning)
+    from siwe import siwe
 
 log = logging.getLogger(__name__)
 
