@@ -1,7 +1,26 @@
 // adnet portal: the few lines of wallet glue (EIP-1193) the server-rendered pages need. The server prepares every
-// message and transaction; this script only asks the browser's wallet to sign or send them, and reports back.
+// message and transaction; this script only asks the browser's wallet to sign or send them, and reports back. It
+// also sets how htmx treats answers and shows a form's request in progress.
 (function () {
   "use strict";
+
+  // A refusal (4xx, or 503 when the chain cannot be reached) carries the fragment that says what went wrong beside
+  // the field it concerns: htmx swaps it like a success. Other server errors leave the page as it is.
+  htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "4..|503", swap: true },
+    { code: "...", swap: false, error: true }
+  ];
+
+  // While a request runs, the element that sent it is aria-busy; a form's hx-disabled-elt and hx-indicator
+  // (templates/portal/_busy.html) disable its submit button and show its busy note.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    event.detail.elt.setAttribute("aria-busy", "true");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    event.detail.elt.removeAttribute("aria-busy");
+  });
 
   var REJECTED = 4001;
   var UNKNOWN_CHAIN = 4902;
