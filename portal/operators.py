@@ -54,7 +54,8 @@ async def operator_page_context(**extra: Any) -> dict[str, Any]:
     run = services()
     current = await rate.vault_rate(run.chain)
     platform = await revenue.revenue(run.clock.now())
-    chart = earnings_chart(platform.days, title=f"Platform G$ per day, last {revenue.REVENUE_DAYS} days")
+    chart = earnings_chart(platform.days, title=f"Platform G$ per day, last {revenue.REVENUE_DAYS} days",
+                           empty="The platform has earned nothing in these days yet.")
     return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": platform,
             "chart": chart,
             "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
