@@ -94,7 +94,10 @@ async def topup(site_id: str) -> Response:
     try:
         progress = await deposits.progress(holder, command_of(DepositReport, form).tx_hash, run.chain, run.clock.now())
     except Invalid as error:
-        return await _refused(site_id, "topup", error, form.to_dict())
+        site = await owned_site(current_wallet(), site_id)
+        return await form_error("portal/_deposit_credit_form.html", "#topup-credit", error, "portal/site.html",
+                                lambda: site_context(site), values=form.to_dict(), failed_form="topup-credit",
+                                form_name="topup", action=f"/portal/sites/{site_id}/topup", site=site)
     if not wants_fragment():
         await flash(f"Top-up {progress.tx_hash}: {progress.state}.")
         return see_other(f"/portal/sites/{site_id}")

@@ -198,8 +198,11 @@
     var chainId = box.getAttribute("data-chain-id");
     var switchButton = box.querySelector("[data-wallet-switch]");
     var form = box.querySelector("#signin-form");
+    var button = box.querySelector("[data-wallet-signin]");
     var address;
     switchButton.hidden = true;
+    button.disabled = true;
+    box.setAttribute("aria-busy", "true");
     say(box, "Asking your wallet for its address…");
     return Promise.resolve().then(function () {
       return wallet().request({ method: "eth_requestAccounts" });
@@ -223,6 +226,8 @@
       form.submit();
     }).catch(function (error) {
       if (error && error.code === "wrong_chain") { switchButton.hidden = false; }
+      button.disabled = false;
+      box.removeAttribute("aria-busy");
       say(box, explain(error), true);
     });
   }

@@ -83,6 +83,12 @@ async def test_a_top_up_refusal_is_shown_beside_the_form(publisher, site, chain)
                                  {"txHash": receipt["transactionHash"].to_0x_hex()})
     assert wrong.status_code == 400
     assert "The deposit credits another account" in await wrong.get_data(as_text=True)
+    beside = await publisher.post(f"/portal/sites/{site.id}/topup",
+                                  {"txHash": receipt["transactionHash"].to_0x_hex()}, htmx=True)
+    html = await beside.get_data(as_text=True)
+    assert beside.status_code == 400 and beside.headers["HX-Retarget"] == "#topup-credit"
+    assert '<details class="muted" id="topup-credit" open>' in html and 'aria-describedby="topup-tx-error"' in html
+    assert '<p id="topup-tx-error" class="error" role="alert">The deposit credits another account' in html
     assert await ledger.balance(ledger.site(site.id)) == 0
 
 

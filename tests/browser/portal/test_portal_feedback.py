@@ -111,7 +111,13 @@ def demo_earnings(server: LiveServer) -> Iterator[None]:
 def test_sign_in_dashboard_site_and_operator_pages_fit_and_pass_axe(open_portal, server, demo_earnings, width):
     page, console = open_portal(NEW_PUBLISHER_INDEX, viewport={"width": width, "height": 900})
     looks_right(page, width)
-    sign_in_to_portal(page)
+    hold = Held(page, "**/portal/signin/message")
+    page.get_by_role("button", name="Connect wallet and sign in").click()
+    expect(page.get_by_role("button", name="Connect wallet and sign in")).to_be_disabled()
+    expect(page.locator("#signin")).to_have_attribute("aria-busy", "true")
+    expect(page.locator("[data-wallet-status]")).to_have_text("Preparing the sign-in message…")
+    hold.release()
+    expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
     # A new publisher's chart says so in words, with no axis of smallest units.
     expect(page.locator(".chart-empty")).to_contain_text("Nothing earned in these days yet")
     expect(page.locator("#chart-heading + figure")).not_to_contain_text("0.000000000000000001")
