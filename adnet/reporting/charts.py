@@ -65,8 +65,9 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, 
         value = axis_max * tick // TICKS
         y = TOP + plot_height - plot_height * tick / TICKS
         parts.append(f'<line class="chart-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>')
-        parts.append(f'<text class="chart-label chart-tick" x="{LEFT + 2}" y="{y - 6:.1f}" text-anchor="start">'
-                     f'{escape(to_decimal_string(value))} {escape(symbol)}</text>')
+        if tick:  # the baseline is zero; a label there would sit on the first bars
+            parts.append(f'<text class="chart-label chart-tick" x="{LEFT + 2}" y="{y - 6:.1f}" text-anchor="start">'
+                         f'{escape(to_decimal_string(value))} {escape(symbol)}</text>')
     for index, (day, amount) in enumerate(days):
         height = plot_height * amount / axis_max
         x = LEFT + index * slot

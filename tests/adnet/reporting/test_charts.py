@@ -26,7 +26,7 @@ def days(amounts):
 def test_bars_are_scaled_to_a_nice_axis_and_titled_exactly():
     chart = str(earnings_chart(days([2 * GS, 9 * GS, 0])))
     ticks = re.findall(r'<text class="chart-label chart-tick"[^>]*>([^<]+)</text>', chart)
-    assert ticks == ["0 G$", "5 G$", "10 G$", "15 G$", "20 G$"]  # 9 G$ over four ticks: a step of 5, not 2.25
+    assert ticks == ["5 G$", "10 G$", "15 G$", "20 G$"]  # 9 G$ over four ticks: a step of 5, not 2.25
     assert "<title>2026-10-26: 9 G$</title>" in chart and "<title>2026-10-27: 0 G$</title>" in chart
     assert "3 days from 2026-10-25 to 2026-10-27; total 11 G$; highest day 9 G$." in chart
     assert '<figcaption class="chart-caption">Oct 25 to Oct 27, 2026 (UTC days): total 11 G$' in chart

@@ -7,7 +7,9 @@ critical axe-core violation. Runs against the live server of ``tests/browser/con
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -28,6 +30,9 @@ from tests.browser.conftest import (
 )
 from tests.browser.conftest import TestWallet as Wallet
 
+# The README's picture of a site's page on a phone, rewritten only by ``make screenshots``.
+SITE_SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "screenshots" / "site-phone.png"
+UPDATE_SCREENSHOTS = os.environ.get("ADNET_UPDATE_SCREENSHOTS") == "1"
 NEW_PUBLISHER_INDEX = 3  # funded development accounts no other browser test signs in with
 FORMS_PUBLISHER_INDEX = 9
 DRAINED_INDEX = 4
@@ -108,7 +113,8 @@ def demo_earnings(server: LiveServer) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_sign_in_dashboard_site_and_operator_pages_fit_and_pass_axe(open_portal, server, demo_earnings, width):
+def test_sign_in_dashboard_site_and_operator_pages_fit_and_pass_axe(open_portal, server, demo_earnings, width,
+                                                                     tmp_path):
     page, console = open_portal(NEW_PUBLISHER_INDEX, viewport={"width": width, "height": 900})
     looks_right(page, width)
     hold = Held(page, "**/portal/signin/message")
@@ -147,6 +153,9 @@ def test_sign_in_dashboard_site_and_operator_pages_fit_and_pass_axe(open_portal,
     expect(snippet).to_have_attribute("tabindex", "0")
     if width == 390:  # the snippet scrolls inside its box, not the page
         assert snippet.evaluate("box => box.scrollWidth > box.clientWidth")
+        screenshot = SITE_SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / SITE_SCREENSHOT.name
+        page.screenshot(path=str(screenshot), full_page=True)
+        assert screenshot.stat().st_size > 10_000
     looks_right(page, width)
 
     operator, operator_console = opened(open_portal, OPERATOR_INDEX, width)
