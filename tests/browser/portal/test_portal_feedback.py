@@ -145,6 +145,11 @@ def test_sign_in_dashboard_site_and_operator_pages_fit_and_pass_axe(open_portal,
     expect(tip).to_be_visible()
     expect(tip).to_contain_text("G$")
     assert tip.evaluate("label => label.getBoundingClientRect().height") >= 10
+    page.keyboard.press("Tab")  # focus moves on, and the value goes with it
+    expect(tip).to_be_hidden()
+    first = page.locator("svg.chart .chart-day").first
+    first.locator(".chart-hit").hover()
+    expect(first.locator(".chart-tip")).to_be_visible()
     expect(page.locator("figcaption.chart-caption")).to_contain_text("(UTC days): total")
     looks_right(page, width)
 
