@@ -17,6 +17,7 @@ from playwright.sync_api import Page, expect
 from tortoise.transactions import in_transaction
 from web3 import Web3
 
+from adnet.campaigns.models import Campaign, CampaignStatus, CreativeStatus
 from adnet.core.amounts import to_decimal_string
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
@@ -29,6 +30,7 @@ from tests.browser.conftest import (
     sign_in_to_portal,
 )
 from tests.browser.conftest import TestWallet as Wallet
+from tests.factories import make_campaign, make_creative
 
 # The README's picture of a site's page on a phone, rewritten only by ``make screenshots``.
 SITE_SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "screenshots" / "site-phone.png"
@@ -278,6 +280,35 @@ def test_a_deposit_the_chain_would_refuse_is_explained_in_words(open_portal, ser
         "The transaction would fail: Your wallet holds 0 G$, less than the 2 G$ this transaction moves.")
     expect(page.locator("[data-wallet-retry]")).to_be_visible()
     assert console.page_errors == []
+
+
+@pytest.fixture
+def leaderboard_in_review(server: LiveServer) -> Iterator[str]:
+    """A campaign in review with a 728x90 banner (wider than a phone), rejected afterwards."""
+    async def create() -> Campaign:
+        campaign = await make_campaign(status=CampaignStatus.REVIEW, name="Leaderboard sale", now=server.clock.now())
+        await make_creative(campaign, width=728, height=90, status=CreativeStatus.REVIEW, now=server.clock.now(),
+                            banner_url=f"{server.url}/static/demo/banner-1-728x90.svg")
+        return campaign
+
+    campaign = server.call(create)
+    yield campaign.name
+    server.call(lambda: Campaign.filter(id=campaign.id).update(status=CampaignStatus.REJECTED))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_review_queue_fits_the_screen_and_names_what_was_decided(open_portal, server, leaderboard_in_review,
+                                                                     width):
+    page, console = opened(open_portal, OPERATOR_INDEX, width)
+    page.goto(f"{server.url}/portal/operator")
+    review = page.locator("article.review", has_text=leaderboard_in_review)
+    expect(review.locator(".creative-frame img")).to_be_visible()
+    looks_right(page, width)  # the banner scrolls inside its focusable frame on a phone
+    if width == 390:
+        review.get_by_label("Reason for rejecting").fill("Not on phones")
+        review.get_by_role("button", name="Reject").click()
+        expect(page.locator("#review-done")).to_have_text(f"Rejected {leaderboard_in_review}.")
+    assert console.page_errors == [] and console.script_errors() == []
 
 
 @pytest.mark.parametrize("width", WIDTHS)
