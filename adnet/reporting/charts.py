@@ -57,8 +57,8 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, 
     description = (f"{len(days)} days from {days[0][0].isoformat()} to {days[-1][0].isoformat()}; total "
                    f"{to_decimal_string(total)} {symbol}; highest day {to_decimal_string(top_value)} {symbol}.")
     parts = [
-        f'<svg class="chart daily-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" aria-labelledby="chart-title chart-desc" '
-        f'xmlns="http://www.w3.org/2000/svg">',
+        f'<svg class="chart daily-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" '
+        f'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
         f'<title id="chart-title">{escape(title)}</title><desc id="chart-desc">{escape(description)}</desc>',
     ]
     for tick in range(TICKS + 1):
