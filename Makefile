@@ -60,9 +60,9 @@ reliability: $(STAMP)
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak
 
-## screenshots: retake the README's dashboard picture from the browser tests (a real server with the demo data)
+## screenshots: retake the README's pictures from the browser tests (a real server with the demo data)
 screenshots: $(STAMP) chromium
-	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/portal -k dashboard
+	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/portal -k "dashboard or pages_fit_and_pass_axe"
 
 ## contracts: rebuild the committed contract artifacts with the pinned compiler
 contracts:

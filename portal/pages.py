@@ -49,10 +49,11 @@ async def page(full: str, fragment: str, status: int = 200, **context: Any) -> t
 
 async def form_error(fragment: str, target: str, error: DomainError, full: str,
                      full_context: Callable[[], Awaitable[dict[str, Any]]], **context: Any) -> Response:
-    """A refused form shown again with its error beside the field: for htmx, ``fragment`` replaces the form
-    (``target``) with a 200 so htmx swaps it; without JavaScript, the whole page ``full`` with the error's status."""
+    """A refused form shown again with its error beside the field, with the error's status: for htmx,
+    ``fragment`` replaces the form (``target``; ``static/portal.js`` has htmx swap refusals); without JavaScript,
+    the whole page ``full``."""
     if wants_fragment():
-        response = Response(await render_template(fragment, error=error, **context))
+        response = Response(await render_template(fragment, error=error, **context), status_of(error))
         response.headers["HX-Retarget"] = target
         response.headers["HX-Reswap"] = "outerHTML"
         return response

@@ -39,7 +39,8 @@ async def review_queue(now: datetime) -> ReviewQueue:
     """Campaigns in review, oldest first, with their creatives and tasks; then creatives waiting on their own."""
     pending = await Campaign.filter(status=CampaignStatus.REVIEW).order_by("updated_at", "id")
     creatives = await Creative.filter(status=CreativeStatus.REVIEW,
-                                      campaign__status__in=list(REVIEWED)).order_by("updated_at", "id")
+                                      campaign__status__in=list(REVIEWED)).order_by(
+        "updated_at", "id").select_related("campaign")
     return ReviewQueue(campaigns=await views(pending, now, details=True), creatives=creatives)
 
 

@@ -27,7 +27,7 @@ from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import Advertiser, Site
 from adnet.chain.client import ChainClient, ChainUnavailable, DepositEvent
-from adnet.core.amounts import Token
+from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, Invalid, NotFound, chain_unavailable
 from adnet.core.ids import new_id
 from adnet.money import ledger
@@ -75,6 +75,21 @@ def prepare(holder: Holder, amount: int, chain: ChainClient) -> DepositPlan:
     return DepositPlan(holder=holder, amount=amount,
                        approve=chain.build_approve_tx(holder.wallet, Token.GS, amount),
                        deposit=chain.build_deposit_tx(holder.wallet, Token.GS, amount, holder.account_ref))
+
+
+async def check_wallet_funds(holder: Holder, amount: int, chain: ChainClient) -> int:
+    """What the holder's wallet holds in G$ on the chain, when that covers a deposit of ``amount`` (checked before
+    the wallet is asked to approve anything). Refused: Invalid ``insufficient_wallet_balance`` (the deposit would
+    revert), Unavailable ``chain_unavailable``."""
+    try:
+        held = await chain.token_balance(Token.GS, holder.wallet)
+    except ChainUnavailable:
+        raise chain_unavailable() from None
+    if amount > held:
+        raise Invalid("insufficient_wallet_balance",
+                      f"Your wallet holds {to_decimal_string(held)} {Token.GS}; the amount is more than that.",
+                      field="amount", walletBalance=to_decimal_string(held))
+    return held
 
 
 async def credit(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime) -> Deposit:

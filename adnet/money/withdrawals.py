@@ -55,8 +55,8 @@ async def withdraw(holder: Holder, amount: int, token: Token, *, minimum: int, c
     Refused, with nothing changed: Invalid ``below_minimum`` (under ``minimum``), Invalid ``insufficient_balance``
     (more than the balance holds, which the refusal names)."""
     if amount < minimum:
-        raise Invalid("below_minimum", f"A withdrawal is at least {to_decimal_string(minimum)}.", field="amount",
-                      minimum=to_decimal_string(minimum))
+        raise Invalid("below_minimum", f"A withdrawal is at least {to_decimal_string(minimum)} {token}.",
+                      field="amount", minimum=to_decimal_string(minimum))
     withdrawal_id = new_id("wd")
     try:
         async with in_transaction():
@@ -95,5 +95,7 @@ async def view(holder: Holder, withdrawal_id: Any, chain: ChainClient,
 
 def insufficient(holder: Holder, exc: ledger.InsufficientFunds) -> Invalid:
     """The refusal of a debit the holder's balance cannot cover, naming what it holds."""
-    return Invalid("insufficient_balance", f"The amount is more than {holder.balance_name}.", field="amount",
+    held = f"{to_decimal_string(exc.balance)} {exc.account.token}"
+    return Invalid("insufficient_balance", f"The amount is more than {holder.balance_name}, which is {held}.",
+                   field="amount",
                    **{holder.balance_key: to_decimal_string(exc.balance)})

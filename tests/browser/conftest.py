@@ -353,6 +353,24 @@ def open_portal(browser: Browser, server: LiveServer) -> Iterator[Callable[..., 
         context.close()
 
 
+# axe-core 4.14.1 from the npm registry (``npm pack axe-core@4.14.1``, its dist/axe.min.js), for the tests only.
+AXE_SCRIPT = Path(__file__).resolve().parent / "fixtures" / "axe-4.14.1.min.js"
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` as it is now, as "rule: element" lines. axe runs
+    through the DevTools protocol, which the page's CSP does not govern."""
+    page.evaluate(AXE_SCRIPT.read_text())
+    return page.evaluate("""axe.run(document, { resultTypes: ["violations"] }).then((result) => result.violations
+        .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+        .flatMap((violation) => violation.nodes.map((node) => violation.id + ": " + node.target.join(" "))))""")
+
+
+def sideways_overflow(page: Page) -> int:
+    """How many CSS pixels the page is wider than its viewport (0 when it does not scroll sideways)."""
+    return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
 def sign_in_to_portal(page: Page) -> None:
     """On the portal's sign-in page, sign in with the page's wallet and wait for the dashboard."""
     page.get_by_role("button", name="Connect wallet and sign in").click()
