@@ -7,6 +7,7 @@ from typing import Annotated, ClassVar
 from pydantic import AfterValidator, Field, StringConstraints
 
 from adnet.campaigns.models import MediaType
+from adnet.campaigns.targeting import Targeting
 from adnet.core.inputs import Amount, Changes, Command, Instant, Price, Size, WebUrl, id_of, rule
 
 MAX_NAME = 120
@@ -45,6 +46,7 @@ class NewCampaign(Command):
     placements: Placements = []
     site_allow: SiteIds = Field([], description="site ids it runs on; empty = every site")
     site_deny: SiteIds = Field([], description="site ids it never runs on")
+    targeting: Targeting = Field(Targeting(), description="who, where and when it is shown")
 
 
 class CampaignChanges(Changes):
@@ -63,6 +65,7 @@ class CampaignChanges(Changes):
     placements: Placements | None = None
     site_allow: SiteIds | None = None
     site_deny: SiteIds | None = None
+    targeting: Targeting | None = Field(None, description="replaces the whole targeting when given")
 
 
 class NewCreative(Command):

@@ -53,6 +53,7 @@ class Campaign(Model):
     placements = fields.JSONField(default=list, description="placement labels - empty = any")
     site_allow = fields.JSONField(default=list, description="site ids - empty = every site")
     site_deny = fields.JSONField(default=list)
+    targeting = fields.JSONField(default=dict, description="targeting rules (adnet.campaigns.targeting) - {} = none")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

@@ -19,6 +19,7 @@ from adnet.accounts.models import Site
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.delivery.caps import spent_today
 from adnet.delivery.sites import SiteEntry
+from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
 from adnet.money import ledger
 from adnet.tasks.config import TaskView, task_view
 from adnet.tasks.models import Task, TaskKind, TaskSurface
@@ -78,6 +79,7 @@ class CampaignEntry:
     site_deny: frozenset[str]
     creatives: tuple[CreativeEntry, ...]
     tasks: tuple[TaskEntry, ...]
+    targeting: Rules = NO_RULES
 
     @property
     def impression_cost(self) -> int:
@@ -156,6 +158,11 @@ async def build_index(now: datetime) -> Index:
     index = Index(sites=sites, units=tuple(units), built_at=time.monotonic())
     for campaign in campaigns:
         entries = tuple(creatives.get(campaign.id, ()))
+        try:
+            targeting = compile_rules(campaign.targeting)
+        except ValueError:
+            log.warning("campaign targeting invalid, not served campaign_id=%s", campaign.id)
+            continue
         index.campaigns[campaign.id] = CampaignEntry(
             id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
             remaining=remaining.get(campaign.id, 0),
@@ -163,7 +170,7 @@ async def build_index(now: datetime) -> Index:
             spent_today=spent.get(campaign.id, 0), starts_at=campaign.starts_at, ends_at=campaign.ends_at,
             sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
-            creatives=entries, tasks=tuple(attached.get(campaign.id, ())),
+            creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index

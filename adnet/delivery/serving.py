@@ -39,6 +39,7 @@ from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
 from adnet.delivery.selection import candidates, pick
 from adnet.delivery.sites import SiteEntry, on_site
+from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import Completion
 
@@ -54,10 +55,12 @@ class Server:
     rebuilds the index (``rebuild``) periodically and as soon as ``stale`` is set, and adds the counters to the
     database (``flush_counts``)."""
 
-    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str) -> None:
+    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
+                 locator: Locator | None = None) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
+        self.locator = locator or Locator()
         self.index = Index()
         self.stale = asyncio.Event()
         self._unknown_sites: dict[str, float] = {}
@@ -150,7 +153,8 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site = await server.site(query.site_id)
     now = server.clock.now()
-    choice = pick(candidates(server.index, query, now), server.random)
+    viewer = Viewer(client, query.keywords, server.locator)
+    choice = pick(candidates(server.index, query, now, viewer), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
         return NOTHING
