@@ -26,6 +26,7 @@ from pydantic.alias_generators import to_camel
 from quart_schema import document_response
 
 from adnet.campaigns.models import Creative
+from adnet.campaigns.targeting import Targeting
 from adnet.campaigns.views import CampaignView
 from adnet.core.amounts import Token, to_decimal_string, to_number
 from adnet.core.clock import iso
@@ -394,6 +395,7 @@ class CampaignOut(Schema):
     placements: list[str]
     site_allow: list[str]
     site_deny: list[str]
+    targeting: Targeting
     funded: AmountText
     remaining: AmountText
     spent: AmountText
@@ -434,7 +436,8 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
         daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
         sizes=campaign.sizes, placements=campaign.placements, site_allow=campaign.site_allow,
-        site_deny=campaign.site_deny, funded=view.funded, remaining=view.remaining, spent=view.spent,
+        site_deny=campaign.site_deny, targeting=Targeting.model_validate(campaign.targeting or {}),
+        funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:
         out.creatives = [creative_out(creative) for creative in view.creatives]

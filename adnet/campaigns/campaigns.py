@@ -76,7 +76,7 @@ async def _check_settings(values: Mapping[str, Any], campaign: Campaign | None) 
 
 async def create_campaign(advertiser_id: str, settings: NewCampaign, now: datetime) -> Campaign:
     """A new draft campaign with ``settings``."""
-    values = settings.model_dump()
+    values = settings.model_dump(by_alias=False)
     await _check_settings(values, None)
     campaign = await Campaign.create(
         id=new_id("cmp"), advertiser_id=advertiser_id, status=CampaignStatus.DRAFT, created_at=now, updated_at=now,

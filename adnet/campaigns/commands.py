@@ -46,7 +46,7 @@ class NewCampaign(Command):
     placements: Placements = []
     site_allow: SiteIds = Field([], description="site ids it runs on; empty = every site")
     site_deny: SiteIds = Field([], description="site ids it never runs on")
-    targeting: Targeting = Field(Targeting(), description="who, where and when it is shown")
+    targeting: Targeting = Field(Targeting.model_validate({}), description="who, where and when it is shown")
 
 
 class CampaignChanges(Changes):

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 import pycountry
-from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from adnet.core.inputs import Command, rule
 
@@ -87,7 +87,10 @@ KeywordList = Annotated[list[Keyword], Field(max_length=MAX_KEYWORDS), AfterVali
 
 
 class Targeting(Command):
-    """Who, where and when a campaign is shown. Every list empty (the default): everyone, everywhere, always."""
+    """Who, where and when a campaign is shown. Every list empty (the default): everyone, everywhere, always. An
+    unknown key is refused (a misspelt rule would otherwise be no rule); responses write it in camelCase too."""
+
+    model_config = ConfigDict(**Command.model_config, extra="forbid", serialize_by_alias=True)
 
     geo_include: GeoList = Field([], description="countries (DE) and regions (US-CA) it runs in; empty = anywhere")
     geo_exclude: GeoList = Field([], description="countries and regions it never runs in")
@@ -106,4 +109,4 @@ class Targeting(Command):
 
     def stored(self) -> dict[str, Any]:
         """What the campaign's ``targeting`` column holds."""
-        return self.model_dump(mode="json")
+        return self.model_dump(mode="json", by_alias=False)
