@@ -395,6 +395,8 @@ class CampaignOut(Schema):
     placements: list[str]
     site_allow: list[str]
     site_deny: list[str]
+    frequency_cap: int | None
+    frequency_hours: int
     targeting: Targeting
     funded: AmountText
     remaining: AmountText
@@ -436,7 +438,8 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
         daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
         sizes=campaign.sizes, placements=campaign.placements, site_allow=campaign.site_allow,
-        site_deny=campaign.site_deny, targeting=Targeting.model_validate(campaign.targeting or {}),
+        site_deny=campaign.site_deny, frequency_cap=campaign.frequency_cap, frequency_hours=campaign.frequency_hours,
+        targeting=Targeting.model_validate(campaign.targeting or {}),
         funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:

@@ -15,6 +15,8 @@ MAX_LIST = 100
 MAX_PLACEMENT_LENGTH = 64
 MAX_DESCRIPTION = 500
 MAX_REASON = 500
+MAX_FREQUENCY_CAP = 1000
+MAX_FREQUENCY_HOURS = 24
 
 
 def _distinct(items: list[str]) -> list[str]:
@@ -46,13 +48,16 @@ class NewCampaign(Command):
     placements: Placements = []
     site_allow: SiteIds = Field([], description="site ids it runs on; empty = every site")
     site_deny: SiteIds = Field([], description="site ids it never runs on")
+    frequency_cap: int | None = Field(None, ge=1, le=MAX_FREQUENCY_CAP,
+                                      description="the most billed impressions per viewer and period; null = none")
+    frequency_hours: int = Field(24, ge=1, le=MAX_FREQUENCY_HOURS, description="the period of frequencyCap, hours")
     targeting: Targeting = Field(Targeting.model_validate({}), description="who, where and when it is shown")
 
 
 class CampaignChanges(Changes):
     """Some settings of a campaign; only those given change. ``endsAt`` and ``dailyCap`` may be null (none)."""
 
-    NULLABLE: ClassVar[frozenset[str]] = frozenset({"ends_at", "daily_cap"})
+    NULLABLE: ClassVar[frozenset[str]] = frozenset({"ends_at", "daily_cap", "frequency_cap"})
 
     name: CampaignName | None = None
     starts_at: Instant | None = None
@@ -65,6 +70,8 @@ class CampaignChanges(Changes):
     placements: Placements | None = None
     site_allow: SiteIds | None = None
     site_deny: SiteIds | None = None
+    frequency_cap: int | None = Field(None, ge=1, le=MAX_FREQUENCY_CAP)
+    frequency_hours: int | None = Field(None, ge=1, le=MAX_FREQUENCY_HOURS)
     targeting: Targeting | None = Field(None, description="replaces the whole targeting when given")
 
 

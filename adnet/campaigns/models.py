@@ -53,6 +53,8 @@ class Campaign(Model):
     placements = fields.JSONField(default=list, description="placement labels - empty = any")
     site_allow = fields.JSONField(default=list, description="site ids - empty = every site")
     site_deny = fields.JSONField(default=list)
+    frequency_cap = fields.IntField(null=True, description="most billed impressions per viewer in a period")
+    frequency_hours = fields.IntField(default=24, description="the period of frequency_cap, 1 to 24 hours")
     targeting = fields.JSONField(default=dict, description="targeting rules (adnet.campaigns.targeting) - {} = none")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()

@@ -53,12 +53,13 @@ class ServeQuery(Command):
     wallet: WalletAddress | None = Field(None, description="binds the tracking token to this wallet")
     attached: Annotated[bool, BeforeValidator(_switch), WithJsonSchema({"type": "string", "enum": ["0", "1"]})] = \
         Field(False, description="1: include up to two attached CTA tasks")
+    viewer: Fingerprint | None = Field(None, description="the embed's viewer id, for campaigns' frequency caps")
     keywords: Annotated[frozenset[str], BeforeValidator(_keywords), WithJsonSchema(
         {"type": "string", "examples": ["defi,wallets"],
          "description": f"the page's keywords, comma-separated (at most {MAX_PAGE_KEYWORDS})"})] = Field(
         frozenset(), description="the page's keywords, for campaigns that target or exclude them")
 
-    @field_validator("size", "wallet", mode="before")
+    @field_validator("size", "wallet", "viewer", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None

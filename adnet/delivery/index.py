@@ -80,6 +80,8 @@ class CampaignEntry:
     creatives: tuple[CreativeEntry, ...]
     tasks: tuple[TaskEntry, ...]
     targeting: Rules = NO_RULES
+    frequency_cap: int | None = None
+    frequency_seconds: int = 86_400
 
     @property
     def impression_cost(self) -> int:
@@ -171,6 +173,7 @@ async def build_index(now: datetime) -> Index:
             sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
             creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
+            frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index

@@ -1,8 +1,8 @@
 """Selection: which of the candidates a request may be shown wins, by a weighted draw.
 
 A campaign is a candidate when it is live, runs on the site and placement, can pay (or the slot takes attached
-tasks), has a creative of the size asked for, and its targeting rules allow the viewer now
-(``adnet.delivery.targeting``).
+tasks), has a creative of the size asked for, its targeting rules allow the viewer now
+(``adnet.delivery.targeting``), and the viewer has not reached its frequency cap (``adnet.delivery.frequency``).
 
 Weight = price x pacing, each clamped (price to [``MIN_PRICE_SHARE``, 1] of the best eCPM on offer, pacing to
 [``MIN_PACING``, ``MAX_PACING``]), so the best offer wins most often, a campaign behind its even spend catches up,
@@ -47,7 +47,8 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer) -
             if not (query.attached or campaign.has_budget()):
                 continue
             creatives = campaign.creatives_for(query.size)
-            if creatives and campaign.targeting.allows(viewer, now):
+            if creatives and campaign.targeting.allows(viewer, now) and not viewer.capped(
+                    campaign.id, campaign.frequency_cap, campaign.frequency_seconds, now):
                 offers.append((campaign, creatives))
         best = max((ecpm(campaign) for campaign, _ in offers), default=0.0)
         for campaign, creatives in offers:

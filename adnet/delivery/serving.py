@@ -36,6 +36,7 @@ from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
+from adnet.delivery.frequency import FrequencyMemory, frequency_window
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
 from adnet.delivery.selection import candidates, pick
 from adnet.delivery.sites import SiteEntry, on_site
@@ -61,6 +62,7 @@ class Server:
         self.random = rng
         self.tracking_secret = tracking_secret
         self.locator = locator or Locator()
+        self.frequency = FrequencyMemory()
         self.index = Index()
         self.stale = asyncio.Event()
         self._unknown_sites: dict[str, float] = {}
@@ -104,6 +106,12 @@ class Server:
         if entry is not None:
             entry.remaining = max(0, entry.remaining - amount)
             entry.spent_today += amount
+
+    def viewed(self, campaign_id: str, viewer: str, at: datetime) -> None:
+        """Remember an impression tracking billed to ``viewer``, when its campaign has a frequency cap."""
+        entry = self.index.campaigns.get(campaign_id)
+        if entry is not None and entry.frequency_cap is not None:
+            self.frequency.add(frequency_window(campaign_id, viewer, at, entry.frequency_seconds), at)
 
     def count(self, site_id: str, day: date, filled: bool) -> None:
         self._fill[(site_id, day, filled)] += 1
@@ -153,7 +161,7 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site = await server.site(query.site_id)
     now = server.clock.now()
-    viewer = Viewer(client, query.keywords, server.locator)
+    viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
     choice = pick(candidates(server.index, query, now, viewer), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
@@ -172,7 +180,7 @@ async def _banner(server: Server, query: ServeQuery, client: Client, off_site: b
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
-        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64))
+        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
     tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 

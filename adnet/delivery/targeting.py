@@ -15,6 +15,9 @@ reads the database or compiles a pattern per request.
   User-Agent header, parsed with ua-parser's compiled rules, cached per distinct header.
 - Schedule: the weekday and hour of the injected clock's now in the campaign's time zone.
 - Keywords: those the slot passed (``keywords`` on ``/api/serve``); an excluded one always wins.
+
+The viewer also carries the embed's viewer id, when the page sent one, and this process's memory of frequency caps
+(``adnet.delivery.frequency``), so selection skips a campaign the viewer has seen as often as it allows.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from ua_parser import parse
 
 from adnet.campaigns.targeting import WEEKDAYS, Targeting
 from adnet.delivery.clients import Client
+from adnet.delivery.frequency import FrequencyMemory
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +114,20 @@ def device_of(user_agent: str) -> tuple[str, str]:
 class Viewer:
     """Who a serve request is for, each part worked out at most once and only when a rule asks."""
 
-    def __init__(self, client: Client, keywords: frozenset[str], locator: Locator) -> None:
+    def __init__(self, client: Client, keywords: frozenset[str], locator: Locator, *, viewer_id: str | None = None,
+                 frequency: FrequencyMemory | None = None) -> None:
         self.client = client
         self.keywords = keywords
+        self.id = viewer_id
         self._locator = locator
+        self._frequency = frequency
+
+    def capped(self, campaign_id: str, cap: int | None, seconds: int, now: datetime) -> bool:
+        """Whether this viewer was billed ``cap`` impressions of the campaign in its current period (as far as this
+        process knows); never for a viewer without an id or a campaign without a cap."""
+        if cap is None or self.id is None or self._frequency is None:
+            return False
+        return self._frequency.reached(campaign_id, self.id, cap, seconds, now)
 
     @cached_property
     def location(self) -> Location | None:
