@@ -212,7 +212,9 @@
     });
   }
 
-  // ---- page keywords (data-keywords, for campaigns' keyword targeting) -------------------------------------------
+  // ---- what serving targets and caps by: page keywords (data-keywords) and the viewer id ---------------------------
+  // The viewer id counts campaigns' frequency caps; under Do-Not-Track or Global Privacy Control none is sent.
+  function cappingViewer() { return optedOut() ? null : fingerprint(); }
   // A slot's keywords, else the script tag's: comma-separated, trimmed, lower-cased; items the server would refuse
   // (not 1-40 letters, digits, - or _) are left out, and at most 20 are sent, so a sloppy list never empties a slot.
   var KEYWORD = /^[\p{L}\p{N}_-]{1,40}$/u;
@@ -261,7 +263,7 @@
   Slot.prototype.load = function () {
     var self = this;
     var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
-      wallet: state.wallet, attached: this.attached ? "1" : null, keywords: this.keywords };
+      wallet: state.wallet, attached: this.attached ? "1" : null, keywords: this.keywords, viewer: cappingViewer() };
     return api("GET", "/api/serve?" + query(params)).then(function (response) {
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);

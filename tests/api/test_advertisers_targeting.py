@@ -1,6 +1,6 @@
-"""Targeting through the advertiser API: written with a campaign, shown back, replaced whole by an edit (which the
-serving index picks up at once), refused field by field with adnet's codes, and described in the OpenAPI
-document."""
+"""Targeting and frequency caps through the advertiser API: written with a campaign, shown back, replaced whole by
+an edit (which the serving index picks up at once), refused field by field with adnet's codes, and described in
+the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -73,10 +73,29 @@ async def test_bad_targeting_is_refused_by_field_and_changes_nothing(client, clo
     assert (await Campaign.get(id=created["id"])).targeting == Targeting.model_validate({}).stored()
 
 
+async def test_a_frequency_cap_is_set_changed_and_removed(client, clock):
+    api = await advertiser_api(client)
+    created = await draft(api, clock)
+    assert (created["frequencyCap"], created["frequencyHours"]) == (None, 24)
+    capped = await draft(api, clock, frequencyCap=3, frequencyHours=6)
+    assert (capped["frequencyCap"], capped["frequencyHours"]) == (3, 6)
+    status, edited = await api.call("PATCH", f"/advertisers/campaigns/{capped['id']}", frequencyHours=12)
+    assert (status, edited["frequencyCap"], edited["frequencyHours"]) == (200, 3, 12)
+    status, removed = await api.call("PATCH", f"/advertisers/campaigns/{capped['id']}", frequencyCap=None)
+    assert (status, removed["frequencyCap"]) == (200, None)
+    for refused, field in (({"frequencyCap": 0}, "frequencyCap"), ({"frequencyHours": 25}, "frequencyHours"),
+                           ({"frequencyHours": None}, "frequencyHours")):
+        status, body = await api.call("PATCH", f"/advertisers/campaigns/{capped['id']}", **refused)
+        assert (status, body["error"], body["field"]) == (400, "invalid_field", field)
+    assert (await Campaign.get(id=capped["id"])).frequency_hours == 12
+
+
 async def test_the_openapi_document_describes_targeting(client):
     document = await (await client.get("/openapi.json")).get_json()
     targeting = document["components"]["schemas"]["Targeting"]["properties"]
     assert set(targeting) == set(NONE)
     assert targeting["devicesInclude"]["items"]["enum"] == ["desktop", "mobile", "tablet"]
     serve_parameters = {parameter["name"] for parameter in document["paths"]["/api/serve"]["get"]["parameters"]}
-    assert "keywords" in serve_parameters
+    assert {"keywords", "viewer"} <= serve_parameters
+    campaign = document["components"]["schemas"]["CampaignOut"]["properties"]
+    assert {"targeting", "frequencyCap", "frequencyHours"} <= set(campaign)

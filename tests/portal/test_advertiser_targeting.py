@@ -35,7 +35,8 @@ async def post_form(advertiser: Publisher, path: str, pairs: list[tuple[str, str
 
 async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, clock):
     response = await post_form(advertiser, "/portal/advertise/campaigns",
-                               [*campaign_form(clock).items(), *TARGETING])
+                               [*campaign_form(clock).items(), *TARGETING, ("frequencyCap", "3"),
+                                ("frequencyHours", "12")])
     assert response.status_code == 303, await text(response)
     campaign = await Campaign.get(id=response.headers["Location"].rsplit("/", 1)[1])
     assert campaign.targeting == {
@@ -43,7 +44,9 @@ async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, 
         "devices_exclude": [], "os_include": [], "os_exclude": ["windows"], "days": ["sat", "sun"],
         "hours": [9, 10], "time_zone": "Europe/Berlin", "keywords_include": ["defi", "nft"],
         "keywords_exclude": ["gambling"]}
+    assert (campaign.frequency_cap, campaign.frequency_hours) == (3, 12)
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert 'name="frequencyCap" value="3"' in page and 'name="frequencyHours" value="12"' in page
     assert re.search(r'<option value="DE" selected>Germany \(DE\)</option>', page)
     assert 'name="targeting.geoInclude" value="US-CA, US-NY"' in page
     assert re.search(r'name="targeting.days" value="sat" checked', page)
@@ -55,11 +58,24 @@ async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, 
     # The edit form sends every control; boxes left unticked clear their rule.
     edited = await post_form(advertiser, f"/portal/advertise/campaigns/{campaign.id}",
                              [*campaign_form(clock).items(), ("targeting.timeZone", "UTC"),
-                              ("targeting.keywordsInclude", ""), ("targeting.keywordsExclude", "casino")])
+                              ("targeting.keywordsInclude", ""), ("targeting.keywordsExclude", "casino"),
+                              ("frequencyCap", ""), ("frequencyHours", "24")])
     assert edited.status_code == 303
     await campaign.refresh_from_db()
     assert campaign.targeting["keywords_exclude"] == ["casino"]
     assert campaign.targeting["days"] == [] and campaign.targeting["geo_include"] == []
+    assert (campaign.frequency_cap, campaign.frequency_hours) == (None, 24)  # an empty cap removes it
+
+
+async def test_a_refused_frequency_cap_is_shown_beside_its_field(advertiser, clock):
+    fragment = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("frequencyCap", "0"), ("frequencyHours", "6")],
+                               htmx=True)
+    html = await text(fragment)
+    assert "frequencyCap: at least 1" in html
+    assert re.search(r'name="frequencyCap" value="0"[^>]*aria-invalid="true"', html)
+    assert 'name="frequencyHours" value="6"' in html
+    assert await Campaign.all().count() == 0
 
 
 async def test_a_refused_rule_is_shown_beside_its_control_with_what_was_sent(advertiser, clock):
