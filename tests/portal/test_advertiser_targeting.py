@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-from adnet.campaigns.models import Campaign
-from tests.portal.conftest import Publisher
-from tests.portal.test_advertiser_pages import advertiser, campaign_form, settings, text
+from adnet.campaigns.models import Campaign, CampaignStatus
+from adnet.campaigns.targeting import Targeting
+from tests.factories import make_campaign
+from tests.portal.conftest import Publisher, portal_sign_in
+from tests.portal.test_advertiser_pages import OPERATOR, advertiser, campaign_form, settings, text
 
 __all__ = ["advertiser", "settings"]  # the fixtures these tests use
 
@@ -89,3 +91,30 @@ async def test_a_refused_rule_is_shown_beside_its_control_with_what_was_sent(adv
     full = await post_form(advertiser, "/portal/advertise/campaigns", sent)
     assert full.status_code == 400 and "<h1>New campaign</h1>" in await text(full)
     assert await Campaign.all().count() == 0
+
+
+async def test_the_rules_are_summed_up_where_they_cannot_be_edited(advertiser, clock):
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("targeting.geoExclude", "US-NY"),
+                                ("targeting.keywordsExclude", "<b>casino</b>"), ("targeting.timeZone", "UTC"),
+                                ("frequencyCap", "2"), ("frequencyHours", "6")])
+    assert response.status_code == 400  # a keyword is letters, digits, - and _ only
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("targeting.geoExclude", "US-NY"),
+                                ("targeting.days", "sat"), ("targeting.timeZone", "Asia/Tokyo"),
+                                ("frequencyCap", "2"), ("frequencyHours", "6")])
+    campaign_id = response.headers["Location"].rsplit("/", 1)[1]
+    await Campaign.filter(id=campaign_id).update(status="ended")
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}"))
+    assert ('<span class="targeting-summary">never in US-NY; days sat; time zone Asia/Tokyo; '
+            "at most 2 per viewer every 6 h</span>") in page
+    assert 'name="targeting.days"' not in page  # no form once ended
+
+
+async def test_operators_review_the_rules_with_the_campaign(app, clock):
+    await make_campaign(status=CampaignStatus.REVIEW, frequency_cap=1,
+                        targeting=Targeting(devices_include=["mobile"], keywords_include=["defi"]).stored())
+    operator = await portal_sign_in(app.test_client(), OPERATOR)
+    html = await text(await operator.get("/portal/operator"))
+    assert re.search(r'targeting:\s*<span class="targeting-summary">on mobile; pages about defi; '
+                     r"at most 1 per viewer every 24 h</span>", html)
