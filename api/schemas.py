@@ -346,6 +346,7 @@ class CreativeOut(Schema):
     size: str
     status: str
     rejection_reason: str
+    weight: int
     updated_at: Time
 
 
@@ -397,6 +398,7 @@ class CampaignOut(Schema):
     site_deny: list[str]
     frequency_cap: int | None
     frequency_hours: int
+    rotation: str
     targeting: Targeting
     funded: AmountText
     remaining: AmountText
@@ -411,7 +413,8 @@ def creative_out(creative: Creative) -> CreativeOut:
                        banner_url=creative.banner_url, target_url=creative.target_url,
                        description=creative.description, media_type=creative.media_type.value,
                        size=f"{creative.width}x{creative.height}", status=creative.status.value,
-                       rejection_reason=creative.rejection_reason, updated_at=creative.updated_at)
+                       rejection_reason=creative.rejection_reason, weight=creative.weight,
+                       updated_at=creative.updated_at)
 
 
 def task_out(task: Task, base_url: str) -> TaskOut:
@@ -439,6 +442,7 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
         sizes=campaign.sizes, placements=campaign.placements, site_allow=campaign.site_allow,
         site_deny=campaign.site_deny, frequency_cap=campaign.frequency_cap, frequency_hours=campaign.frequency_hours,
+        rotation=campaign.rotation.value,
         targeting=Targeting.model_validate(campaign.targeting or {}),
         funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)

@@ -6,7 +6,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from adnet.campaigns.models import MediaType
+from adnet.campaigns.models import MediaType, Rotation
 from adnet.campaigns.targeting import Targeting
 from adnet.core.inputs import Amount, Changes, Command, Instant, Price, Size, WebUrl, id_of, rule
 
@@ -17,6 +17,7 @@ MAX_DESCRIPTION = 500
 MAX_REASON = 500
 MAX_FREQUENCY_CAP = 1000
 MAX_FREQUENCY_HOURS = 24
+MAX_WEIGHT = 100
 
 
 def _distinct(items: list[str]) -> list[str]:
@@ -51,6 +52,7 @@ class NewCampaign(Command):
     frequency_cap: int | None = Field(None, ge=1, le=MAX_FREQUENCY_CAP,
                                       description="the most billed impressions per viewer and period; null = none")
     frequency_hours: int = Field(24, ge=1, le=MAX_FREQUENCY_HOURS, description="the period of frequencyCap, hours")
+    rotation: Rotation = Field(Rotation.EVEN, description="even, weighted (by creative weight) or best_ctr")
     targeting: Targeting = Field(Targeting.model_validate({}), description="who, where and when it is shown")
 
 
@@ -72,6 +74,7 @@ class CampaignChanges(Changes):
     site_deny: SiteIds | None = None
     frequency_cap: int | None = Field(None, ge=1, le=MAX_FREQUENCY_CAP)
     frequency_hours: int | None = Field(None, ge=1, le=MAX_FREQUENCY_HOURS)
+    rotation: Rotation | None = None
     targeting: Targeting | None = Field(None, description="replaces the whole targeting when given")
 
 
@@ -83,6 +86,7 @@ class NewCreative(Command):
     description: Description = ""
     media_type: MediaType = MediaType.IMAGE
     size: Size
+    weight: int = Field(1, ge=1, le=MAX_WEIGHT, description="its share under weighted rotation, 1 to 100")
 
 
 class CreativeChanges(Changes):
@@ -93,6 +97,7 @@ class CreativeChanges(Changes):
     description: Description | None = None
     media_type: MediaType | None = None
     size: Size | None = None
+    weight: int | None = Field(None, ge=1, le=MAX_WEIGHT)
 
 
 def _reason(value: str) -> str:

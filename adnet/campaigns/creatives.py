@@ -1,7 +1,8 @@
 """A campaign's creatives (the spec's ``ad``): banners with their landing page, size and media type.
 
 Editing a creative of a reviewed campaign (approved or paused) sends that creative alone back to review, so the
-campaign's other creatives keep serving and the edited one serves only after an operator approves it.
+campaign's other creatives keep serving and the edited one serves only after an operator approves it. Its
+``weight`` is a delivery setting, not content: changing only the weight keeps the creative's review.
 """
 
 from __future__ import annotations
@@ -37,11 +38,14 @@ async def edit_creative(wallet: str, creative_id: Any, edit: CreativeChanges, no
     while the campaign's other creatives keep serving."""
     creative = await owned_creative(wallet, creative_id)
     _check_creatives_editable(creative.campaign)
-    await Creative.filter(id=creative.id).update(status=CreativeStatus.REVIEW, rejection_reason="", updated_at=now,
-                                                 **_stored(edit.changed()))
+    values = edit.changed()
+    content = bool(set(values) - {"weight"})
+    review = {"status": CreativeStatus.REVIEW, "rejection_reason": ""} if content else {}
+    await Creative.filter(id=creative.id).update(updated_at=now, **review, **_stored(values))
     await creative.refresh_from_db()
     changes.announce()
-    log.info("creative edited creative=%s campaign=%s back_to_review=1", creative.id, creative.campaign.id)
+    log.info("creative edited creative=%s campaign=%s back_to_review=%d", creative.id, creative.campaign.id,
+             content)
     return creative
 
 

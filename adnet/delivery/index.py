@@ -16,7 +16,8 @@ from datetime import datetime
 from tortoise.expressions import Q
 
 from adnet.accounts.models import Site
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus, Rotation
+from adnet.db import sql
 from adnet.delivery.caps import spent_today
 from adnet.delivery.sites import SiteEntry
 from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
@@ -39,6 +40,7 @@ class CreativeEntry:
     description: str
     media_type: str
     size: str
+    weight: int = 1
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ class CampaignEntry:
     targeting: Rules = NO_RULES
     frequency_cap: int | None = None
     frequency_seconds: int = 86_400
+    rotation: Rotation = Rotation.EVEN
 
     @property
     def impression_cost(self) -> int:
@@ -124,6 +127,8 @@ class Index:
     creatives: dict[str, CreativeEntry] = field(default_factory=dict)
     units: tuple[TaskEntry, ...] = ()
     built_at: float = 0.0
+    # Billed [impressions, clicks] per creative of the campaigns that rotate by click-through rate.
+    creative_stats: dict[str, list[int]] = field(default_factory=dict)
 
 
 async def build_index(now: datetime) -> Index:
@@ -157,7 +162,9 @@ async def build_index(now: datetime) -> Index:
                 units.append(entry)
         elif task.surface == TaskSurface.ATTACHED and campaign_id in approved:
             attached.setdefault(campaign_id, []).append(entry)
-    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic())
+    best_ctr = [campaign.id for campaign in campaigns if campaign.rotation == Rotation.BEST_CTR]
+    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic(),
+                  creative_stats=await creative_stats(best_ctr) if best_ctr else {})
     for campaign in campaigns:
         entries = tuple(creatives.get(campaign.id, ()))
         try:
@@ -174,6 +181,7 @@ async def build_index(now: datetime) -> Index:
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
             creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
             frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
+            rotation=campaign.rotation,
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index
@@ -183,4 +191,15 @@ def _creative_entry(creative: Creative) -> CreativeEntry:
     return CreativeEntry(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
                          banner_url=creative.banner_url, target_url=creative.target_url,
                          description=creative.description, media_type=creative.media_type.value,
-                         size=f"{creative.width}x{creative.height}")
+                         size=f"{creative.width}x{creative.height}", weight=creative.weight)
+
+
+async def creative_stats(campaign_ids: list[str]) -> dict[str, list[int]]:
+    """Billed impressions and clicks per creative of ``campaign_ids`` (over the raw events still kept): one grouped
+    query, only for the campaigns that rotate by click-through rate."""
+    rows = await sql.fetch("SELECT creative_id, type, COUNT(*) AS events FROM tracking_event "
+                           "WHERE campaign_id IN (:ids) AND billable GROUP BY creative_id, type", ids=campaign_ids)
+    stats: dict[str, list[int]] = {}
+    for row in rows:
+        stats.setdefault(str(row["creative_id"]), [0, 0])[0 if row["type"] == "IMPRESSION" else 1] = int(row["events"])
+    return stats

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
+from adnet.delivery.rotation import creative_shares
 from adnet.delivery.targeting import Viewer
 
 # Click-through rate assumed when turning a CPC into an eCPM (0.2 %, a typical display banner).
@@ -53,8 +54,8 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer) -
         best = max((ecpm(campaign) for campaign, _ in offers), default=0.0)
         for campaign, creatives in offers:
             weight = campaign_weight(campaign, now, best)
-            found.extend(Candidate(weight / len(creatives), campaign=campaign, creative=creative)
-                         for creative in creatives)
+            found.extend(Candidate(weight * share, campaign=campaign, creative=creative) for creative, share
+                         in zip(creatives, creative_shares(campaign, creatives, index.creative_stats), strict=True))
     for unit in index.units:
         if unit.kind.value in query.kinds and unit.live(now) and unit.runs_on(query.site_id):
             found.append(Candidate(1.0, unit=unit))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from adnet.accounts.models import Site
+from adnet.campaigns.models import Rotation
 from adnet.core.clock import Clock
 from adnet.core.errors import NotFound
 from adnet.core.ids import has_prefix
@@ -106,6 +107,14 @@ class Server:
         if entry is not None:
             entry.remaining = max(0, entry.remaining - amount)
             entry.spent_today += amount
+
+    def billed(self, creative_id: str, impression: bool) -> None:
+        """Count a billed impression or click of a creative whose campaign rotates by click-through rate."""
+        figures = self.index.creative_stats
+        creative = self.index.creatives.get(creative_id)
+        campaign = self.index.campaigns.get(creative.campaign_id) if creative is not None else None
+        if campaign is not None and campaign.rotation == Rotation.BEST_CTR:
+            figures.setdefault(creative_id, [0, 0])[0 if impression else 1] += 1
 
     def viewed(self, campaign_id: str, viewer: str, at: datetime) -> None:
         """Remember an impression tracking billed to ``viewer``, when its campaign has a frequency cap."""

@@ -140,8 +140,11 @@ class Tracker:
         for campaign_id, amount in spent.items():
             self.server.spent(campaign_id, amount)
         for event, result in zip(events, results, strict=True):
-            if result.billable and event.claims is not None and event.claims.viewer \
-                    and event.reported.type == EventType.IMPRESSION:
+            if not result.billable:
+                continue
+            impression = event.reported.type == EventType.IMPRESSION
+            self.server.billed(event.reported.ad_id, impression)
+            if impression and event.claims is not None and event.claims.viewer:
                 self.server.viewed(event.reported.campaign_id, event.claims.viewer, event.received_at)
         reasons = Counter(result.reason for result in results if result.reason)
         self.reasons.update(reasons)

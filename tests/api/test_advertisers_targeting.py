@@ -1,6 +1,6 @@
-"""Targeting and frequency caps through the advertiser API: written with a campaign, shown back, replaced whole by
-an edit (which the serving index picks up at once), refused field by field with adnet's codes, and described in
-the OpenAPI document."""
+"""Targeting, frequency caps, rotation and creative weights through the advertiser API: written with a campaign,
+shown back, replaced whole by an edit (which the serving index picks up at once), refused field by field with
+adnet's codes, and described in the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -90,6 +90,22 @@ async def test_a_frequency_cap_is_set_changed_and_removed(client, clock):
     assert (await Campaign.get(id=capped["id"])).frequency_hours == 12
 
 
+async def test_rotation_and_weights_are_set_and_a_weight_alone_keeps_the_creatives_review(client, clock):
+    api, campaign, creative = await approved_campaign(client, clock, rotation="weighted")
+    assert campaign["rotation"] == "weighted" and creative["weight"] == 1
+    status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", weight=5)
+    assert (status, body["weight"], body["status"]) == (200, 5, "approved")
+    status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", description="New words")
+    assert (status, body["weight"], body["status"]) == (200, 5, "review")
+    status, body = await api.call("PATCH", f"/advertisers/campaigns/{campaign['id']}", rotation="best_ctr")
+    assert (status, body["rotation"]) == (200, "best_ctr")
+    for path, refused, field in ((f"/advertisers/campaigns/{campaign['id']}", {"rotation": "random"}, "rotation"),
+                                 (f"/advertisers/creatives/{creative['id']}", {"weight": 0}, "weight"),
+                                 (f"/advertisers/creatives/{creative['id']}", {"weight": 101}, "weight")):
+        status, body = await api.call("PATCH", path, **refused)
+        assert (status, body["error"], body["field"]) == (400, "invalid_field", field)
+
+
 async def test_the_openapi_document_describes_targeting(client):
     document = await (await client.get("/openapi.json")).get_json()
     targeting = document["components"]["schemas"]["Targeting"]["properties"]
@@ -98,4 +114,5 @@ async def test_the_openapi_document_describes_targeting(client):
     serve_parameters = {parameter["name"] for parameter in document["paths"]["/api/serve"]["get"]["parameters"]}
     assert {"keywords", "viewer"} <= serve_parameters
     campaign = document["components"]["schemas"]["CampaignOut"]["properties"]
-    assert {"targeting", "frequencyCap", "frequencyHours"} <= set(campaign)
+    assert {"targeting", "frequencyCap", "frequencyHours", "rotation"} <= set(campaign)
+    assert "weight" in document["components"]["schemas"]["CreativeOut"]["properties"]
