@@ -8,7 +8,7 @@ import pytest
 
 from adnet.campaigns.models import Campaign
 from adnet.campaigns.targeting import Targeting
-from tests.api.test_advertisers import advertiser_api, approved_campaign, draft, serve
+from tests.api.test_advertisers import CREATIVE, advertiser_api, approved_campaign, draft, serve
 from tests.api.test_advertisers import settings as settings  # with the operator wallet that approves
 from tests.conftest import rebuild_index
 from tests.factories import make_site
@@ -95,8 +95,11 @@ async def test_rotation_and_weights_are_set_and_a_weight_alone_keeps_the_creativ
     assert campaign["rotation"] == "weighted" and creative["weight"] == 1
     status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", weight=5)
     assert (status, body["weight"], body["status"]) == (200, 5, "approved")
+    # The portal's form sends every field again: unchanged content keeps the review too.
+    status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", **CREATIVE, weight=6)
+    assert (status, body["weight"], body["status"]) == (200, 6, "approved")
     status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", description="New words")
-    assert (status, body["weight"], body["status"]) == (200, 5, "review")
+    assert (status, body["weight"], body["status"]) == (200, 6, "review")
     status, body = await api.call("PATCH", f"/advertisers/campaigns/{campaign['id']}", rotation="best_ctr")
     assert (status, body["rotation"]) == (200, "best_ctr")
     for path, refused, field in ((f"/advertisers/campaigns/{campaign['id']}", {"rotation": "random"}, "rotation"),

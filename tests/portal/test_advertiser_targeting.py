@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-from adnet.campaigns.models import Campaign, CampaignStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from adnet.campaigns.targeting import Targeting
 from tests.factories import make_campaign
 from tests.portal.conftest import Publisher, portal_sign_in
-from tests.portal.test_advertiser_pages import OPERATOR, advertiser, campaign_form, settings, text
+from tests.portal.test_advertiser_pages import CREATIVE, OPERATOR, advertiser, campaign_form, settings, text
 
 __all__ = ["advertiser", "settings"]  # the fixtures these tests use
 
@@ -118,3 +118,18 @@ async def test_operators_review_the_rules_with_the_campaign(app, clock):
     html = await text(await operator.get("/portal/operator"))
     assert re.search(r'targeting:\s*<span class="targeting-summary">on mobile; pages about defi; '
                      r"at most 1 per viewer every 24 h</span>", html)
+
+
+async def test_rotation_and_a_creatives_weight_from_the_forms(advertiser, clock):
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("rotation", "weighted")])
+    campaign = await Campaign.get(id=response.headers["Location"].rsplit("/", 1)[1])
+    assert campaign.rotation == "weighted"
+    added = await post_form(advertiser, f"/portal/advertise/campaigns/{campaign.id}/creatives",
+                            [*CREATIVE.items(), ("weight", "3")])
+    assert added.status_code == 303
+    creative = await Creative.get(campaign_id=campaign.id)
+    assert creative.weight == 3
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert '<option value="weighted" selected>' in page
+    assert f'id="creative-{creative.id}-weight" name="weight" type="text" value="3"' in page
