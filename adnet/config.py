@@ -99,6 +99,8 @@ class Settings:
     site_check_port: int | None = None
     redis_url: str | None = None
     metrics_token: str | None = None
+    geoip_database: Path | None = None
+    country_header: str = "CF-IPCountry"
     generated_secrets: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -196,6 +198,11 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
     if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise ConfigError("ADNET_REDIS_URL must be a redis://, rediss:// or unix:// URL")
 
+    geoip_text = get("ADNET_GEOIP_DATABASE")
+    geoip_database = Path(geoip_text) if geoip_text else None
+    if geoip_database is not None and not geoip_database.is_file():
+        raise ConfigError(f"ADNET_GEOIP_DATABASE names no file: {geoip_text}")
+
     operators = tuple(
         _address("ADNET_OPERATORS", item) for item in (get("ADNET_OPERATORS", "") or "").split(",") if item.strip()
     )
@@ -234,6 +241,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
         site_check_port=site_check_port,
         redis_url=redis_url,
         metrics_token=get("ADNET_METRICS_TOKEN"),
+        geoip_database=geoip_database,
+        country_header=get("ADNET_COUNTRY_HEADER", "CF-IPCountry") or "CF-IPCountry",
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
 

@@ -24,6 +24,7 @@ from adnet.core.clock import Clock
 from adnet.db import config as database
 from adnet.delivery import clients
 from adnet.delivery.serving import Server
+from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
 from adnet.jobs.health import Health, SignerNotAuthorized
 from adnet.jobs.leases import Lease
@@ -73,7 +74,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
         await connection.close()
         await database.close_database()
         raise
-    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret)
+    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret,
+                    locator=Locator(settings.geoip_database))
     await server.rebuild()
     clients.warm_up()
     tracker = Tracker(clock=clock, settings=settings, server=server)
@@ -107,6 +109,7 @@ async def stop(services: Services) -> None:
     await services.watcher_lease.release()
     if services.broadcast is not None:
         await services.broadcast.stop()
+    services.serving.locator.close()
     await services.chain_connection.close()
     await database.close_database()
     metrics.process_ends()

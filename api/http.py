@@ -61,10 +61,12 @@ def _client_ip(trusted: int) -> str:
 
 
 def client() -> Client:
-    """Who sent this request: its address, its own User-Agent header, and the page it comes from."""
-    headers = request.headers
+    """Who sent this request: its address, its own User-Agent header, the page it comes from, and the country
+    header of a trusted proxy (``ADNET_COUNTRY_HEADER``, read only when ``ADNET_TRUSTED_PROXIES`` is set)."""
+    headers, settings = request.headers, app_settings()
     return Client(ip=client_ip(), user_agent=headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH],
-                  origin=headers.get("Origin"), referer=headers.get("Referer"))
+                  origin=headers.get("Origin"), referer=headers.get("Referer"),
+                  country=headers.get(settings.country_header) if settings.trusted_proxies else None)
 
 
 async def client_ip_key() -> str:

@@ -26,6 +26,7 @@ from pydantic.alias_generators import to_camel
 from quart_schema import document_response
 
 from adnet.campaigns.models import Creative
+from adnet.campaigns.targeting import Targeting
 from adnet.campaigns.views import CampaignView
 from adnet.core.amounts import Token, to_decimal_string, to_number
 from adnet.core.clock import iso
@@ -354,6 +355,7 @@ class CreativeOut(Schema):
     size: str
     status: str
     rejection_reason: str
+    weight: int
     updated_at: Time
 
 
@@ -403,6 +405,10 @@ class CampaignOut(Schema):
     placements: list[str]
     site_allow: list[str]
     site_deny: list[str]
+    frequency_cap: int | None
+    frequency_hours: int
+    rotation: str
+    targeting: Targeting
     funded: AmountText
     remaining: AmountText
     spent: AmountText
@@ -416,7 +422,8 @@ def creative_out(creative: Creative) -> CreativeOut:
                        banner_url=creative.banner_url, target_url=creative.target_url,
                        description=creative.description, media_type=creative.media_type.value,
                        size=f"{creative.width}x{creative.height}", status=creative.status.value,
-                       rejection_reason=creative.rejection_reason, updated_at=creative.updated_at)
+                       rejection_reason=creative.rejection_reason, weight=creative.weight,
+                       updated_at=creative.updated_at)
 
 
 def task_out(task: Task, base_url: str) -> TaskOut:
@@ -443,7 +450,10 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
         daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
         sizes=campaign.sizes, placements=campaign.placements, site_allow=campaign.site_allow,
-        site_deny=campaign.site_deny, funded=view.funded, remaining=view.remaining, spent=view.spent,
+        site_deny=campaign.site_deny, frequency_cap=campaign.frequency_cap, frequency_hours=campaign.frequency_hours,
+        rotation=campaign.rotation.value,
+        targeting=Targeting.model_validate(campaign.targeting or {}),
+        funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:
         out.creatives = [creative_out(creative) for creative in view.creatives]

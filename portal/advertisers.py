@@ -45,8 +45,10 @@ from api.http import services
 from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.targeting import targeting_form
 
 blueprint = portal_blueprint("advertisers")
+blueprint.add_app_template_global(targeting_form, "targeting_form")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 HOME = "/portal/advertise"
@@ -215,7 +217,7 @@ async def advertise_create_campaign() -> Response:
                                                   services().clock.now())
     except Invalid as error:
         return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
-                                "portal/advertise/new.html", _no_context, values=form.to_dict(),
+                                "portal/advertise/new.html", _no_context, values=form,
                                 failed_form="settings")
     location = f"{HOME}/campaigns/{created.id}"
     if wants_fragment():
@@ -255,7 +257,7 @@ async def _campaign_refused(campaign_id: str, form_name: str, error: DomainError
     """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
     if not isinstance(error, Invalid | Conflict):
         raise error
-    context = await campaign_context(campaign_id, values=dict(values), failed_form=form_name)
+    context = await campaign_context(campaign_id, values=values, failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
                             _no_context, **context)
 

@@ -212,6 +212,21 @@
     });
   }
 
+  // ---- what serving targets and caps by: page keywords (data-keywords) and the viewer id ---------------------------
+  // The viewer id counts campaigns' frequency caps; under Do-Not-Track or Global Privacy Control none is sent.
+  function cappingViewer() { return optedOut() ? null : fingerprint(); }
+  // A slot's keywords, else the script tag's: comma-separated, trimmed, lower-cased; items the server would refuse
+  // (not 1-40 letters, digits, - or _) are left out, and at most 20 are sent, so a sloppy list never empties a slot.
+  var KEYWORD = /^[\p{L}\p{N}_-]{1,40}$/u;
+  function pageKeywords(text) {
+    var seen = [];
+    String(text || "").split(",").forEach(function (item) {
+      var keyword = item.trim().toLowerCase();
+      if (KEYWORD.test(keyword) && seen.indexOf(keyword) < 0 && seen.length < 20) seen.push(keyword);
+    });
+    return seen.join(",");
+  }
+
   // ---- slots ---------------------------------------------------------------------------------------------------
   function Slot(host, options) {
     options = options || {};
@@ -221,6 +236,7 @@
     this.size = /^\d{1,5}x\d{1,5}$/.test(options.size || attr.size || "") ? (options.size || attr.size) : null;
     this.placement = options.placement || attr.placement || "";
     this.attached = options.attached !== undefined ? !!options.attached : attr.tasks !== undefined;
+    this.keywords = pageKeywords(options.keywords || attr.keywords || data.keywords);
     this.root = host.shadowRoot || host.attachShadow({ mode: "open" });
     host.__adnet = this;
     if (window.CSSStyleSheet && "adoptedStyleSheets" in this.root) {
@@ -247,7 +263,7 @@
   Slot.prototype.load = function () {
     var self = this;
     var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
-      wallet: state.wallet, attached: this.attached ? "1" : null };
+      wallet: state.wallet, attached: this.attached ? "1" : null, keywords: this.keywords, viewer: cappingViewer() };
     return api("GET", "/api/serve?" + query(params)).then(function (response) {
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);

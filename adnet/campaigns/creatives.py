@@ -1,7 +1,9 @@
 """A campaign's creatives (the spec's ``ad``): banners with their landing page, size and media type.
 
 Editing a creative of a reviewed campaign (approved or paused) sends that creative alone back to review, so the
-campaign's other creatives keep serving and the edited one serves only after an operator approves it.
+campaign's other creatives keep serving and the edited one serves only after an operator approves it. Its
+``weight`` is a delivery setting, not content: an edit that changes nothing but the weight keeps the creative's
+review.
 """
 
 from __future__ import annotations
@@ -33,15 +35,18 @@ async def add_creative(wallet: str, campaign_id: str, creative: NewCreative, now
 
 
 async def edit_creative(wallet: str, creative_id: Any, edit: CreativeChanges, now: datetime) -> Creative:
-    """Change a creative of the wallet's campaign; it goes back to review (and stops serving until approved),
-    while the campaign's other creatives keep serving."""
+    """Change a creative of the wallet's campaign; when its content changed, it goes back to review (and stops
+    serving until approved), while the campaign's other creatives keep serving."""
     creative = await owned_creative(wallet, creative_id)
     _check_creatives_editable(creative.campaign)
-    await Creative.filter(id=creative.id).update(status=CreativeStatus.REVIEW, rejection_reason="", updated_at=now,
-                                                 **_stored(edit.changed()))
+    values = _stored(edit.changed())
+    content = any(getattr(creative, field) != value for field, value in values.items() if field != "weight")
+    review = {"status": CreativeStatus.REVIEW, "rejection_reason": ""} if content else {}
+    await Creative.filter(id=creative.id).update(updated_at=now, **review, **values)
     await creative.refresh_from_db()
     changes.announce(creative.id)
-    log.info("creative edited creative=%s campaign=%s back_to_review=1", creative.id, creative.campaign.id)
+    log.info("creative edited creative=%s campaign=%s back_to_review=%d", creative.id, creative.campaign.id,
+             content)
     return creative
 
 

@@ -23,10 +23,12 @@ from datetime import datetime
 from tortoise.expressions import Q
 
 from adnet.accounts.models import Site
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus, Rotation
 from adnet.core.ids import has_prefix
+from adnet.db import sql
 from adnet.delivery.caps import spent_today
 from adnet.delivery.sites import SiteEntry
+from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
 from adnet.money import ledger
 from adnet.tasks.config import TaskView, task_view
 from adnet.tasks.models import Task, TaskKind, TaskSurface
@@ -47,6 +49,7 @@ class CreativeEntry:
     description: str
     media_type: str
     size: str
+    weight: int = 1
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,10 @@ class CampaignEntry:
     site_deny: frozenset[str]
     creatives: tuple[CreativeEntry, ...]
     tasks: tuple[TaskEntry, ...]
+    targeting: Rules = NO_RULES
+    frequency_cap: int | None = None
+    frequency_seconds: int = 86_400
+    rotation: Rotation = Rotation.EVEN
 
     @property
     def impression_cost(self) -> int:
@@ -131,6 +138,8 @@ class Index:
     creatives: dict[str, CreativeEntry] = field(default_factory=dict)
     units: tuple[TaskEntry, ...] = ()
     built_at: float = 0.0
+    # Billed [impressions, clicks] per creative of the campaigns that rotate by click-through rate.
+    creative_stats: dict[str, list[int]] = field(default_factory=dict)
 
     def replace(self, scope: Scope, fresh: Index) -> None:
         """Put ``fresh``'s entries of ``scope`` in place of this index's (dropping those ``fresh`` lacks: no longer
@@ -145,10 +154,13 @@ class Index:
             old = self.campaigns.pop(campaign_id, None)
             for creative in old.creatives if old else ():
                 self.creatives.pop(creative.id, None)
+                self.creative_stats.pop(creative.id, None)
             new = fresh.campaigns.get(campaign_id)
             if new is not None:
                 self.campaigns[campaign_id] = new
                 self.creatives.update((creative.id, creative) for creative in new.creatives)
+                self.creative_stats.update((creative.id, fresh.creative_stats[creative.id])
+                                           for creative in new.creatives if creative.id in fresh.creative_stats)
         kept = [unit for unit in self.units if unit.id not in scope.units and unit.campaign_id not in scope.campaigns]
         self.units = tuple(sorted(kept + list(fresh.units), key=lambda unit: unit.order))
 
@@ -244,9 +256,16 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
                 units.append(entry)
         elif task.surface == TaskSurface.ATTACHED and campaign_id in approved:
             attached.setdefault(campaign_id, []).append(entry)
-    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic())
+    best_ctr = [campaign.id for campaign in campaigns if campaign.rotation == Rotation.BEST_CTR]
+    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic(),
+                  creative_stats=await creative_stats(best_ctr) if best_ctr else {})
     for campaign in campaigns:
         entries = tuple(creatives.get(campaign.id, ()))
+        try:
+            targeting = compile_rules(campaign.targeting)
+        except ValueError:
+            log.warning("campaign targeting invalid, not served campaign_id=%s", campaign.id)
+            continue
         index.campaigns[campaign.id] = CampaignEntry(
             id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
             remaining=remaining.get(campaign.id, 0),
@@ -254,7 +273,9 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
             spent_today=spent.get(campaign.id, 0), starts_at=campaign.starts_at, ends_at=campaign.ends_at,
             sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
-            creatives=entries, tasks=tuple(attached.get(campaign.id, ())),
+            creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
+            frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
+            rotation=campaign.rotation,
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index
@@ -268,4 +289,15 @@ def _creative_entry(creative: Creative) -> CreativeEntry:
     return CreativeEntry(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
                          banner_url=creative.banner_url, target_url=creative.target_url,
                          description=creative.description, media_type=creative.media_type.value,
-                         size=f"{creative.width}x{creative.height}")
+                         size=f"{creative.width}x{creative.height}", weight=creative.weight)
+
+
+async def creative_stats(campaign_ids: list[str]) -> dict[str, list[int]]:
+    """Billed impressions and clicks per creative of ``campaign_ids`` (over the raw events still kept): one grouped
+    query, only for the campaigns that rotate by click-through rate."""
+    rows = await sql.fetch("SELECT creative_id, type, COUNT(*) AS events FROM tracking_event "
+                           "WHERE campaign_id IN (:ids) AND billable GROUP BY creative_id, type", ids=campaign_ids)
+    stats: dict[str, list[int]] = {}
+    for row in rows:
+        stats.setdefault(str(row["creative_id"]), [0, 0])[0 if row["type"] == "IMPRESSION" else 1] = int(row["events"])
+    return stats

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from adnet.accounts.models import Site
+from adnet.campaigns.models import Rotation
 from adnet.core.clock import Clock
 from adnet.core.errors import NotFound
 from adnet.core.ids import has_prefix
@@ -38,6 +39,7 @@ from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
+from adnet.delivery.frequency import FrequencyMemory, frequency_window
 from adnet.delivery.index import (
     BUDGET_SECONDS,
     REBUILD_SECONDS,
@@ -50,6 +52,7 @@ from adnet.delivery.index import (
 )
 from adnet.delivery.selection import candidates, pick
 from adnet.delivery.sites import SiteEntry, on_site
+from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import Completion
 
@@ -65,10 +68,13 @@ class Server:
     ``update`` periodically and as soon as ``stale`` is set (a change was announced), and adds the counters to the
     database (``flush_counts``)."""
 
-    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str) -> None:
+    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
+                 locator: Locator | None = None) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
+        self.locator = locator or Locator()
+        self.frequency = FrequencyMemory()
         self.index = Index()
         self.stale = asyncio.Event()
         self._changed: set[str] = set()
@@ -144,6 +150,20 @@ class Server:
             entry.remaining = max(0, entry.remaining - amount)
             entry.spent_today += amount
 
+    def billed(self, creative_id: str, impression: bool) -> None:
+        """Count a billed impression or click of a creative whose campaign rotates by click-through rate."""
+        figures = self.index.creative_stats
+        creative = self.index.creatives.get(creative_id)
+        campaign = self.index.campaigns.get(creative.campaign_id) if creative is not None else None
+        if campaign is not None and campaign.rotation == Rotation.BEST_CTR:
+            figures.setdefault(creative_id, [0, 0])[0 if impression else 1] += 1
+
+    def viewed(self, campaign_id: str, viewer: str, at: datetime) -> None:
+        """Remember an impression tracking billed to ``viewer``, when its campaign has a frequency cap."""
+        entry = self.index.campaigns.get(campaign_id)
+        if entry is not None and entry.frequency_cap is not None:
+            self.frequency.add(frequency_window(campaign_id, viewer, at, entry.frequency_seconds), at)
+
     def count(self, site_id: str, day: date, filled: bool) -> None:
         self._fill[(site_id, day, filled)] += 1
 
@@ -192,7 +212,8 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site = await server.site(query.site_id)
     now = server.clock.now()
-    choice = pick(candidates(server.index, query, now), server.random)
+    viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
+    choice = pick(candidates(server.index, query, now, viewer), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
         return NOTHING
@@ -210,7 +231,7 @@ async def _banner(server: Server, query: ServeQuery, client: Client, off_site: b
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
-        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64))
+        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
     tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 
