@@ -14,7 +14,7 @@ from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
-from adnet.accounts.commands import SiteRegistration
+from adnet.accounts.commands import ApiKeyScope, SiteRegistration
 from adnet.accounts.models import ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
 from adnet.accounts.sites import owned_site, register_site
@@ -44,7 +44,7 @@ from api.schemas import (
     refusals,
     withdrawal_out,
 )
-from api.sessions import current_wallet, named_wallet, require_session
+from api.sessions import current_wallet, named_wallet, require_account
 
 blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
 
@@ -190,7 +190,7 @@ class ExchangeOut(Schema):
 
 @blueprint.post("/publishers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.SITES)
 @with_body(RegisterRequest)
 @document_response(RegisteredOut, 201)
 @document_response(RegisteredOut, 200)
@@ -211,7 +211,7 @@ async def register(data: RegisterRequest) -> Response:
 
 @blueprint.get("/publishers/sites")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(WalletNamed)
 @document_response(SitesOut)
 @refusals(400, 403)
@@ -230,7 +230,7 @@ async def sites(query_args: WalletNamed) -> Response:
 
 @blueprint.post("/publishers/sites/<site_id>/verify")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.SITES)
 @with_body(WalletNamed)
 @document_response(SiteVerificationOut)
 @refusals(400, 403, 404, 409)
@@ -271,7 +271,7 @@ class TrafficOut(Schema):
 
 @blueprint.get("/publishers/sites/<site_id>/traffic")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @document_response(TrafficOut)
 @refusals(400, 403, 404)
@@ -288,7 +288,7 @@ async def site_traffic(site_id: str, query_args: Period) -> Response:
 
 @blueprint.get("/publishers/sites/<site_id>/traffic.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @refusals(400, 403, 404)
 async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
@@ -309,7 +309,7 @@ def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
 
 @blueprint.get("/publishers/balance")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(SiteNamed)
 @document_response(BalanceOut)
 @refusals(400, 403, 404)
@@ -324,7 +324,7 @@ async def balance(query_args: SiteNamed) -> Response:
 
 @blueprint.post("/publishers/topup/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpPrepareRequest)
 @document_response(SiteDepositPlanOut)
 @refusals(400, 403, 404)
@@ -338,7 +338,7 @@ async def topup_prepare(data: TopUpPrepareRequest) -> Response:
 
 @blueprint.post("/publishers/topup")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpRequest)
 @document_response(SiteDepositOut, 201)
 @document_response(SiteDepositOut, 202)
@@ -355,7 +355,7 @@ async def topup(data: TopUpRequest) -> Response:
 
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(WithdrawRequest)
 @document_response(SiteWithdrawalOut, 201)
 @refusals(400, 403, 404, 503)
@@ -371,7 +371,7 @@ async def withdraw(data: WithdrawRequest) -> Response:
 
 @blueprint.post("/publishers/exchange")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(ExchangeRequest)
 @document_response(ExchangeOut, 201)
 @refusals(400, 403, 404, 503)

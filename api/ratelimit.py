@@ -34,7 +34,9 @@ from adnet.config import Settings
 
 log = logging.getLogger(__name__)
 
-LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account"})
+LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account", "rate_limit_api_key"})
+# Where the app keeps its limiter (``OwnLimitsFirst``), for limits that are counted inside a handler.
+LIMITER = "adnet_rate_limiter"
 
 
 class SettingsRateLimit(RateLimit):
@@ -193,11 +195,19 @@ class OwnLimitsFirst(RateLimiter):
         # With admitting ours, the library calls only before_serving, after_serving and get of its store.
         super().__init__(app, store=cast(RateLimiterStoreABC, self.admitting), **kwargs)
         self._configured = {name: _rate_limit(getattr(settings, name)) for name in LIMIT_SETTINGS}
+        app.extensions[LIMITER] = self
 
     async def _raise_on_rejection(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         if not rate_limits:
             return
         wait = await self.admitting.admit([(await self._create_key(endpoint, limit), limit) for limit in rate_limits])
+        if wait is not None:
+            raise RateLimitExceeded(wait)
+
+    async def admit(self, key: str, setting: str) -> None:
+        """Count one request against the configured limit ``setting`` under ``key`` (rather than the client's
+        address); RateLimitExceeded when it has no room. For limits of what a handler learns, such as an API key."""
+        wait = await self.admitting.admit([(f"{setting}:{key}", self._configured[setting])])
         if wait is not None:
             raise RateLimitExceeded(wait)
 

@@ -121,3 +121,20 @@ class Session(Model):
 
     class Meta:
         table = "auth_session"
+
+
+class ApiKey(Model):
+    """A wallet's long-lived key for scripts: it acts as its wallet within its scopes until revoked. The token is
+    shown once; only its SHA-256 is stored (``adnet.accounts.api_keys``)."""
+
+    id = identifier()
+    wallet = wallet(db_index=True)
+    name = fields.CharField(max_length=60)
+    scopes = fields.CharField(max_length=120, description="the scopes it holds, separated by spaces")
+    secret_hash = fields.CharField(max_length=64, description="SHA-256 (hex) of the whole token")
+    created_at = fields.DatetimeField()
+    last_used_at = fields.DatetimeField(null=True, description="when it last opened a request (to the minute)")
+    revoked_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "api_key"

@@ -64,12 +64,18 @@ async def test_signed_in_operations_name_their_security(client):
         ("/api/advertisers", "/api/operators", "/api/publishers", "/api/auth/me", "/api/auth/logout"))}
     assert len(signed_in) > 30
     for label in signed_in:
-        assert found[label]["security"] == [{"session": []}, {"sessionCookie": []}], label
+        assert found[label]["security"][:2] == [{"session": []}, {"sessionCookie": []}], label
         assert "401" in found[label]["responses"], label
+        # The publisher and advertiser routes also take an API key, naming the scope it needs; others never do.
+        by_key = found[label]["security"][2:]
+        if label.split(" ")[1].startswith(("/api/advertisers", "/api/publishers")):
+            assert len(by_key) == 1 and len(by_key[0]["apiKey"]) == 1, label
+        else:
+            assert by_key == [], label
     for label in ("GET /api/serve", "POST /api/track", "POST /api/tasks/complete", "POST /api/interactions"):
         assert "security" not in found[label], label
     document = await (await client.get("/openapi.json")).get_json()
-    assert set(document["components"]["securitySchemes"]) == {"session", "sessionCookie"}
+    assert set(document["components"]["securitySchemes"]) == {"session", "sessionCookie", "apiKey"}
 
 
 async def test_responses_are_described_in_the_names_and_types_clients_get(client):
