@@ -14,12 +14,13 @@ from api import (
     publishers,
     results,
     serve,
+    sites,
     tasks,
     track,
 )
 
 BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
-    operators.blueprint, keys.blueprint,
+    operators.blueprint, keys.blueprint, sites.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint)

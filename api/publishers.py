@@ -17,7 +17,7 @@ from quart_schema import document_response
 from adnet.accounts.commands import ApiKeyScope, SiteRegistration
 from adnet.accounts.models import ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
-from adnet.accounts.sites import owned_site, register_site
+from adnet.accounts.sites import managed_site, owned_site, register_site
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
@@ -242,7 +242,7 @@ async def verify(site_id: str, data: WalletNamed) -> Response:
     ``fetch_failed`` (nothing could be fetched), 409 ``domain_taken`` (another site holds the domain and still
     proves it)."""
     run = services()
-    site = await owned_site(named_wallet(data.wallet), site_id)
+    site = await managed_site(named_wallet(data.wallet), site_id)
     site = await run.site_checks.verify(site, run.clock.now())
     return answer(SiteVerificationOut(site_id=site.id, domain=site.domain,
                                       verification=verification_out(site, run.site_checks)))

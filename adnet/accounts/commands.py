@@ -114,6 +114,12 @@ class SiteRegistration(DomainCheck):
     name: SiteName = ""
 
 
+class SiteRename(Command):
+    """A site's new name (empty for none)."""
+
+    name: SiteName
+
+
 class AdvertiserRegistration(Command):
     """The signed-in wallet's advertiser account to open."""
 

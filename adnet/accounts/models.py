@@ -68,6 +68,7 @@ class Site(Model):
     check_failure = fields.CharField(max_length=300, default="",
                                      description="why the last check failed, for the owner (empty after a success)")
     failed_checks = fields.SmallIntField(default=0, description="consecutive failed re-checks while verified")
+    deleted_at = fields.DatetimeField(null=True, description="when its owner deleted it (its records are kept)")
 
     class Meta:
         table = "site"

@@ -289,6 +289,12 @@ async def _take(site: Site, method: ProofMethod, now: datetime) -> Held | None:
     return None
 
 
+async def release_domain(site: Site, now: datetime) -> bool:
+    """Give up the domain ``site`` holds verified, if it holds it (its owner deleted it): another site may then
+    prove the domain. False when it held nothing."""
+    return await _lapse(site, "the site was deleted", now)
+
+
 async def _lapse(site: Site, reason: str, now: datetime) -> bool:
     """Take ``site``'s domain from it (if it still holds it): its row deleted, the site ``lapsed``, in one
     transaction. False when it held nothing any more."""

@@ -120,8 +120,9 @@ async def publisher_dashboard(wallet: str, now: datetime) -> Dashboard:
 
 
 async def list_sites(wallet: str, now: datetime) -> list[SiteSummary]:
-    """The wallet's sites, oldest first, each with today's (UTC) and lifetime impressions, clicks and earnings."""
-    sites = await Site.filter(publisher__wallet=wallet).order_by("created_at", "id")
+    """The wallet's sites but deleted ones, oldest first, each with today's (UTC) and lifetime impressions, clicks
+    and earnings."""
+    sites = await Site.filter(publisher__wallet=wallet, deleted_at=None).order_by("created_at", "id")
     if not sites:
         return []
     ids = [site.id for site in sites]
