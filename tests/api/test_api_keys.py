@@ -183,8 +183,10 @@ async def test_keys_need_a_session(client):
     assert (await client.post("/api/keys", json={"name": "x", "scopes": ["reports:read"]})).status_code == 401
 
 
-async def test_each_key_has_its_own_limit_also_under_concurrency(database_url, tmp_path, clock):
-    app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_API_KEY="3/60"), clock=clock)
+@pytest.mark.parametrize("store", ["process", "redis"])
+async def test_each_key_has_its_own_limit_also_under_concurrency(database_url, tmp_path, clock, request, store):
+    shared = {"ADNET_REDIS_URL": request.getfixturevalue("redis_url")} if store == "redis" else {}
+    app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_API_KEY="3/60", **shared), clock=clock)
     async with app.test_app() as test_app:
         client = test_app.test_client()
         account = Account.create()
