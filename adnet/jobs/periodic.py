@@ -10,6 +10,8 @@
   workers and hosts that holds the watcher's lease (``adnet.jobs.leases``); the others stand by;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
+- ``webhooks``: deliver the outbox's due webhook deliveries, retrying failed ones with backoff
+  (``adnet.webhooks.delivery``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
   their hour and billing windows that ended (``adnet.delivery.retention``).
 
@@ -32,6 +34,7 @@ from adnet.jobs.health import HEALTH_SECONDS, Health
 from adnet.jobs.leases import Lease
 from adnet.jobs.scheduler import Job
 from adnet.money import claims
+from adnet.webhooks.delivery import Deliverer
 
 FILL_COUNT_SECONDS = REBUILD_SECONDS
 SETTLE_SECONDS = 30.0
@@ -40,13 +43,14 @@ WATCH_SECONDS = 2.0
 WATCHER_LEASE = "chain-watcher"
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
+WEBHOOK_SECONDS = 5.0
 # Jobs a test runs itself rather than on a timer.
 ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention",
-                                "health"})
+                                "health", "webhooks"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease, clock: Clock,
-                  site_checks: SiteChecks, health: Health, retention_days: int) -> list[Job]:
+                  site_checks: SiteChecks, health: Health, retention_days: int, webhooks: Deliverer) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
         Job("serving-index", server.rebuild, every=REBUILD_SECONDS, wake=server.stale),
@@ -57,4 +61,5 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
+        Job("webhooks", lambda: webhooks.deliver_due(clock.now()), every=WEBHOOK_SECONDS),
     ]
