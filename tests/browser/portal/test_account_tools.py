@@ -4,9 +4,6 @@ endpoint added with its secret shown once."""
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
-
 from playwright.sync_api import expect
 
 from adnet.core.wallets import dev_accounts
@@ -15,14 +12,10 @@ from tests.browser.conftest import sign_in_to_portal
 ACCOUNT_INDEX = 9  # a funded development account no other browser test signs in with
 
 
-def api_status(server, path: str, token: str) -> int:
-    """The status of a GET to the live server's API with ``token`` as the bearer."""
-    request = urllib.request.Request(f"{server.url}{path}", headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - the test's own server
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
+def api_status(page, server, path: str, token: str) -> int:
+    """The status of a GET to the live server's API with ``token`` as the bearer (which alone decides, whatever
+    cookies the browser holds)."""
+    return page.request.get(f"{server.url}{path}", headers={"Authorization": f"Bearer {token}"}).status
 
 
 def test_an_api_key_is_issued_used_and_revoked(open_portal, server):
@@ -37,14 +30,14 @@ def test_an_api_key_is_issued_used_and_revoked(open_portal, server):
     page.get_by_role("button", name="Issue key").click()
     token = page.locator("#issued-token").inner_text()
     assert token.startswith("key_")
-    assert api_status(server, f"/api/publishers/sites?wallet={wallet}", token) == 200
+    assert api_status(page, server, f"/api/publishers/sites?wallet={wallet}", token) == 200
 
     page.reload()
     expect(page.locator("#issued-token")).to_have_count(0)
     row = page.locator("table.keys tbody tr", has_text="reporting script")
     row.get_by_role("button", name="Revoke").click()
     expect(page.locator("table.keys tbody tr", has_text="reporting script")).to_contain_text("Revoked")
-    assert api_status(server, f"/api/publishers/sites?wallet={wallet}", token) == 401
+    assert api_status(page, server, f"/api/publishers/sites?wallet={wallet}", token) == 401
     assert console.page_errors == [] and console.script_errors() == []
 
 
