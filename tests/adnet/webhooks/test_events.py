@@ -7,9 +7,12 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
+from tortoise.transactions import in_transaction
+
 from adnet.accounts.models import ProofMethod
 from adnet.accounts.ownership import mark_verified, release_domain
 from adnet.campaigns import lifecycle, review
+from adnet.campaigns.budgets import ALLOCATION_KIND
 from adnet.campaigns.commands import Rejection
 from adnet.campaigns.models import CampaignStatus
 from adnet.money import claims, ledger
@@ -106,3 +109,18 @@ def test_a_receiver_refuses_a_forged_altered_or_replayed_delivery():
     assert not signing.verify("s3cret", header, body, now=1_700_000_000 + signing.TOLERANCE_SECONDS + 1)  # replayed
     assert not signing.verify("s3cret", header.replace("t=1700000000", "t=1700000300"), body, now=1_700_000_300)
     assert not signing.verify("s3cret", "v1=abc", body, now=1_700_000_000)
+
+
+async def test_a_campaign_that_spent_its_funded_budget_is_told_out_of_budget(app, clock):
+    advertiser = await make_advertiser()
+    await listen(advertiser.wallet)
+    campaign = await make_campaign(advertiser, budget=G, funded=0)
+    await fund(ledger.advertiser(advertiser.id), G)
+    async with in_transaction():
+        await ledger.book(ALLOCATION_KIND, "allocation-1", [(ledger.advertiser(advertiser.id), -G),
+                                                           (ledger.campaign(campaign.id), G)], now=clock.now())
+        await ledger.book("test_spend", "spend-1", [(ledger.campaign(campaign.id), -G), (ledger.platform("G$"), G)],
+                          now=clock.now())
+    assert await lifecycle.settle_due(clock.now()) == [campaign.id]
+    assert [(kind, data["campaignId"], data["reason"]) for kind, data in await events()] == [
+        ("campaign.ended", campaign.id, "out_of_budget")]
