@@ -9,6 +9,7 @@ from api import (
     health,
     interactions,
     keys,
+    members,
     metrics,
     operators,
     publishers,
@@ -23,6 +24,6 @@ from api import (
 BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
-    webhooks.blueprint,
+    webhooks.blueprint, members.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint)

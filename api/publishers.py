@@ -15,7 +15,7 @@ from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.accounts.commands import ApiKeyScope, SiteRegistration
-from adnet.accounts.models import ProofMethod, Site, SiteState
+from adnet.accounts.models import MemberRole, ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
 from adnet.accounts.sites import managed_site, owned_site, register_site
 from adnet.core.amounts import Token
@@ -278,7 +278,7 @@ class TrafficOut(Schema):
 async def site_traffic(site_id: str, query_args: Period) -> Response:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): the site's recorded impressions
     and clicks, how many were billed and what the site earned, and how many each named reason kept from billing."""
-    site = await owned_site(current_wallet(), site_id)
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     report = await traffic.site_traffic(site.id, start, end)
     return answer(TrafficOut(site_id=site.id, first=start, last=end, token=Token.GS,
@@ -293,7 +293,7 @@ async def site_traffic(site_id: str, query_args: Period) -> Response:
 @refusals(400, 403, 404)
 async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
-    site = await owned_site(current_wallet(), site_id)
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{end}.csv"'

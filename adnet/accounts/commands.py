@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import idna
 from pydantic import BeforeValidator, Field, StringConstraints, WithJsonSchema
 
+from adnet.accounts.models import MemberRole
 from adnet.core.inputs import Command, WalletAddress, rule
 
 MAX_DOMAIN_INPUT = 2048
@@ -124,6 +125,13 @@ class AdvertiserRegistration(Command):
     """The signed-in wallet's advertiser account to open."""
 
     name: str = Field("", max_length=MAX_ADVERTISER_NAME)
+
+
+class NewMember(Command):
+    """A wallet to add to a publisher account, with its role (``owner``, ``manager`` or ``viewer``)."""
+
+    wallet: WalletAddress
+    role: MemberRole
 
 
 class ApiKeyScope(StrEnum):

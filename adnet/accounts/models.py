@@ -87,6 +87,29 @@ class VerifiedDomain(Model):
         table = "verified_domain"
 
 
+class MemberRole(StrEnum):
+    """What a member of a publisher account may do: read (viewer), also manage sites and money (manager), also
+    manage members (owner). The wallet that made the account is its owner without a row."""
+
+    VIEWER = "viewer"
+    MANAGER = "manager"
+    OWNER = "owner"
+
+
+class PublisherMember(Model):
+    """Another wallet that signs in with its own key and acts on a publisher account with a role."""
+
+    id = identifier()
+    publisher = fields.ForeignKeyField("models.Publisher", related_name="members", on_delete=fields.CASCADE)
+    wallet = wallet(db_index=True)
+    role = fields.CharEnumField(MemberRole, max_length=16)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "publisher_member"
+        unique_together = (("publisher", "wallet"),)
+
+
 class Advertiser(Model):
     """A party that funds campaigns and units, identified by its wallet."""
 

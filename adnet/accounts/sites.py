@@ -24,9 +24,10 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from adnet.accounts.commands import SiteRegistration, SiteRename, special_use
-from adnet.accounts.models import Publisher, Site
+from adnet.accounts.members import require_role, role_in
+from adnet.accounts.models import MemberRole, Publisher, Site
 from adnet.core import changes
-from adnet.core.errors import Conflict, Forbidden, Invalid, NotFound
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 
 log = logging.getLogger(__name__)
@@ -85,16 +86,16 @@ async def register_site(wallet: str, registration: SiteRegistration, now: dateti
     return Registration(site, publisher, created=True)
 
 
-async def owned_site(wallet: str, site_id: object) -> Site:
-    """The site ``site_id`` when ``wallet`` owns it: NotFound for no such site, Forbidden ``not_owner`` for another
-    wallet's."""
+async def owned_site(wallet: str, site_id: object, need: MemberRole = MemberRole.MANAGER) -> Site:
+    """The site ``site_id`` when ``wallet`` owns its account or is a member with at least ``need`` (a manager
+    unless said: reads ask for a viewer): NotFound for no such site, Forbidden ``not_owner`` for another wallet's,
+    ``insufficient_role`` for a member whose role is below ``need`` (``adnet.accounts.members``)."""
     if not isinstance(site_id, str) or not has_prefix(site_id, "site"):
         raise NotFound.of("site")
     site = await Site.get_or_none(id=site_id).select_related("publisher")
     if site is None:
         raise NotFound.of("site")
-    if site.publisher.wallet != wallet:
-        raise Forbidden("not_owner", "This site belongs to another wallet.", field="siteId")
+    require_role(await role_in(site.publisher, wallet), need, "site")
     return site
 
 
