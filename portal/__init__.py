@@ -10,6 +10,7 @@ from portal import (
     demo,
     home,
     keys,
+    members,
     operators,
     pages,
     site_settings,
@@ -20,5 +21,5 @@ from portal import (
 BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
-    webhooks.blueprint,
+    webhooks.blueprint, members.blueprint,
 )

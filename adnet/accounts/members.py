@@ -84,6 +84,11 @@ async def remove_member(wallet: str, publisher_id: object, member_wallet: str) -
     log.info("member removed publisher=%s wallet=%s by=%s", publisher.id, member_wallet, wallet)
 
 
+async def memberships(wallet: str) -> list[PublisherMember]:
+    """The wallet's memberships of other publisher accounts, each with its account, oldest first."""
+    return await PublisherMember.filter(wallet=wallet).order_by("created_at", "id").select_related("publisher")
+
+
 async def member_accounts(wallet: str) -> list[str]:
     """The ids of the publisher accounts ``wallet`` is a member of (any role)."""
     return [str(found) for found in await PublisherMember.filter(wallet=wallet).values_list("publisher_id",
