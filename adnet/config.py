@@ -90,6 +90,7 @@ class Settings:
     rate_limit_public: RateLimit
     rate_limit_auth: RateLimit
     rate_limit_account: RateLimit
+    rate_limit_api_key: RateLimit
     cap_site_impressions: RateLimit
     cap_site_clicks: RateLimit
     cap_campaign_impressions: RateLimit
@@ -232,6 +233,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
         rate_limit_auth=RateLimit.parse("ADNET_RATE_LIMIT_AUTH", get("ADNET_RATE_LIMIT_AUTH", "30/60") or ""),
         rate_limit_account=RateLimit.parse("ADNET_RATE_LIMIT_ACCOUNT",
                                            get("ADNET_RATE_LIMIT_ACCOUNT", "120/60") or ""),
+        rate_limit_api_key=RateLimit.parse("ADNET_RATE_LIMIT_API_KEY",
+                                           get("ADNET_RATE_LIMIT_API_KEY", "300/60") or ""),
         cap_site_impressions=_cap(get, "ADNET_CAP_SITE_IMPRESSIONS", "5/300"),
         cap_site_clicks=_cap(get, "ADNET_CAP_SITE_CLICKS", "2/300"),
         cap_campaign_impressions=_cap(get, "ADNET_CAP_CAMPAIGN_IMPRESSIONS", "3/300"),

@@ -14,6 +14,7 @@ import logging
 import random
 from dataclasses import dataclass
 
+from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.ownership import SiteChecks
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
@@ -32,6 +33,9 @@ from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, WATCHER_LEASE, periodic_jobs
 from adnet.jobs.scheduler import Scheduler
 from adnet.money import vault_events
 from adnet.tasks.completion import CompletionWriter
+from adnet.webhooks.delivery import Deliverer
+
+WEBHOOK_USER_AGENT = "adnet-webhooks/1"
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +58,7 @@ class Services:
     health: Health
     broadcast: changes.Broadcast | None
     watcher_lease: Lease
+    webhooks: Deliverer
 
     @property
     def announce(self) -> changes.Listener:
@@ -83,9 +88,11 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
+    webhook_fetcher = Fetcher(FetchPolicy.for_webhooks(settings.production), user_agent=WEBHOOK_USER_AGENT)
+    webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    clock=clock, site_checks=site_checks, health=health,
-                                   retention_days=settings.event_retention_days),
+                                   retention_days=settings.event_retention_days, webhooks=webhooks),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
     broadcast = changes.Broadcast(settings.redis_url, server.invalidate) if settings.redis_url else None
     if broadcast is not None:
@@ -94,7 +101,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, broadcast=broadcast, watcher_lease=watcher_lease, health=health)
+                       site_checks=site_checks, broadcast=broadcast, watcher_lease=watcher_lease, health=health,
+                       webhooks=webhooks)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started

@@ -15,7 +15,7 @@ from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.accounts import advertisers
-from adnet.accounts.commands import AdvertiserRegistration
+from adnet.accounts.commands import AdvertiserRegistration, ApiKeyScope
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
 from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
@@ -52,7 +52,7 @@ from api.schemas import (
     task_out,
     withdrawal_out,
 )
-from api.sessions import current_wallet, require_session
+from api.sessions import current_wallet, require_account
 
 blueprint = Blueprint("api_advertisers", __name__, url_prefix="/api")
 
@@ -135,7 +135,7 @@ async def _advertiser() -> Advertiser:
 
 @blueprint.post("/advertisers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(AdvertiserRegistration)
 @document_response(RegisteredOut, 201)
 @document_response(RegisteredOut, 200)
@@ -150,7 +150,7 @@ async def register_advertiser(data: AdvertiserRegistration) -> Response:
 
 @blueprint.get("/advertisers/account")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @document_response(AccountOut)
 @refusals(404)
 async def advertiser_account() -> Response:
@@ -165,7 +165,7 @@ async def advertiser_account() -> Response:
 
 @blueprint.post("/advertisers/deposit/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(AdvertiserDepositPlanOut)
 @refusals(400, 404)
@@ -179,7 +179,7 @@ async def advertiser_deposit_prepare(data: Funds) -> Response:
 
 @blueprint.post("/advertisers/deposit")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(DepositReport)
 @document_response(DepositOut, 201)
 @document_response(DepositOut, 202)
@@ -194,7 +194,7 @@ async def advertiser_deposit(data: DepositReport) -> Response:
 
 @blueprint.post("/advertisers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(WithdrawalOut, 201)
 @refusals(400, 404, 503)
@@ -209,7 +209,7 @@ async def advertiser_withdraw(data: Funds) -> Response:
 
 @blueprint.get("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @document_response(CampaignList)
 @refusals(404)
 async def advertiser_campaigns() -> Response:
@@ -222,7 +222,7 @@ async def advertiser_campaigns() -> Response:
 
 @blueprint.post("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(NewCampaign)
 @document_response(CampaignOut, 201)
 @refusals(400, 404)
@@ -236,7 +236,7 @@ async def create_campaign(data: NewCampaign) -> Response:
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @document_response(CampaignOut)
 @refusals(403, 404)
 async def get_campaign(campaign_id: str) -> Response:
@@ -246,7 +246,7 @@ async def get_campaign(campaign_id: str) -> Response:
 
 @blueprint.patch("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(CampaignChanges)
 @document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
@@ -258,7 +258,7 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
 async def campaign_action(campaign_id: str, action: str) -> Response:
@@ -273,7 +273,7 @@ async def campaign_action(campaign_id: str, action: str) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(RemainingOut)
 @refusals(400, 403, 404, 409)
@@ -287,7 +287,7 @@ async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/creatives")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(NewCreative)
 @document_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
@@ -300,7 +300,7 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 
 @blueprint.patch("/advertisers/creatives/<creative_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(CreativeChanges)
 @document_response(CreativeOut)
 @refusals(400, 403, 404, 409)
@@ -313,7 +313,7 @@ async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(NewTask)
 @document_response(TaskOut, 201)
 @refusals(400, 403, 404, 409)
@@ -327,7 +327,7 @@ async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
 
 @blueprint.patch("/advertisers/tasks/<task_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TaskChanges)
 @document_response(TaskOut)
 @refusals(400, 403, 404, 409)
@@ -338,7 +338,7 @@ async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(TaskEndedOut)
 @refusals(403, 404, 409)
 async def end_campaign_task(task_id: str) -> Response:
@@ -349,7 +349,7 @@ async def end_campaign_task(task_id: str) -> Response:
 
 @blueprint.post("/advertisers/tasks/<task_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(PoolOut)
 @refusals(400, 403, 404, 409)
@@ -361,7 +361,7 @@ async def allocate_task(task_id: str, data: Funds) -> Response:
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @document_response(ReportOut)
 @refusals(400, 403, 404)
@@ -374,7 +374,7 @@ async def campaign_report(campaign_id: str, query_args: Period) -> Response:
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @refusals(400, 403, 404)
 @other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)

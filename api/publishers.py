@@ -14,10 +14,10 @@ from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
-from adnet.accounts.commands import SiteRegistration
-from adnet.accounts.models import ProofMethod, Site, SiteState
+from adnet.accounts.commands import ApiKeyScope, SiteRegistration
+from adnet.accounts.models import MemberRole, ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
-from adnet.accounts.sites import owned_site, register_site
+from adnet.accounts.sites import managed_site, owned_site, register_site
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
@@ -45,7 +45,7 @@ from api.schemas import (
     refusals,
     withdrawal_out,
 )
-from api.sessions import current_wallet, named_wallet, require_session
+from api.sessions import current_wallet, named_wallet, require_account
 
 blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
 
@@ -191,7 +191,7 @@ class ExchangeOut(Schema):
 
 @blueprint.post("/publishers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.SITES)
 @with_body(RegisterRequest)
 @document_response(RegisteredOut, 201)
 @document_response(RegisteredOut, 200)
@@ -212,7 +212,7 @@ async def register(data: RegisterRequest) -> Response:
 
 @blueprint.get("/publishers/sites")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(WalletNamed)
 @document_response(SitesOut)
 @refusals(400, 403)
@@ -231,7 +231,7 @@ async def sites(query_args: WalletNamed) -> Response:
 
 @blueprint.post("/publishers/sites/<site_id>/verify")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.SITES)
 @with_body(WalletNamed)
 @document_response(SiteVerificationOut)
 @refusals(400, 403, 404, 409)
@@ -243,7 +243,7 @@ async def verify(site_id: str, data: WalletNamed) -> Response:
     ``fetch_failed`` (nothing could be fetched), 409 ``domain_taken`` (another site holds the domain and still
     proves it)."""
     run = services()
-    site = await owned_site(named_wallet(data.wallet), site_id)
+    site = await managed_site(named_wallet(data.wallet), site_id)
     site = await run.site_checks.verify(site, run.clock.now())
     return answer(SiteVerificationOut(site_id=site.id, domain=site.domain,
                                       verification=verification_out(site, run.site_checks)))
@@ -272,14 +272,14 @@ class TrafficOut(Schema):
 
 @blueprint.get("/publishers/sites/<site_id>/traffic")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @document_response(TrafficOut)
 @refusals(400, 403, 404)
 async def site_traffic(site_id: str, query_args: Period) -> Response:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): the site's recorded impressions
     and clicks, how many were billed and what the site earned, and how many each named reason kept from billing."""
-    site = await owned_site(current_wallet(), site_id)
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     report = await traffic.site_traffic(site.id, start, end)
     return answer(TrafficOut(site_id=site.id, first=start, last=end, token=Token.GS,
@@ -289,13 +289,13 @@ async def site_traffic(site_id: str, query_args: Period) -> Response:
 
 @blueprint.get("/publishers/sites/<site_id>/traffic.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @refusals(400, 403, 404)
 @other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
 async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
-    site = await owned_site(current_wallet(), site_id)
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{end}.csv"'
@@ -311,7 +311,7 @@ def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
 
 @blueprint.get("/publishers/balance")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(SiteNamed)
 @document_response(BalanceOut)
 @refusals(400, 403, 404)
@@ -326,7 +326,7 @@ async def balance(query_args: SiteNamed) -> Response:
 
 @blueprint.post("/publishers/topup/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpPrepareRequest)
 @document_response(SiteDepositPlanOut)
 @refusals(400, 403, 404)
@@ -340,7 +340,7 @@ async def topup_prepare(data: TopUpPrepareRequest) -> Response:
 
 @blueprint.post("/publishers/topup")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpRequest)
 @document_response(SiteDepositOut, 201)
 @document_response(SiteDepositOut, 202)
@@ -357,7 +357,7 @@ async def topup(data: TopUpRequest) -> Response:
 
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(WithdrawRequest)
 @document_response(SiteWithdrawalOut, 201)
 @refusals(400, 403, 404, 503)
@@ -373,7 +373,7 @@ async def withdraw(data: WithdrawRequest) -> Response:
 
 @blueprint.post("/publishers/exchange")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(ExchangeRequest)
 @document_response(ExchangeOut, 201)
 @refusals(400, 403, 404, 503)

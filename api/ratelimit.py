@@ -37,7 +37,9 @@ from adnet.config import Settings
 
 log = logging.getLogger(__name__)
 
-LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account"})
+LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account", "rate_limit_api_key"})
+# Where the app keeps its limiter (``OwnLimitsFirst``), for limits that are counted inside a handler.
+LIMITER = "adnet_rate_limiter"
 
 
 class SettingsRateLimit(RateLimit):
@@ -192,9 +194,10 @@ class OwnLimitsFirst(RateLimiter):
 
     def __init__(self, app: Quart, *, settings: Settings, **kwargs: Any) -> None:
         self.admitting: AdmittingStore = RedisStore(settings.redis_url) if settings.redis_url else ExpiringMemoryStore()
-        # With admitting ours, the library calls only before_serving, after_serving and get of its store.
+        # With admitting ours, the library calls only before_serving and after_serving of its store.
         super().__init__(app, store=cast(RateLimiterStoreABC, self.admitting), **kwargs)
         self._configured = {name: _rate_limit(getattr(settings, name)) for name in LIMIT_SETTINGS}
+        app.extensions[LIMITER] = self
 
     async def _raise_on_rejection(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         if not rate_limits:
@@ -214,6 +217,13 @@ class OwnLimitsFirst(RateLimiter):
             response.headers["RateLimit-Remaining"] = str(int((limit.period.total_seconds() - ahead) / limit.inverse))
             response.headers["RateLimit-Reset"] = str(math.ceil(ahead))
         return response
+
+    async def admit(self, key: str, setting: str) -> None:
+        """Count one request against the configured limit ``setting`` under ``key`` (rather than the client's
+        address); RateLimitExceeded when it has no room. For limits of what a handler learns, such as an API key."""
+        admission = await self.admitting.admit([(f"{setting}:{key}", self._configured[setting])])
+        if admission.wait is not None:
+            raise RateLimitExceeded(admission.wait)
 
     async def _update_limits(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         """Nothing: ``_raise_on_rejection`` counted the request when it admitted it."""

@@ -12,7 +12,7 @@ from quart import Response, render_template, request
 
 from adnet.accounts import sites
 from adnet.accounts.commands import DomainCheck, SiteRegistration
-from adnet.accounts.models import Site
+from adnet.accounts.models import MemberRole, Site
 from adnet.chain.client import ChainUnavailable
 from adnet.core.amounts import Token
 from adnet.core.errors import Conflict, DomainError
@@ -119,8 +119,8 @@ async def check_domain() -> str:
 @blueprint.get("/portal/sites/<site_id>")
 @account_page
 async def site_page(site_id: str) -> tuple[str, int]:
-    """A site of the signed-in wallet: 404 for no such site, 403 for another wallet's."""
-    site = await sites.owned_site(current_wallet(), site_id)
+    """A site of the signed-in wallet's accounts: 404 for no such site, 403 for another wallet's."""
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     return await page("portal/site.html", "portal/site.html", **await site_context(site))
 
 
@@ -148,7 +148,7 @@ async def verify_site(site_id: str) -> Response:
 @account_page
 async def export_traffic(site_id: str) -> Response:
     """The site's traffic per UTC day of the last 30 days (billed, and filtered per reason) as CSV."""
-    site = await sites.owned_site(current_wallet(), site_id)
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     today = services().clock.today()
     start = today - timedelta(days=29)
     response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)), mimetype="text/csv")
@@ -162,7 +162,7 @@ async def export_traffic(site_id: str) -> Response:
 async def export_events(site_id: str) -> Response:
     """The site's tracking events from ``from`` to ``to`` (UTC days, inclusive) as CSV; a bad range is shown on the
     site page beside the export form."""
-    site = await sites.owned_site(current_wallet(), site_id)
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     try:
         start, end = command_of(Period, request.args).days(services().clock.today())

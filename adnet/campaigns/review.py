@@ -17,12 +17,13 @@ from tortoise.transactions import in_transaction
 
 from adnet.campaigns.campaigns import REVIEWED
 from adnet.campaigns.commands import Rejection
-from adnet.campaigns.lifecycle import move
+from adnet.campaigns.lifecycle import move, tell_advertiser
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.campaigns.views import CampaignView, views
 from adnet.core import changes
 from adnet.core.errors import Conflict, NotFound
 from adnet.core.ids import has_prefix
+from adnet.webhooks.models import WebhookEventType
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
         campaign = await move(campaign, (CampaignStatus.REVIEW,), CampaignStatus.APPROVED, now, rejection_reason="")
         creatives = await Creative.filter(campaign_id=campaign.id, status=CreativeStatus.REVIEW).update(
             status=CreativeStatus.APPROVED, updated_at=now)
+        await tell_advertiser(campaign, WebhookEventType.CAMPAIGN_APPROVED, now)
     changes.announce(campaign.id)
     log.info("campaign approved campaign=%s operator=%s creatives=%d tasks=%d", campaign.id, operator, creatives,
              task_count)
@@ -75,8 +77,10 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
 
 async def reject_campaign(operator: str, campaign_id: Any, rejection: Rejection, now: datetime) -> Campaign:
     """Reject a campaign in review with a reason; its owner may change it and submit it again."""
-    campaign = await move(await _campaign(campaign_id), (CampaignStatus.REVIEW,), CampaignStatus.REJECTED,
-                          now, rejection_reason=rejection.reason)
+    async with in_transaction():
+        campaign = await move(await _campaign(campaign_id), (CampaignStatus.REVIEW,), CampaignStatus.REJECTED,
+                              now, rejection_reason=rejection.reason)
+        await tell_advertiser(campaign, WebhookEventType.CAMPAIGN_REJECTED, now, reason=rejection.reason)
     log.info("campaign rejected campaign=%s operator=%s", campaign.id, operator)
     return campaign
 

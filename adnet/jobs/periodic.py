@@ -14,6 +14,8 @@
   after a stop shares the event loop with requests instead of holding it;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
+- ``webhooks``: deliver the outbox's due webhook deliveries, retrying failed ones with backoff
+  (``adnet.webhooks.delivery``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
   their hour and billing windows that ended (``adnet.delivery.retention``).
 
@@ -36,6 +38,7 @@ from adnet.jobs.health import HEALTH_SECONDS, Health
 from adnet.jobs.leases import Lease
 from adnet.jobs.scheduler import Job
 from adnet.money import claims
+from adnet.webhooks.delivery import Deliverer
 
 FILL_COUNT_SECONDS = 3.0
 SETTLE_SECONDS = 30.0
@@ -45,13 +48,14 @@ WATCH_BUDGET_SECONDS = 0.2
 WATCHER_LEASE = "chain-watcher"
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
+WEBHOOK_SECONDS = 5.0
 # Jobs a test runs itself rather than on a timer.
 ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention",
-                                "health"})
+                                "health", "webhooks"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease, clock: Clock,
-                  site_checks: SiteChecks, health: Health, retention_days: int) -> list[Job]:
+                  site_checks: SiteChecks, health: Health, retention_days: int, webhooks: Deliverer) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
         Job("serving-index", server.update, every=BUDGET_SECONDS, wake=server.stale),
@@ -63,4 +67,5 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
+        Job("webhooks", lambda: webhooks.deliver_due(clock.now()), every=WEBHOOK_SECONDS),
     ]

@@ -33,6 +33,8 @@ from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.money.holders import Holder, account_ref
 from adnet.money.models import Deposit, DepositStatus
+from adnet.webhooks import outbox
+from adnet.webhooks.models import WebhookEventType
 
 log = logging.getLogger(__name__)
 
@@ -190,11 +192,23 @@ async def record_deposit(event: DepositEvent, *, confirmed: bool, now: datetime)
             await ledger.book("deposit", deposit.tx_hash, [(ledger.external(account.token), -amount),
                                                            (account, amount)], now=now,
                               memo=f"deposit from {deposit.sender}")
+            await outbox.record(await _holder_wallet(account), WebhookEventType.DEPOSIT_CREDITED, {
+                "depositId": deposit.id, f"{account.kind}Id": account.owner, "txHash": deposit.tx_hash,
+                "token": account.token, "amount": to_decimal_string(amount)}, now)
     await deposit.refresh_from_db()
     if credited:
         log.info("deposit credited tx=%s account=%s amount=%d token=%s", deposit.tx_hash, account, amount,
                  account.token)
     return RecordedDeposit(deposit, bool(credited))
+
+
+async def _holder_wallet(account: ledger.AccountKey) -> str:
+    """The wallet of the site (its publisher's) or advertiser whose ledger account ``account`` is."""
+    if account.kind == "site":
+        found = await Site.filter(id=account.owner).first().values_list("publisher__wallet", flat=True)
+    else:
+        found = await Advertiser.filter(id=account.owner).first().values_list("wallet", flat=True)
+    return str(found)
 
 
 def _ledger_account(owner: tuple[str, str] | None, token_symbol: str) -> ledger.AccountKey | None:
