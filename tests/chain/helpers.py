@@ -1,5 +1,5 @@
-"""What chain tests do over and over: issue a funded claim, redeem it (alone or in a batch), deposit, move the chain's time, and name
-the custom error of a revert."""
+"""What chain tests do over and over: issue a funded claim, redeem it (alone or in a batch), deposit, move the
+chain's time, and name the custom error of a revert."""
 
 from __future__ import annotations
 
