@@ -213,8 +213,10 @@ def public_routes(blueprints: Iterable[Blueprint]) -> Blueprint:
 
 _OPEN = {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": ", ".join(EXPOSED_HEADERS),
          "Cache-Control": "no-store"}
-# A preflight (an OPTIONS request naming the method it asks for) learns what the page may send.
-_PREFLIGHT = {"Access-Control-Allow-Methods": "GET, POST", "Access-Control-Allow-Headers": "Content-Type",
+# A preflight (an OPTIONS request naming the method it asks for) learns what the page may send: JSON, and the
+# rewards session's bearer token (never a cookie: these answers allow no credentials).
+_PREFLIGHT = {"Access-Control-Allow-Methods": "GET, POST",
+              "Access-Control-Allow-Headers": "Content-Type, Authorization",
               "Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE)}
 
 
