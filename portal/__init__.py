@@ -2,9 +2,9 @@
 page and the embed script's own URLs; one blueprint per part (``portal.pages.portal_blueprint``, whose refusals are
 HTML pages), which the app registers in the order of ``BLUEPRINTS``."""
 
-from portal import advertisers, auth, balance, dashboard, demo, home, operators, pages, sites
+from portal import advertisers, auth, balance, dashboard, demo, home, operators, pages, rewards, sites
 
 BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
-    balance.blueprint, advertisers.blueprint, operators.blueprint,
+    balance.blueprint, advertisers.blueprint, operators.blueprint, rewards.blueprint,
 )
