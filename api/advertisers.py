@@ -210,7 +210,7 @@ async def advertiser_withdraw(data: Funds, idempotency_key: str | None) -> Respo
     result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), data.amount, Token.GS,
                                         minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now(),
                                         idempotency_key=idempotency_key)
-    body = withdrawal_out(result.withdrawal)
+    body = WithdrawalOut(**withdrawal_out(result.withdrawal))
     return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
 
 
@@ -225,7 +225,7 @@ async def advertiser_withdrawals(query_args: WithdrawalPage) -> Response:
     ``issued`` one can still redeem."""
     page = await withdrawals.listed(advertiser_holder(await _advertiser()), limit=query_args.limit,
                                     before=query_args.before)
-    return answer(withdrawal_list_out(page, query_args.limit))
+    return answer(WithdrawalListOut(**withdrawal_list_out(page, query_args.limit)))
 
 
 @blueprint.get("/advertisers/withdrawals/<withdrawal_id>")
@@ -235,7 +235,8 @@ async def advertiser_withdrawals(query_args: WithdrawalPage) -> Response:
 @refusals(404)
 async def advertiser_withdrawal(withdrawal_id: str) -> Response:
     """One of the advertiser's withdrawals with its state and its claim, as the withdrawal answered it."""
-    return answer(withdrawal_out(await withdrawals.find(advertiser_holder(await _advertiser()), withdrawal_id)))
+    withdrawal = await withdrawals.find(advertiser_holder(await _advertiser()), withdrawal_id)
+    return answer(WithdrawalOut(**withdrawal_out(withdrawal)))
 
 
 @blueprint.get("/advertisers/campaigns")

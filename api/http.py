@@ -152,7 +152,7 @@ class IdempotencyHeaders(BaseModel):
     """The header that makes a POST safe to retry (docs/publishers.md, "Withdrawals that cannot be lost")."""
 
     idempotency_key: str | None = Field(
-        None, alias=IDEMPOTENCY_HEADER, min_length=1, max_length=255,
+        None, alias="Idempotency-Key", min_length=1, max_length=255,
         description="1 to 255 visible ASCII characters, new for each withdrawal (a UUID): a retry with the same key "
                     "and body answers with the first request's withdrawal and claim (200, Idempotent-Replayed: "
                     "true); with another body, 409 idempotency_key_reused")

@@ -376,7 +376,7 @@ async def withdraw(data: WithdrawRequest, idempotency_key: str | None) -> Respon
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
     result = await withdrawals.withdraw(holder, data.amount, data.token, minimum=run.settings.min_withdrawal,
                                         chain=run.chain, now=run.clock.now(), idempotency_key=idempotency_key)
-    body = withdrawal_out(result.withdrawal, SiteWithdrawalOut, site_id=holder.id)
+    body = SiteWithdrawalOut(site_id=holder.id, **withdrawal_out(result.withdrawal))
     return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
 
 
@@ -391,7 +391,7 @@ async def site_withdrawals(site_id: str, query_args: WithdrawalPage) -> Response
     ``issued`` one can still redeem."""
     holder = await owned_site_holder(current_wallet(), site_id)
     page = await withdrawals.listed(holder, limit=query_args.limit, before=query_args.before)
-    return answer(SiteWithdrawalsOut(site_id=holder.id, **dict(withdrawal_list_out(page, query_args.limit))))
+    return answer(SiteWithdrawalsOut(site_id=holder.id, **withdrawal_list_out(page, query_args.limit)))
 
 
 @blueprint.get("/publishers/sites/<site_id>/withdrawals/<withdrawal_id>")
@@ -403,7 +403,7 @@ async def site_withdrawal(site_id: str, withdrawal_id: str) -> Response:
     """One of the site's withdrawals with its state and its claim, as the withdrawal answered it."""
     holder = await owned_site_holder(current_wallet(), site_id)
     withdrawal = await withdrawals.find(holder, withdrawal_id)
-    return answer(withdrawal_out(withdrawal, SiteWithdrawalOut, site_id=holder.id))
+    return answer(SiteWithdrawalOut(site_id=holder.id, **withdrawal_out(withdrawal)))
 
 
 @blueprint.post("/publishers/exchange")

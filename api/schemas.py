@@ -234,23 +234,20 @@ def deposit_out(deposit: Deposit) -> dict[str, Any]:
             "amount": int(deposit.amount), "status": deposit.status.value}
 
 
-W = TypeVar("W", bound=WithdrawalOut)
-
-
-def withdrawal_out(withdrawal: Withdrawal, out: type[W] = WithdrawalOut, **extra: Any) -> W:  # type: ignore[assignment]
-    """A withdrawal as the API writes it (as ``out``, with its ``extra`` fields); its claim must be loaded
+def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
+    """The fields of a ``WithdrawalOut`` (a route adds whose withdrawal it is); its claim must be loaded
     (``select_related("claim")``)."""
     claim = withdrawal.claim
-    return out(**extra, withdrawal_id=withdrawal.id, token=Token(withdrawal.token_symbol),
-                         amount=int(withdrawal.amount), status=withdrawal.status, created_at=withdrawal.created_at,
-                         settled_at=withdrawal.settled_at, redeemed_tx=claim.redeemed_tx,
-                         transaction=ClaimOut.of(claim))
+    return {"withdrawal_id": withdrawal.id, "token": Token(withdrawal.token_symbol), "amount": int(withdrawal.amount),
+            "status": withdrawal.status, "created_at": withdrawal.created_at, "settled_at": withdrawal.settled_at,
+            "redeemed_tx": claim.redeemed_tx, "transaction": ClaimOut.of(claim)}
 
 
-def withdrawal_list_out(page: list[Withdrawal], limit: int) -> WithdrawalListOut:
-    """A page of withdrawals, with the cursor of the next when this one is full."""
-    return WithdrawalListOut(withdrawals=[withdrawal_out(withdrawal) for withdrawal in page],
-                             next=page[-1].id if len(page) == limit else None)
+def withdrawal_list_out(page: list[Withdrawal], limit: int) -> dict[str, Any]:
+    """The fields of a ``WithdrawalListOut``: a page of withdrawals, with the cursor of the next when this one is
+    full."""
+    return {"withdrawals": [WithdrawalOut(**withdrawal_out(withdrawal)) for withdrawal in page],
+            "next": page[-1].id if len(page) == limit else None}
 
 
 
