@@ -154,19 +154,22 @@ async def wallet_rewards() -> Response:
     """The signed-in wallet's completions and answers with what each earned and its claim, its points in total
     (and what they are), and the transaction that redeems its redeemable claims at once."""
     run = services()
-    session = cast(ActiveSession, g.session)
-    found = await rewards.wallet_rewards(session.wallet, run.clock.now())
+    found = await rewards.wallet_rewards(cast(ActiveSession, g.session).wallet, run.clock.now())
     batch = found.redeemable[:rewards.MAX_BATCH]
-    redeem_all = (WalletTransaction.of(run.chain.build_claim_batch_tx(found.wallet, batch)) if batch else None)
+    redeem_all = WalletTransaction.of(run.chain.build_claim_batch_tx(found.wallet, batch)) if batch else None
     return answer(RewardsOut(
         wallet=found.wallet, points=PointsOut(total=found.points, about=rewards.POINTS_EXPLAINED),
         gs=GsOut(earned=found.gs_earned, redeemable=sum(int(claim.amount) for claim in found.redeemable)),
-        rewards=[RewardOut(
-            source=reward.source, id=reward.record_id, task_id=reward.task_id, title=reward.title, kind=reward.kind,
-            earned_at=reward.earned_at, awarded=Awarded(points=reward.points, gs=reward.gs),
-            claim_ref=reward.claim.claim_ref if reward.claim else None,
-            claim_status=reward.claim.status.value if reward.claim else None, redeemable=reward.redeemable,
-            redeemed_tx=reward.claim.redeemed_tx if reward.claim else None,
-            transaction=claim_out(reward.claim) if reward.redeemable else None)
-            for reward in found.rewards],
-        redeem_all=redeem_all, redeem_all_count=len(batch)), 200, NO_STORE)
+        rewards=[reward_out(reward) for reward in found.rewards], redeem_all=redeem_all,
+        redeem_all_count=len(batch)), 200, NO_STORE)
+
+
+def reward_out(reward: rewards.Reward) -> RewardOut:
+    """A reward as the list writes it: its claim to submit only while it is redeemable."""
+    claim = reward.claim
+    return RewardOut(source=reward.source, id=reward.record_id, task_id=reward.task_id, title=reward.title,
+                     kind=reward.kind, earned_at=reward.earned_at, awarded=Awarded(points=reward.points, gs=reward.gs),
+                     claim_ref=claim.claim_ref if claim else None,
+                     claim_status=claim.status.value if claim else None, redeemable=reward.redeemable,
+                     redeemed_tx=claim.redeemed_tx if claim else None,
+                     transaction=claim_out(claim) if reward.redeemable else None)

@@ -19,7 +19,7 @@ from tortoise.functions import Sum
 
 from adnet.interactions.models import Interaction
 from adnet.money.models import Claim, ClaimPurpose, ClaimStatus
-from adnet.tasks.models import Completion
+from adnet.tasks.models import Completion, Task
 
 # How many rewards one listing answers (newest first), and how many claims one "redeem all" transaction pays.
 LISTED_REWARDS = 200
@@ -85,7 +85,7 @@ async def wallet_rewards(wallet: str, now: datetime) -> WalletRewards:
                          redeemable=redeemable)
 
 
-def _reward(source: Literal["task", "unit"], record_id: str, task, record: Completion | Interaction,
+def _reward(source: Literal["task", "unit"], record_id: str, task: Task, record: Completion | Interaction,
             deadline_ahead: int) -> Reward:
     claim = record.claim
     return Reward(source=source, record_id=record_id, task_id=task.id, title=task.title, kind=task.kind.value,
