@@ -808,8 +808,10 @@
     this.message = el("p", { class: "msg", role: "status" });
     var points = body.points || { total: 0, about: "" };
     var gs = body.gs || { earned: "0", redeemable: "0" };
+    var level = this.host.getAttribute("data-heading-level");
+    if (!/^[2-6]$/.test(level || "")) level = "3";
     this.box.append(
-      el("h3", { text: "My rewards" }),
+      el("h" + level, { text: "My rewards" }),
       el("p", { class: "points" }, [el("strong", { text: points.total + " points" }),
         document.createTextNode(" · " + gs.earned + " G$ earned, " + gs.redeemable + " G$ to redeem")]),
       el("p", { class: "reward about", text: points.about }));

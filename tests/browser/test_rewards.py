@@ -107,6 +107,7 @@ def test_adnets_rewards_page_redeems_one_claim(server: LiveServer, viewer: Visit
     expect(page.get_by_role("heading", name="My rewards", level=1)).to_be_visible()
     panel = page.locator("#rewards")
     panel.get_by_role("button", name="My rewards").click()
+    expect(panel.get_by_role("heading", name="My rewards", level=2)).to_be_visible()  # under the page's h1
     row = panel.locator("li[data-reward]")
     expect(row).to_have_count(1)
     expect(panel.get_by_text("10 points", exact=True)).to_be_visible()
