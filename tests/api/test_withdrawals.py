@@ -234,3 +234,23 @@ async def test_an_advertisers_withdrawals_are_idempotent_and_listed(client):
     assert (await one.get_json())["status"] == "issued"
     missing = await client.get("/api/advertisers/withdrawals/wd_nothing", headers=bearer(token))
     assert missing.status_code == 404
+
+
+async def test_the_openapi_document_describes_the_routes_their_header_and_security(client):
+    document = await (await client.get("/openapi.json")).get_json()
+    paths = document["paths"]
+    withdraw = paths["/api/publishers/withdraw"]["post"]
+    header = next(parameter for parameter in withdraw["parameters"] if parameter["in"] == "header")
+    assert header["name"] == "Idempotency-Key"
+    assert {"200", "201", "409"} <= set(withdraw["responses"])
+    assert "Idempotency-Key" in {parameter["name"] for parameter in paths["/api/advertisers/withdraw"]["post"][
+        "parameters"]}
+    for path in ("/api/publishers/sites/{site_id}/withdrawals",
+                 "/api/publishers/sites/{site_id}/withdrawals/{withdrawal_id}",
+                 "/api/advertisers/withdrawals", "/api/advertisers/withdrawals/{withdrawal_id}"):
+        operation = paths[path]["get"]
+        assert {"session", "sessionCookie"} <= {name for scheme in operation["security"] for name in scheme}, path
+        assert "200" in operation["responses"] and "401" in operation["responses"], path
+    rewards = paths["/api/rewards"]["get"]
+    assert rewards["security"] == [{"session": []}] and "401" in rewards["responses"]
+    assert {"/api/rewards/message", "/api/rewards/session"} <= set(paths)
