@@ -87,7 +87,8 @@ class RewardOut(Schema):
 
 class RewardsOut(Schema):
     """The signed-in wallet's rewards, newest first (at most 200), and ``redeemAll``: one vault transaction that
-    redeems up to 20 redeemable claims at once (``redeemAllCount`` of them; null when none is redeemable)."""
+    redeems up to 20 redeemable claims at once (``redeemAllCount`` of them, ``redeemAllClaimRefs``; null when none
+    is redeemable)."""
 
     wallet: Address
     points: PointsOut
@@ -95,6 +96,7 @@ class RewardsOut(Schema):
     rewards: list[RewardOut]
     redeem_all: WalletTransaction | None
     redeem_all_count: int
+    redeem_all_claim_refs: list[str]
 
 
 def require_rewards_session(handler: F) -> F:
@@ -161,7 +163,7 @@ async def wallet_rewards() -> Response:
         wallet=found.wallet, points=PointsOut(total=found.points, about=rewards.POINTS_EXPLAINED),
         gs=GsOut(earned=found.gs_earned, redeemable=sum(int(claim.amount) for claim in found.redeemable)),
         rewards=[reward_out(reward) for reward in found.rewards], redeem_all=redeem_all,
-        redeem_all_count=len(batch)), 200, NO_STORE)
+        redeem_all_count=len(batch), redeem_all_claim_refs=[claim.claim_ref for claim in batch]), 200, NO_STORE)
 
 
 def reward_out(reward: rewards.Reward) -> RewardOut:

@@ -822,7 +822,7 @@
           all.disabled = true;
           self.say("Confirm the transaction in your wallet…");
           sendFromWallet(body.redeemAll.chainId, body.redeemAll.to, body.redeemAll.data).then(function (hash) {
-            waiting.slice(0, body.redeemAllCount).forEach(function (item) { self.sent[item.claimRef] = hash; });
+            (body.redeemAllClaimRefs || []).forEach(function (claimRef) { self.sent[claimRef] = hash; });
             emit("redeem", { txHash: hash, count: body.redeemAllCount }, self.host);
             self.show(body);
             self.say("Sent. Transaction " + String(hash).slice(0, 12) + "…");

@@ -73,6 +73,7 @@ async def test_redeem_all_pays_every_claim_in_one_transaction(client, clock, cha
     body = await rewards_of(client, token)
     batch = body["redeemAll"]
     assert body["redeemAllCount"] == 3
+    assert body["redeemAllClaimRefs"] == [item["transaction"]["claimRef"] for item in earned]  # oldest deadline first
     assert (batch["from"], batch["to"].lower(), batch["chainId"]) == (viewer.address, chain.vault_address,
                                                                       chain.chain_id)
     before = await chain.token_balance("G$", wallet)
