@@ -170,6 +170,10 @@
     if (rewards.gs && Number(rewards.gs) > 0) parts.push(rewards.gs + " G$");
     return parts.join(" · ");
   }
+  // What points are, where a reward shows them (the rewards panel says it in full, with the wallet's total).
+  function pointsNote(rewards) {
+    return rewards && rewards.points ? "Points are a score adnet keeps for your wallet, not a token: see My rewards." : null;
+  }
   function reducedMotion() {
     return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
   }
@@ -361,7 +365,7 @@
     tasks.forEach(function (task) {
       if (!TASKS[task.kind]) return;
       var row = el("li", { class: "task", "data-task": task.id, "data-kind": task.kind }, [
-        el("span", { class: "t", text: task.title }), el("span", { class: "reward", text: rewardText(task.rewards) })]);
+        el("span", { class: "t", text: task.title }), el("span", { class: "reward", text: rewardText(task.rewards), title: pointsNote(task.rewards) })]);
       var controls = el("span", { class: "controls" });
       var message = el("span", { class: "msg", role: "status" });
       row.append(controls, message);
@@ -548,7 +552,7 @@
   function finished(slot, task, content, body) {
     content.textContent = "";
     var award = rewardText(body.awarded);
-    content.append(el("p", { class: "done", text: "Thank you!" }), award ? el("p", { class: "reward", text: "Earned " + award }) : null);
+    content.append(el("p", { class: "done", text: "Thank you!" }), award ? el("p", { class: "reward", text: "Earned " + award, title: pointsNote(body.awarded) }) : null);
     slot.say("Thank you, your answer was recorded.");
     emit("interaction", { slot: slot.host, taskId: task.id, kind: task.kind, status: body.status || "recorded",
       interactionId: body.interactionId, awarded: body.awarded || null }, slot.host);

@@ -126,6 +126,7 @@ def test_a_task_done_before_a_reload_is_redeemed_from_its_row(
     slot = page.locator("#slot-tasks")
     slot.scroll_into_view_if_needed()
     row = slot.locator("li[data-kind=QUIZ]")
+    assert "not a token" in row.locator(".reward").first.get_attribute("title")  # points explained where shown
     row.get_by_role("button", name="G$").click()
     row.get_by_text("Done", exact=True).wait_for()
     (claim,) = visitor.events("claim")
