@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterator
 import pytest
 from hexbytes import HexBytes
 from playwright.sync_api import Browser, expect
+from quart import current_app
 
 from adnet.core.wallets import dev_accounts
 from adnet.reporting.rewards import POINTS_EXPLAINED
-from adnet.tasks.models import TaskKind
+from adnet.tasks.models import Task, TaskKind
 from tests.browser import conftest as live
 from tests.browser.conftest import (
     EVENTS_SCRIPT,
@@ -27,6 +28,7 @@ from tests.browser.conftest import (
     watch_console,
 )
 from tests.browser.test_tasks import TASKS_SLOT
+from tests.conftest import rebuild_index
 from tests.factories import make_task
 
 G = 10**18
@@ -37,8 +39,10 @@ REWARDS_SLOT = '<div id="my-rewards" data-adnet-rewards></div>'
 @pytest.fixture
 def viewer(browser: Browser, server: LiveServer, request: pytest.FixtureRequest) -> Iterator[Visitor]:
     """A fresh profile whose wallet is development account ``request.param`` (one no other browser test uses, so
-    its rewards are this test's alone)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    its rewards and completions are this test's alone), presenting as the Chrome it is."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                  user_agent=f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                                             f"Chrome/{browser.version} Safari/537.36")
     wallet = live.TestWallet(server, dev_accounts()[request.param])
     context.expose_function("__adnetTestWallet", wallet.handle)
     context.add_init_script(PROVIDER_SCRIPT)
@@ -50,8 +54,9 @@ def viewer(browser: Browser, server: LiveServer, request: pytest.FixtureRequest)
 
 
 def answered_polls(server: LiveServer, wallet: str, count: int) -> list[dict]:
-    """``count`` polls answered by ``wallet`` through the API (10 points and 1 G$ each); their answers."""
-    answers = []
+    """``count`` polls answered by ``wallet`` through the API (10 points and 1 G$ each); their answers. The polls
+    are switched off afterwards, so that the other tests' pages are served the demo's units as before."""
+    answers, units = [], []
     for index in range(count):
         unit = server.call(lambda index=index: make_task(kind=TaskKind.POLL, config=POLL, pool=5 * G,
                                                          reward_gs=G, title=f"Poll {index} of {wallet[:8]}"))
@@ -61,7 +66,14 @@ def answered_polls(server: LiveServer, wallet: str, count: int) -> list[dict]:
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
             answers.append(json.loads(response.read()))
+        units.append(unit.id)
+    server.call(lambda: _switch_off(units))
     return answers
+
+
+async def _switch_off(unit_ids: list[str]) -> None:
+    await Task.filter(id__in=unit_ids).update(active=False)
+    await rebuild_index(current_app)
 
 
 def is_claimed(server: LiveServer, claim_ref: str) -> bool:
@@ -118,9 +130,11 @@ def test_adnets_rewards_page_redeems_one_claim(server: LiveServer, viewer: Visit
     assert viewer.console.script_errors() == [] and viewer.console.page_errors == []
 
 
+@pytest.mark.parametrize("viewer", [4], indirect=True)
 def test_a_task_done_before_a_reload_is_redeemed_from_its_row(
-        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
+        server: LiveServer, viewer: Visitor, publisher_site: PublisherSite,
         live_campaigns: Callable[..., list[str]]) -> None:
+    visitor = viewer
     live_campaigns(0)
     page = publisher_page(visitor, server, publisher_site, TASKS_SLOT)
     slot = page.locator("#slot-tasks")
