@@ -14,6 +14,7 @@ from api import (
     operators,
     publishers,
     results,
+    rewards,
     serve,
     sites,
     tasks,
@@ -26,4 +27,4 @@ BLUEPRINTS = (
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint,
 )
-PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint)
+PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint)

@@ -21,7 +21,7 @@ from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
 from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
 from adnet.core.amounts import Token
 from adnet.money import deposits, withdrawals
-from adnet.money.commands import DepositReport, Funds
+from adnet.money.commands import DepositReport, Funds, WithdrawalPage
 from adnet.money.holders import advertiser_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import campaigns as campaign_reports
@@ -30,7 +30,7 @@ from adnet.reporting.commands import Period
 from adnet.reporting.traffic import ordered_reasons
 from adnet.tasks import authoring
 from adnet.tasks.commands import NewTask, TaskChanges
-from api.http import answer, services, with_body, with_query
+from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
 from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import (
@@ -43,6 +43,7 @@ from api.schemas import (
     DepositPlanOut,
     Schema,
     TaskOut,
+    WithdrawalListOut,
     WithdrawalOut,
     campaign_out,
     creative_out,
@@ -50,6 +51,7 @@ from api.schemas import (
     deposit_plan_out,
     refusals,
     task_out,
+    withdrawal_list_out,
     withdrawal_out,
 )
 from api.sessions import current_wallet, require_account
@@ -195,16 +197,47 @@ async def advertiser_deposit(data: DepositReport) -> Response:
 @blueprint.post("/advertisers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
+@idempotent
 @with_body(Funds)
 @document_response(WithdrawalOut, 201)
-@refusals(400, 404, 503)
-async def advertiser_withdraw(data: Funds) -> Response:
+@document_response(WithdrawalOut, 200)
+@refusals(400, 404, 409, 503)
+async def advertiser_withdraw(data: Funds, idempotency_key: str | None) -> Response:
     """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the wallet on
-    the vault (``transaction``); released back if not redeemed by its deadline."""
+    the vault (``transaction``); released back if not redeemed by its deadline. With an ``Idempotency-Key``, a
+    retry answers 200 with the same withdrawal and claim (``Idempotent-Replayed: true``), or 409
+    ``idempotency_key_reused`` when it asks for another amount."""
     run = services()
     result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), data.amount, Token.GS,
-                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
-    return answer(WithdrawalOut(**withdrawal_out(result)), 201)
+                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now(),
+                                        idempotency_key=idempotency_key)
+    body = WithdrawalOut(**withdrawal_out(result.withdrawal))
+    return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
+
+
+@blueprint.get("/advertisers/withdrawals")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(WithdrawalPage)
+@document_response(WithdrawalListOut)
+@refusals(400, 404)
+async def advertiser_withdrawals(query_args: WithdrawalPage) -> Response:
+    """The advertiser's withdrawals, newest first, each with its state and its claim (``transaction``), which an
+    ``issued`` one can still redeem."""
+    page = await withdrawals.listed(advertiser_holder(await _advertiser()), limit=query_args.limit,
+                                    before=query_args.before)
+    return answer(WithdrawalListOut(**withdrawal_list_out(page, query_args.limit)))
+
+
+@blueprint.get("/advertisers/withdrawals/<withdrawal_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@document_response(WithdrawalOut)
+@refusals(404)
+async def advertiser_withdrawal(withdrawal_id: str) -> Response:
+    """One of the advertiser's withdrawals with its state and its claim, as the withdrawal answered it."""
+    withdrawal = await withdrawals.find(advertiser_holder(await _advertiser()), withdrawal_id)
+    return answer(WithdrawalOut(**withdrawal_out(withdrawal)))
 
 
 @blueprint.get("/advertisers/campaigns")

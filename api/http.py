@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from quart import Blueprint, Response, current_app, request
-from quart_schema import document_querystring, document_request
+from quart_schema import document_headers, document_querystring, document_request
 from werkzeug.exceptions import RequestTimeout
 
 from adnet.config import Settings
+from adnet.core.errors import Invalid
 from adnet.core.inputs import Command, parse
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import MAX_USER_AGENT_LENGTH
@@ -118,6 +120,39 @@ async def json_body() -> Any:
         raise RequestRefused(400, "bad_request", "The body is not valid JSON.") from None
 
 
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+
+
+class IdempotencyHeaders(BaseModel):
+    """The header that makes a POST safe to retry (docs/publishers.md, "Withdrawals that cannot be lost")."""
+
+    idempotency_key: str | None = Field(
+        None, alias="Idempotency-Key", min_length=1, max_length=255,
+        description="1 to 255 visible ASCII characters, new for each withdrawal (a UUID): a retry with the same key "
+                    "and body answers with the first request's withdrawal and claim (200, Idempotent-Replayed: "
+                    "true); with another body, 409 idempotency_key_reused")
+
+
+def idempotent(handler: F) -> F:
+    """Route decorator: the request's optional ``Idempotency-Key`` header, passed to the handler as
+    ``idempotency_key`` (None without one; Invalid ``invalid_idempotency_key`` when it is not 1 to 255 visible
+    ASCII characters) and documented as a header parameter."""
+    @wraps(handler)
+    async def keyed(*args: Any, **kwargs: Any) -> Any:
+        value = request.headers.get(IDEMPOTENCY_HEADER)
+        if value is not None and not _IDEMPOTENCY_KEY.match(value):
+            raise Invalid("invalid_idempotency_key", "Idempotency-Key is 1 to 255 visible ASCII characters "
+                          "(a UUID).", field=IDEMPOTENCY_HEADER)
+        return await handler(*args, idempotency_key=value, **kwargs)
+
+    return cast(F, document_headers(IdempotencyHeaders)(keyed))
+
+
+# The header of an answer given again to a retry with the same Idempotency-Key.
+REPLAYED = {"Idempotent-Replayed": "true"}
+
+
 def with_query(command: type[Command]) -> Callable[[F], F]:
     """Route decorator: the query string parsed into ``command``, passed to the handler as ``query_args`` (Invalid,
     naming the parameter, otherwise) and documented as the operation's parameters; a repeated parameter counts
@@ -154,8 +189,10 @@ def public_routes(blueprints: Iterable[Blueprint]) -> Blueprint:
 
 _OPEN = {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": ", ".join(EXPOSED_HEADERS),
          "Cache-Control": "no-store"}
-# A preflight (an OPTIONS request naming the method it asks for) learns what the page may send.
-_PREFLIGHT = {"Access-Control-Allow-Methods": "GET, POST", "Access-Control-Allow-Headers": "Content-Type",
+# A preflight (an OPTIONS request naming the method it asks for) learns what the page may send: JSON, and the
+# rewards session's bearer token (never a cookie: these answers allow no credentials).
+_PREFLIGHT = {"Access-Control-Allow-Methods": "GET, POST",
+              "Access-Control-Allow-Headers": "Content-Type, Authorization",
               "Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE)}
 
 

@@ -21,13 +21,13 @@ from adnet.accounts.sites import managed_site, owned_site, register_site
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
-from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal
+from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal, WithdrawalPage
 from adnet.money.holders import owned_site_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard, traffic
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
-from api.http import answer, services, with_body, with_query
+from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
 from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import (
@@ -39,10 +39,12 @@ from api.schemas import (
     Schema,
     Time,
     TokenAmount,
+    WithdrawalListOut,
     WithdrawalOut,
     deposit_out,
     deposit_plan_out,
     refusals,
+    withdrawal_list_out,
     withdrawal_out,
 )
 from api.sessions import current_wallet, named_wallet, require_account
@@ -176,6 +178,10 @@ class SiteDepositOut(DepositOut):
 
 
 class SiteWithdrawalOut(WithdrawalOut):
+    site_id: str
+
+
+class SiteWithdrawalsOut(WithdrawalListOut):
     site_id: str
 
 
@@ -358,17 +364,48 @@ async def topup(data: TopUpRequest) -> Response:
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
+@idempotent
 @with_body(WithdrawRequest)
 @document_response(SiteWithdrawalOut, 201)
-@refusals(400, 403, 404, 503)
-async def withdraw(data: WithdrawRequest) -> Response:
+@document_response(SiteWithdrawalOut, 200)
+@refusals(400, 403, 404, 409, 503)
+async def withdraw(data: WithdrawRequest, idempotency_key: str | None) -> Response:
     """Debit ``amount`` from the site's claimable balance now and return the signed claim that pays it out on the
-    vault (``transaction``); released back to the site if not redeemed by its deadline."""
+    vault (``transaction``); released back to the site if not redeemed by its deadline. With an
+    ``Idempotency-Key``, a retry answers 200 with the same withdrawal and claim (``Idempotent-Replayed: true``),
+    or 409 ``idempotency_key_reused`` when it asks for another amount or token."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    result = await withdrawals.withdraw(holder, data.amount, data.token,
-                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
-    return answer(SiteWithdrawalOut(site_id=data.site_id, **withdrawal_out(result)), 201)
+    result = await withdrawals.withdraw(holder, data.amount, data.token, minimum=run.settings.min_withdrawal,
+                                        chain=run.chain, now=run.clock.now(), idempotency_key=idempotency_key)
+    body = SiteWithdrawalOut(site_id=holder.id, **withdrawal_out(result.withdrawal))
+    return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
+
+
+@blueprint.get("/publishers/sites/<site_id>/withdrawals")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(WithdrawalPage)
+@document_response(SiteWithdrawalsOut)
+@refusals(400, 403, 404)
+async def site_withdrawals(site_id: str, query_args: WithdrawalPage) -> Response:
+    """The site's withdrawals, newest first, each with its state and its claim (``transaction``), which an
+    ``issued`` one can still redeem."""
+    holder = await owned_site_holder(current_wallet(), site_id)
+    page = await withdrawals.listed(holder, limit=query_args.limit, before=query_args.before)
+    return answer(SiteWithdrawalsOut(site_id=holder.id, **withdrawal_list_out(page, query_args.limit)))
+
+
+@blueprint.get("/publishers/sites/<site_id>/withdrawals/<withdrawal_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@document_response(SiteWithdrawalOut)
+@refusals(403, 404)
+async def site_withdrawal(site_id: str, withdrawal_id: str) -> Response:
+    """One of the site's withdrawals with its state and its claim, as the withdrawal answered it."""
+    holder = await owned_site_holder(current_wallet(), site_id)
+    withdrawal = await withdrawals.find(holder, withdrawal_id)
+    return answer(SiteWithdrawalOut(site_id=holder.id, **withdrawal_out(withdrawal)))
 
 
 @blueprint.post("/publishers/exchange")

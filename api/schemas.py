@@ -32,8 +32,7 @@ from adnet.core.amounts import Token, to_decimal_string, to_number
 from adnet.core.clock import iso
 from adnet.core.wallets import checksummed
 from adnet.money.deposits import DepositPlan
-from adnet.money.models import Claim, Deposit
-from adnet.money.withdrawals import WithdrawalResult
+from adnet.money.models import Claim, Deposit, Withdrawal, WithdrawalStatus
 from adnet.tasks.config import (
     FeedbackConfig,
     OnchainEventConfig,
@@ -211,15 +210,26 @@ class DepositOut(Schema):
 
 
 class WithdrawalOut(Schema):
-    """A withdrawal debited now, and the claim (``transaction``) that pays it to the wallet on the vault;
-    released back if not redeemed by its deadline."""
+    """A withdrawal and the claim (``transaction``) that pays it to the wallet on the vault. ``status``:
+    ``issued`` (the claim can be redeemed until its deadline), ``redeemed`` (the vault paid it, in
+    ``redeemedTx``) or ``released`` (its deadline passed unredeemed: the amount is back in the balance, and the
+    vault refuses the claim); ``settledAt`` is when it became one of the last two."""
 
     withdrawal_id: str
     token: Token
     amount: AmountText
-    status: str
+    status: WithdrawalStatus
     created_at: Time
+    settled_at: Time | None
+    redeemed_tx: str | None
     transaction: ClaimOut
+
+
+class WithdrawalListOut(Schema):
+    """Withdrawals newest first; ``next`` is the ``before`` that lists the following page (null on the last)."""
+
+    withdrawals: list[WithdrawalOut]
+    next: str | None
 
 
 def deposit_plan_out(plan: DepositPlan) -> dict[str, Any]:
@@ -234,12 +244,20 @@ def deposit_out(deposit: Deposit) -> dict[str, Any]:
             "amount": int(deposit.amount), "status": deposit.status.value}
 
 
-def withdrawal_out(result: WithdrawalResult) -> dict[str, Any]:
-    """The fields of a ``WithdrawalOut``."""
-    withdrawal = result.withdrawal
-    return {"withdrawal_id": withdrawal.id, "token": withdrawal.token_symbol, "amount": int(withdrawal.amount),
-            "status": withdrawal.status.value, "created_at": withdrawal.created_at,
-            "transaction": ClaimOut.of(result.claim)}
+def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
+    """The fields of a ``WithdrawalOut`` (a route adds whose withdrawal it is); its claim must be loaded
+    (``select_related("claim")``)."""
+    claim = withdrawal.claim
+    return {"withdrawal_id": withdrawal.id, "token": Token(withdrawal.token_symbol), "amount": int(withdrawal.amount),
+            "status": withdrawal.status, "created_at": withdrawal.created_at, "settled_at": withdrawal.settled_at,
+            "redeemed_tx": claim.redeemed_tx, "transaction": ClaimOut.of(claim)}
+
+
+def withdrawal_list_out(page: list[Withdrawal], limit: int) -> dict[str, Any]:
+    """The fields of a ``WithdrawalListOut``: a page of withdrawals, with the cursor of the next when this one is
+    full."""
+    return {"withdrawals": [WithdrawalOut(**withdrawal_out(withdrawal)) for withdrawal in page],
+            "next": page[-1].id if len(page) == limit else None}
 
 
 

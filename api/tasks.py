@@ -40,10 +40,16 @@ class ViewerCompletionOut(Schema):
     completed_at: Time
     awarded: Awarded
     claim_status: str | None
+    claim_ref: str | None
 
 
 class CompletionsOut(Schema):
+    """The completions, and where the wallet gets an issued claim again: its rewards (``rewardsApi``, after a
+    rewards sign-in, see docs/rewards.md) or adnet's rewards page (``rewardsPage``)."""
+
     completions: list[ViewerCompletionOut]
+    rewards_api: str
+    rewards_page: str
 
 
 class MessageOut(Schema):
@@ -80,13 +86,16 @@ async def complete(data: CompleteTask) -> Response:
 @refusals(400, 429)
 async def status(query_args: CompletionsQuery) -> Response:
     """The completions of a wallet and/or a device fingerprint (``?wallet=&fingerprint=&campaignId=``), newest
-    first, so a site can mark tasks done."""
+    first, so a site can mark tasks done. The claim itself is shown only to its wallet: an ``issued`` one is listed
+    with its ``claimRef``, and the wallet gets it again from its rewards (``rewardsApi``, ``rewardsPage``)."""
     rows = await completion.viewer_completions(query_args)
+    base_url = services().settings.public_url
     return answer(CompletionsOut(completions=[
         ViewerCompletionOut(task_id=row.task_id, campaign_id=row.campaign_id, kind=row.kind,
                             completion_id=row.completion_id, completed_at=row.completed_at,
-                            awarded=Awarded(points=row.points, gs=row.gs), claim_status=row.claim_status)
-        for row in rows]), 200, NO_STORE)
+                            awarded=Awarded(points=row.points, gs=row.gs), claim_status=row.claim_status,
+                            claim_ref=row.claim_ref)
+        for row in rows], rewards_api=f"{base_url}/api/rewards", rewards_page=f"{base_url}/rewards"), 200, NO_STORE)
 
 
 @blueprint.get("/tasks/<task_id>/visit")

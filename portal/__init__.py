@@ -13,6 +13,7 @@ from portal import (
     members,
     operators,
     pages,
+    rewards,
     site_settings,
     sites,
     webhooks,
@@ -21,5 +22,5 @@ from portal import (
 BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
-    webhooks.blueprint, members.blueprint,
+    webhooks.blueprint, members.blueprint, rewards.blueprint,
 )

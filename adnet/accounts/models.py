@@ -134,11 +134,21 @@ class AuthNonce(Model):
         table = "auth_nonce"
 
 
+class SessionScope(StrEnum):
+    """What a session may do: everything its wallet may (``account``: the portal and the publisher and advertiser
+    API), or only list and redeem the wallet's own rewards (``rewards``: what a publisher's page may hold)."""
+
+    ACCOUNT = "account"
+    REWARDS = "rewards"
+
+
 class Session(Model):
     """A signed-in wallet. Only the SHA-256 of the session token is stored."""
 
     token_hash = fields.CharField(max_length=64, primary_key=True)
     wallet = wallet(db_index=True)
+    scope = fields.CharEnumField(SessionScope, max_length=16, default=SessionScope.ACCOUNT,
+                                 db_default=SessionScope.ACCOUNT.value)
     created_at = fields.DatetimeField()
     expires_at = fields.DatetimeField()
     ended_at = fields.DatetimeField(null=True)

@@ -264,3 +264,24 @@ async def test_the_recent_movements_reload_themselves(publisher, site):
     await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "2"}, htmx=True)
     moved = await (await publisher.get(f"/portal/sites/{site.id}/activity", htmx=True)).get_data(as_text=True)
     assert "<caption>Withdrawals</caption>" in moved and "No money has moved yet." not in moved
+
+
+async def test_the_site_page_lists_withdrawals_with_their_state_and_their_claim_again(publisher, site, chain, app):
+    await fund(ledger.site(site.id), 10 * G)
+    for amount in ("2", "3"):
+        await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": amount, "token": "G$"}, htmx=True)
+    redeemed, issued = await Withdrawal.filter(site_id=site.id).order_by("amount").select_related("claim")
+    await send_transaction(chain.w3, publisher.account, chain.build_claim_tx(publisher.wallet, redeemed.claim))
+    await app.extensions["adnet"].jobs.run("chain-watcher")
+
+    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert "redeemed: paid to your wallet" in page and "issued: redeemable until" in page
+    claim_link = f'href="/api/publishers/sites/{site.id}/withdrawals/{issued.id}" download='
+    assert claim_link in page
+    assert f"/withdrawals/{redeemed.id}\" download=" not in page  # a redeemed claim has nothing left to get
+    # The link answers the claim with the portal's own session (its cookie), as the API gives it.
+    again = await publisher.get(f"/api/publishers/sites/{site.id}/withdrawals/{issued.id}")
+    assert again.status_code == 200
+    body = await again.get_json()
+    assert (body["status"], body["transaction"]["claimRef"]) == ("issued", issued.claim.claim_ref)
+    assert body["transaction"]["signature"] == issued.claim.signature
