@@ -30,6 +30,7 @@ NOT_IN_THE_DOCUMENT = {
     "/demo": "a publisher's page for people (docs/serving.md)", "/static/<path:filename>": "static files",
     "/sdk/<version>/sdk.js": "the embed script (docs/serving.md)",
     "/dev/rpc": "the development chain's JSON-RPC relay, absent in production (README)",
+    "/rewards": "a viewer's rewards page for people (docs/rewards.md)",
 }
 
 
