@@ -14,7 +14,9 @@ import logging
 import random
 from dataclasses import dataclass
 
+from adnet.accounts.fetching import Fetcher
 from adnet.accounts.ownership import SiteChecks
+from adnet.campaigns.banners import banner_fetcher
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
@@ -50,6 +52,7 @@ class Services:
     jobs: Scheduler
     chain_connection: ChainConnection
     site_checks: SiteChecks
+    banners: Fetcher
     health: Health
     broadcast: changes.Broadcast | None
     watcher_lease: Lease
@@ -92,7 +95,9 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, broadcast=broadcast, watcher_lease=watcher_lease, health=health)
+                       site_checks=site_checks,
+                       banners=banner_fetcher(settings.production), broadcast=broadcast, watcher_lease=watcher_lease,
+                       health=health)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started

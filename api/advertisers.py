@@ -291,9 +291,12 @@ async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
 @document_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
 async def add_creative(campaign_id: str, data: NewCreative) -> Response:
-    """Add a creative (bannerUrl, targetUrl and size required; http or https only). It waits for review: with
-    the campaign, or alone when the campaign is already approved."""
-    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now())
+    """Add a creative (bannerUrl, targetUrl and size required). The banner must be https (http in development
+    only), of a size the campaign takes, and an image file of that size (400 ``insecure_url``,
+    ``size_not_in_campaign``, ``banner_unreachable``, ``banner_size_mismatch``). It waits for review: with the
+    campaign, or alone when the campaign is already approved."""
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now(),
+                                             services().banners)
     return answer(creative_out(creative), 201)
 
 
@@ -306,7 +309,8 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now())
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now(),
+                                               services().banners)
     return answer(creative_out(creative))
 
 

@@ -313,7 +313,7 @@ async def advertise_add_creative(campaign_id: str) -> Response:
     form = await request.form
     try:
         await creatives.add_creative(current_wallet(), campaign_id, command_of(NewCreative, form),
-                                     services().clock.now())
+                                     services().clock.now(), services().banners)
     except DomainError as error:
         return await _campaign_refused(campaign_id, "creative", error, form)
     return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
@@ -328,7 +328,7 @@ async def advertise_edit_creative(creative_id: str) -> Response:
     campaign_id = creative.campaign.id
     try:
         await creatives.edit_creative(current_wallet(), creative_id, command_of(CreativeChanges, form),
-                                      services().clock.now())
+                                      services().clock.now(), services().banners)
     except DomainError as error:
         return await _campaign_refused(campaign_id, f"creative-{creative_id}", error, form)
     return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")

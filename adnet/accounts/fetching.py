@@ -61,18 +61,20 @@ class AddressRefused(FetchFailed):
 
 @dataclass(frozen=True)
 class FetchPolicy:
-    """What a fetch may reach: production allows https to global addresses only; development and test also
-    allow http and any address, and may send every request to one port (a site served on localhost:3000)."""
+    """What a fetch may reach: production allows https on its default port to global addresses only; development
+    and test also allow http, any address and any port, and may send every request to one port (a site served on
+    localhost:3000)."""
 
     https_only: bool = True
     global_addresses_only: bool = True
+    default_ports_only: bool = True
     port: int | None = None
 
     @classmethod
     def for_environment(cls, production: bool, port: int | None = None) -> FetchPolicy:
         if production:
             return cls()
-        return cls(https_only=False, global_addresses_only=False, port=port)
+        return cls(https_only=False, global_addresses_only=False, default_ports_only=False, port=port)
 
     @property
     def schemes(self) -> tuple[str, ...]:
@@ -220,7 +222,8 @@ class Fetcher:
             raise FetchFailed("a URL with credentials")
         if host != scope and not host.endswith("." + scope):
             raise FetchFailed(f"a redirect away from {scope} (to {host or 'nowhere'})")
-        if self.policy.port is None and port is not None and port != DEFAULT_PORTS[parts.scheme]:
+        if (self.policy.default_ports_only and self.policy.port is None and port is not None
+                and port != DEFAULT_PORTS[parts.scheme]):
             raise FetchFailed(f"a URL on port {port}: adnet fetches the default port only")
 
     async def _request(self, pool: httpcore.AsyncConnectionPool, url: str) -> tuple[int, str, bytes, bool]:

@@ -29,6 +29,9 @@ from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
 from tests.portal.conftest import Publisher, portal_sign_in
 
+# Creatives are checked against their banner file: cdn.example serves the banners these tests name.
+pytestmark = pytest.mark.usefixtures("banner_cdn")
+
 OPERATOR = Account.from_key("0x" + "42" * 32)
 CREATIVE = {"bannerUrl": "https://cdn.example/banner.png", "targetUrl": "https://shop.example/landing",
             "description": "Sponsored", "mediaType": "image", "size": "300x250"}
