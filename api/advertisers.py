@@ -28,7 +28,7 @@ from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.traffic import ordered_reasons
-from adnet.tasks import authoring
+from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import answer, services, with_body, with_query
 from api.ratelimit import settings_limit
@@ -93,6 +93,14 @@ class RemainingOut(Schema):
 class TaskEndedOut(Schema):
     task_id: str
     active: bool
+    returned: AmountText
+
+
+class DeletedOut(Schema):
+    """What a deletion removed, and the G$ it returned to the unallocated balance (a budget, a task's pool)."""
+
+    id: str
+    deleted: bool
     returned: AmountText
 
 
@@ -255,6 +263,29 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
     return answer(await _detail(campaign_id))
 
 
+@blueprint.delete("/advertisers/campaigns/<campaign_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_campaign(campaign_id: str) -> Response:
+    """Delete a draft or rejected campaign, which has never served, with its creatives and tasks; what its budget
+    and task pools held returns to the unallocated balance. 409 ``campaign_locked`` once submitted: end it instead."""
+    returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
+    return answer(DeletedOut(id=campaign_id, deleted=True, returned=returned))
+
+
+@blueprint.post("/advertisers/campaigns/<campaign_id>/duplicate")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@document_response(CampaignOut, 201)
+@refusals(403, 404)
+async def duplicate_campaign(campaign_id: str) -> Response:
+    """A new draft with the campaign's settings, creatives and tasks, without money (any status may be copied)."""
+    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, services().clock.now())
+    return answer(await _detail(copy.id), 201)
+
+
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
@@ -314,6 +345,17 @@ async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
     return answer(creative_out(creative))
 
 
+@blueprint.delete("/advertisers/creatives/<creative_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_creative(creative_id: str) -> Response:
+    """Delete a creative of a draft or rejected campaign (409 ``campaign_locked`` once submitted)."""
+    await drafts.delete_creative(current_wallet(), creative_id)
+    return answer(DeletedOut(id=creative_id, deleted=True, returned=0))
+
+
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
@@ -337,6 +379,18 @@ async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
 async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
     """Change a task: its content while the campaign is unreviewed, its rewards and limits until it ends."""
     return answer(task_out(await authoring.edit_task(current_wallet(), task_id, data), services().settings.public_url))
+
+
+@blueprint.delete("/advertisers/tasks/<task_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_campaign_task(task_id: str) -> Response:
+    """Delete a task or unit of a draft or rejected campaign; its pool returns to the unallocated balance (409
+    ``campaign_locked`` once submitted: end the task instead)."""
+    returned = await drafts.delete_task(current_wallet(), task_id, services().clock.now())
+    return answer(DeletedOut(id=task_id, deleted=True, returned=returned))
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")

@@ -37,7 +37,7 @@ from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.charts import earnings_chart
 from adnet.reporting.commands import Period
-from adnet.tasks import authoring
+from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask
 from adnet.tasks.models import TaskKind
 from api.errors import status_of
@@ -217,10 +217,7 @@ async def advertise_create_campaign() -> Response:
         return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
                                 "portal/advertise/new.html", _no_context, values=form.to_dict(),
                                 failed_form="settings")
-    location = f"{HOME}/campaigns/{created.id}"
-    if wants_fragment():
-        return Response("", 204, headers={"HX-Redirect": location})
-    return see_other(location)
+    return _go_to(f"{HOME}/campaigns/{created.id}")
 
 
 async def _no_context() -> dict[str, Any]:
@@ -292,6 +289,38 @@ async def advertise_campaign_action(campaign_id: str, action: str) -> Response:
     return await _campaign_changed(campaign_id, ACTION_DONE[action], money=action == "end")
 
 
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
+@account_form
+async def advertise_delete_campaign(campaign_id: str) -> Response:
+    """Delete a draft or rejected campaign with its content; its money returns to the balance. Back to the account
+    page, where the outcome shows."""
+    campaign = await campaigns.owned_campaign(current_wallet(), campaign_id)
+    try:
+        returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
+    except DomainError as error:
+        return await _campaign_refused(campaign_id, "actions", error, {})
+    back = f", and {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
+    await flash(f"Deleted the draft {campaign.name}{back}.")
+    return _go_to(HOME)
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/duplicate")
+@account_form
+async def advertise_duplicate_campaign(campaign_id: str) -> Response:
+    """Copy the campaign as a new draft without money and go to the copy."""
+    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, services().clock.now())
+    await flash(f"This is a new draft copied from {copy.name.removesuffix(drafts.COPY_SUFFIX)}: its creatives and "
+                "tasks are copied, its budget is not funded.")
+    return _go_to(f"{HOME}/campaigns/{copy.id}")
+
+
+def _go_to(location: str) -> Response:
+    """The whole page goes to ``location``: htmx by ``HX-Redirect``, a plain form by 303."""
+    if wants_fragment():
+        return Response("", 204, headers={"HX-Redirect": location})
+    return see_other(location)
+
+
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/allocate")
 @account_form
 async def advertise_allocate(campaign_id: str) -> Response:
@@ -334,6 +363,19 @@ async def advertise_edit_creative(creative_id: str) -> Response:
     return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")
 
 
+@blueprint.post(f"{HOME}/creatives/<creative_id>/delete")
+@account_form
+async def advertise_delete_creative(creative_id: str) -> Response:
+    """Delete a creative of a draft or rejected campaign."""
+    creative = await creatives.owned_creative(current_wallet(), creative_id)
+    campaign_id = creative.campaign.id
+    try:
+        await drafts.delete_creative(current_wallet(), creative_id)
+    except DomainError as error:
+        return await _campaign_refused(campaign_id, "actions", error, {})
+    return await _campaign_changed(campaign_id, f"Deleted the {creative.width}x{creative.height} creative.")
+
+
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
 @account_form
 async def advertise_add_task(campaign_id: str) -> Response:
@@ -365,6 +407,20 @@ async def advertise_task_money(task_id: str, action: str) -> Response:
     except DomainError as error:
         return await _campaign_refused(campaign_id, f"task-{task_id}", error, form)
     return await _campaign_changed(campaign_id, message, money=True)
+
+
+@blueprint.post(f"{HOME}/tasks/<task_id>/delete")
+@account_form
+async def advertise_delete_task(task_id: str) -> Response:
+    """Delete a task or unit of a draft or rejected campaign; its pool returns to the balance."""
+    task = await authoring.owned_task(current_wallet(), task_id)
+    campaign_id = task.campaign.id if task.campaign else ""
+    try:
+        returned = await drafts.delete_task(current_wallet(), task_id, services().clock.now())
+    except DomainError as error:
+        return await _campaign_refused(campaign_id, "actions", error, {})
+    back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
+    return await _campaign_changed(campaign_id, f"Deleted {task.title}{back}.", money=bool(returned))
 
 
 # Reports ---------------------------------------------------------------------------------------------------------

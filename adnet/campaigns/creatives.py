@@ -13,6 +13,8 @@ import logging
 from datetime import datetime
 from typing import Any
 
+from tortoise.exceptions import IntegrityError
+
 from adnet.accounts.fetching import Fetcher
 from adnet.campaigns.banners import check_banner
 from adnet.campaigns.campaigns import owned_campaign
@@ -33,8 +35,11 @@ async def add_creative(wallet: str, campaign_id: str, creative: NewCreative, now
     campaign = await owned_campaign(wallet, campaign_id)
     _check_creatives_editable(campaign)
     await check_banner(fetcher, creative.banner_url, creative.size, creative.media_type, campaign.sizes)
-    added = await Creative.create(id=new_id("ad"), campaign=campaign, status=CreativeStatus.REVIEW,
-                                  created_at=now, updated_at=now, **_stored(creative.model_dump()))
+    try:
+        added = await Creative.create(id=new_id("ad"), campaign=campaign, status=CreativeStatus.REVIEW,
+                                      created_at=now, updated_at=now, **_stored(creative.model_dump()))
+    except IntegrityError:  # the draft was deleted meanwhile (adnet.tasks.drafts)
+        raise NotFound.of("campaign") from None
     log.info("creative added creative=%s campaign=%s", added.id, campaign.id)
     return added
 

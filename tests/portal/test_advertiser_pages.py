@@ -407,3 +407,49 @@ async def test_operators_get_a_link_to_their_page(client):
     operator = await portal_sign_in(client, OPERATOR)
     page = await text(await operator.get("/portal/advertise"))
     assert 'href="/portal/operator">Operator</a>' in page
+
+
+async def test_a_draft_its_creatives_and_tasks_are_deleted_from_their_buttons(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 10 * G)
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    await advertiser.post(f"{base}/tasks", QUIZ)
+    creative, task = await Creative.get(campaign_id=campaign.id), await Task.get(campaign_id=campaign.id)
+    await advertiser.post(f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "2"})
+    page = await text(await advertiser.get(base))
+    assert "Delete this draft" in page and "Delete this 300x250 creative" in page and "Delete Quiz" in page
+    deleted = await advertiser.post(f"/portal/advertise/creatives/{creative.id}/delete", htmx=True)
+    assert "Deleted the 300x250 creative." in await text(deleted) and not await Creative.exists(id=creative.id)
+    deleted = await advertiser.post(f"/portal/advertise/tasks/{task.id}/delete", htmx=True)
+    assert "Deleted Quiz; 2 G$ returned to your balance." in await text(deleted)
+    assert deleted.headers["HX-Trigger"] == "balance-changed" and await balance_of(advertiser) == 10 * G
+    assert (await advertiser.post(f"{base}/delete", csrf=False)).status_code == 403
+    gone = await advertiser.post(f"{base}/delete", htmx=True)
+    assert (gone.status_code, gone.headers["HX-Redirect"]) == (204, "/portal/advertise")
+    assert "Deleted the draft Spring sale." in await text(await advertiser.get("/portal/advertise"))
+    assert not await Campaign.exists(id=campaign.id)
+
+
+async def test_a_submitted_campaign_offers_no_deletion_and_refuses_one(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    assert (await advertiser.post(f"{base}/submit")).status_code == 303
+    page = await text(await advertiser.get(base))
+    assert "Delete this draft" not in page and "Delete this 300x250 creative" not in page
+    refused = await advertiser.post(f"{base}/delete", htmx=True)
+    assert "cannot be deleted: it may have served" in await text(refused)
+    assert await Campaign.exists(id=campaign.id)
+
+
+async def test_duplicate_opens_the_copy_as_a_draft(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    copied = await advertiser.post(f"{base}/duplicate")
+    assert copied.status_code == 303
+    page = await text(await advertiser.get(copied.headers["Location"]))
+    assert "Spring sale (copy)" in page and "This is a new draft copied from Spring sale" in page
+    copy = await Campaign.get(id=copied.headers["Location"].rsplit("/", 1)[1])
+    assert copy.status == CampaignStatus.DRAFT and await Creative.filter(campaign_id=copy.id).count() == 1
