@@ -25,7 +25,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from eth_account.signers.local import LocalAccount
-from eth_hash.auto import keccak
 from tortoise.exceptions import DoesNotExist, IntegrityError
 from tortoise.transactions import in_transaction
 
@@ -43,13 +42,14 @@ from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.db import config as database
 from adnet.money import ledger
+from adnet.tasks.choices import TRANSFER, event_topic
 from adnet.tasks.config import config_json
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 log = logging.getLogger(__name__)
 
 BANNER_SIZES = ((300, 250), (728, 90), (320, 50))
-TRANSFER_TOPIC = "0x" + keccak(b"Transfer(address,address,uint256)").hex()
+TRANSFER_TOPIC = event_topic(TRANSFER)
 
 
 class DemoRefused(Exception):

@@ -15,19 +15,18 @@ then 303 back to the page with a message, or show the page again with the refusa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from quart import Response, flash, render_template, request
 
-from adnet.accounts import advertisers
+from adnet.accounts import advertisers, sites
 from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
 from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
-from adnet.campaigns.models import MediaType
+from adnet.campaigns.models import Campaign, MediaType
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.money import activity, deposits, ledger, withdrawals
@@ -38,12 +37,13 @@ from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.charts import earnings_chart
 from adnet.reporting.commands import Period
 from adnet.tasks import authoring, drafts
+from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
-from adnet.tasks.models import TaskKind
 from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
-from portal.forms import command_of
+from portal import task_forms
+from portal.forms import command_of, listed
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 
 blueprint = portal_blueprint("advertisers")
@@ -54,22 +54,59 @@ ACTIONS = {"submit": lifecycle.submit, "pause": lifecycle.pause, "resume": lifec
 ACTION_DONE = {"submit": "Submitted for review: an operator approves it before it serves.",
                "pause": "Paused: it serves no more until resumed.", "resume": "Resumed: it serves again.",
                "end": "Ended: its unspent budget and task pools are back in your balance."}
-# What a config of each kind looks like, shown beside the task form.
-CONFIG_EXAMPLES = {
-    TaskKind.VISIT_URL: {"url": "https://example.com/landing", "minDwellMs": 5000},
-    TaskKind.SIGN_MESSAGE: {"message": "I support Example. Wallet {wallet}, nonce {nonce}"},
-    TaskKind.ONCHAIN_EVENT: {"contract": "0x…", "eventTopic": "0x…", "confirmations": 1},
-    TaskKind.QUIZ: {"question": "2 + 2?", "answers": ["4", "four"], "choices": [], "maxAttempts": 3},
-    TaskKind.POLL: {"question": "Which?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]},
-    TaskKind.FEEDBACK: {"question": "How was it?", "rating": {"min": 1, "max": 5}, "text": {"maxLength": 500}},
-    TaskKind.SURVEY: {"questions": [{"id": "q1", "type": "rating", "prompt": "Rate us", "min": 1, "max": 5}]},
-}
 
 
 @blueprint.app_template_filter("datetime_local")
 def datetime_local_filter(moment: datetime | None) -> str:
     """An instant as an ``<input type="datetime-local">`` value in UTC (empty for none)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M") if moment else ""
+
+
+# Refusals whose own sentence describes the format rather than the field: said with the field's rule instead.
+RULE_CODES = frozenset({"invalid_amount", "invalid_url", "missing_field", "invalid_config"})
+
+
+@blueprint.app_template_filter("field_message")
+def field_message_filter(error: DomainError, rule: str = "") -> str:
+    """A refusal said next to its field: what the field takes (``rule``) when the refusal is about the value's
+    form, else the refusal's sentence without the field's name in front (the label is beside it)."""
+    prefix = f"{error.field}: "
+    if rule and error.code in RULE_CODES:
+        text = rule
+    elif error.message.startswith(prefix):
+        text = error.message.removeprefix(prefix)
+    else:
+        return error.message
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+@blueprint.app_template_filter("domain_of")
+def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
+    """A site's domain, as the page names sites (its id when the site no longer exists)."""
+    return domains.get(site_id, site_id)
+
+
+async def _site_ids(form: Mapping[str, str]) -> dict[str, str]:
+    """The campaign form with its site lists (domains, as a person picks sites) written as the site ids the command
+    takes; Invalid ``unknown_domain`` naming the field when a domain has no site."""
+    values = dict(form)
+    for name in ("siteAllow", "siteDeny"):
+        if name not in values:
+            continue
+        found = await sites.sites_of_domains(listed(values[name]))
+        unknown = [domain for domain, ids in found.items() if not ids]
+        if unknown:
+            raise Invalid("unknown_domain", f"{name}: no site is registered under {unknown[0]}; pick a domain from "
+                                            "the list.", field=name)
+        values[name] = " ".join(site_id for ids in found.values() for site_id in ids)
+    return values
+
+
+async def _site_context(campaign: Campaign | None = None) -> dict[str, Any]:
+    """What the campaign form needs to name sites by domain: the campaign's sites' domains, and the verified
+    domains to pick from."""
+    listed = [*campaign.site_allow, *campaign.site_deny] if campaign else []
+    return {"site_domains": await sites.domains_of(listed), "verified_domains": await sites.verified_domains()}
 
 
 # The account page ------------------------------------------------------------------------------------------------
@@ -201,7 +238,7 @@ async def advertise_withdrawal(withdrawal_id: str) -> Response:
 async def advertise_new_campaign() -> tuple[str, int]:
     """The form that creates a draft campaign."""
     await advertisers.advertiser_of(current_wallet())
-    return await page("portal/advertise/new.html", "portal/advertise/new.html", values={})
+    return await page("portal/advertise/new.html", "portal/advertise/new.html", values={}, **await _site_context())
 
 
 @blueprint.post(f"{HOME}/campaigns")
@@ -211,12 +248,12 @@ async def advertise_create_campaign() -> Response:
     form = await request.form
     advertiser = await advertisers.advertiser_of(current_wallet())
     try:
-        created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, form),
+        created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, await _site_ids(form)),
                                                   services().clock.now())
     except Invalid as error:
         return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
                                 "portal/advertise/new.html", _no_context, values=form.to_dict(),
-                                failed_form="settings")
+                                failed_form="settings", **await _site_context())
     return _go_to(f"{HOME}/campaigns/{created.id}")
 
 
@@ -233,8 +270,8 @@ async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
     return {"view": view, "campaign": view.campaign,
             "balance": await advertiser_balance(await advertisers.advertiser_of(current_wallet())),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
-            "task_kinds": list(TaskKind), "media_types": list(MediaType),
-            "config_examples": {kind.value: json.dumps(example) for kind, example in CONFIG_EXAMPLES.items()},
+            "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(services().chain.deployment),
+            "media_types": list(MediaType), **await _site_context(view.campaign),
             "values": {}, **extra}
 
 
@@ -271,8 +308,8 @@ async def advertise_edit_campaign(campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     form = await request.form
     try:
-        await campaigns.edit_settings(current_wallet(), campaign_id, command_of(CampaignChanges, form),
-                                      services().clock.now())
+        await campaigns.edit_settings(current_wallet(), campaign_id,
+                                      command_of(CampaignChanges, await _site_ids(form)), services().clock.now())
     except DomainError as error:
         return await _campaign_refused(campaign_id, "settings", error, form)
     return await _campaign_changed(campaign_id, "Settings saved.")
@@ -381,11 +418,17 @@ async def advertise_delete_creative(creative_id: str) -> Response:
 async def advertise_add_task(campaign_id: str) -> Response:
     """Add a CTA task or a unit with its config and rewards (while the campaign is a draft or rejected)."""
     form = await request.form
+    kind_form = task_forms.form_of(form.get("kind"))
+    config = task_forms.config_of(kind_form, form, onchain_choices(services().chain.deployment))
     try:
-        await authoring.create_task(current_wallet(), campaign_id, command_of(NewTask, form), services().clock.now())
+        task = await authoring.create_task(current_wallet(), campaign_id, command_of(NewTask, form, config=config),
+                                           services().clock.now())
+    except Invalid as error:
+        return await _campaign_refused(campaign_id, kind_form.form_name, task_forms.refusal(kind_form, error), form)
     except DomainError as error:
-        return await _campaign_refused(campaign_id, "task", error, form)
-    return await _campaign_changed(campaign_id, "Task added; it is reviewed with the campaign.")
+        return await _campaign_refused(campaign_id, kind_form.form_name, error, form)
+    return await _campaign_changed(campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
+                                                "the campaign.")
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")

@@ -24,10 +24,10 @@ _LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
 
 
-def command_of(command: type[C], form: Mapping[str, str]) -> C:
-    """The ``command`` a form (or a query string) describes; Invalid, naming the field, when it does not
-    validate."""
-    return parse(command, as_json(command, form))
+def command_of(command: type[C], form: Mapping[str, str], **written: Any) -> C:
+    """The ``command`` a form (or a query string) describes, with the fields in ``written`` already written as JSON
+    (a task's config, written from its kind's fields); Invalid, naming the field, when it does not validate."""
+    return parse(command, {**as_json(command, form), **written})
 
 
 def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
         text = form[key].replace("\r\n", "\n")
         text = text if "\n" in text else text.strip()
         if shape == "list":
-            data[key] = [item for item in _LIST_SEPARATORS.split(text.strip()) if item]
+            data[key] = listed(text)
         elif not text.strip():
             if nullable is not None:
                 data[key] = None if _name_of(command, key) in nullable else text
@@ -57,6 +57,11 @@ def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
         else:
             data[key] = text
     return data
+
+
+def listed(text: str) -> list[str]:
+    """The items of a list field, separated by commas or spaces."""
+    return [item for item in _LIST_SEPARATORS.split(text.strip()) if item]
 
 
 def _json(text: str) -> Any:
