@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from markupsafe import Markup
 from quart import Response, flash, render_template, request
 
 from adnet.accounts import advertisers, sites
@@ -29,12 +30,13 @@ from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampai
 from adnet.campaigns.models import Campaign, MediaType
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
+from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
 from adnet.money.commands import DepositReport, Funds, RedeemReport
 from adnet.money.holders import advertiser_holder
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
-from adnet.reporting.charts import earnings_chart
+from adnet.reporting.charts import earnings_chart, tally_chart
 from adnet.reporting.commands import Period
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
@@ -464,6 +466,53 @@ async def advertise_delete_task(task_id: str) -> Response:
         return await _campaign_refused(campaign_id, "actions", error, {})
     back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
     return await _campaign_changed(campaign_id, f"Deleted {task.title}{back}.", money=bool(returned))
+
+
+# Answers to units ------------------------------------------------------------------------------------------------
+
+@blueprint.get(f"{HOME}/units/<unit_id>/results")
+@account_page
+async def advertise_unit_results(unit_id: str) -> tuple[str, int]:
+    """What viewers answered a poll, feedback or survey of the wallet's: the API's results, with their charts."""
+    unit = await results.owned_unit(unit_id, current_wallet())
+    found = await results.unit_results(unit, services().clock.now())
+    return await page("portal/advertise/results.html", "portal/advertise/results.html", unit=unit, found=found,
+                      charts=_answer_charts(found))
+
+
+def _answer_charts(found: results.UnitResults) -> dict[str, Markup]:
+    """A chart per summary that counts something: a poll's or a choice question's options, a rating's values; by
+    the question's id (``poll`` and ``rating`` for a poll and a feedback)."""
+    def options(tallies: list[results.OptionTally], key: str, title: str) -> Markup:
+        return tally_chart([(tally.label, tally.votes) for tally in tallies], ident=f"chart-{key}", title=title)
+
+    def ratings(summary: results.RatingSummary, key: str, title: str) -> Markup:
+        return tally_chart([(str(row.rating), row.count) for row in summary.distribution], ident=f"chart-{key}",
+                           title=title)
+
+    summary = found.summary
+    if isinstance(summary, results.PollResults):
+        return {"poll": options(summary.options, "poll", f"Votes: {summary.question}")}
+    if isinstance(summary, results.FeedbackResults):
+        return {"rating": ratings(summary.rating, "rating", "Ratings")} if summary.rating else {}
+    charts = {}
+    for question in summary.questions:
+        if question.options is not None:
+            charts[question.id] = options(question.options, question.id, f"Answers: {question.prompt}")
+        elif question.rating is not None:
+            charts[question.id] = ratings(question.rating, question.id, f"Ratings: {question.prompt}")
+    return charts
+
+
+@blueprint.get(f"{HOME}/units/<unit_id>/results.csv")
+@account_page
+async def advertise_unit_results_csv(unit_id: str) -> Response:
+    """Every response of the unit as CSV (the API's ``results.csv``)."""
+    unit = await results.owned_unit(unit_id, current_wallet())
+    response = Response(await results.responses_csv(unit), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{unit.id}-responses.csv"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 # Reports ---------------------------------------------------------------------------------------------------------
