@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from eth_abi import encode
 from eth_hash.auto import keccak
 
 from adnet.chain.deploy import Deployment
@@ -15,6 +16,13 @@ from adnet.chain.deploy import Deployment
 def event_topic(signature: str) -> str:
     """The topic of an event: keccak256 of its signature (``Transfer(address,address,uint256)``), 0x-hex."""
     return "0x" + keccak(signature.encode()).hex()
+
+
+def transfer_call(recipient: str, amount: int) -> dict[str, str]:
+    """The ``call`` of an ONCHAIN_EVENT config that sends ``amount`` (smallest unit) of an ERC-20 token to
+    ``recipient``: ``transfer(address,uint256)``, ABI-encoded, no value."""
+    selector = keccak(b"transfer(address,uint256)")[:4]
+    return {"data": "0x" + (selector + encode(["address", "uint256"], [recipient, amount])).hex(), "value": "0"}
 
 
 @dataclass(frozen=True)
