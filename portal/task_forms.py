@@ -14,8 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from adnet.core.amounts import InvalidAmount, parse_amount
 from adnet.core.errors import Invalid
-from adnet.tasks.choices import OnchainChoice
+from adnet.core.wallets import InvalidWallet, normalize_wallet
+from adnet.tasks.choices import OnchainChoice, transfer_call
 from adnet.tasks.models import TaskKind
 
 MILLISECONDS = 1000
@@ -54,6 +56,7 @@ class TaskForm:
         return f"new-{self.kind.value}"
 
 
+CALL_RULE = ("for a Send action, an address (0x and 40 hex digits) and an amount such as 0.01, both or neither")
 QUESTION = TaskField("question", "Question", "question", "the question, 1 to 500 characters")
 FORMS = (
     TaskForm(TaskKind.VISIT_URL, "Visit a page", "The viewer opens your page through adnet's link and stays on it.", (
@@ -77,6 +80,11 @@ FORMS = (
         TaskField("confirmations", "Confirmations", "confirmations", "a whole number from 0 to 100",
                   shape="number", placeholder="1", required=False,
                   hint="Blocks on top of the transaction before it counts; 1 when empty."),
+        TaskField("recipient", "Send to (address)", "call", CALL_RULE, shape="call", required=False,
+                  placeholder="0x…", hint="For a Send action: the embed puts this transfer before the viewer's "
+                                          "wallet. Empty: the viewer makes the transaction elsewhere."),
+        TaskField("amount", "Amount to send", "call", CALL_RULE, shape="call", required=False, placeholder="0.01",
+                  hint="In tokens, such as 0.01."),
     )),
     TaskForm(TaskKind.QUIZ, "Answer a quiz", "The viewer answers your question; 3 tries unless you say otherwise.", (
         QUESTION,
@@ -124,15 +132,30 @@ def config_of(form: TaskForm, values: Mapping[str, str], choices: list[OnchainCh
     """The config JSON ``values`` (the submitted form) describe, for the config schema to validate. A value that
     does not read as its shape is passed on as typed, so the schema refuses it under its field."""
     config: dict[str, Any] = {}
+    transfer = [values.get(field.name, "").strip() for field in form.fields if field.shape == "call"]
+    if any(transfer):
+        config["call"] = _transfer(values.get("action", ""), *transfer)
     for field in form.fields:
         text = values.get(field.name, "").replace("\r\n", "\n")
         text = text if field.multiline else text.strip()
+        if field.shape == "call":
+            continue
         if not text.strip() and field.shape not in ("rating", "text-bounds"):
             if field.required:
                 config[field.config] = [] if field.shape in ("lines", "options") else ""
             continue
         config.update(_written(field, text, choices))
     return config
+
+
+def _transfer(action: str, recipient: str, amount: str) -> Any:
+    """The ``call`` of a Send action's transfer; what the config schema refuses (under ``call``) when the action is
+    not a transfer or a value does not read."""
+    try:
+        return transfer_call(normalize_wallet(recipient), parse_amount(amount)) if action.endswith("-transfer") \
+            else recipient
+    except (InvalidWallet, InvalidAmount):
+        return recipient
 
 
 def _written(field: TaskField, text: str, choices: list[OnchainChoice]) -> dict[str, Any]:

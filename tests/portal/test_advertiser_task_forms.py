@@ -9,7 +9,7 @@ import re
 import pytest
 
 from adnet.campaigns.models import Campaign
-from adnet.tasks.choices import TRANSFER, event_topic
+from adnet.tasks.choices import TRANSFER, event_topic, transfer_call
 from adnet.tasks.models import Task, TaskKind
 from tests.chain.helpers import user
 from tests.portal.test_advertiser_pages import (  # noqa: F401 - settings is the fixture every test uses
@@ -78,7 +78,7 @@ async def test_the_onchain_action_is_picked_from_adnets_contracts(advertiser, ca
     task = await Task.get(campaign_id=campaign.id)
     gs_token = chain.deployment.gs_token
     assert task.config == {"contract": gs_token, "eventTopic": event_topic(TRANSFER), "emitter": gs_token,
-                           "confirmations": 2}
+                           "confirmations": 2, "call": None}
 
 
 @pytest.mark.parametrize(("kind", "fields", "field", "said"), [
@@ -108,4 +108,25 @@ async def test_feedback_without_rating_or_text_says_so_at_the_forms_end(advertis
     html = await text(await add(advertiser, campaign, "FEEDBACK", question="How?", ratingMax="", textMaxLength=""))
     said = re.search(r'<p id="new-FEEDBACK-error" class="error" role="alert">([^<]*)</p>', html)
     assert said and said.group(1) == "Feedback needs a rating, a text, or both.", html
+    assert await Task.all().count() == 0
+
+
+async def test_a_send_action_can_prepare_the_transfer_the_embed_offers(advertiser, campaign, chain):
+    recipient = "0x" + "ab" * 20
+    await add(advertiser, campaign, "ONCHAIN_EVENT", action="gs-transfer", confirmations="", recipient=recipient,
+              amount="0.01")
+    task = await Task.get(campaign_id=campaign.id)
+    assert task.config["call"] == transfer_call(recipient, 10**16)
+    assert task.config["contract"] == chain.deployment.gs_token
+
+
+@pytest.mark.parametrize("fields", [
+    {"action": "gs-transfer", "recipient": "0x" + "ab" * 20, "amount": ""},
+    {"action": "gs-transfer", "recipient": "nobody", "amount": "1"},
+    {"action": "vault-deposit", "recipient": "0x" + "ab" * 20, "amount": "1"},
+])
+async def test_a_transfer_needs_a_send_action_an_address_and_an_amount(advertiser, campaign, fields):
+    html = await text(await add(advertiser, campaign, "ONCHAIN_EVENT", confirmations="", **fields))
+    assert ('<p id="new-ONCHAIN_EVENT-recipient-error" class="error field-error" role="alert">For a Send action, an '
+            "address (0x and 40 hex digits) and an amount such as 0.01, both or neither.</p>") in html
     assert await Task.all().count() == 0
