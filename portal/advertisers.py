@@ -68,6 +68,19 @@ def datetime_local_filter(moment: datetime | None) -> str:
 RULE_CODES = frozenset({"invalid_amount", "invalid_url", "missing_field", "invalid_config"})
 
 
+# What an amount field takes, said beside it when its value does not read.
+AMOUNT_RULES = {
+    "amount": "a G$ amount more than 0, such as 2.5: digits, at most 18 decimals, no sign",
+    "price": "a G$ amount of 0 or more, such as 2.5: digits, at most 18 decimals, no sign",
+}
+
+
+@blueprint.app_context_processor
+def amount_rules() -> dict[str, Any]:
+    """The advertiser's forms' words for amounts (``amount_rules.price``)."""
+    return {"amount_rules": AMOUNT_RULES}
+
+
 @blueprint.app_template_filter("field_message")
 def field_message_filter(error: DomainError, rule: str = "") -> str:
     """A refusal said next to its field: what the field takes (``rule``) when the refusal is about the value's

@@ -80,9 +80,9 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     page.get_by_role("button", name="Create draft").click()
     budget = page.get_by_label("Total budget (G$)")
     expect(budget).to_have_attribute("aria-invalid", "true")
-    expect(budget).to_have_accessible_description(re.compile(r"^A G\$ amount more than 0, such as 100"))
+    expect(budget).to_have_accessible_description(re.compile(r"^A G\$ amount more than 0, such as 2.5"))
     expect(page.locator("#settings-budget-error")).to_have_text(
-        "A G$ amount more than 0, such as 100: digits, at most 18 decimals, no sign.")
+        "A G$ amount more than 0, such as 2.5: digits, at most 18 decimals, no sign.")
     page.get_by_label("Total budget (G$)").fill("30")
     page.get_by_role("button", name="Create draft").click()
     expect(page.get_by_role("heading", name=CAMPAIGN_NAME, level=1)).to_be_visible()
