@@ -286,6 +286,7 @@ async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
             "balance": await advertiser_balance(await advertisers.advertiser_of(current_wallet())),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
             "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(services().chain.deployment),
+            "survey_types": task_forms.SURVEY_TYPES,
             "media_types": list(MediaType), **await _site_context(view.campaign),
             "values": {}, **extra}
 
@@ -439,7 +440,8 @@ async def advertise_add_task(campaign_id: str) -> Response:
         task = await authoring.create_task(current_wallet(), campaign_id, command_of(NewTask, form, config=config),
                                            services().clock.now())
     except Invalid as error:
-        return await _campaign_refused(campaign_id, kind_form.form_name, task_forms.refusal(kind_form, error), form)
+        return await _campaign_refused(campaign_id, kind_form.form_name, task_forms.refusal(kind_form, error, form),
+                                       form)
     except DomainError as error:
         return await _campaign_refused(campaign_id, kind_form.form_name, error, form)
     return await _campaign_changed(campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "

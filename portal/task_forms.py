@@ -1,5 +1,6 @@
 """The portal's form for each kind of task or unit: plain fields a person fills in (a page's address and seconds on
-it, a message, an on-chain action from a list, a question and its answers …) instead of the config's JSON.
+it, a message, an on-chain action from a list, a question and its answers, a survey's questions …) instead of the
+config's JSON.
 
 A form is only another way to write the config: ``config_of`` writes the fields as the config JSON the API takes,
 and the task's command (``NewTask``) and its kind's config schema (``adnet.tasks.config``) validate it, exactly as
@@ -9,7 +10,6 @@ form's field instead, with what that field takes said in words, so the portal sh
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,14 +32,16 @@ class TaskField:
     label: str
     config: str
     rule: str
-    shape: str = "text"  # text, url, textarea, lines, options, seconds, number, choice, rating, text-bounds, json
+    # text, url, textarea, lines, options, seconds, number, choice, rating, text-bounds, call, survey-prompt,
+    # survey-type, survey-options
+    shape: str = "text"
     hint: str = ""
     required: bool = True
     placeholder: str = ""
 
     @property
     def multiline(self) -> bool:
-        return self.shape in ("textarea", "lines", "options", "json")
+        return self.shape in ("textarea", "lines", "options", "survey-options")
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,23 @@ class TaskForm:
     @property
     def form_name(self) -> str:
         return f"new-{self.kind.value}"
+
+
+SURVEY_QUESTIONS = 5
+SURVEY_TYPES = {"single": "One choice", "multiple": "Several choices", "rating": "A rating from 1 to 5",
+                "text": "Words"}
+SURVEY_RULE = "a question of at most 500 characters; a choice question needs 2 to 20 options, one per line"
+
+
+def _survey_question(number: int) -> tuple[TaskField, ...]:
+    """The fields of a survey's ``number``-th question: its prompt, the kind of answer, a choice's options."""
+    return (
+        TaskField(f"q{number}", f"Question {number}", "questions", SURVEY_RULE, shape="survey-prompt",
+                  required=number == 1, hint="Empty questions are left out." if number == 2 else ""),
+        TaskField(f"q{number}Type", f"Answer to question {number}", "questions", SURVEY_RULE, shape="survey-type"),
+        TaskField(f"q{number}Options", f"Options of question {number}", "questions", SURVEY_RULE,
+                  shape="survey-options", required=False, hint="For a choice: one per line."),
+    )
 
 
 CALL_RULE = ("for a Send action, an address (0x and 40 hex digits) and an amount such as 0.01, both or neither")
@@ -109,14 +128,8 @@ FORMS = (
                   "a whole number from 1 to 5000, or empty for no text", shape="text-bounds", placeholder="500",
                   required=False, hint="Empty for no text. At least one of rating and text."),
     )),
-    TaskForm(TaskKind.SURVEY, "Survey", "A unit of its own: several questions, answered one at a time.", (
-        TaskField("questions", "Questions (JSON)", "questions",
-                  "a JSON list of questions, each with an id, a type (single, multiple, rating or text) and a "
-                  "prompt; choice questions with at least two options", shape="json",
-                  placeholder='[{"id": "q1", "type": "rating", "prompt": "Rate us", "min": 1, "max": 5}]',
-                  hint="Each question: id, type (single, multiple, rating, text), prompt; options [{id, label}] for "
-                       "single and multiple; min and max for rating; maxLength for text."),
-    )),
+    TaskForm(TaskKind.SURVEY, "Survey", "A unit of its own: several questions, answered one at a time.",
+             tuple(field for number in range(1, SURVEY_QUESTIONS + 1) for field in _survey_question(number))),
 )
 _BY_KIND = {form.kind.value: form for form in FORMS}
 
@@ -135,10 +148,12 @@ def config_of(form: TaskForm, values: Mapping[str, str], choices: list[OnchainCh
     transfer = [values.get(field.name, "").strip() for field in form.fields if field.shape == "call"]
     if any(transfer):
         config["call"] = _transfer(values.get("action", ""), *transfer)
+    if form.kind is TaskKind.SURVEY:
+        config["questions"] = [_survey_written(number, values) for number in _asked(values)]
     for field in form.fields:
         text = values.get(field.name, "").replace("\r\n", "\n")
         text = text if field.multiline else text.strip()
-        if field.shape == "call":
+        if field.shape == "call" or field.shape.startswith("survey-"):
             continue
         if not text.strip() and field.shape not in ("rating", "text-bounds"):
             if field.required:
@@ -146,6 +161,20 @@ def config_of(form: TaskForm, values: Mapping[str, str], choices: list[OnchainCh
             continue
         config.update(_written(field, text, choices))
     return config
+
+
+def _asked(values: Mapping[str, str]) -> list[int]:
+    """The numbers of the survey's questions that have a prompt, in order."""
+    return [number for number in range(1, SURVEY_QUESTIONS + 1) if values.get(f"q{number}", "").strip()]
+
+
+def _survey_written(number: int, values: Mapping[str, str]) -> dict[str, Any]:
+    kind = values.get(f"q{number}Type", "")
+    question: dict[str, Any] = {"id": f"q{number}", "type": kind, "prompt": values[f"q{number}"].strip()}
+    if kind in ("single", "multiple"):
+        lines = [line.strip() for line in values.get(f"q{number}Options", "").splitlines() if line.strip()]
+        question["options"] = [{"id": str(index), "label": label} for index, label in enumerate(lines, 1)]
+    return question
 
 
 def _transfer(action: str, recipient: str, amount: str) -> Any:
@@ -176,22 +205,20 @@ def _written(field: TaskField, text: str, choices: list[OnchainChoice]) -> dict[
         return {field.config: {"min": 1, "max": number} if text else None}
     if field.shape == "text-bounds":
         return {field.config: {"maxLength": number} if text else None}
-    if field.shape == "json":
-        try:
-            return {field.config: json.loads(text)}
-        except ValueError:
-            return {field.config: text}
     return {field.config: text}
 
 
-def refusal(form: TaskForm, error: Invalid) -> Invalid:
-    """``error`` about the config, said about the form's field that fills the refused config key, with what that
-    field takes; any other refusal as it is."""
+def refusal(form: TaskForm, error: Invalid, values: Mapping[str, str]) -> Invalid:
+    """``error`` about the config, said about the form's field that fills the refused config key (a survey's
+    question: its prompt), with what that field takes; any other refusal as it is. ``values`` is the form."""
     path = (error.field or "").split(".")
     if path[0] != "config":
         return error
     key = path[1] if len(path) > 1 else ""
     field = next((field for field in form.fields if field.config == key), None)
+    asked = _asked(values)
+    if key == "questions" and len(path) > 2 and path[2].isdigit() and int(path[2]) < len(asked):
+        field = next(field for field in form.fields if field.name == f"q{asked[int(path[2])]}")
     if field is None and form.kind is TaskKind.ONCHAIN_EVENT:
         field = form.fields[0]  # the action fills contract, eventTopic and emitter together
     if field is None:  # a rule across the config's fields, said in its own words (pydantic's prefix left out)

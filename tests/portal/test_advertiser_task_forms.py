@@ -41,7 +41,7 @@ async def test_every_kind_has_its_own_form_of_plain_fields(advertiser, campaign)
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
     for kind in TaskKind:
         assert f'<details id="new-{kind.value}">' in page
-    assert 'name="config"' not in page  # no JSON config but the survey's questions
+    assert 'name="config"' not in page and "JSON" not in page  # no config written as JSON
     assert 'id="new-VISIT_URL-url" name="url" type="url"' in page
     assert 'id="new-SIGN_MESSAGE-message" name="message"' in page
     assert '<option value="gs-transfer">Send G$ (a Transfer of the G$ token)</option>' in page
@@ -62,9 +62,15 @@ async def test_every_kind_has_its_own_form_of_plain_fields(advertiser, campaign)
     ("FEEDBACK", {"question": "How was it?", "ratingMax": "", "textMaxLength": "300"},
      {"question": "How was it?", "rating": None,
       "text": {"minLength": 0, "maxLength": 300, "required": False}}),
-    ("SURVEY", {"questions": '[{"id": "q1", "type": "rating", "prompt": "Rate us"}]'},
-     {"questions": [{"id": "q1", "type": "rating", "prompt": "Rate us", "required": True, "options": [], "min": 1,
-                     "max": 5, "maxLength": 1000}]}),
+    ("SURVEY", {"q1": "Rate us", "q1Type": "rating", "q1Options": "", "q2": "", "q2Type": "single",
+                "q3": "Which?", "q3Type": "multiple", "q3Options": "A\r\nB\r\n", "q4": "Why?", "q4Type": "text"},
+     {"questions": [
+         {"id": "q1", "type": "rating", "prompt": "Rate us", "required": True, "options": [], "min": 1, "max": 5,
+          "maxLength": 1000},
+         {"id": "q3", "type": "multiple", "prompt": "Which?", "required": True,
+          "options": [{"id": "1", "label": "A"}, {"id": "2", "label": "B"}], "min": 1, "max": 5, "maxLength": 1000},
+         {"id": "q4", "type": "text", "prompt": "Why?", "required": True, "options": [], "min": 1, "max": 5,
+          "maxLength": 1000}]}),
 ])
 async def test_a_kinds_fields_are_stored_as_its_config(advertiser, campaign, kind, fields, config):
     response = await add(advertiser, campaign, kind, **fields)
@@ -92,6 +98,10 @@ async def test_the_onchain_action_is_picked_from_adnets_contracts(advertiser, ca
      "Action: one of the actions in the list."),
     ("POLL", {"question": "Which?", "options": "Only one"}, "options",
      "Options: 2 to 10 options, one per line, each at most 200 characters."),
+    ("SURVEY", {"q1": "Rate us", "q1Type": "rating", "q2": "Pick", "q2Type": "single", "q2Options": "Only one"}, "q2",
+     "Question 2: a question of at most 500 characters; a choice question needs 2 to 20 options, one per line."),
+    ("SURVEY", {"q1": "", "q1Type": "rating"}, "q1",
+     "Question 1: a question of at most 500 characters; a choice question needs 2 to 20 options, one per line."),
 ])
 async def test_a_refused_value_is_said_next_to_its_field(advertiser, campaign, kind, fields, field, said):
     html = await text(await add(advertiser, campaign, kind, **fields))
