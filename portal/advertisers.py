@@ -120,8 +120,8 @@ async def _site_ids(form: Mapping[str, str]) -> dict[str, str]:
 async def _site_context(campaign: Campaign | None = None) -> dict[str, Any]:
     """What the campaign form needs to name sites by domain: the campaign's sites' domains, and the verified
     domains to pick from."""
-    listed = [*campaign.site_allow, *campaign.site_deny] if campaign else []
-    return {"site_domains": await sites.domains_of(listed), "verified_domains": await sites.verified_domains()}
+    named = [*campaign.site_allow, *campaign.site_deny] if campaign else []
+    return {"site_domains": await sites.domains_of(named), "verified_domains": await sites.verified_domains()}
 
 
 # The account page ------------------------------------------------------------------------------------------------

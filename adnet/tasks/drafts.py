@@ -16,6 +16,8 @@ deletion is refused when it cannot all be returned. The foreign keys of events, 
 
 A duplicate is a new draft with the campaign's settings, its creatives (in review again) and its tasks, without
 money: nothing is funded, and the copy is reviewed like any new campaign.
+
+Neither changes what is served (an unreviewed campaign is in no serving index), so nothing is announced.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from adnet.campaigns.commands import MAX_NAME
 from adnet.campaigns.creatives import owned_creative
 from adnet.campaigns.lifecycle import release
 from adnet.campaigns.models import Campaign, Creative, CreativeStatus
-from adnet.core import changes
 from adnet.core.errors import Conflict, NotFound
 from adnet.core.ids import new_id
 from adnet.money import ledger
@@ -78,7 +79,6 @@ async def delete_campaign(wallet: str, campaign_id: str, now: datetime) -> int:
             await Campaign.filter(id=campaign.id).delete()
     except IntegrityError:
         raise _served("campaign") from None
-    changes.announce()
     log.info("campaign deleted campaign=%s returned=%d", campaign.id, returned)
     return returned
 
@@ -92,7 +92,6 @@ async def delete_creative(wallet: str, creative_id: str) -> None:
             await Creative.filter(id=creative.id).delete()
     except IntegrityError:
         raise _served("creative") from None
-    changes.announce()
     log.info("creative deleted creative=%s campaign=%s", creative.id, creative.campaign.id)
 
 
@@ -111,7 +110,6 @@ async def delete_task(wallet: str, task_id: str, now: datetime) -> int:
             await Task.filter(id=task.id).delete()
     except IntegrityError:
         raise _served("task") from None
-    changes.announce()
     log.info("task deleted task=%s campaign=%s returned=%d", task.id, task.campaign.id, returned)
     return returned
 
