@@ -70,7 +70,9 @@ def test_the_sdk_has_a_versioned_url_cached_for_a_year(server: LiveServer) -> No
     assert body == sdk_path().read_bytes()
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert headers["Content-Type"].startswith("text/javascript")
-    assert len(body) < 40_000
+    # Unminified and uncompressed, as it is served: the embed with its rewards panel stays under 56 kB (about 14 kB
+    # once a server compresses it).
+    assert len(body) < 56_000
 
 
 def test_an_older_sdk_url_redirects_to_the_current_version(server: LiveServer) -> None:
