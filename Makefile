@@ -43,10 +43,14 @@ lint: $(STAMP)
 wheel-check:
 	PYTHON=$(PYTHON) .ci/wheel-check
 
-## bench: serve, track and task completion against a server on 127.0.0.1 (a fresh SQLite file with demo data)
+## bench: serve, track and task completion against a server on 127.0.0.1 (a fresh SQLite file with demo data, or
+## the PostgreSQL database BENCH_DATABASE_URL names, dropped and created again), then serve and billed tracking
+## with 1, 2, 4 and 8 workers
+BENCH_DATABASE_URL ?=
 bench: $(STAMP)
-	$(BIN)/python -m bench.run
-	$(BIN)/python -m bench.tasks
+	$(BIN)/python -m bench.run --database-url "$(BENCH_DATABASE_URL)"
+	$(BIN)/python -m bench.tasks --database-url "$(BENCH_DATABASE_URL)"
+	$(BIN)/python -m bench.workers --database-url "$(BENCH_DATABASE_URL)"
 
 ## reliability: the reliability suites (concurrency, crash, fuzzing, soak) at full size; `make test` runs them reduced
 reliability: $(STAMP)
@@ -56,9 +60,9 @@ reliability: $(STAMP)
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak
 
-## screenshots: retake the README's dashboard picture from the browser tests (a real server with the demo data)
+## screenshots: retake the README's pictures from the browser tests (a real server with the demo data)
 screenshots: $(STAMP) chromium
-	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/portal -k dashboard
+	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/portal -k "dashboard or pages_fit_and_pass_axe"
 
 ## contracts: rebuild the committed contract artifacts with the pinned compiler
 contracts:

@@ -21,25 +21,30 @@ from adnet.config import Settings, load_settings
 from adnet.core import changes
 from adnet.core.clock import Clock
 from adnet.core.files import shipped
-from api import dev_rpc, errors
+from api import dev_rpc, errors, metrics
 from api.errors import RequestRefused
-from api.http import AdnetOpenAPI, client_ip_key, is_public, public_routes, skip_preflight
+from api.http import client_ip_key, is_public, public_routes, skip_preflight
+from api.openapi import AdnetOpenAPI
 from api.ratelimit import OwnLimitsFirst, settings_limit
 from api.sessions import SECURITY_SCHEMES
 
 MAX_BODY_BYTES = 64 * 1024
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
-# Pages that may load their scripts from the documentation CDN; everything else is 'self' only.
-_DOCS_PATHS = frozenset({"/docs", "/redocs", "/scalar"})
+API_DESCRIPTION = (
+    "adnet's JSON API: publishers' sites and balances, advertisers' campaigns, operators' review, and what the "
+    "embed script calls from publishers' pages.\n\n"
+    "**Signing in.** `GET /api/auth/nonce`, sign the Sign-In with Ethereum message it describes with the wallet, "
+    "`POST /api/auth/verify`; send the token it returns as `Authorization: Bearer <token>` (Authorize, here), or "
+    "rely on the session cookie it sets.\n\n"
+    "**Errors.** A status and `{\"error\": code, \"message\": sentence}`, with `field` naming the offending input "
+    "and other details where they help; a refused request changes nothing. Every code is in adnet's "
+    "docs/errors.md.\n\n"
+    "**Values.** Token amounts are decimal strings (`\"12.5\"`), addresses EIP-55, times ISO 8601 in UTC."
+)
 _CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
     "media-src 'self' https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; "
     "object-src 'none'"
-)
-_DOCS_CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
-    "font-src https://fonts.gstatic.com; img-src 'self' https: data:; frame-ancestors 'none'; object-src 'none'"
 )
 
 
@@ -79,12 +84,12 @@ def create_app(
     app.session_interface = SessionCookies()
     QuartSchema(
         app,
-        info={"title": "adnet", "version": "1", "description": "The adnet advertising network API."},
+        info={"title": "adnet", "version": "1", "description": API_DESCRIPTION},
         openapi_path="/openapi.json",
-        swagger_ui_path="/docs",
+        swagger_ui_path=None,  # /docs is the portal's own page (portal.home), served from static/
         redoc_ui_path=None,
         scalar_ui_path=None,
-        security_schemes=SECURITY_SCHEMES,
+        security_schemes={**SECURITY_SCHEMES, **metrics.SECURITY_SCHEMES},
         openapi_provider_class=AdnetOpenAPI,
     )
     # Routes without a limit of their own get the public limit per client IP.
@@ -95,7 +100,7 @@ def create_app(
     if not settings.production:
         app.register_blueprint(dev_rpc.blueprint)
     _register_request_hooks(app, settings)
-    errors.register(app)
+    errors.register(app, portal.pages.http_error_page)
 
     @app.before_serving
     async def startup() -> None:
@@ -160,7 +165,7 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
         headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
         headers["X-Frame-Options"] = "DENY"
         headers["Permissions-Policy"] = "camera=(), microphone=(), geolocation=()"
-        headers.setdefault("Content-Security-Policy", _DOCS_CSP if request.path in _DOCS_PATHS else _CSP)
+        headers.setdefault("Content-Security-Policy", _CSP)
         if g.get("session") is not None:
             # A signed-in answer shows an account (balances, sites, campaigns): never kept by a browser or proxy,
             # where the next person at the machine, or behind the proxy, could read it back.

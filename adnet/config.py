@@ -90,6 +90,7 @@ class Settings:
     rate_limit_public: RateLimit
     rate_limit_auth: RateLimit
     rate_limit_account: RateLimit
+    rate_limit_api_key: RateLimit
     cap_site_impressions: RateLimit
     cap_site_clicks: RateLimit
     cap_campaign_impressions: RateLimit
@@ -99,6 +100,8 @@ class Settings:
     site_check_port: int | None = None
     redis_url: str | None = None
     metrics_token: str | None = None
+    geoip_database: Path | None = None
+    country_header: str = "CF-IPCountry"
     generated_secrets: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -196,6 +199,11 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
     if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise ConfigError("ADNET_REDIS_URL must be a redis://, rediss:// or unix:// URL")
 
+    geoip_text = get("ADNET_GEOIP_DATABASE")
+    geoip_database = Path(geoip_text) if geoip_text else None
+    if geoip_database is not None and not geoip_database.is_file():
+        raise ConfigError(f"ADNET_GEOIP_DATABASE names no file: {geoip_text}")
+
     operators = tuple(
         _address("ADNET_OPERATORS", item) for item in (get("ADNET_OPERATORS", "") or "").split(",") if item.strip()
     )
@@ -225,6 +233,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
         rate_limit_auth=RateLimit.parse("ADNET_RATE_LIMIT_AUTH", get("ADNET_RATE_LIMIT_AUTH", "30/60") or ""),
         rate_limit_account=RateLimit.parse("ADNET_RATE_LIMIT_ACCOUNT",
                                            get("ADNET_RATE_LIMIT_ACCOUNT", "120/60") or ""),
+        rate_limit_api_key=RateLimit.parse("ADNET_RATE_LIMIT_API_KEY",
+                                           get("ADNET_RATE_LIMIT_API_KEY", "300/60") or ""),
         cap_site_impressions=_cap(get, "ADNET_CAP_SITE_IMPRESSIONS", "5/300"),
         cap_site_clicks=_cap(get, "ADNET_CAP_SITE_CLICKS", "2/300"),
         cap_campaign_impressions=_cap(get, "ADNET_CAP_CAMPAIGN_IMPRESSIONS", "3/300"),
@@ -234,6 +244,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
         site_check_port=site_check_port,
         redis_url=redis_url,
         metrics_token=get("ADNET_METRICS_TOKEN"),
+        geoip_database=geoip_database,
+        country_header=get("ADNET_COUNTRY_HEADER", "CF-IPCountry") or "CF-IPCountry",
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
 

@@ -1,8 +1,9 @@
-"""Demo data for development: one advertiser with three funded campaigns (a creative in each standard size and an
-attached task of each verifier), a poll, a feedback unit and a three-question survey, and one publisher whose site
-is this server's own host, so the demo page at ``/demo`` serves all of it. The site cannot prove its domain (it is
-adnet's own), so it is marked verified directly, with the method ``demo`` the re-check job leaves alone outside
-production, and it earns like any verified site.
+"""Demo data for development: one advertiser with three funded campaigns (a creative in each standard size, an
+attached task of each verifier, and targeting rules: page keywords excluded, devices and a system), a poll, a
+feedback unit and a three-question survey, and one publisher whose site is this server's own host, so the demo page
+at ``/demo`` serves all of it. The site cannot prove its domain (it is adnet's own), so it is marked verified
+directly, with the method ``demo`` the re-check job leaves alone outside production, and it earns like any verified
+site.
 
 The advertiser and the publisher are development accounts 1 and 2 of the development chain, so a browser wallet
 holding their keys can sign in as them. Loading is idempotent: the demo advertiser's wallet is unique, so a second
@@ -18,7 +19,7 @@ before it books anything.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -31,6 +32,7 @@ from tortoise.transactions import in_transaction
 from adnet.accounts.models import Advertiser, ProofMethod, Publisher, Site
 from adnet.accounts.ownership import mark_verified
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.targeting import Targeting
 from adnet.chain import service as chain_service
 from adnet.chain.client import ChainClient
 from adnet.chain.deploy import Deployment, can_mint, mint
@@ -81,12 +83,18 @@ class DemoCampaign:
     cpc: int
     budget: int
     description: str
+    targeting: dict[str, Any] = field(default_factory=dict)
 
 
+# Targeting rules that show what each dimension does without hiding a campaign from a desktop browser in any
+# country (the demo runs without a GeoIP database, where a campaign with a geo rule would never serve).
 CAMPAIGNS = (
-    DemoCampaign("Celo Climate Collective", 3 * UNIT, UNIT // 5, 500 * UNIT, "Fund regenerative projects on Celo"),
-    DemoCampaign("GoodDollar Savings", 2 * UNIT, UNIT // 10, 300 * UNIT, "Save in G$ and earn every day"),
-    DemoCampaign("Sovryn Swap Week", 4 * UNIT, UNIT // 4, 200 * UNIT, "Swap SOV with zero fees this week"),
+    DemoCampaign("Celo Climate Collective", 3 * UNIT, UNIT // 5, 500 * UNIT, "Fund regenerative projects on Celo",
+                 {"keywordsExclude": ["gambling", "casino"], "devicesExclude": ["tablet"]}),
+    DemoCampaign("GoodDollar Savings", 2 * UNIT, UNIT // 10, 300 * UNIT, "Save in G$ and earn every day",
+                 {"devicesInclude": ["desktop", "mobile"], "osExclude": ["chromeos"]}),
+    DemoCampaign("Sovryn Swap Week", 4 * UNIT, UNIT // 4, 200 * UNIT, "Swap SOV with zero fees this week",
+                 {"keywordsExclude": ["gambling"]}),
 )
 
 
@@ -200,6 +208,7 @@ async def _create(settings: Settings, deployment: Deployment, advertiser_wallet:
             id=new_id("cmp"), advertiser=advertiser, name=spec.name, status=CampaignStatus.APPROVED,
             starts_at=now - timedelta(days=1), ends_at=now + timedelta(days=90), cpm=Decimal(spec.cpm),
             cpc=Decimal(spec.cpc), budget=Decimal(spec.budget), created_at=now, updated_at=now,
+            targeting=Targeting.model_validate(spec.targeting).stored(),
         )
         # Every campaign has a creative in each size, so any slot can show any campaign; its own size comes first.
         for width, height in BANNER_SIZES[index:] + BANNER_SIZES[:index]:

@@ -14,7 +14,7 @@ import logging
 import random
 from dataclasses import dataclass
 
-from adnet.accounts.fetching import Fetcher
+from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.ownership import SiteChecks
 from adnet.campaigns.banners import banner_fetcher
 from adnet.chain.client import ChainClient
@@ -26,6 +26,7 @@ from adnet.core.clock import Clock
 from adnet.db import config as database
 from adnet.delivery import clients
 from adnet.delivery.serving import Server
+from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
 from adnet.jobs.health import Health, SignerNotAuthorized
 from adnet.jobs.leases import Lease
@@ -33,6 +34,9 @@ from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, WATCHER_LEASE, periodic_jobs
 from adnet.jobs.scheduler import Scheduler
 from adnet.money import vault_events
 from adnet.tasks.completion import CompletionWriter
+from adnet.webhooks.delivery import Deliverer
+
+WEBHOOK_USER_AGENT = "adnet-webhooks/1"
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +60,7 @@ class Services:
     health: Health
     broadcast: changes.Broadcast | None
     watcher_lease: Lease
+    webhooks: Deliverer
 
     @property
     def announce(self) -> changes.Listener:
@@ -76,7 +81,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
         await connection.close()
         await database.close_database()
         raise
-    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret)
+    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret,
+                    locator=Locator(settings.geoip_database))
     await server.rebuild()
     clients.warm_up()
     tracker = Tracker(clock=clock, settings=settings, server=server)
@@ -84,9 +90,11 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
+    webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
+    webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    clock=clock, site_checks=site_checks, health=health,
-                                   retention_days=settings.event_retention_days),
+                                   retention_days=settings.event_retention_days, webhooks=webhooks),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
     broadcast = changes.Broadcast(settings.redis_url, server.invalidate) if settings.redis_url else None
     if broadcast is not None:
@@ -95,9 +103,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks,
-                       banners=banner_fetcher(settings.production), broadcast=broadcast, watcher_lease=watcher_lease,
-                       health=health)
+                       site_checks=site_checks, banners=banner_fetcher(settings.production), broadcast=broadcast,
+                       watcher_lease=watcher_lease, health=health, webhooks=webhooks)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started
@@ -112,6 +119,7 @@ async def stop(services: Services) -> None:
     await services.watcher_lease.release()
     if services.broadcast is not None:
         await services.broadcast.stop()
+    services.serving.locator.close()
     await services.chain_connection.close()
     await database.close_database()
     metrics.process_ends()

@@ -3,10 +3,28 @@
 makes (and, outside production, ``api.dev_rpc``'s relay to the development chain). Handlers validate, call the
 domain, and map its result; refusals are mapped to status codes in ``api.errors``."""
 
-from api import advertisers, auth, health, interactions, metrics, operators, publishers, results, serve, tasks, track
+from api import (
+    advertisers,
+    auth,
+    health,
+    interactions,
+    keys,
+    members,
+    metrics,
+    operators,
+    publishers,
+    results,
+    rewards,
+    serve,
+    sites,
+    tasks,
+    track,
+    webhooks,
+)
 
 BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
-    operators.blueprint,
+    operators.blueprint, keys.blueprint, sites.blueprint,
+    webhooks.blueprint, members.blueprint,
 )
-PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint)
+PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint)

@@ -15,13 +15,13 @@ from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.accounts import advertisers
-from adnet.accounts.commands import AdvertiserRegistration
+from adnet.accounts.commands import AdvertiserRegistration, ApiKeyScope
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
 from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
 from adnet.core.amounts import Token
 from adnet.money import deposits, withdrawals
-from adnet.money.commands import DepositReport, Funds
+from adnet.money.commands import DepositReport, Funds, WithdrawalPage
 from adnet.money.holders import advertiser_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import campaigns as campaign_reports
@@ -30,7 +30,8 @@ from adnet.reporting.commands import Period
 from adnet.reporting.traffic import ordered_reasons
 from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask, TaskChanges
-from api.http import answer, services, with_body, with_query
+from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
+from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import (
     Address,
@@ -42,6 +43,7 @@ from api.schemas import (
     DepositPlanOut,
     Schema,
     TaskOut,
+    WithdrawalListOut,
     WithdrawalOut,
     campaign_out,
     creative_out,
@@ -49,9 +51,10 @@ from api.schemas import (
     deposit_plan_out,
     refusals,
     task_out,
+    withdrawal_list_out,
     withdrawal_out,
 )
-from api.sessions import current_wallet, require_session
+from api.sessions import current_wallet, require_account
 
 blueprint = Blueprint("api_advertisers", __name__, url_prefix="/api")
 
@@ -142,7 +145,7 @@ async def _advertiser() -> Advertiser:
 
 @blueprint.post("/advertisers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(AdvertiserRegistration)
 @document_response(RegisteredOut, 201)
 @document_response(RegisteredOut, 200)
@@ -157,7 +160,7 @@ async def register_advertiser(data: AdvertiserRegistration) -> Response:
 
 @blueprint.get("/advertisers/account")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @document_response(AccountOut)
 @refusals(404)
 async def advertiser_account() -> Response:
@@ -172,7 +175,7 @@ async def advertiser_account() -> Response:
 
 @blueprint.post("/advertisers/deposit/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(AdvertiserDepositPlanOut)
 @refusals(400, 404)
@@ -186,7 +189,7 @@ async def advertiser_deposit_prepare(data: Funds) -> Response:
 
 @blueprint.post("/advertisers/deposit")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(DepositReport)
 @document_response(DepositOut, 201)
 @document_response(DepositOut, 202)
@@ -201,22 +204,53 @@ async def advertiser_deposit(data: DepositReport) -> Response:
 
 @blueprint.post("/advertisers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
+@idempotent
 @with_body(Funds)
 @document_response(WithdrawalOut, 201)
-@refusals(400, 404, 503)
-async def advertiser_withdraw(data: Funds) -> Response:
+@document_response(WithdrawalOut, 200)
+@refusals(400, 404, 409, 503)
+async def advertiser_withdraw(data: Funds, idempotency_key: str | None) -> Response:
     """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the wallet on
-    the vault (``transaction``); released back if not redeemed by its deadline."""
+    the vault (``transaction``); released back if not redeemed by its deadline. With an ``Idempotency-Key``, a
+    retry answers 200 with the same withdrawal and claim (``Idempotent-Replayed: true``), or 409
+    ``idempotency_key_reused`` when it asks for another amount."""
     run = services()
     result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), data.amount, Token.GS,
-                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
-    return answer(WithdrawalOut(**withdrawal_out(result)), 201)
+                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now(),
+                                        idempotency_key=idempotency_key)
+    body = WithdrawalOut(**withdrawal_out(result.withdrawal))
+    return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
+
+
+@blueprint.get("/advertisers/withdrawals")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(WithdrawalPage)
+@document_response(WithdrawalListOut)
+@refusals(400, 404)
+async def advertiser_withdrawals(query_args: WithdrawalPage) -> Response:
+    """The advertiser's withdrawals, newest first, each with its state and its claim (``transaction``), which an
+    ``issued`` one can still redeem."""
+    page = await withdrawals.listed(advertiser_holder(await _advertiser()), limit=query_args.limit,
+                                    before=query_args.before)
+    return answer(WithdrawalListOut(**withdrawal_list_out(page, query_args.limit)))
+
+
+@blueprint.get("/advertisers/withdrawals/<withdrawal_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@document_response(WithdrawalOut)
+@refusals(404)
+async def advertiser_withdrawal(withdrawal_id: str) -> Response:
+    """One of the advertiser's withdrawals with its state and its claim, as the withdrawal answered it."""
+    withdrawal = await withdrawals.find(advertiser_holder(await _advertiser()), withdrawal_id)
+    return answer(WithdrawalOut(**withdrawal_out(withdrawal)))
 
 
 @blueprint.get("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @document_response(CampaignList)
 @refusals(404)
 async def advertiser_campaigns() -> Response:
@@ -229,7 +263,7 @@ async def advertiser_campaigns() -> Response:
 
 @blueprint.post("/advertisers/campaigns")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(NewCampaign)
 @document_response(CampaignOut, 201)
 @refusals(400, 404)
@@ -243,7 +277,7 @@ async def create_campaign(data: NewCampaign) -> Response:
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @document_response(CampaignOut)
 @refusals(403, 404)
 async def get_campaign(campaign_id: str) -> Response:
@@ -253,7 +287,7 @@ async def get_campaign(campaign_id: str) -> Response:
 
 @blueprint.patch("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(CampaignChanges)
 @document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
@@ -265,7 +299,7 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
 
 @blueprint.delete("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(DeletedOut)
 @refusals(403, 404, 409)
 async def delete_campaign(campaign_id: str) -> Response:
@@ -277,7 +311,7 @@ async def delete_campaign(campaign_id: str) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/duplicate")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(CampaignOut, 201)
 @refusals(403, 404)
 async def duplicate_campaign(campaign_id: str) -> Response:
@@ -288,7 +322,7 @@ async def duplicate_campaign(campaign_id: str) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
 async def campaign_action(campaign_id: str, action: str) -> Response:
@@ -303,7 +337,7 @@ async def campaign_action(campaign_id: str, action: str) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(RemainingOut)
 @refusals(400, 403, 404, 409)
@@ -317,7 +351,7 @@ async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/creatives")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(NewCreative)
 @document_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
@@ -333,7 +367,7 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 
 @blueprint.patch("/advertisers/creatives/<creative_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(CreativeChanges)
 @document_response(CreativeOut)
 @refusals(400, 403, 404, 409)
@@ -347,7 +381,7 @@ async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
 
 @blueprint.delete("/advertisers/creatives/<creative_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(DeletedOut)
 @refusals(403, 404, 409)
 async def delete_creative(creative_id: str) -> Response:
@@ -358,7 +392,7 @@ async def delete_creative(creative_id: str) -> Response:
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(NewTask)
 @document_response(TaskOut, 201)
 @refusals(400, 403, 404, 409)
@@ -372,7 +406,7 @@ async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
 
 @blueprint.patch("/advertisers/tasks/<task_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TaskChanges)
 @document_response(TaskOut)
 @refusals(400, 403, 404, 409)
@@ -383,7 +417,7 @@ async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
 
 @blueprint.delete("/advertisers/tasks/<task_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(DeletedOut)
 @refusals(403, 404, 409)
 async def delete_campaign_task(task_id: str) -> Response:
@@ -395,7 +429,7 @@ async def delete_campaign_task(task_id: str) -> Response:
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(TaskEndedOut)
 @refusals(403, 404, 409)
 async def end_campaign_task(task_id: str) -> Response:
@@ -406,7 +440,7 @@ async def end_campaign_task(task_id: str) -> Response:
 
 @blueprint.post("/advertisers/tasks/<task_id>/allocate")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(PoolOut)
 @refusals(400, 403, 404, 409)
@@ -418,7 +452,7 @@ async def allocate_task(task_id: str, data: Funds) -> Response:
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @document_response(ReportOut)
 @refusals(400, 403, 404)
@@ -431,9 +465,10 @@ async def campaign_report(campaign_id: str, query_args: Period) -> Response:
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @refusals(400, 403, 404)
+@other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
 async def campaign_report_csv(campaign_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row), for spreadsheets."""
     start, end = query_args.days(services().clock.today())

@@ -1,13 +1,16 @@
 """Errors as clients see them, decided in one place: each kind of domain refusal has its status code, and every
 error, whoever raised it, answers ``{"error": code, "message": sentence, ...details}`` (docs/errors.md).
 
-The JSON handlers are registered on the app (``register``); the portal shows the same refusals as HTML pages with
-the same status codes (``status_of``).
+The handlers are registered on the app (``register``). The portal shows the same refusals as HTML pages with the
+same status codes: its own refusals through its blueprints (``status_of``), and those raised before or around its
+handlers (an unknown URL, a method a page lacks, a rate limit, a fault) through the ``page`` the app passes here,
+which answers for the portal's paths.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from quart import Quart, Response, g, jsonify, request
@@ -57,8 +60,18 @@ def body_of(error: DomainError) -> dict[str, Any]:
     return {"error": error.code, "message": error.message, **details}
 
 
-def register(app: Quart) -> None:
-    """Answer every error of the app in the one JSON shape."""
+# The HTML page of an error for the request's path, or None where the answer is JSON: (status, code, message).
+ErrorPage = Callable[[int, str, str], Awaitable[Response | None]]
+
+
+def register(app: Quart, page: ErrorPage) -> None:
+    """Answer every error of the app in the one JSON shape, or as the ``page`` of the request's path."""
+
+    async def refused(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+        response = await page(status, body["error"], body["message"]) or jsonify(body)
+        response.status_code = status
+        response.headers.update(headers or {})
+        return response
 
     @app.errorhandler(DomainError)
     async def domain_error(error: DomainError) -> Response:
@@ -69,30 +82,24 @@ def register(app: Quart) -> None:
         return response
 
     @app.errorhandler(RequestRefused)
-    async def request_refused(error: RequestRefused) -> tuple[Response, int]:
-        return jsonify({"error": error.code, "message": error.message}), error.status
+    async def request_refused(error: RequestRefused) -> Response:
+        return await refused(error.status, {"error": error.code, "message": error.message})
 
     @app.errorhandler(RateLimitExceeded)
     async def rate_limited(error: RateLimitExceeded) -> Response:
-        response = jsonify({"error": "rate_limited", "message": "Too many requests; slow down.",
-                            "retryAfter": error.retry_after})
-        response.status_code = 429
-        response.headers["Retry-After"] = str(error.retry_after)
-        return response
+        return await refused(429, {"error": "rate_limited", "message": "Too many requests; slow down.",
+                                   "retryAfter": error.retry_after}, {"Retry-After": str(error.retry_after)})
 
     @app.errorhandler(HTTPException)
     async def http_error(error: HTTPException) -> Response:
         status = error.code or 500
-        response = jsonify({"error": HTTP_CODES.get(status, "http_error"),
-                            "message": error.description or "The request cannot be served."})
-        response.status_code = status
-        for name, value in error.get_headers():
-            if name.lower() not in ("content-type", "content-length"):
-                response.headers[name] = value
-        return response
+        return await refused(status, {"error": HTTP_CODES.get(status, "http_error"),
+                                      "message": error.description or "The request cannot be served."},
+                             {name: value for name, value in error.get_headers()
+                              if name.lower() not in ("content-type", "content-length")})
 
     @app.errorhandler(Exception)
-    async def internal_error(error: Exception) -> tuple[Response, int]:
+    async def internal_error(error: Exception) -> Response:
         log.exception("unhandled error request_id=%s path=%s", g.get("request_id", ""), request.path)
-        return jsonify({"error": "internal_error",
-                        "message": "Something went wrong on our side; the request changed nothing."}), 500
+        return await refused(500, {"error": "internal_error",
+                                   "message": "Something went wrong on our side; the request changed nothing."})

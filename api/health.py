@@ -1,13 +1,16 @@
 """GET /healthz: whether this process can do its work, for load balancers and operators (``adnet.jobs.health``)."""
 
 from quart import Blueprint, Response, current_app, jsonify
-from quart_schema import hide
+from quart_schema import document_response
+
+from api.schemas import HealthOut
 
 blueprint = Blueprint("api_health", __name__)
 
 
 @blueprint.get("/healthz")
-@hide
+@document_response(HealthOut, 200)
+@document_response(HealthOut, 503)
 async def healthz() -> tuple[Response, int]:
     """200 ``{"status": "ok", "reasons": [], "chain": {...}}``, or 503 with ``"status": "degraded"`` and each reason
     (``database_unreachable``, ``chain_unreachable``, ``wrong_chain``, ``signer_unauthorized``, ``vault_short``).

@@ -4,24 +4,25 @@ schema, and the one place that opens the public routes to every origin."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from quart import Blueprint, Response, current_app, request
-from quart_schema import document_querystring, document_request
-from quart_schema.openapi import OpenAPIProvider
+from quart_schema import document_headers, document_querystring, document_request
+from werkzeug.exceptions import RequestTimeout
 
 from adnet.config import Settings
+from adnet.core.errors import Invalid
 from adnet.core.inputs import Command, parse
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import MAX_USER_AGENT_LENGTH
 from adnet.services import Services
 from api.errors import RequestRefused
-from api.schemas import ErrorOut
 
 F = TypeVar("F", bound=Callable[..., Any])
 PREFLIGHT_MAX_AGE = 86400
@@ -62,10 +63,12 @@ def _client_ip(trusted: int) -> str:
 
 
 def client() -> Client:
-    """Who sent this request: its address, its own User-Agent header, and the page it comes from."""
-    headers = request.headers
+    """Who sent this request: its address, its own User-Agent header, the page it comes from, and the country
+    header of a trusted proxy (``ADNET_COUNTRY_HEADER``, read only when ``ADNET_TRUSTED_PROXIES`` is set)."""
+    headers, settings = request.headers, app_settings()
     return Client(ip=client_ip(), user_agent=headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH],
-                  origin=headers.get("Origin"), referer=headers.get("Referer"))
+                  origin=headers.get("Origin"), referer=headers.get("Referer"),
+                  country=headers.get(settings.country_header) if settings.trusted_proxies else None)
 
 
 async def client_ip_key() -> str:
@@ -100,47 +103,54 @@ def with_body(command: type[Command]) -> Callable[[F], F]:
     return decorate
 
 
-_ANY_JSON_BODY = {"required": True, "content": {"application/json": {"schema": {
-    "description": "The route reads nothing from its body; send {} (every POST under /api/ is JSON)."}}}}
-
-
-# A rule's path in OpenAPI's form. quart-schema's own pattern lets a converter's prefix run across an earlier
-# argument: ``<campaign_id>/<any(submit, end):action>`` became ``{action}`` alone.
-_PATH_ARGUMENT = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>")
-
-
-class AdnetOpenAPI(OpenAPIProvider):
-    """quart-schema's OpenAPI document, with every path written in full (``_PATH_ARGUMENT``), and saying what the
-    app's ``check_body`` enforces on every POST, PUT and PATCH under /api/: a JSON body is required, also where the
-    route reads nothing from it (the JSON-only rule is what keeps other sites' forms out, docs/auth.md), and the
-    answer may be 413 (over 64 KiB) or 415 (not JSON)."""
-
-    def build_paths(self, rule: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        built, components = super().build_paths(rule)
-        paths = {_PATH_ARGUMENT.sub(r"{\1}", rule.rule): operations for operations in built.values()}
-        for path, operations in paths.items():
-            for method, operation in operations.items():
-                if method in ("post", "put", "patch") and path.startswith("/api/"):
-                    refused, error_components = self.build_response_object(ErrorOut, None)
-                    operations[method] = {
-                        **operation,
-                        "requestBody": {**operation.get("requestBody", _ANY_JSON_BODY), "required": True},
-                        "responses": {**operation["responses"], 413: refused, 415: refused},
-                    }
-                    components.update(error_components)
-        return paths, components
-
-
 async def json_body() -> Any:
     """The request's body as JSON, read and decoded once; a body that is not UTF-8 or not JSON is a 400 that names
-    which (Quart's own reading would answer 500 for the first)."""
-    raw = await request.get_data(cache=True, as_text=False, parse_form_data=False)
+    which (Quart's own reading would answer 500 for the first). The body is awaited under ``asyncio.timeout``, as
+    Quart's ``get_data`` does under ``asyncio.wait_for``, which on Python 3.11 starts a task per request."""
+    try:
+        async with asyncio.timeout(request.body_timeout):
+            raw = await request.body
+    except TimeoutError:
+        raise RequestTimeout() from None
     try:
         return json.loads(raw.decode())
     except UnicodeDecodeError:
         raise RequestRefused(400, "bad_request", "The body is not UTF-8 text.") from None
     except ValueError:
         raise RequestRefused(400, "bad_request", "The body is not valid JSON.") from None
+
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+
+
+class IdempotencyHeaders(BaseModel):
+    """The header that makes a POST safe to retry (docs/publishers.md, "Withdrawals that cannot be lost")."""
+
+    idempotency_key: str | None = Field(
+        None, alias="Idempotency-Key", min_length=1, max_length=255,
+        description="1 to 255 visible ASCII characters, new for each withdrawal (a UUID): a retry with the same key "
+                    "and body answers with the first request's withdrawal and claim (200, Idempotent-Replayed: "
+                    "true); with another body, 409 idempotency_key_reused")
+
+
+def idempotent(handler: F) -> F:
+    """Route decorator: the request's optional ``Idempotency-Key`` header, passed to the handler as
+    ``idempotency_key`` (None without one; Invalid ``invalid_idempotency_key`` when it is not 1 to 255 visible
+    ASCII characters) and documented as a header parameter."""
+    @wraps(handler)
+    async def keyed(*args: Any, **kwargs: Any) -> Any:
+        value = request.headers.get(IDEMPOTENCY_HEADER)
+        if value is not None and not _IDEMPOTENCY_KEY.match(value):
+            raise Invalid("invalid_idempotency_key", "Idempotency-Key is 1 to 255 visible ASCII characters "
+                          "(a UUID).", field=IDEMPOTENCY_HEADER)
+        return await handler(*args, idempotency_key=value, **kwargs)
+
+    return cast(F, document_headers(IdempotencyHeaders)(keyed))
+
+
+# The header of an answer given again to a retry with the same Idempotency-Key.
+REPLAYED = {"Idempotent-Replayed": "true"}
 
 
 def with_query(command: type[Command]) -> Callable[[F], F]:
@@ -179,8 +189,10 @@ def public_routes(blueprints: Iterable[Blueprint]) -> Blueprint:
 
 _OPEN = {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": ", ".join(EXPOSED_HEADERS),
          "Cache-Control": "no-store"}
-# A preflight (an OPTIONS request naming the method it asks for) learns what the page may send.
-_PREFLIGHT = {"Access-Control-Allow-Methods": "GET, POST", "Access-Control-Allow-Headers": "Content-Type",
+# A preflight (an OPTIONS request naming the method it asks for) learns what the page may send: JSON, and the
+# rewards session's bearer token (never a cookie: these answers allow no credentials).
+_PREFLIGHT = {"Access-Control-Allow-Methods": "GET, POST",
+              "Access-Control-Allow-Headers": "Content-Type, Authorization",
               "Access-Control-Max-Age": str(PREFLIGHT_MAX_AGE)}
 
 

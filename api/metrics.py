@@ -10,17 +10,24 @@ import hmac
 import time
 
 from quart import Blueprint, Response, current_app, g, request
-from quart_schema import hide
+from quart_schema import security_scheme
 
 from adnet.config import Settings
 from adnet.core import metrics
 from api.errors import RequestRefused
+from api.openapi import BearerScheme, other_answer
+from api.schemas import refusals
 
 blueprint = Blueprint("api_metrics", __name__)
+SECURITY_SCHEMES = {"metricsToken": BearerScheme(
+    scheme="bearer", description="ADNET_METRICS_TOKEN, the operator's scraper's token (without one, production has "
+                                 "no /metrics and development serves it to anyone).")}
 
 
 @blueprint.get("/metrics")
-@hide
+@security_scheme([{"metricsToken": []}])
+@refusals(401, 404)
+@other_answer(200, "Every worker's figures.", "text/plain")
 async def scrape() -> Response:
     """Every worker's figures in Prometheus's text format; 401 without the configured bearer token."""
     settings: Settings = current_app.config["ADNET_SETTINGS"]

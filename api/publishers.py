@@ -14,20 +14,21 @@ from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
-from adnet.accounts.commands import SiteRegistration
-from adnet.accounts.models import ProofMethod, Site, SiteState
+from adnet.accounts.commands import ApiKeyScope, SiteRegistration
+from adnet.accounts.models import MemberRole, ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
-from adnet.accounts.sites import owned_site, register_site
+from adnet.accounts.sites import managed_site, owned_site, register_site
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
-from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal
+from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal, WithdrawalPage
 from adnet.money.holders import owned_site_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard, traffic
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
-from api.http import answer, services, with_body, with_query
+from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
+from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import (
     Address,
@@ -38,13 +39,15 @@ from api.schemas import (
     Schema,
     Time,
     TokenAmount,
+    WithdrawalListOut,
     WithdrawalOut,
     deposit_out,
     deposit_plan_out,
     refusals,
+    withdrawal_list_out,
     withdrawal_out,
 )
-from api.sessions import current_wallet, named_wallet, require_session
+from api.sessions import current_wallet, named_wallet, require_account
 
 blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
 
@@ -178,6 +181,10 @@ class SiteWithdrawalOut(WithdrawalOut):
     site_id: str
 
 
+class SiteWithdrawalsOut(WithdrawalListOut):
+    site_id: str
+
+
 class ExchangeOut(Schema):
     """Both legs of the exchange and the vault's rate (G$ per SOV) it used."""
 
@@ -190,7 +197,7 @@ class ExchangeOut(Schema):
 
 @blueprint.post("/publishers/register")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.SITES)
 @with_body(RegisterRequest)
 @document_response(RegisteredOut, 201)
 @document_response(RegisteredOut, 200)
@@ -211,7 +218,7 @@ async def register(data: RegisterRequest) -> Response:
 
 @blueprint.get("/publishers/sites")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(WalletNamed)
 @document_response(SitesOut)
 @refusals(400, 403)
@@ -230,7 +237,7 @@ async def sites(query_args: WalletNamed) -> Response:
 
 @blueprint.post("/publishers/sites/<site_id>/verify")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.SITES)
 @with_body(WalletNamed)
 @document_response(SiteVerificationOut)
 @refusals(400, 403, 404, 409)
@@ -242,7 +249,7 @@ async def verify(site_id: str, data: WalletNamed) -> Response:
     ``fetch_failed`` (nothing could be fetched), 409 ``domain_taken`` (another site holds the domain and still
     proves it)."""
     run = services()
-    site = await owned_site(named_wallet(data.wallet), site_id)
+    site = await managed_site(named_wallet(data.wallet), site_id)
     site = await run.site_checks.verify(site, run.clock.now())
     return answer(SiteVerificationOut(site_id=site.id, domain=site.domain,
                                       verification=verification_out(site, run.site_checks)))
@@ -271,14 +278,14 @@ class TrafficOut(Schema):
 
 @blueprint.get("/publishers/sites/<site_id>/traffic")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @document_response(TrafficOut)
 @refusals(400, 403, 404)
 async def site_traffic(site_id: str, query_args: Period) -> Response:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): the site's recorded impressions
     and clicks, how many were billed and what the site earned, and how many each named reason kept from billing."""
-    site = await owned_site(current_wallet(), site_id)
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     report = await traffic.site_traffic(site.id, start, end)
     return answer(TrafficOut(site_id=site.id, first=start, last=end, token=Token.GS,
@@ -288,12 +295,13 @@ async def site_traffic(site_id: str, query_args: Period) -> Response:
 
 @blueprint.get("/publishers/sites/<site_id>/traffic.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(Period)
 @refusals(400, 403, 404)
+@other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
 async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
-    site = await owned_site(current_wallet(), site_id)
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{end}.csv"'
@@ -309,7 +317,7 @@ def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
 
 @blueprint.get("/publishers/balance")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @with_query(SiteNamed)
 @document_response(BalanceOut)
 @refusals(400, 403, 404)
@@ -324,7 +332,7 @@ async def balance(query_args: SiteNamed) -> Response:
 
 @blueprint.post("/publishers/topup/prepare")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpPrepareRequest)
 @document_response(SiteDepositPlanOut)
 @refusals(400, 403, 404)
@@ -338,7 +346,7 @@ async def topup_prepare(data: TopUpPrepareRequest) -> Response:
 
 @blueprint.post("/publishers/topup")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpRequest)
 @document_response(SiteDepositOut, 201)
 @document_response(SiteDepositOut, 202)
@@ -355,23 +363,54 @@ async def topup(data: TopUpRequest) -> Response:
 
 @blueprint.post("/publishers/withdraw")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
+@idempotent
 @with_body(WithdrawRequest)
 @document_response(SiteWithdrawalOut, 201)
-@refusals(400, 403, 404, 503)
-async def withdraw(data: WithdrawRequest) -> Response:
+@document_response(SiteWithdrawalOut, 200)
+@refusals(400, 403, 404, 409, 503)
+async def withdraw(data: WithdrawRequest, idempotency_key: str | None) -> Response:
     """Debit ``amount`` from the site's claimable balance now and return the signed claim that pays it out on the
-    vault (``transaction``); released back to the site if not redeemed by its deadline."""
+    vault (``transaction``); released back to the site if not redeemed by its deadline. With an
+    ``Idempotency-Key``, a retry answers 200 with the same withdrawal and claim (``Idempotent-Replayed: true``),
+    or 409 ``idempotency_key_reused`` when it asks for another amount or token."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    result = await withdrawals.withdraw(holder, data.amount, data.token,
-                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now())
-    return answer(SiteWithdrawalOut(site_id=data.site_id, **withdrawal_out(result)), 201)
+    result = await withdrawals.withdraw(holder, data.amount, data.token, minimum=run.settings.min_withdrawal,
+                                        chain=run.chain, now=run.clock.now(), idempotency_key=idempotency_key)
+    body = SiteWithdrawalOut(site_id=holder.id, **withdrawal_out(result.withdrawal))
+    return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
+
+
+@blueprint.get("/publishers/sites/<site_id>/withdrawals")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(WithdrawalPage)
+@document_response(SiteWithdrawalsOut)
+@refusals(400, 403, 404)
+async def site_withdrawals(site_id: str, query_args: WithdrawalPage) -> Response:
+    """The site's withdrawals, newest first, each with its state and its claim (``transaction``), which an
+    ``issued`` one can still redeem."""
+    holder = await owned_site_holder(current_wallet(), site_id)
+    page = await withdrawals.listed(holder, limit=query_args.limit, before=query_args.before)
+    return answer(SiteWithdrawalsOut(site_id=holder.id, **withdrawal_list_out(page, query_args.limit)))
+
+
+@blueprint.get("/publishers/sites/<site_id>/withdrawals/<withdrawal_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@document_response(SiteWithdrawalOut)
+@refusals(403, 404)
+async def site_withdrawal(site_id: str, withdrawal_id: str) -> Response:
+    """One of the site's withdrawals with its state and its claim, as the withdrawal answered it."""
+    holder = await owned_site_holder(current_wallet(), site_id)
+    withdrawal = await withdrawals.find(holder, withdrawal_id)
+    return answer(SiteWithdrawalOut(site_id=holder.id, **withdrawal_out(withdrawal)))
 
 
 @blueprint.post("/publishers/exchange")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
+@require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(ExchangeRequest)
 @document_response(ExchangeOut, 201)
 @refusals(400, 403, 404, 503)

@@ -8,7 +8,9 @@ applies without module-level state.
 The limiter admits a request in one step of its store (``AdmittingStore.admit``): the library reads a client's
 state, decides and writes it back in separate calls, which is exact only while one event loop owns the state. A
 process's own memory (``ExpiringMemoryStore``) limits each worker apart; with ``ADNET_REDIS_URL``, ``RedisStore``
-decides in one Redis script, so every worker and host counts against the same figure.
+decides in one Redis script, so every worker and host counts against the same figure. The same step tells how far
+ahead the client's shortest limit now stands, which gives the answer's ``RateLimit-*`` headers without reading the
+store again (one Redis round trip a request).
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from flask.sansio.blueprints import Blueprint
-from quart import Quart
+from quart import Quart, Response, g
 from quart_rate_limiter import RateLimit, RateLimiter, RateLimitExceeded
 from quart_rate_limiter.store import MemoryStore, RateLimiterStoreABC
 from redis.asyncio import Redis
@@ -34,7 +37,9 @@ from adnet.config import Settings
 
 log = logging.getLogger(__name__)
 
-LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account"})
+LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account", "rate_limit_api_key"})
+# Where the app keeps its limiter (``OwnLimitsFirst``), for limits that are counted inside a handler.
+LIMITER = "adnet_rate_limiter"
 
 
 class SettingsRateLimit(RateLimit):
@@ -54,18 +59,23 @@ def settings_limit(setting: str) -> list[RateLimit]:
     return [SettingsRateLimit(setting)]
 
 
+@dataclass(frozen=True)
+class Admission:
+    """A store's decision: ``wait`` None when the request was admitted (and counted), else the whole seconds until
+    the full limit has room; ``ahead``, how many seconds the first limit's theoretical arrival time stands ahead of
+    now after the decision (what the ``RateLimit-*`` headers are computed from)."""
+
+    wait: int | None
+    ahead: float
+
+
 class AdmittingStore(ABC):
     """Where a limiter keeps each key's theoretical arrival time (the GCRA's state, as quart-rate-limiter's stores
     do), deciding and counting a request in one step."""
 
     @abstractmethod
-    async def admit(self, limits: list[tuple[str, RateLimit]]) -> int | None:
-        """Count a request against each ``(key, limit)`` and return None; or, when one limit has no room, count
-        nothing and return the whole seconds until it has."""
-
-    @abstractmethod
-    async def get(self, key: str, default: datetime) -> datetime:
-        """The theoretical arrival time of ``key``, ``default`` when it has none (for the response's headers)."""
+    async def admit(self, limits: list[tuple[str, RateLimit]]) -> Admission:
+        """Count a request against each ``(key, limit)``; or, when one limit has no room, count nothing."""
 
     @abstractmethod
     async def before_serving(self) -> None: ...
@@ -95,24 +105,25 @@ class ExpiringMemoryStore(MemoryStore, AdmittingStore):
             now = datetime.now(UTC)  # the limiter's own clock
             self._tats = {kept: until for kept, until in self._tats.items() if until > now}
 
-    async def admit(self, limits: list[tuple[str, RateLimit]]) -> int | None:
+    async def admit(self, limits: list[tuple[str, RateLimit]]) -> Admission:
         now = datetime.now(UTC)
         arrivals = [max(self._tats.get(key, now), now) for key, _limit in limits]
         for arrival, (_key, limit) in zip(arrivals, limits, strict=True):
             wait = (arrival - now).total_seconds() - (limit.period.total_seconds() - limit.inverse)
             if wait > 0:
-                return math.ceil(wait)
+                return Admission(math.ceil(wait), (arrivals[0] - now).total_seconds())
         for arrival, (key, limit) in zip(arrivals, limits, strict=True):
             await self.set(key, arrival + timedelta(seconds=limit.inverse))
-        return None
+        return Admission(None, (arrivals[0] - now).total_seconds() + limits[0][1].inverse)
 
     def __len__(self) -> int:
         return len(self._tats)
 
 
 # The GCRA of quart-rate-limiter for every limit of a request at once, on Redis's clock so hosts agree. KEYS: one
-# per limit; ARGV: per limit, its emission interval and its period, in seconds. Returns nil when admitted, or the
-# seconds until the first full limit has room. A key expires when its limit has fully recovered.
+# per limit; ARGV: per limit, its emission interval and its period, in seconds. Returns {wait, ahead} as text: wait
+# is empty when admitted, else the seconds until the first full limit has room; ahead is how far the first limit's
+# arrival time stands ahead of now after the decision. A key expires when its limit has fully recovered.
 _ADMIT = """
 local time = redis.call('TIME')
 local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
@@ -122,7 +133,8 @@ for i, key in ipairs(KEYS) do
   local arrival = math.max(tonumber(redis.call('GET', key) or 0), now)
   local wait = arrival - now - (period - inverse)
   if wait > 0 then
-    return tostring(wait)
+    local first = i == 1 and arrival or math.max(tonumber(redis.call('GET', KEYS[1]) or 0), now)
+    return {tostring(wait), tostring(first - now)}
   end
   arrivals[i] = arrival + inverse
 end
@@ -130,7 +142,7 @@ for i, key in ipairs(KEYS) do
   local expiry = math.max(1, math.ceil((arrivals[i] - now) * 1000))  -- a tiny interval can vanish next to now
   redis.call('SET', key, string.format('%.6f', arrivals[i]), 'PX', expiry)
 end
-return false
+return {'', tostring(arrivals[1] - now)}
 """
 
 
@@ -159,22 +171,14 @@ class RedisStore(AdmittingStore):
             await self._redis.aclose()
             self._redis = None
 
-    async def admit(self, limits: list[tuple[str, RateLimit]]) -> int | None:
+    async def admit(self, limits: list[tuple[str, RateLimit]]) -> Admission:
         arguments = [figure for _key, limit in limits for figure in (limit.inverse, limit.period.total_seconds())]
         try:
-            wait = await self._admit(keys=[self.PREFIX + key for key, _limit in limits], args=arguments)
+            wait, ahead = await self._admit(keys=[self.PREFIX + key for key, _limit in limits], args=arguments)
         except (RedisConnectionError, RedisTimeoutError, OSError) as error:
             log.warning("rate limits kept in this process error=%r", error)
             return await self.fallback.admit(limits)
-        return None if wait is None else math.ceil(float(wait))
-
-    async def get(self, key: str, default: datetime) -> datetime:
-        assert self._redis is not None  # noqa: S101 - before_serving ran
-        try:
-            stored = await self._redis.get(self.PREFIX + key)
-        except (RedisConnectionError, RedisTimeoutError, OSError):
-            return await self.fallback.get(key, default)
-        return default if stored is None else datetime.fromtimestamp(float(stored), UTC)
+        return Admission(math.ceil(float(wait)) if wait else None, float(ahead))
 
 
 class OwnLimitsFirst(RateLimiter):
@@ -190,16 +194,36 @@ class OwnLimitsFirst(RateLimiter):
 
     def __init__(self, app: Quart, *, settings: Settings, **kwargs: Any) -> None:
         self.admitting: AdmittingStore = RedisStore(settings.redis_url) if settings.redis_url else ExpiringMemoryStore()
-        # With admitting ours, the library calls only before_serving, after_serving and get of its store.
+        # With admitting ours, the library calls only before_serving and after_serving of its store.
         super().__init__(app, store=cast(RateLimiterStoreABC, self.admitting), **kwargs)
         self._configured = {name: _rate_limit(getattr(settings, name)) for name in LIMIT_SETTINGS}
+        app.extensions[LIMITER] = self
 
     async def _raise_on_rejection(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         if not rate_limits:
             return
-        wait = await self.admitting.admit([(await self._create_key(endpoint, limit), limit) for limit in rate_limits])
-        if wait is not None:
-            raise RateLimitExceeded(wait)
+        limits = sorted(rate_limits, key=lambda limit: limit.period)  # the headers speak of the shortest
+        admission = await self.admitting.admit([(await self._create_key(endpoint, limit), limit) for limit in limits])
+        g.rate_limit_state = (limits[0], admission.ahead)
+        if admission.wait is not None:
+            raise RateLimitExceeded(admission.wait)
+
+    async def _after_request(self, response: Response) -> Response:
+        """The ``RateLimit-*`` headers of the shortest limit, from what admitting the request found."""
+        state = g.get("rate_limit_state")
+        if state is not None:
+            limit, ahead = state
+            response.headers["RateLimit-Limit"] = str(limit.count)
+            response.headers["RateLimit-Remaining"] = str(int((limit.period.total_seconds() - ahead) / limit.inverse))
+            response.headers["RateLimit-Reset"] = str(math.ceil(ahead))
+        return response
+
+    async def admit(self, key: str, setting: str) -> None:
+        """Count one request against the configured limit ``setting`` under ``key`` (rather than the client's
+        address); RateLimitExceeded when it has no room. For limits of what a handler learns, such as an API key."""
+        admission = await self.admitting.admit([(f"{setting}:{key}", self._configured[setting])])
+        if admission.wait is not None:
+            raise RateLimitExceeded(admission.wait)
 
     async def _update_limits(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         """Nothing: ``_raise_on_rejection`` counted the request when it admitted it."""

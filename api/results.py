@@ -10,11 +10,13 @@ from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
+from adnet.accounts.commands import ApiKeyScope
 from adnet.interactions import results
 from api.http import answer, services
+from api.openapi import CSV_FILE, other_answer
 from api.ratelimit import settings_limit
 from api.schemas import AmountText, Schema, Time, refusals
-from api.sessions import current_wallet, require_session
+from api.sessions import current_wallet, require_account
 
 blueprint = Blueprint("api_results", __name__, url_prefix="/api")
 
@@ -159,7 +161,7 @@ def _question_out(question: results.QuestionSummary) -> ChoiceQuestionOut | Rati
 
 @blueprint.get("/interactions/<unit_id>/results")
 @rate_limit(limits=settings_limit("rate_limit_account"))
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @document_response(UnitResultsOut)
 @refusals(403, 404)
 async def unit_results_json(unit_id: str) -> Response:
@@ -171,8 +173,9 @@ async def unit_results_json(unit_id: str) -> Response:
 
 @blueprint.get("/interactions/<unit_id>/results.csv")
 @rate_limit(limits=settings_limit("rate_limit_account"))
-@require_session
+@require_account(ApiKeyScope.REPORTS)
 @refusals(403, 404)
+@other_answer(200, "Every response as CSV, one row each.", "text/csv", headers=CSV_FILE)
 async def unit_results_csv(unit_id: str) -> Response:
     """Every response of the unit as CSV for its owner, one row each, cells safe from spreadsheet formulas."""
     unit = await results.owned_unit(unit_id, current_wallet())

@@ -26,13 +26,13 @@ from pydantic.alias_generators import to_camel
 from quart_schema import document_response
 
 from adnet.campaigns.models import Creative
+from adnet.campaigns.targeting import Targeting
 from adnet.campaigns.views import CampaignView
 from adnet.core.amounts import Token, to_decimal_string, to_number
 from adnet.core.clock import iso
 from adnet.core.wallets import checksummed
 from adnet.money.deposits import DepositPlan
-from adnet.money.models import Claim, Deposit
-from adnet.money.withdrawals import WithdrawalResult
+from adnet.money.models import Claim, Deposit, Withdrawal, WithdrawalStatus
 from adnet.tasks.config import (
     FeedbackConfig,
     OnchainEventConfig,
@@ -92,6 +92,15 @@ class ErrorOut(BaseModel):
     error: str
     message: str
     field: str | None = None
+
+
+class HealthOut(BaseModel):
+    """Whether this process can do its work: ``ok``, or ``degraded`` with each reason (docs/operations.md)."""
+
+    status: Literal["ok", "degraded"]
+    reasons: list[str]
+    chain: dict[str, Any] | None = Field(None, description="The chain's figures at its last check: its node, the "
+                                                            "signer, and when it was checked.")
 
 
 def refusals(*statuses: int) -> Callable[[F], F]:
@@ -201,15 +210,26 @@ class DepositOut(Schema):
 
 
 class WithdrawalOut(Schema):
-    """A withdrawal debited now, and the claim (``transaction``) that pays it to the wallet on the vault;
-    released back if not redeemed by its deadline."""
+    """A withdrawal and the claim (``transaction``) that pays it to the wallet on the vault. ``status``:
+    ``issued`` (the claim can be redeemed until its deadline), ``redeemed`` (the vault paid it, in
+    ``redeemedTx``) or ``released`` (its deadline passed unredeemed: the amount is back in the balance, and the
+    vault refuses the claim); ``settledAt`` is when it became one of the last two."""
 
     withdrawal_id: str
     token: Token
     amount: AmountText
-    status: str
+    status: WithdrawalStatus
     created_at: Time
+    settled_at: Time | None
+    redeemed_tx: str | None
     transaction: ClaimOut
+
+
+class WithdrawalListOut(Schema):
+    """Withdrawals newest first; ``next`` is the ``before`` that lists the following page (null on the last)."""
+
+    withdrawals: list[WithdrawalOut]
+    next: str | None
 
 
 def deposit_plan_out(plan: DepositPlan) -> dict[str, Any]:
@@ -224,12 +244,20 @@ def deposit_out(deposit: Deposit) -> dict[str, Any]:
             "amount": int(deposit.amount), "status": deposit.status.value}
 
 
-def withdrawal_out(result: WithdrawalResult) -> dict[str, Any]:
-    """The fields of a ``WithdrawalOut``."""
-    withdrawal = result.withdrawal
-    return {"withdrawal_id": withdrawal.id, "token": withdrawal.token_symbol, "amount": int(withdrawal.amount),
-            "status": withdrawal.status.value, "created_at": withdrawal.created_at,
-            "transaction": ClaimOut.of(result.claim)}
+def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
+    """The fields of a ``WithdrawalOut`` (a route adds whose withdrawal it is); its claim must be loaded
+    (``select_related("claim")``)."""
+    claim = withdrawal.claim
+    return {"withdrawal_id": withdrawal.id, "token": Token(withdrawal.token_symbol), "amount": int(withdrawal.amount),
+            "status": withdrawal.status, "created_at": withdrawal.created_at, "settled_at": withdrawal.settled_at,
+            "redeemed_tx": claim.redeemed_tx, "transaction": ClaimOut.of(claim)}
+
+
+def withdrawal_list_out(page: list[Withdrawal], limit: int) -> dict[str, Any]:
+    """The fields of a ``WithdrawalListOut``: a page of withdrawals, with the cursor of the next when this one is
+    full."""
+    return {"withdrawals": [WithdrawalOut(**withdrawal_out(withdrawal)) for withdrawal in page],
+            "next": page[-1].id if len(page) == limit else None}
 
 
 
@@ -359,6 +387,7 @@ class CreativeOut(Schema):
     size: str
     status: str
     rejection_reason: str
+    weight: int
     updated_at: Time
 
 
@@ -408,6 +437,10 @@ class CampaignOut(Schema):
     placements: list[str]
     site_allow: list[str]
     site_deny: list[str]
+    frequency_cap: int | None
+    frequency_hours: int
+    rotation: str
+    targeting: Targeting
     funded: AmountText
     remaining: AmountText
     spent: AmountText
@@ -421,7 +454,8 @@ def creative_out(creative: Creative) -> CreativeOut:
                        banner_url=creative.banner_url, target_url=creative.target_url,
                        description=creative.description, media_type=creative.media_type.value,
                        size=f"{creative.width}x{creative.height}", status=creative.status.value,
-                       rejection_reason=creative.rejection_reason, updated_at=creative.updated_at)
+                       rejection_reason=creative.rejection_reason, weight=creative.weight,
+                       updated_at=creative.updated_at)
 
 
 def task_out(task: Task, base_url: str) -> TaskOut:
@@ -448,7 +482,10 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
         daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
         sizes=campaign.sizes, placements=campaign.placements, site_allow=campaign.site_allow,
-        site_deny=campaign.site_deny, funded=view.funded, remaining=view.remaining, spent=view.spent,
+        site_deny=campaign.site_deny, frequency_cap=campaign.frequency_cap, frequency_hours=campaign.frequency_hours,
+        rotation=campaign.rotation.value,
+        targeting=Targeting.model_validate(campaign.targeting or {}),
+        funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:
         out.creatives = [creative_out(creative) for creative in view.creatives]

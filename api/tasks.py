@@ -13,6 +13,7 @@ from werkzeug.wrappers.response import Response as WerkzeugResponse
 from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
 from api.http import answer, services, with_body, with_query
+from api.openapi import other_answer
 from api.ratelimit import settings_limit
 from api.schemas import Address, Awarded, ClaimOut, Schema, Time, claim_out, refusals
 
@@ -39,10 +40,16 @@ class ViewerCompletionOut(Schema):
     completed_at: Time
     awarded: Awarded
     claim_status: str | None
+    claim_ref: str | None
 
 
 class CompletionsOut(Schema):
+    """The completions, and where the wallet gets an issued claim again: its rewards (``rewardsApi``, after a
+    rewards sign-in, see docs/rewards.md) or adnet's rewards page (``rewardsPage``)."""
+
     completions: list[ViewerCompletionOut]
+    rewards_api: str
+    rewards_page: str
 
 
 class MessageOut(Schema):
@@ -79,19 +86,23 @@ async def complete(data: CompleteTask) -> Response:
 @refusals(400, 429)
 async def status(query_args: CompletionsQuery) -> Response:
     """The completions of a wallet and/or a device fingerprint (``?wallet=&fingerprint=&campaignId=``), newest
-    first, so a site can mark tasks done."""
+    first, so a site can mark tasks done. The claim itself is shown only to its wallet: an ``issued`` one is listed
+    with its ``claimRef``, and the wallet gets it again from its rewards (``rewardsApi``, ``rewardsPage``)."""
     rows = await completion.viewer_completions(query_args)
+    base_url = services().settings.public_url
     return answer(CompletionsOut(completions=[
         ViewerCompletionOut(task_id=row.task_id, campaign_id=row.campaign_id, kind=row.kind,
                             completion_id=row.completion_id, completed_at=row.completed_at,
-                            awarded=Awarded(points=row.points, gs=row.gs), claim_status=row.claim_status)
-        for row in rows]), 200, NO_STORE)
+                            awarded=Awarded(points=row.points, gs=row.gs), claim_status=row.claim_status,
+                            claim_ref=row.claim_ref)
+        for row in rows], rewards_api=f"{base_url}/api/rewards", rewards_page=f"{base_url}/rewards"), 200, NO_STORE)
 
 
 @blueprint.get("/tasks/<task_id>/visit")
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_query(VisitStart)
 @refusals(400, 404, 409, 429)
+@other_answer(302, "The visit has started: on to the advertiser's page.", headers={"Location": "The task's URL."})
 async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
     """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect (302) to the advertiser's page."""
     target = await visits.start_visit(task_id, query_args, services().clock.now())

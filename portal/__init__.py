@@ -2,9 +2,25 @@
 page and the embed script's own URLs; one blueprint per part (``portal.pages.portal_blueprint``, whose refusals are
 HTML pages), which the app registers in the order of ``BLUEPRINTS``."""
 
-from portal import advertisers, auth, balance, dashboard, demo, home, operators, pages, sites
+from portal import (
+    advertisers,
+    auth,
+    balance,
+    dashboard,
+    demo,
+    home,
+    keys,
+    members,
+    operators,
+    pages,
+    rewards,
+    site_settings,
+    sites,
+    webhooks,
+)
 
 BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
-    balance.blueprint, advertisers.blueprint, operators.blueprint,
+    balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
+    webhooks.blueprint, members.blueprint, rewards.blueprint,
 )

@@ -21,6 +21,7 @@ from typing import Any
 
 from markupsafe import Markup
 from quart import Response, flash, render_template, request
+from werkzeug.datastructures import MultiDict
 
 from adnet.accounts import advertisers, sites
 from adnet.accounts.commands import AdvertiserRegistration
@@ -47,8 +48,10 @@ from api.sessions import current_wallet
 from portal import task_forms
 from portal.forms import command_of, listed
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.targeting import targeting_form
 
 blueprint = portal_blueprint("advertisers")
+blueprint.add_app_template_global(targeting_form, "targeting_form")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 HOME = "/portal/advertise"
@@ -101,10 +104,11 @@ def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
     return domains.get(site_id, site_id)
 
 
-async def _site_ids(form: Mapping[str, str]) -> dict[str, str]:
-    """The campaign form with its site lists (domains, as a person picks sites) written as the site ids the command
-    takes; Invalid ``unknown_domain`` naming the field when a domain has no site."""
-    values = dict(form)
+async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its site
+    lists (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain``
+    naming the field when a domain has no site."""
+    values = MultiDict(form)
     for name in ("siteAllow", "siteDeny"):
         if name not in values:
             continue
@@ -267,7 +271,7 @@ async def advertise_create_campaign() -> Response:
                                                   services().clock.now())
     except Invalid as error:
         return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
-                                "portal/advertise/new.html", _no_context, values=form.to_dict(),
+                                "portal/advertise/new.html", _no_context, values=form,
                                 failed_form="settings", **await _site_context())
     return _go_to(f"{HOME}/campaigns/{created.id}")
 
@@ -305,7 +309,7 @@ async def _campaign_refused(campaign_id: str, form_name: str, error: DomainError
     """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
     if not isinstance(error, Invalid | Conflict):
         raise error
-    context = await campaign_context(campaign_id, values=dict(values), failed_form=form_name)
+    context = await campaign_context(campaign_id, values=values, failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
                             _no_context, **context)
 

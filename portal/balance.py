@@ -5,8 +5,9 @@ The server prepares and checks; the wallet sends. A top-up is the approve and de
 back and polled until ``deposits.credit`` has credited it. A withdrawal is the claim ``adnet.money.withdrawals``
 signs; the wallet sends the vault call that redeems it, and its status partial follows the watcher (issued →
 redeemed, or released after the deadline). An exchange shows the vault's rate and a preview before
-``adnet.money.exchanges`` books it. Every change answers ``HX-Trigger: balance-changed``, which makes the balance
-partial reload itself.
+``adnet.money.exchanges`` books it. Each form shows what it can move at most (the wallet's G$, the site's claimable
+balance) and refuses more before anything is sent. Every change answers ``HX-Trigger: balance-changed``, which makes
+the balance, the recent movements and those figures reload themselves.
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from quart import Response, flash, render_template, request
 from adnet.accounts.sites import owned_site
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError, Invalid
-from adnet.money import deposits, exchanges, withdrawals
+from adnet.money import activity, deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, RedeemReport, Withdrawal
-from adnet.money.holders import owned_site_holder
+from adnet.money.holders import owned_site_holder, site_holder
 from adnet.reporting.balances import site_balance
 from api.http import services
 from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, portal_blueprint, see_other, wants_fragment
-from portal.sites import site_context
+from portal.sites import funds_of, site_context
 
 blueprint = portal_blueprint("balance")
 
@@ -35,7 +36,26 @@ async def _refused(site_id: str, form_name: str, error: DomainError, values: dic
     """A money form refused as invalid: shown again with the reason beside the field."""
     site = await owned_site(current_wallet(), site_id)
     return await form_error(f"portal/_{form_name}_form.html", f"#{form_name}-form", error, "portal/site.html",
-                            lambda: site_context(site), values=values, failed_form=form_name, site=site)
+                            lambda: site_context(site), values=values, failed_form=form_name, site=site,
+                            funds=await funds_of(site))
+
+
+@blueprint.get("/portal/sites/<site_id>/available/<any(topup, withdraw, exchange):form_name>")
+@account_page
+async def available(site_id: str, form_name: str) -> str:
+    """What the money form ``form_name`` can move at most (its line beside the amount, reloaded when money moves)."""
+    site = await owned_site(current_wallet(), site_id)
+    return await render_template("portal/_available.html", site=site, form_name=form_name,
+                                 funds=await funds_of(site))
+
+
+@blueprint.get("/portal/sites/<site_id>/activity")
+@account_page
+async def site_activity(site_id: str) -> str:
+    """The site's recent money movements (the panel reloads itself when money moves)."""
+    site = await owned_site(current_wallet(), site_id)
+    return await render_template("portal/_site_activity.html", site=site,
+                                 activity=await activity.recent(site_holder(site)))
 
 
 @blueprint.get("/portal/sites/<site_id>/balance")
@@ -53,12 +73,14 @@ async def topup_prepare(site_id: str) -> Response:
     form = await request.form
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        plan = deposits.prepare(holder, command_of(Funds, form).amount, services().chain)
+        amount = command_of(Funds, form).amount
+        await deposits.check_wallet_funds(holder, amount, services().chain)
+        plan = deposits.prepare(holder, amount, services().chain)
     except Invalid as error:
         return await _refused(site_id, "topup", error, form.to_dict())
-    return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id,
-                                          site=await owned_site(current_wallet(), site_id),
-                                          chain_id=services().chain.chain_id))
+    site = await owned_site(current_wallet(), site_id)
+    return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id, site=site,
+                                          funds=await funds_of(site), chain_id=services().chain.chain_id))
 
 
 @blueprint.post("/portal/sites/<site_id>/topup")
@@ -72,7 +94,10 @@ async def topup(site_id: str) -> Response:
     try:
         progress = await deposits.progress(holder, command_of(DepositReport, form).tx_hash, run.chain, run.clock.now())
     except Invalid as error:
-        return await _refused(site_id, "topup", error, form.to_dict())
+        site = await owned_site(current_wallet(), site_id)
+        return await form_error("portal/_deposit_credit_form.html", "#topup-credit", error, "portal/site.html",
+                                lambda: site_context(site), values=form.to_dict(), failed_form="topup-credit",
+                                form_name="topup", action=f"/portal/sites/{site_id}/topup", site=site)
     if not wants_fragment():
         await flash(f"Top-up {progress.tx_hash}: {progress.state}.")
         return see_other(f"/portal/sites/{site_id}")
@@ -101,7 +126,7 @@ async def withdraw(site_id: str) -> Response:
     view = await withdrawals.view(holder, result.withdrawal.id, run.chain)
     site = await owned_site(current_wallet(), site_id)
     return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site_id, site=site,
-                                          fresh=True),
+                                          funds=await funds_of(site), fresh=True),
                     headers=BALANCE_CHANGED)
 
 
@@ -121,11 +146,11 @@ async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
 @account_form
 async def exchange_preview(site_id: str) -> str:
     """What the exchange form would give at the vault's current rate, before it is confirmed."""
-    await owned_site(current_wallet(), site_id)
+    site = await owned_site(current_wallet(), site_id)
     form = await request.form
     try:
         order = command_of(ExchangeOrder, form)
-        preview = await exchanges.preview(order.from_token, order.amount, services().chain)
+        preview = await exchanges.preview(order.from_token, order.amount, services().chain, site)
     except DomainError as error:
         return await render_template("portal/_exchange_preview.html", error=error,
                                      empty=not form.get("amount", "").strip())
@@ -152,5 +177,5 @@ async def exchange(site_id: str) -> Response:
         await flash(message)
         return see_other(f"/portal/sites/{site_id}")
     site = await owned_site(current_wallet(), site_id)
-    return Response(await render_template("portal/_exchange_form.html", site=site,
+    return Response(await render_template("portal/_exchange_form.html", site=site, funds=await funds_of(site),
                                           values={}, done=message), headers=BALANCE_CHANGED)

@@ -18,7 +18,8 @@ async def dashboard_context() -> dict[str, Any]:
     """What the dashboard page shows, for the signed-in wallet."""
     report = await reports.publisher_dashboard(current_wallet(), services().clock.now())
     chart = earnings_chart([(day.day, day.earned) for day in report.daily],
-                           title=f"G$ earned per day, last {reports.DASHBOARD_DAYS} days")
+                           title=f"G$ earned per day, last {reports.DASHBOARD_DAYS} days",
+                           empty="Nothing earned in these days yet: earnings show here once your sites show ads.")
     return {"dashboard": report, "chart": chart, "days": reports.DASHBOARD_DAYS, "ctr": reports.click_through_rate}
 
 

@@ -2,9 +2,11 @@
 
 A browser sends every field as text, so ``command_of`` first writes the form as the JSON the command reads, by
 the type of each field: a one-line value is trimmed; an empty field is left out, or null where a partial edit
-(``Changes``) allows none; a list is written separated by commas or spaces; a ``datetime-local`` time, which has no
-zone, is UTC; a whole number is a number; a JSON object field is JSON text; a checkbox is on when present; CR LF
-line ends (HTML's form encoding) become LF. Nothing else is decided here: a refusal is the command's own, the
+(``Changes``) allows none; a list is written separated by commas or spaces, or as several fields of one name
+(checkboxes, a multiple select), or both; a ``datetime-local`` time, which has no zone, is UTC; a whole number is a
+number; a JSON object field is JSON text; a checkbox is on when present; a field that is itself a command
+(``targeting``) is the fields named with its prefix (``targeting.days``), given whole when any of them is present;
+CR LF line ends (HTML's form encoding) become LF. Nothing else is decided here: a refusal is the command's own, the
 Invalid error the API would answer.
 """
 
@@ -14,7 +16,9 @@ import json
 import re
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
+
+from werkzeug.datastructures import MultiDict
 
 from adnet.core.inputs import Changes, Command, parse
 
@@ -35,6 +39,14 @@ def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
     nullable = command.NULLABLE if issubclass(command, Changes) else None
     data: dict[str, Any] = {}
     for key, shape in _shapes(command).items():
+        if shape == "command":
+            prefix = f"{key}."
+            fields = MultiDict([(name.removeprefix(prefix), value) for name, value in _items(form)
+                                if name.startswith(prefix)])
+            nested = _nested(command, key)
+            if fields and nested is not None:
+                data[key] = as_json(nested, fields)
+            continue
         if shape == "flag":
             if key in form:
                 data[key] = form[key] not in ("", "0", "off", "false")
@@ -44,7 +56,8 @@ def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
         text = form[key].replace("\r\n", "\n")
         text = text if "\n" in text else text.strip()
         if shape == "list":
-            data[key] = listed(text)
+            texts = form.getlist(key) if isinstance(form, MultiDict) else [text]
+            data[key] = [item for value in texts for item in listed(value)]
         elif not text.strip():
             if nullable is not None:
                 data[key] = None if _name_of(command, key) in nullable else text
@@ -71,17 +84,32 @@ def _json(text: str) -> Any:
         return text
 
 
+def _items(form: Mapping[str, str]) -> list[tuple[str, str]]:
+    return list(form.items(multi=True)) if isinstance(form, MultiDict) else list(form.items())
+
+
+def _nested(command: type[Command], key: str) -> type[Command] | None:
+    """The command a field of ``command`` holds (``Targeting`` for ``targeting``, also when it may be null), or
+    None for a field of another type."""
+    annotation = command.model_fields[_name_of(command, key)].annotation
+    return next((kind for kind in (annotation, *get_args(annotation))
+                 if isinstance(kind, type) and issubclass(kind, Command)), None)
+
+
 def _name_of(command: type[Command], key: str) -> str:
     return next(name for name, field in command.model_fields.items() if (field.alias or name) == key)
 
 
 @cache
 def _shapes(command: type[Command]) -> dict[str, str]:
-    """How each field of ``command`` is written in a form, by its JSON schema: flag, list, time, number, json or
-    text."""
+    """How each field of ``command`` is written in a form, by its JSON schema: command, flag, list, time, number,
+    json or text."""
     shapes = {}
     for key, schema in command.model_json_schema()["properties"].items():
         options = [option for option in schema.get("anyOf", [schema]) if option.get("type") != "null"]
+        if _nested(command, key) is not None:
+            shapes[key] = "command"
+            continue
         kind, form = (options[0].get("type"), options[0].get("format")) if options else (None, None)
         shapes[key] = {"boolean": "flag", "array": "list", "integer": "number", "object": "json"}.get(
             str(kind), "time" if form == "date-time" else "text")

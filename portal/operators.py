@@ -15,6 +15,7 @@ from quart import Response, flash, render_template, request
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
 from adnet.campaigns.commands import Rejection
+from adnet.campaigns.models import Campaign, Creative
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import Conflict, Invalid
 from adnet.money import rate
@@ -27,6 +28,8 @@ from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 
 blueprint = portal_blueprint("operators")
+
+RATE_CHANGED = {"HX-Trigger": "rate-changed"}  # the rate panel reloads itself
 
 HOME = "/portal/operator"
 # What is approved or rejected → the domain step, called with the operator, the item's id (and the rejection)
@@ -51,7 +54,8 @@ async def operator_page_context(**extra: Any) -> dict[str, Any]:
     run = services()
     current = await rate.vault_rate(run.chain)
     platform = await revenue.revenue(run.clock.now())
-    chart = earnings_chart(platform.days, title=f"Platform G$ per day, last {revenue.REVENUE_DAYS} days")
+    chart = earnings_chart(platform.days, title=f"Platform G$ per day, last {revenue.REVENUE_DAYS} days",
+                           empty="The platform has earned nothing in these days yet.")
     return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": platform,
             "chart": chart,
             "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
@@ -74,18 +78,34 @@ async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
     form = await request.form
     try:
         if decision == "approve":
-            await APPROVALS[kind](operator, item_id, now)
+            decided = await APPROVALS[kind](operator, item_id, now)
         else:
-            await REJECTIONS[kind](operator, item_id, command_of(Rejection, form), now)
+            decided = await REJECTIONS[kind](operator, item_id, command_of(Rejection, form), now)
     except (Invalid, Conflict) as error:
         return await form_error("portal/operator/_queue.html", "#review-queue", error, "portal/operator/home.html",
                                 operator_page_context, **await queue_context(values=form.to_dict(),
                                                                              failed_form=f"decide-{item_id}"))
-    message = f"{'Approved' if decision == 'approve' else 'Rejected'} {item_id}."
+    message = f"{'Approved' if decision == 'approve' else 'Rejected'} {await _name_of(decided)}."
     if not wants_fragment():
         await flash(message)
         return see_other(HOME)
     return Response(await render_template("portal/operator/_queue.html", **await queue_context(done=message)))
+
+
+async def _name_of(item: Campaign | Creative) -> str:
+    """How a decided item is named to the operator: a campaign by its name, a creative by its size and campaign."""
+    if isinstance(item, Campaign):
+        return item.name
+    campaign = await item.campaign
+    return f"the {item.width}x{item.height} creative of {campaign.name}"
+
+
+@blueprint.get(f"{HOME}/rate")
+@account_page
+async def operator_rate_now() -> str:
+    """The vault's rate now (the panel reloads itself once a new rate is set)."""
+    _operator()
+    return await render_template("portal/operator/_rate_now.html", rate=(await rate.vault_rate(services().chain)).rate)
 
 
 @blueprint.post(f"{HOME}/rate")
@@ -107,4 +127,5 @@ async def operator_rate() -> Response:
                     + (f"set by {change.tx_hash}." if change.tx_hash else "send the transaction from the owner."))
         return see_other(HOME)
     return Response(await render_template("portal/operator/_rate_form.html", change=change, values={},
-                                          can_send=not run.settings.production and run.settings.embedded_chain))
+                                          can_send=not run.settings.production and run.settings.embedded_chain),
+                    headers=RATE_CHANGED if change.tx_hash else {})

@@ -49,10 +49,11 @@ async def page(full: str, fragment: str, status: int = 200, **context: Any) -> t
 
 async def form_error(fragment: str, target: str, error: DomainError, full: str,
                      full_context: Callable[[], Awaitable[dict[str, Any]]], **context: Any) -> Response:
-    """A refused form shown again with its error beside the field: for htmx, ``fragment`` replaces the form
-    (``target``) with a 200 so htmx swaps it; without JavaScript, the whole page ``full`` with the error's status."""
+    """A refused form shown again with its error beside the field, with the error's status: for htmx,
+    ``fragment`` replaces the form (``target``; ``static/portal.js`` has htmx swap refusals); without JavaScript,
+    the whole page ``full``."""
     if wants_fragment():
-        response = Response(await render_template(fragment, error=error, **context))
+        response = Response(await render_template(fragment, error=error, **context), status_of(error))
         response.headers["HX-Retarget"] = target
         response.headers["HX-Reswap"] = "outerHTML"
         return response
@@ -106,6 +107,17 @@ async def error_page(error: DomainError) -> tuple[str, int]:
     """A refusal on a portal URL as an HTML page (a fragment for htmx) naming what went wrong."""
     status = status_of(error)
     return await page("portal/error.html", "portal/_error.html", status, error=error, http_status=status)
+
+
+async def http_error_page(status: int, code: str, message: str) -> Response | None:
+    """An error raised around the portal's handlers (an unknown portal URL, a method a page lacks, a rate limit,
+    a fault) as the same HTML page, for a path under /portal; None elsewhere, where errors are JSON
+    (``api.errors.register``)."""
+    if request.path != "/portal" and not request.path.startswith("/portal/"):
+        return None
+    body, _ = await page("portal/error.html", "portal/_error.html", status, error=DomainError(code, message),
+                         http_status=status)
+    return Response(body, status, mimetype="text/html")
 
 
 # The filters and layout values every page's templates use.

@@ -4,6 +4,7 @@ range of days."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -11,10 +12,12 @@ from quart import Response, render_template, request
 
 from adnet.accounts import sites
 from adnet.accounts.commands import DomainCheck, SiteRegistration
-from adnet.accounts.models import Site
+from adnet.accounts.models import MemberRole, Site
+from adnet.chain.client import ChainUnavailable
+from adnet.core.amounts import Token
 from adnet.core.errors import Conflict, DomainError
 from adnet.delivery.sdk import embed_snippets
-from adnet.money import activity, exchanges
+from adnet.money import activity, exchanges, ledger
 from adnet.money.holders import site_holder
 from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
@@ -30,10 +33,29 @@ from portal.pages import account_form, account_page, form_error, page, portal_bl
 blueprint = portal_blueprint("sites")
 
 
+@dataclass(frozen=True)
+class Funds:
+    """What the site's money forms can move at most: the wallet's G$ on the chain (None when the chain cannot be
+    read), and the site's claimable balance per token, smallest units."""
+
+    wallet: int | None
+    site: dict[Token, int]
+
+
+async def funds_of(site: Site) -> Funds:
+    """The wallet's and the site's money, as the top-up, withdraw and exchange forms show it beside their amount."""
+    try:
+        wallet = await services().chain.token_balance(Token.GS, site.publisher.wallet)
+    except ChainUnavailable:
+        wallet = None
+    held = {token: await ledger.balance(ledger.site(site.id, token)) for token in Token}
+    return Funds(wallet=wallet, site=held)
+
+
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
-    movements, its traffic of the last 30 days (billed and filtered by reason), unit results, the embed snippets and
-    the export's default range."""
+    movements, what its money forms can move, its traffic of the last 30 days (billed and filtered by reason), unit
+    results, the embed snippets and the export's default range."""
     run = services()
     today = run.clock.today()
     recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
@@ -45,6 +67,7 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
         "balance": await site_balance(site.publisher.wallet, site.id),
         "rate": await exchanges.current_rate(run.chain),
         "activity": await activity.recent(site_holder(site)),
+        "funds": await funds_of(site),
         "units": await site_reports.site_unit_results(site.id),
         "snippets": embed_snippets(run.settings.public_url, site.id),
         "export_from": (today.replace(day=1)).isoformat(),
@@ -96,8 +119,8 @@ async def check_domain() -> str:
 @blueprint.get("/portal/sites/<site_id>")
 @account_page
 async def site_page(site_id: str) -> tuple[str, int]:
-    """A site of the signed-in wallet: 404 for no such site, 403 for another wallet's."""
-    site = await sites.owned_site(current_wallet(), site_id)
+    """A site of the signed-in wallet's accounts: 404 for no such site, 403 for another wallet's."""
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     return await page("portal/site.html", "portal/site.html", **await site_context(site))
 
 
@@ -125,7 +148,7 @@ async def verify_site(site_id: str) -> Response:
 @account_page
 async def export_traffic(site_id: str) -> Response:
     """The site's traffic per UTC day of the last 30 days (billed, and filtered per reason) as CSV."""
-    site = await sites.owned_site(current_wallet(), site_id)
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     today = services().clock.today()
     start = today - timedelta(days=29)
     response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)), mimetype="text/csv")
@@ -139,7 +162,7 @@ async def export_traffic(site_id: str) -> Response:
 async def export_events(site_id: str) -> Response:
     """The site's tracking events from ``from`` to ``to`` (UTC days, inclusive) as CSV; a bad range is shown on the
     site page beside the export form."""
-    site = await sites.owned_site(current_wallet(), site_id)
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     try:
         start, end = command_of(Period, request.args).days(services().clock.today())

@@ -1,7 +1,32 @@
 // adnet portal: the few lines of wallet glue (EIP-1193) the server-rendered pages need. The server prepares every
-// message and transaction; this script only asks the browser's wallet to sign or send them, and reports back.
+// message and transaction; this script only asks the browser's wallet to sign or send them, and reports back. It
+// also sets how htmx treats answers and shows a form's request in progress.
 (function () {
   "use strict";
+
+  // A refusal (4xx, or 503 when the chain cannot be reached) carries the fragment that says what went wrong beside
+  // the field it concerns: htmx swaps it like a success. Other server errors leave the page as it is.
+  htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "4..|503", swap: true },
+    { code: "...", swap: false, error: true }
+  ];
+
+  // While a request runs, the element that sent it is aria-busy; a form's hx-disabled-elt and hx-indicator
+  // (templates/portal/_busy.html) disable its submit button and show its busy note. A money form whose amount is
+  // more than it can move (its .available line) is refused here, before anything is sent.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt.tagName === "FORM" && overLimit(elt)) {
+      event.preventDefault();
+      return;
+    }
+    elt.setAttribute("aria-busy", "true");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    event.detail.elt.removeAttribute("aria-busy");
+  });
 
   var REJECTED = 4001;
   var UNKNOWN_CHAIN = 4902;
@@ -27,11 +52,114 @@
     return window.ethereum;
   }
 
-  function explain(error) {
+  // The custom errors of the vault and its tokens (contracts/build), by selector, as sentences; ``args`` are the
+  // error's 32-byte arguments and ``symbol`` the token the transaction moves.
+  var CONTRACT_ERRORS = {
+    "0xe450d38c": function (args, symbol) {
+      return "Your wallet holds " + amount(args[1], symbol) + ", less than the " + amount(args[2], symbol) +
+        " this transaction moves.";
+    },
+    "0xfb8f41b2": function (args, symbol) {
+      return "The vault may take only " + amount(args[1], symbol) + " from your wallet, less than the " +
+        amount(args[2], symbol) + " this transaction moves: send the approval again.";
+    },
+    "0xd0fd396c": function () { return "This claim has been redeemed already."; },
+    "0xf5f3b230": function () { return "The claim's deadline has passed: its amount goes back to the balance."; },
+    "0xe90aded4": function () { return "This claim has been used already."; },
+    "0xe74c68bb": function () { return "The vault does not accept adnet's signature now; try again later."; },
+    "0xd93c0665": function () { return "The vault is paused; try again later."; },
+    "0x118cdaa7": function () { return "Only the vault's owner may send this transaction."; },
+    "0xbf16aab6": function () { return "The vault does not take this token."; },
+    "0x1f2a2005": function () { return "The amount is zero."; }
+  };
+
+  // A smallest-unit amount (a BigInt) as a decimal string with its token.
+  function amount(value, symbol) {
+    var digits = value.toString().padStart(19, "0");
+    var whole = digits.slice(0, -18).replace(/^0+(?=\d)/, "");
+    var fraction = digits.slice(-18).replace(/0+$/, "");
+    return whole + (fraction ? "." + fraction : "") + (symbol ? " " + symbol : "");
+  }
+
+  // The sentence for a contract's custom error found in what the wallet reported (its message or data), if any.
+  function contractError(error, symbol) {
+    var text = [error && error.message, error && JSON.stringify(error.data || "")].join(" ");
+    var pattern = /0x([0-9a-fA-F]{8})((?:[0-9a-fA-F]{64})*)/g;
+    var match, decode;
+    while ((match = pattern.exec(text)) !== null) {
+      decode = CONTRACT_ERRORS["0x" + match[1].toLowerCase()];
+      if (decode) {
+        return decode((match[2].match(/.{64}/g) || []).map(function (word) { return BigInt("0x" + word); }), symbol);
+      }
+    }
+    return null;
+  }
+
+  function explain(error, symbol) {
     if (error && error.code === REJECTED) { return "You declined the request in your wallet."; }
     if (error && error.code === "no_wallet") { return error.message; }
     if (error && error.code === "wrong_chain") { return error.message; }
+    var sentence = contractError(error, symbol);
+    if (sentence) { return "The transaction would fail: " + sentence; }
     return "The wallet reported an error: " + ((error && error.message) || String(error));
+  }
+
+  // An amount written as a decimal string, in the smallest unit (18 decimals); null when it is not one.
+  function units(text) {
+    var match = /^\s*(\d*)(?:\.(\d{0,18}))?\s*$/.exec(text || "");
+    if (!match || (match[1] === "" && !match[2])) { return null; }
+    return BigInt(match[1] || "0") * (BigInt(10) ** BigInt(18)) + BigInt((match[2] || "").padEnd(18, "0"));
+  }
+
+  // The line of a money form's .available for the token it moves (its token or direction select, if any).
+  function availableLine(form) {
+    var select = form.querySelector("select[name=token], select[name=from]");
+    var lines = Array.prototype.slice.call(form.querySelectorAll(".available [data-token]"));
+    return lines.filter(function (line) {
+      return !select || line.getAttribute("data-token") === select.value;
+    })[0] || null;
+  }
+
+  function showAvailable(form) {
+    var current = availableLine(form);
+    form.querySelectorAll(".available [data-token]").forEach(function (line) { line.hidden = line !== current; });
+  }
+
+  function fieldError(form, text) {
+    var input = form.querySelector("input[name=amount]");
+    var id = form.id.replace(/-form$/, "") + "-error";
+    var message = document.getElementById(id);
+    if (!message) {
+      message = document.createElement("p");
+      message.id = id;
+      message.className = "error";
+      message.setAttribute("role", "alert");
+      form.insertBefore(message, form.querySelector("button[type=submit]"));
+    }
+    message.textContent = text;
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", id);
+    input.focus();
+  }
+
+  function overLimit(form) {
+    var line = availableLine(form);
+    var input = form.querySelector("input[name=amount]");
+    if (!line || !input || !line.hasAttribute("data-max")) { return false; }
+    var amount = units(input.value);
+    if (amount === null || amount <= units(line.getAttribute("data-max"))) { return false; }
+    fieldError(form, line.getAttribute("data-over"));
+    return true;
+  }
+
+  function fillMax(button) {
+    var form = button.closest("form");
+    var line = availableLine(form);
+    var input = document.getElementById(button.getAttribute("data-max-for"));
+    if (!line || !line.hasAttribute("data-max")) { return; }
+    input.value = line.getAttribute("data-max");
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.focus();
   }
 
   function hex(number) { return "0x" + Number(number).toString(16); }
@@ -70,8 +198,11 @@
     var chainId = box.getAttribute("data-chain-id");
     var switchButton = box.querySelector("[data-wallet-switch]");
     var form = box.querySelector("#signin-form");
+    var button = box.querySelector("[data-wallet-signin]");
     var address;
     switchButton.hidden = true;
+    button.disabled = true;
+    box.setAttribute("aria-busy", "true");
     say(box, "Asking your wallet for its address…");
     return Promise.resolve().then(function () {
       return wallet().request({ method: "eth_requestAccounts" });
@@ -95,6 +226,8 @@
       form.submit();
     }).catch(function (error) {
       if (error && error.code === "wrong_chain") { switchButton.hidden = false; }
+      button.disabled = false;
+      box.removeAttribute("aria-busy");
       say(box, explain(error), true);
     });
   }
@@ -122,7 +255,7 @@
       });
     }).catch(function (error) {
       retry.hidden = false;
-      say(box, explain(error), true);
+      say(box, explain(error, "G$"), true);
     });
   }
 
@@ -140,7 +273,7 @@
       });
     }).catch(function (error) {
       button.disabled = false;
-      say(box, explain(error), true);
+      say(box, explain(error, button.getAttribute("data-token")), true);
     });
   }
 
@@ -164,9 +297,11 @@
 
   document.addEventListener("click", function (event) {
     var target = event.target.closest("[data-wallet-signin], [data-wallet-switch], [data-wallet-retry], " +
-      "[data-wallet-redeem], [data-copy]");
+      "[data-wallet-redeem], [data-copy], [data-max-for]");
     if (!target) { return; }
-    if (target.hasAttribute("data-wallet-signin")) {
+    if (target.hasAttribute("data-max-for")) {
+      fillMax(target);
+    } else if (target.hasAttribute("data-wallet-signin")) {
       signIn(target.closest("[data-chain-id]"));
     } else if (target.hasAttribute("data-wallet-switch")) {
       var box = target.closest("[data-chain-id]");
@@ -188,7 +323,14 @@
     return root.matches(selector) ? [root].concat(found) : found;
   }
 
+  document.addEventListener("change", function (event) {
+    if (event.target.matches("select[name=token], select[name=from]") && event.target.form) {
+      showAvailable(event.target.form);
+    }
+  });
+
   function start(root) {
+    within(root, ".available").forEach(function (line) { showAvailable(line.closest("form")); });
     within(root, "[data-wallet-topup]").forEach(topUp);
     within(root, "[data-wallet-redeem][data-autorun]").forEach(function (button) {
       button.removeAttribute("data-autorun");

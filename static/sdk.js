@@ -1,11 +1,12 @@
-/*! adnet embed SDK 1.0.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.1.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
-// "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, and runs polls, feedback
-// and surveys. Plain ES2017, no dependencies, styles isolated in a shadow root. It never writes to the console:
+// "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
+// and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
+// dependencies, styles isolated in a shadow root. It never writes to the console:
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.0.0";
+  var VERSION = "1.1.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -123,13 +124,15 @@
     return Object.keys(params).filter(function (key) { return params[key] !== null && params[key] !== undefined && params[key] !== ""; })
       .map(function (key) { return encodeURIComponent(key) + "=" + encodeURIComponent(params[key]); }).join("&");
   }
-  // Resolves {ok, status, body}; never rejects (status 0: the server could not be reached).
-  function api(method, path, body) {
-    var init = { method: method, mode: "cors", credentials: "omit", cache: "no-store" };
+  // Resolves {ok, status, body}; never rejects (status 0: the server could not be reached). `token`: a rewards
+  // session's, sent as a bearer token (never a cookie: credentials stay omitted).
+  function api(method, path, body, token) {
+    var init = { method: method, mode: "cors", credentials: "omit", cache: "no-store", headers: {} };
     if (body !== undefined) {
-      init.headers = { "Content-Type": "application/json" };
+      init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
+    if (token) init.headers.Authorization = "Bearer " + token;
     return window.fetch(/^https?:/.test(path) ? path : base + path, init).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (json) {
         return { ok: response.ok, status: response.status, body: json || {} };
@@ -166,6 +169,10 @@
     if (rewards.points) parts.push("+" + rewards.points + " points");
     if (rewards.gs && Number(rewards.gs) > 0) parts.push(rewards.gs + " G$");
     return parts.join(" · ");
+  }
+  // What points are, where a reward shows them (the rewards panel says it in full, with the wallet's total).
+  function pointsNote(rewards) {
+    return rewards && rewards.points ? "Points are a score adnet keeps for your wallet, not a token: see My rewards." : null;
   }
   function reducedMotion() {
     return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
@@ -221,6 +228,32 @@
     });
   }
 
+  // ---- what serving targets and caps by: page keywords (data-keywords) and the viewer id ---------------------------
+  // The viewer id counts campaigns' frequency caps; under Do-Not-Track or Global Privacy Control none is sent.
+  function cappingViewer() { return optedOut() ? null : fingerprint(); }
+  // A slot's keywords, else the script tag's: comma-separated, trimmed, lower-cased; items the server would refuse
+  // (not 1-40 letters, digits, - or _) are left out, and at most 20 are sent, so a sloppy list never empties a slot.
+  var KEYWORD = /^[\p{L}\p{N}_-]{1,40}$/u;
+  function pageKeywords(text) {
+    var seen = [];
+    String(text || "").split(",").forEach(function (item) {
+      var keyword = item.trim().toLowerCase();
+      if (KEYWORD.test(keyword) && seen.indexOf(keyword) < 0 && seen.length < 20) seen.push(keyword);
+    });
+    return seen.join(",");
+  }
+  // A shared constructed stylesheet where the browser has them (a page's CSP without 'unsafe-inline' allows it),
+  // a <style> element otherwise.
+  function styleShadow(root) {
+    if (window.CSSStyleSheet && "adoptedStyleSheets" in root) {
+      sheet = sheet || new CSSStyleSheet();
+      if (!sheet.cssRules.length) sheet.replaceSync(CSS);
+      root.adoptedStyleSheets = [sheet];
+    } else {
+      root.appendChild(el("style", { text: CSS }));
+    }
+  }
+
   // ---- slots ---------------------------------------------------------------------------------------------------
   function Slot(host, options) {
     options = options || {};
@@ -230,15 +263,10 @@
     this.size = /^\d{1,5}x\d{1,5}$/.test(options.size || attr.size || "") ? (options.size || attr.size) : null;
     this.placement = options.placement || attr.placement || "";
     this.attached = options.attached !== undefined ? !!options.attached : attr.tasks !== undefined;
+    this.keywords = pageKeywords(options.keywords || attr.keywords || data.keywords);
     this.root = host.shadowRoot || host.attachShadow({ mode: "open" });
     host.__adnet = this;
-    if (window.CSSStyleSheet && "adoptedStyleSheets" in this.root) {
-      sheet = sheet || new CSSStyleSheet();
-      if (!sheet.cssRules.length) sheet.replaceSync(CSS);
-      this.root.adoptedStyleSheets = [sheet];
-    } else {
-      this.root.appendChild(el("style", { text: CSS }));
-    }
+    styleShadow(this.root);
     this.box = el("div", { class: "box" });
     this.live = el("div", { class: "sr", role: "status", "aria-live": "polite" });
     this.root.append(this.box, this.live);
@@ -256,7 +284,7 @@
   Slot.prototype.load = function () {
     var self = this;
     var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
-      wallet: state.wallet, attached: this.attached ? "1" : null };
+      wallet: state.wallet, attached: this.attached ? "1" : null, keywords: this.keywords, viewer: cappingViewer() };
     return api("GET", "/api/serve?" + query(params)).then(function (response) {
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);
@@ -357,7 +385,7 @@
     tasks.forEach(function (task) {
       if (!TASKS[task.kind]) return;
       var row = el("li", { class: "task", "data-task": task.id, "data-kind": task.kind }, [
-        el("span", { class: "t", text: task.title }), el("span", { class: "reward", text: rewardText(task.rewards) })]);
+        el("span", { class: "t", text: task.title }), el("span", { class: "reward", text: rewardText(task.rewards), title: pointsNote(task.rewards) })]);
       var controls = el("span", { class: "controls" });
       var message = el("span", { class: "msg", role: "status" });
       row.append(controls, message);
@@ -410,6 +438,8 @@
         });
       } });
       view.controls.appendChild(button);
+    } else if (!claim && result.claimStatus === "issued" && result.claimRef && provider()) {
+      view.controls.appendChild(earlierClaimButton(view, result.claimRef));
     }
   }
   // Submit a completion; ``onPending``, when given, takes an answer that says to wait (not yet confirmed).
@@ -601,7 +631,7 @@
   function finished(slot, task, content, body) {
     content.textContent = "";
     var award = rewardText(body.awarded);
-    content.append(el("p", { class: "done", text: "Thank you!" }), award ? el("p", { class: "reward", text: "Earned " + award }) : null);
+    content.append(el("p", { class: "done", text: "Thank you!" }), award ? el("p", { class: "reward", text: "Earned " + award, title: pointsNote(body.awarded) }) : null);
     slot.say("Thank you, your answer was recorded.");
     emit("interaction", { slot: slot.host, taskId: task.id, kind: task.kind, status: body.status || "recorded",
       interactionId: body.interactionId, awarded: body.awarded || null }, slot.host);
@@ -763,6 +793,174 @@
     } };
   }
 
+  // ---- viewer's rewards ("My rewards") -------------------------------------------------------------------------
+  // The wallet signs adnet's rewards sign-in message once per page; the session it opens lists and redeems this
+  // wallet's rewards and nothing else, and its token stays in this page's memory. docs/rewards.md.
+  function rewardsSession() {
+    if (state.rewards && state.rewards.wallet === state.wallet) return Promise.resolve(state.rewards);
+    var eth = provider();
+    if (!eth) return Promise.reject(new Error("no_wallet"));
+    return connectWallet().then(function (wallet) {
+      return api("POST", "/api/rewards/message", { address: wallet }).then(function (written) {
+        if (!written.ok) throw new Error(errorText(written));
+        return eth.request({ method: "personal_sign", params: [utf8Hex(written.body.message), wallet] })
+          .then(function (signature) {
+            return api("POST", "/api/rewards/session", { message: written.body.message, signature: signature });
+          });
+      }).then(function (opened) {
+        if (!opened.ok) throw new Error(errorText(opened));
+        state.rewards = { wallet: wallet, token: opened.body.token };
+        return state.rewards;
+      });
+    });
+  }
+  function fetchRewards() {
+    return rewardsSession().then(function (session) {
+      return api("GET", "/api/rewards", undefined, session.token).then(function (response) {
+        if (response.status === 401) state.rewards = null;
+        if (!response.ok) throw new Error(errorText(response));
+        return response.body;
+      });
+    });
+  }
+  // A completed task whose claim the page no longer has (a reload, a declined prompt): get it from the wallet's
+  // rewards and redeem it.
+  function earlierClaimButton(view, claimRef) {
+    var button = el("button", { type: "button", class: "primary", text: "Redeem", onclick: function () {
+      button.disabled = true;
+      view.say("Sign in to your rewards in your wallet…");
+      fetchRewards().then(function (body) {
+        var reward = (body.rewards || []).filter(function (item) { return item.claimRef === claimRef; })[0];
+        if (!reward || !reward.transaction) throw new Error("This reward can no longer be redeemed.");
+        view.say("Confirm the transaction in your wallet…");
+        return redeem(reward.transaction).then(function (hash) {
+          button.remove();
+          view.say("Redeemed. Transaction " + String(hash).slice(0, 12) + "…");
+          emit("redeem", { slot: view.slot.host, taskId: view.task.id, txHash: hash, transaction: reward.transaction },
+            view.slot.host);
+        });
+      }).catch(function (error) {
+        button.disabled = false;
+        view.say(error && error.message && !/^no_wallet$/.test(error.message) && !error.code ? error.message :
+          "The wallet did not sign or send.", true);
+      });
+    } });
+    return button;
+  }
+  function RewardsPanel(host) {
+    this.host = host;
+    this.sent = {};
+    this.root = host.shadowRoot || host.attachShadow({ mode: "open" });
+    host.__adnetRewards = this;
+    styleShadow(this.root);
+    this.box = el("section", { class: "box unit rewards", "aria-label": "My rewards" });
+    this.live = el("div", { class: "sr", role: "status", "aria-live": "polite" });
+    this.root.append(this.box, this.live);
+    this.start();
+  }
+  RewardsPanel.prototype.start = function () {
+    var self = this;
+    this.box.textContent = "";
+    var open = el("button", { type: "button", class: "primary", text: "My rewards", onclick: function () { self.open(open); } });
+    this.message = el("p", { class: "msg", role: "status" });
+    this.box.append(open, this.message);
+  };
+  RewardsPanel.prototype.say = function (text, isError) {
+    this.message.textContent = text;
+    this.message.className = isError ? "msg err" : "msg";
+    this.live.textContent = text;
+  };
+  RewardsPanel.prototype.open = function (button) {
+    var self = this;
+    if (!provider()) return this.say("Open this page in a wallet browser (or install a wallet) to see your rewards.", true);
+    button.disabled = true;
+    this.say("Sign in to your rewards in your wallet…");
+    return fetchRewards().then(function (body) { self.show(body); }, function (error) {
+      button.disabled = false;
+      self.say(error && error.message && !error.code && error.message !== "no_wallet" ? error.message :
+        "The wallet did not sign in.", true);
+    });
+  };
+  RewardsPanel.prototype.reload = function () {
+    var self = this;
+    return fetchRewards().then(function (body) { self.show(body); }, function (error) { self.say(error.message, true); });
+  };
+  RewardsPanel.prototype.show = function (body) {
+    var self = this;
+    this.box.textContent = "";
+    this.message = el("p", { class: "msg", role: "status" });
+    var points = body.points || { total: 0, about: "" };
+    var gs = body.gs || { earned: "0", redeemable: "0" };
+    var level = this.host.getAttribute("data-heading-level");
+    if (!/^[2-6]$/.test(level || "")) level = "3";
+    this.box.append(
+      el("h" + level, { text: "My rewards" }),
+      el("p", { class: "points" }, [el("strong", { text: points.total + " points" }),
+        document.createTextNode(" · " + gs.earned + " G$ earned, " + gs.redeemable + " G$ to redeem")]),
+      el("p", { class: "reward about", text: points.about }));
+    var waiting = (body.rewards || []).filter(function (item) { return item.redeemable && !self.sent[item.claimRef]; });
+    if (body.redeemAll && waiting.length > 1) {
+      var all = el("button", { type: "button", class: "primary", text: "Redeem all (" + body.redeemAllCount + ")",
+        onclick: function () {
+          all.disabled = true;
+          self.say("Confirm the transaction in your wallet…");
+          sendFromWallet(body.redeemAll.chainId, body.redeemAll).then(function (sent) {
+            var hash = sent.hash;
+            (body.redeemAllClaimRefs || []).forEach(function (claimRef) { self.sent[claimRef] = hash; });
+            emit("redeem", { txHash: hash, count: body.redeemAllCount }, self.host);
+            self.show(body);
+            self.say("Sent. Transaction " + String(hash).slice(0, 12) + "…");
+          }, function () {
+            all.disabled = false;
+            self.say("The wallet did not send the transaction.", true);
+          });
+        } });
+      this.box.appendChild(all);
+    }
+    var list = el("ul", { class: "tasks", "aria-label": "Rewards" });
+    (body.rewards || []).forEach(function (item) { list.appendChild(self.row(item)); });
+    if (!(body.rewards || []).length) list.appendChild(el("li", { class: "task", text: "Nothing earned yet with this wallet." }));
+    this.box.append(list, this.message);
+  };
+  RewardsPanel.prototype.row = function (item) {
+    var self = this;
+    var award = rewardText(item.awarded);
+    var row = el("li", { class: "task", "data-reward": item.id }, [
+      el("span", { class: "t", text: item.title }), el("span", { class: "reward", text: award })]);
+    var state = el("span", { class: "msg", text: rewardState(item, self.sent[item.claimRef]) });
+    if (item.redeemable && !self.sent[item.claimRef]) {
+      var button = el("button", { type: "button", text: "Redeem", onclick: function () {
+        button.disabled = true;
+        self.say("Confirm the transaction in your wallet…");
+        redeem(item.transaction).then(function (hash) {
+          self.sent[item.claimRef] = hash;
+          button.remove();
+          state.textContent = rewardState(item, hash);
+          emit("redeem", { txHash: hash, transaction: item.transaction }, self.host);
+          self.say("Sent. Transaction " + String(hash).slice(0, 12) + "…");
+        }, function () {
+          button.disabled = false;
+          self.say("The wallet did not send the transaction.", true);
+        });
+      } });
+      row.appendChild(button);
+    }
+    row.appendChild(state);
+    return row;
+  };
+  function rewardState(item, sentHash) {
+    if (sentHash) return "Redeem sent (" + String(sentHash).slice(0, 12) + "…), confirming on-chain.";
+    if (!item.claimStatus) return "Points only.";
+    if (item.claimStatus === "redeemed") return "Redeemed.";
+    if (item.claimStatus === "expired" || !item.redeemable) return "Expired: its deadline passed unredeemed.";
+    return "Ready to redeem.";
+  }
+  function rewards(element) {
+    if (!element) return null;
+    if (!element.__adnetRewards) new RewardsPanel(element);
+    return element.__adnetRewards;
+  }
+
   // ---- public API ----------------------------------------------------------------------------------------------
   var lazy = window.IntersectionObserver ? new IntersectionObserver(function (entries) {
     entries.forEach(function (entry) {
@@ -789,6 +987,7 @@
     Array.prototype.forEach.call((root || document).querySelectorAll("[data-adnet-slot]"), function (element) {
       if (!element.__adnet) render(element);
     });
+    Array.prototype.forEach.call((root || document).querySelectorAll("[data-adnet-rewards]"), rewards);
   }
   function identify(wallet) {
     if (wallet !== null && !WALLET.test(String(wallet))) return false;
@@ -802,7 +1001,7 @@
     return function () { state.listeners[name] = state.listeners[name].filter(function (l) { return l !== listener; }); };
   }
   var adnet = {
-    version: VERSION, identify: identify, render: render, on: on,
+    version: VERSION, identify: identify, render: render, rewards: rewards, on: on,
     fingerprint: fingerprint, wallet: function () { return state.wallet; },
     push: function (command) { if (typeof command === "function") command(adnet); }
   };
@@ -818,6 +1017,7 @@
           Array.prototype.forEach.call(record.addedNodes, function (node) {
             if (node.nodeType !== 1) return;
             if (node.hasAttribute("data-adnet-slot") && !node.__adnet) render(node);
+            else if (node.hasAttribute("data-adnet-rewards")) rewards(node);
             else if (node.querySelector) scan(node);
           });
         });

@@ -1,6 +1,7 @@
 """Signing in from tests, as a wallet does: ask for a nonce, sign the SIWE message, verify.
 
-``token = await sign_in(client, account)`` returns a session token; send it with ``headers=bearer(token)``.
+``token = await sign_in(client, account)`` returns a session token (``rewards_sign_in``: a rewards session); send
+it with ``headers=bearer(token)``.
 ``siwe_message`` builds the message text with any field changed, for tests of what sign-in refuses.
 """
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
-from siwe import siwe
+
+from adnet.accounts.signin import siwe  # the SIWE module, loaded without its grammar's warnings
 
 STATEMENT = "Sign in to adnet."
 _CURVE_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
@@ -65,3 +67,14 @@ async def sign_in(client: Any, account: LocalAccount) -> str:
 def bearer(token: str) -> dict[str, str]:
     """The header that carries a session for scripts."""
     return {"Authorization": f"Bearer {token}"}
+
+
+async def rewards_sign_in(client: Any, account: LocalAccount) -> str:
+    """Sign ``account`` in for its rewards as the embed does (the server writes the message, the wallet signs it)
+    and return the rewards session's token."""
+    written = await client.post("/api/rewards/message", json={"address": account.address})
+    message = (await written.get_json())["message"]
+    response = await client.post("/api/rewards/session", json={"message": message, "signature": sign(account, message)})
+    if response.status_code != 201:
+        raise AssertionError(f"rewards sign-in failed: {response.status_code} {await response.get_json()}")
+    return (await response.get_json())["token"]

@@ -1,6 +1,7 @@
-"""A publisher's site for verification tests: a real HTTP server on 127.0.0.1, in a thread, answering each path
-with the page a test put there (404 otherwise) and noting every request. adnet reaches it in test mode, which
-allows plain http and loopback addresses, with ``ADNET_SITE_CHECK_PORT`` set to its port.
+"""A publisher's site for verification tests, and a webhook receiver: a real HTTP server on 127.0.0.1, in a thread,
+answering each path with the page a test put there (404 otherwise) and noting every request and POST. adnet
+reaches it in test mode, which allows plain http and loopback addresses, with ``ADNET_SITE_CHECK_PORT`` set to
+its port (webhooks reach any port outside production).
 
 Also recording stand-ins for httpcore's network, for the guard's tests: ``ScriptedNetwork`` answers every
 connection with canned HTTP responses and notes the address and TLS name of each; ``FileNetwork`` answers each
@@ -32,13 +33,27 @@ class Answer:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Posted:
+    """A POST the server received (a webhook delivery): its path, headers and body."""
+
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
 @dataclass
 class SiteServer:
-    """The pages of the running server (path → Answer) and the paths it was asked for."""
+    """The pages of the running server (path → Answer), the paths it was asked for, and the POSTs it received
+    (answered with the path's Answer, 404 without one)."""
 
     port: int
     pages: dict[str, Answer] = field(default_factory=dict)
     requested: list[str] = field(default_factory=list)
+    posted: list[Posted] = field(default_factory=list)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
 
     def home_page_with(self, *sites: Site) -> None:
         """A home page whose head carries each site's meta tag."""
@@ -55,6 +70,14 @@ def serve_site() -> Iterator[SiteServer]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             site.requested.append(self.path)
+            self._answer()
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            site.posted.append(Posted(self.path, {name: value for name, value in self.headers.items()}, body))
+            self._answer()
+
+        def _answer(self) -> None:
             answer = site.pages.get(self.path, Answer(404, "not found"))
             body = answer.body.encode()
             self.send_response(answer.status)

@@ -1,7 +1,12 @@
-"""The docs name tests as proof (docs/security.md maps each known hole to its tests): every test they name exists."""
+"""The docs say what the code does: every test they name as proof exists (docs/security.md maps each known hole to
+its tests), and docs/errors.md names every error code the code can answer with."""
 
+import ast
 import re
 from pathlib import Path
+
+from adnet.accounts.sites import SPECIAL_USE_REFUSALS
+from api.errors import HTTP_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMED = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
@@ -15,3 +20,64 @@ def test_every_test_the_docs_name_exists():
                if not (ROOT / path).is_file()
                or not re.search(rf"^(async )?def {name}\(", (ROOT / path).read_text(), re.M)]
     assert missing == []
+
+
+# Where the code makes a refusal: the error kinds of adnet.core.errors and api.errors, and adnet.core.inputs.rule.
+REFUSALS = {"DomainError", "Invalid", "Unauthorized", "Forbidden", "NotFound", "Conflict", "Unavailable",
+            "RequestRefused", "rule"}
+# Refusals whose code is not written at the call, and where their codes are written instead.
+CODES_MADE_ELSEWHERE = {
+    ("adnet/accounts/sites.py", "code"): {code for code, _ in SPECIAL_USE_REFUSALS.values()},
+    ("adnet/accounts/ownership.py", "failure.code"): set(),  # CheckFailure(code=...), found as a keyword below
+    ("adnet/core/inputs.py", "first['type']"): set(),  # the code of a rule(...), found at its call
+    ("portal/pages.py", "code"): set(),  # an error of api/errors.py's handlers shown as a page, found there
+    ("portal/task_forms.py", "error.code"): set(),  # a task config's refusal said about its form field, found there
+}
+DOCUMENTED_CODE = re.compile(r"^\| \d(?:\d\d|xx) \| `([a-z][a-z0-9_]*)` \|", re.M)
+
+
+def codes_in(expression: ast.expr) -> set[str]:
+    """The codes an expression can be: its string constants (``"a" if ... else "b"``, ``CODES.get(s, "a")``)."""
+    return {node.value for node in ast.walk(expression)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"[a-z][a-z0-9_]*",
+                                                                                             node.value)}
+
+
+def raised_codes() -> tuple[dict[str, str], list[str]]:
+    """Every error code the code can answer with, by where it is written; and the refusals whose code this scan
+    cannot find (neither at the call nor in ``CODES_MADE_ELSEWHERE``)."""
+    found = {code: "api/errors.py HTTP_CODES" for code in HTTP_CODES.values()}
+    unresolved = []
+    for path in sorted(path for package in ("adnet", "api", "portal") for path in (ROOT / package).rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", getattr(node.func, "attr", None))
+                literal = [argument for argument in node.args if isinstance(argument, ast.Constant)
+                           and isinstance(argument.value, str)]
+                if name in REFUSALS and literal:
+                    found.setdefault(literal[0].value, f"{where}:{node.lineno}")
+                elif name in REFUSALS and node.args:
+                    code = ast.unparse(node.args[0])
+                    if (where, code) in CODES_MADE_ELSEWHERE:
+                        found.update(dict.fromkeys(CODES_MADE_ELSEWHERE[where, code], where))
+                    else:
+                        unresolved.append(f"{where}:{node.lineno} {ast.unparse(node)}")
+                for keyword in node.keywords:
+                    if keyword.arg == "code":
+                        found.update(dict.fromkeys(codes_in(keyword.value), f"{where}:{node.lineno}"))
+            elif isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    # {"error": {...}} is a JSON-RPC error object (api/dev_rpc.py), not one of adnet's codes.
+                    if isinstance(key, ast.Constant) and key.value == "error" and not isinstance(value, ast.Dict):
+                        found.update(dict.fromkeys(codes_in(value), f"{where}:{node.lineno}"))
+    return found, unresolved
+
+
+def test_docs_errors_names_every_error_code_the_code_can_answer_with():
+    found, unresolved = raised_codes()
+    assert unresolved == [], "say in CODES_MADE_ELSEWHERE where these refusals' codes are written"
+    assert {"csrf_failed", "already_registered", "invalid_date", "invalid_date_range", "invalid_name", "not_found",
+            "method_not_allowed", "token_absent", "fetch_failed", "reserved_domain", "internal_error"} <= set(found)
+    documented = set(DOCUMENTED_CODE.findall((ROOT / "docs" / "errors.md").read_text()))
+    assert {code: where for code, where in found.items() if code not in documented} == {}

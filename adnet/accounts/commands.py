@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from enum import StrEnum
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import idna
-from pydantic import BeforeValidator, Field, WithJsonSchema
+from pydantic import BeforeValidator, Field, StringConstraints, WithJsonSchema
 
+from adnet.accounts.models import MemberRole
 from adnet.core.inputs import Command, WalletAddress, rule
 
 MAX_DOMAIN_INPUT = 2048
@@ -113,10 +115,42 @@ class SiteRegistration(DomainCheck):
     name: SiteName = ""
 
 
+class SiteRename(Command):
+    """A site's new name (empty for none)."""
+
+    name: SiteName
+
+
 class AdvertiserRegistration(Command):
     """The signed-in wallet's advertiser account to open."""
 
     name: str = Field("", max_length=MAX_ADVERTISER_NAME)
+
+
+class NewMember(Command):
+    """A wallet to add to a publisher account, with its role (``owner``, ``manager`` or ``viewer``)."""
+
+    wallet: WalletAddress
+    role: MemberRole
+
+
+class ApiKeyScope(StrEnum):
+    """What an API key may do besides being its wallet (docs/auth.md): read reports, manage sites, or manage
+    campaigns and funds. A manage scope does not include reading."""
+
+    REPORTS = "reports:read"
+    SITES = "sites:manage"
+    CAMPAIGNS = "campaigns:manage"
+
+
+MAX_API_KEY_NAME = 60  # ApiKey.name's column
+
+
+class NewApiKey(Command):
+    """An API key to issue for the signed-in wallet: a name to recognise it by, and its scopes."""
+
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_API_KEY_NAME)]
+    scopes: list[ApiKeyScope] = Field(min_length=1, max_length=len(ApiKeyScope))
 
 
 class SignIn(Command):

@@ -1,4 +1,5 @@
-"""Fetching a publisher's pages without letting a publisher point adnet at anything else.
+"""Fetching a publisher's pages, and posting to an account's webhook endpoints, without letting a stranger point
+adnet at anything else.
 
 Verifying a site means adnet requests a URL whose host a stranger chose, so the request must never reach what only
 adnet can reach: its own machine, the private network, a cloud's metadata service. In production:
@@ -13,6 +14,10 @@ adnet can reach: its own machine, the private network, a cloud's metadata servic
   same domain or its subdomains;
 - connecting, and the whole request, have time limits; at most ``MAX_BYTES`` of a body are read, as it streams.
 
+A webhook's POST (``Fetcher.post``) passes the same guard and URL rules, follows no redirect, and reads at most
+``MAX_BYTES`` of the answer. Outside production the policy allows any port (``default_ports_only``), where
+webhook receivers and banners are served by test servers.
+
 The guard lives in the network backend that httpcore connects through (``GuardedNetwork``), so every connection
 of a fetch passes it, whatever URL led there. Tests give ``Fetcher`` their own resolver and backend.
 """
@@ -26,7 +31,7 @@ import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import certifi
@@ -45,6 +50,7 @@ DEFAULT_PORTS = {"https": 443, "http": 80}
 _NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
 
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
+T = TypeVar("T")
 
 
 class FetchFailed(Exception):
@@ -181,11 +187,15 @@ class Fetcher:
     async def get(self, url: str, *, scope: str) -> Page:
         """GET ``url``, following redirects that stay on ``scope`` (a domain, its subdomains included); FetchFailed
         says why nothing came back. A status other than 200 is a Page, not a failure."""
+        return await self._through_guard(lambda pool: self._follow(pool, url, scope))
+
+    async def _through_guard(self, work: Callable[[httpcore.AsyncConnectionPool], Awaitable[T]]) -> T:
+        """``work`` on a connection pool of the guarded network, within the time limit; FetchFailed otherwise."""
         try:
             async with asyncio.timeout(TOTAL_SECONDS):
                 async with httpcore.AsyncConnectionPool(ssl_context=self._tls, network_backend=self._network,
                                                         max_connections=2, retries=0) as pool:
-                    return await self._follow(pool, url, scope)
+                    return await work(pool)
         except TimeoutError:
             raise FetchFailed(f"no answer within {TOTAL_SECONDS:g} seconds") from None
         except FetchFailed:
@@ -196,6 +206,17 @@ class Fetcher:
             raise FetchFailed(_connect_failure(exc)) from None
         except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol) as exc:
             raise FetchFailed(f"the connection failed ({type(exc).__name__})") from None
+
+    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        """POST ``body`` to ``url`` with ``headers`` (JSON), following no redirect: the answer's status;
+        FetchFailed says why there was none."""
+        host = (urlsplit(url).hostname or "").rstrip(".")
+        self._check_url(url, host)
+        sent = [(b"User-Agent", self.user_agent.encode()), (b"Content-Type", b"application/json"),
+                *((name.encode(), value.encode()) for name, value in headers.items())]
+        answer = await self._through_guard(
+            lambda pool: self._request(pool, url, method="POST", content=body, headers=sent))
+        return answer[0]
 
     async def _follow(self, pool: httpcore.AsyncConnectionPool, url: str, scope: str) -> Page:
         for _ in range(MAX_REDIRECTS + 1):
@@ -226,11 +247,15 @@ class Fetcher:
                 and port != DEFAULT_PORTS[parts.scheme]):
             raise FetchFailed(f"a URL on port {port}: adnet fetches the default port only")
 
-    async def _request(self, pool: httpcore.AsyncConnectionPool, url: str) -> tuple[int, str, bytes, bool]:
-        headers = [(b"User-Agent", self.user_agent.encode()), (b"Accept", b"text/html, text/plain;q=0.9, */*;q=0.1")]
+    async def _request(self, pool: httpcore.AsyncConnectionPool, url: str, *, method: str = "GET",
+                       content: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None,
+                       ) -> tuple[int, str, bytes, bool]:
+        headers = headers or [(b"User-Agent", self.user_agent.encode()),
+                              (b"Accept", b"text/html, text/plain;q=0.9, */*;q=0.1")]
         timeouts = {"connect": CONNECT_SECONDS, "read": CONNECT_SECONDS, "write": CONNECT_SECONDS,
                     "pool": CONNECT_SECONDS}
-        async with pool.stream("GET", url, headers=headers, extensions={"timeout": timeouts}) as response:
+        async with pool.stream(method, url, headers=headers, content=content or None,
+                               extensions={"timeout": timeouts}) as response:
             location = next((value.decode("latin-1") for name, value in response.headers
                              if name.lower() == b"location"), "")
             if response.status in REDIRECTS:

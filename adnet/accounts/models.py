@@ -68,6 +68,7 @@ class Site(Model):
     check_failure = fields.CharField(max_length=300, default="",
                                      description="why the last check failed, for the owner (empty after a success)")
     failed_checks = fields.SmallIntField(default=0, description="consecutive failed re-checks while verified")
+    deleted_at = fields.DatetimeField(null=True, description="when its owner deleted it (its records are kept)")
 
     class Meta:
         table = "site"
@@ -84,6 +85,29 @@ class VerifiedDomain(Model):
 
     class Meta:
         table = "verified_domain"
+
+
+class MemberRole(StrEnum):
+    """What a member of a publisher account may do: read (viewer), also manage sites and money (manager), also
+    manage members (owner). The wallet that made the account is its owner without a row."""
+
+    VIEWER = "viewer"
+    MANAGER = "manager"
+    OWNER = "owner"
+
+
+class PublisherMember(Model):
+    """Another wallet that signs in with its own key and acts on a publisher account with a role."""
+
+    id = identifier()
+    publisher = fields.ForeignKeyField("models.Publisher", related_name="members", on_delete=fields.CASCADE)
+    wallet = wallet(db_index=True)
+    role = fields.CharEnumField(MemberRole, max_length=16)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "publisher_member"
+        unique_together = (("publisher", "wallet"),)
 
 
 class Advertiser(Model):
@@ -110,14 +134,41 @@ class AuthNonce(Model):
         table = "auth_nonce"
 
 
+class SessionScope(StrEnum):
+    """What a session may do: everything its wallet may (``account``: the portal and the publisher and advertiser
+    API), or only list and redeem the wallet's own rewards (``rewards``: what a publisher's page may hold)."""
+
+    ACCOUNT = "account"
+    REWARDS = "rewards"
+
+
 class Session(Model):
     """A signed-in wallet. Only the SHA-256 of the session token is stored."""
 
     token_hash = fields.CharField(max_length=64, primary_key=True)
     wallet = wallet(db_index=True)
+    scope = fields.CharEnumField(SessionScope, max_length=16, default=SessionScope.ACCOUNT,
+                                 db_default=SessionScope.ACCOUNT.value)
     created_at = fields.DatetimeField()
     expires_at = fields.DatetimeField()
     ended_at = fields.DatetimeField(null=True)
 
     class Meta:
         table = "auth_session"
+
+
+class ApiKey(Model):
+    """A wallet's long-lived key for scripts: it acts as its wallet within its scopes until revoked. The token is
+    shown once; only its SHA-256 is stored (``adnet.accounts.api_keys``)."""
+
+    id = identifier()
+    wallet = wallet(db_index=True)
+    name = fields.CharField(max_length=60)
+    scopes = fields.CharField(max_length=120, description="the scopes it holds, separated by spaces")
+    secret_hash = fields.CharField(max_length=64, description="SHA-256 (hex) of the whole token")
+    created_at = fields.DatetimeField()
+    last_used_at = fields.DatetimeField(null=True, description="when it last opened a request (to the minute)")
+    revoked_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "api_key"

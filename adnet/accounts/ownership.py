@@ -35,6 +35,8 @@ from adnet.accounts.proofs import METHODS, PATHS, Claimant, Instruction, instruc
 from adnet.config import Settings
 from adnet.core import changes
 from adnet.core.errors import Conflict, Invalid
+from adnet.webhooks import outbox
+from adnet.webhooks.models import WebhookEventType
 
 log = logging.getLogger(__name__)
 
@@ -282,11 +284,18 @@ async def _take(site: Site, method: ProofMethod, now: datetime) -> Held | None:
                                   "last_checked_at": now, "check_failure": "", "failed_checks": 0}
         if taken:
             values["verified_at"] = now
+            await _tell_owner(site, WebhookEventType.SITE_VERIFIED, now, method=method.value)
         await Site.filter(id=site.id).update(**values)
     if taken:
         log.info("site verified site=%s domain=%s method=%s", site.id, site.domain, method.value)
-        changes.announce()
+        changes.announce(site.id)
     return None
+
+
+async def release_domain(site: Site, now: datetime) -> bool:
+    """Give up the domain ``site`` holds verified, if it holds it (its owner deleted it): another site may then
+    prove the domain. False when it held nothing."""
+    return await _lapse(site, "the site was deleted", now)
 
 
 async def _lapse(site: Site, reason: str, now: datetime) -> bool:
@@ -297,10 +306,17 @@ async def _lapse(site: Site, reason: str, now: datetime) -> bool:
         if removed:
             await Site.filter(id=site.id).update(verified=False, state=SiteState.LAPSED, last_checked_at=now,
                                                  check_failure=reason[:MAX_FAILURE_TEXT], failed_checks=0)
+            await _tell_owner(site, WebhookEventType.SITE_LAPSED, now, reason=reason[:MAX_FAILURE_TEXT])
     if removed:
         log.info("site lapsed site=%s domain=%s reason=%s", site.id, site.domain, reason)
-        changes.announce()
+        changes.announce(site.id)
     return bool(removed)
+
+
+async def _tell_owner(site: Site, event_type: WebhookEventType, now: datetime, **data: str) -> None:
+    """Write a webhook event about ``site`` for its publisher (inside the transaction of the change)."""
+    wallet = await Site.filter(id=site.id).first().values_list("publisher__wallet", flat=True)
+    await outbox.record(str(wallet), event_type, {"siteId": site.id, "domain": site.domain, **data}, now)
 
 
 async def _record_failure(site: Site, reason: str, now: datetime) -> SiteState:

@@ -3,7 +3,8 @@ is the session's.
 
 A session is a random token shown to the client once; the database keeps only its SHA-256. It lasts
 ``SESSION_LIFETIME`` (or until the signed message's expiration, when sooner) and ends early at logout. The same token
-works as the portal's cookie and as ``Authorization: Bearer`` for scripts.
+works as the portal's cookie and as ``Authorization: Bearer`` for scripts. A session opened by a rewards sign-in
+(``SessionScope.REWARDS``) is found only where rewards are listed: every other signed-in route ignores it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from adnet.accounts.models import Session
+from adnet.accounts.models import Session, SessionScope
 from adnet.core.errors import Forbidden
 
 log = logging.getLogger(__name__)
@@ -35,12 +36,14 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-async def find_session(token: str | None, now: datetime) -> ActiveSession | None:
-    """The open, unexpired session of ``token``, or None."""
+async def find_session(token: str | None, now: datetime,
+                       scopes: tuple[SessionScope, ...] = (SessionScope.ACCOUNT,)) -> ActiveSession | None:
+    """The open, unexpired session of ``token`` whose scope is one of ``scopes`` (by default, a full account
+    session: a rewards session opens nothing else), or None."""
     if not token:
         return None
     digest = token_hash(token)
-    session = await Session.get_or_none(token_hash=digest, ended_at=None, expires_at__gt=now)
+    session = await Session.get_or_none(token_hash=digest, ended_at=None, expires_at__gt=now, scope__in=scopes)
     if session is None:
         return None
     return ActiveSession(wallet=session.wallet, expires_at=session.expires_at, token_hash=digest)

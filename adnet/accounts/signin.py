@@ -13,7 +13,11 @@ asynchronously):
 - the signature is the address's (EIP-191), or the address is a contract that accepts it (EIP-1271, on the chain;
   also a signature ecrecover cannot read, which a contract wallet's need not be);
 - the nonce is one we issued, unexpired, and not used: it is consumed by one conditional update, in the same
-  database transaction that creates the session, so a message opens at most one session.
+  database transaction that creates the session, so a message opens at most one session;
+- its URI says what the session may do: a message whose URI is ``REWARDS_PATH`` (or under it) opens only a rewards
+  session (``SessionScope.REWARDS``), which a publisher's page may hold to list and redeem the viewer's rewards, and
+  is refused where an account session is asked for; any other URI opens an account session, and is refused where a
+  rewards session is asked for. The scope is thus part of what the wallet signed.
 
 The portal asks the server to write the message for the wallet's address (``sign_in_message``); scripts write
 their own from what ``issue_nonce`` says it must carry.
@@ -24,23 +28,30 @@ from __future__ import annotations
 import logging
 import random
 import string
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from abnf import GrammarWarning
 from eth_utils import to_checksum_address
-from siwe import siwe
 from tortoise.transactions import in_transaction
 
 from adnet.accounts.commands import SignIn
-from adnet.accounts.models import AuthNonce, Session
+from adnet.accounts.models import AuthNonce, Session, SessionScope
 from adnet.accounts.sessions import SESSION_LIFETIME, token_hash
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.signatures import wallet_signed
 from adnet.config import Settings
 from adnet.core.errors import Invalid, Unauthorized, chain_unavailable
 from adnet.core.wallets import normalize_wallet
+
+with warnings.catch_warnings():
+    # siwe's EIP-4361 grammar restates abnf's core rules (ALPHA, LF, ...), and abnf warns about each redefinition when
+    # the grammar loads: four lines on the stderr of every command that loads this module, about no fault of ours.
+    warnings.simplefilter("ignore", GrammarWarning)
+    from siwe import siwe
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +62,8 @@ MAX_MESSAGE_LENGTH = 2048
 NONCE_LENGTH = 22  # alphanumeric: about 131 bits
 TOKEN_BYTES = 32
 SIGN_IN_STATEMENT = "Sign in to the adnet portal."
+REWARDS_PATH = "/rewards"
+REWARDS_STATEMENT = "See and redeem my adnet rewards. This signs in to nothing else."
 _NONCE_ALPHABET = string.ascii_letters + string.digits
 
 
@@ -84,28 +97,32 @@ async def issue_nonce(*, settings: Settings, chain_id: int, now: datetime, rng: 
                       expires_at=expires_at)
 
 
-def sign_in_message(grant: NonceGrant, wallet: str, now: datetime, path: str = "/portal") -> str:
-    """The EIP-4361 text ``wallet`` signs to open a portal session: our origin, the bound chain, the nonce just
-    issued, valid for the longest a session may last."""
+def sign_in_message(grant: NonceGrant, wallet: str, now: datetime,
+                    scope: SessionScope = SessionScope.ACCOUNT) -> str:
+    """The EIP-4361 text ``wallet`` signs to open a session of ``scope`` (the portal's, or a rewards session): our
+    origin, the bound chain, the nonce just issued, valid for the longest a session may last."""
     origin = urlsplit(grant.uri)
+    path, statement = ((REWARDS_PATH, REWARDS_STATEMENT) if scope == SessionScope.REWARDS
+                       else ("/portal", SIGN_IN_STATEMENT))
     return siwe.SiweMessage(
         scheme=origin.scheme, domain=grant.domain, address=to_checksum_address(wallet), uri=grant.uri + path,
         version="1", chain_id=grant.chain_id, issued_at=siwe.ISO8601Datetime.from_datetime(now),
         expiration_time=siwe.ISO8601Datetime.from_datetime(now + MAX_MESSAGE_LIFETIME), nonce=grant.nonce,
-        statement=SIGN_IN_STATEMENT,
+        statement=statement,
     ).prepare_message()
 
 
 async def sign_in(request: SignIn, *, settings: Settings, chain: ChainClient, now: datetime,
-                  rng: random.Random) -> SignedIn:
-    """Verify a signed SIWE message and open a session for its address.
+                  rng: random.Random, scope: SessionScope = SessionScope.ACCOUNT) -> SignedIn:
+    """Verify a signed SIWE message and open a session of ``scope`` for its address (the message's URI must be
+    of that scope, see the module docstring).
 
     Raises Invalid ``message_too_long`` / ``invalid_message`` (not an acceptable EIP-4361 message),
     Unauthorized ``wrong_domain`` / ``wrong_uri`` / ``wrong_chain`` / ``expired`` / ``not_yet_valid`` /
     ``invalid_signature`` / ``invalid_nonce``, Unavailable ``chain_unavailable`` (a contract wallet could not be asked).
     Nothing is stored unless the session opens."""
     parsed = _parse(request.message)
-    _check_binding(parsed, settings, chain.chain_id)
+    _check_binding(parsed, settings, chain.chain_id, scope)
     issued_at, expires_at = _check_times(parsed, now)
     wallet = await _check_signature(parsed, request.signature, chain)
     session_expires = min(now + SESSION_LIFETIME, expires_at)
@@ -115,8 +132,9 @@ async def sign_in(request: SignIn, *, settings: Settings, chain: ChainClient, no
         if not consumed:
             raise Unauthorized("invalid_nonce", "This nonce was not issued by adnet, has expired or was used; "
                                                  "ask for a new one.", field="message")
-        await Session.create(token_hash=token_hash(token), wallet=wallet, created_at=now, expires_at=session_expires)
-    log.info("signed in wallet=%s issued_at=%s expires_at=%s", wallet, issued_at.isoformat(),
+        await Session.create(token_hash=token_hash(token), wallet=wallet, scope=scope, created_at=now,
+                             expires_at=session_expires)
+    log.info("signed in wallet=%s scope=%s issued_at=%s expires_at=%s", wallet, scope.value, issued_at.isoformat(),
              session_expires.isoformat())
     return SignedIn(wallet=wallet, token=token, expires_at=session_expires)
 
@@ -135,8 +153,9 @@ def _parse(message: Any) -> siwe.SiweMessage:
                       field="message") from None
 
 
-def _check_binding(parsed: siwe.SiweMessage, settings: Settings, chain_id: int) -> None:
-    """Scheme, domain and URI must be our public origin, the chain id the bound chain's."""
+def _check_binding(parsed: siwe.SiweMessage, settings: Settings, chain_id: int, scope: SessionScope) -> None:
+    """Scheme, domain and URI must be our public origin, the URI's path of ``scope``, the chain id the bound
+    chain's."""
     origin = urlsplit(settings.public_origin)
     # EIP-4361: a message without a scheme is for https.
     if (parsed.scheme or "https").lower() != origin.scheme or parsed.domain.lower() != origin.netloc.lower():
@@ -144,6 +163,13 @@ def _check_binding(parsed: siwe.SiweMessage, settings: Settings, chain_id: int) 
     uri = urlsplit(str(parsed.uri))
     if (uri.scheme.lower(), uri.netloc.lower()) != (origin.scheme, origin.netloc.lower()):
         raise Unauthorized("wrong_uri", f"The message's URI must lie under {settings.public_origin}.",
+                           field="message")
+    for_rewards = uri.path == REWARDS_PATH or uri.path.startswith(REWARDS_PATH + "/")
+    if for_rewards and scope != SessionScope.REWARDS:
+        raise Unauthorized("wrong_uri", "This message signs in to rewards only (POST /api/rewards/session).",
+                           field="message")
+    if scope == SessionScope.REWARDS and not for_rewards:
+        raise Unauthorized("wrong_uri", f"A rewards sign-in message's URI is {settings.public_origin}{REWARDS_PATH}.",
                            field="message")
     if parsed.chain_id != chain_id:
         raise Unauthorized("wrong_chain", f"The message must be for chain {chain_id}.", field="message")

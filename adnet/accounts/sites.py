@@ -1,4 +1,5 @@
-"""Publishers and their sites: registration, and finding a site a wallet owns.
+"""Publishers and their sites: registration, renaming, switching serving off and on, and finding a site a wallet
+owns (deleting one is ``adnet.money.closing``'s, as it depends on what the site is owed).
 
 A publisher is a wallet; the wallet's first registration creates its publisher record, later ones add sites.
 Domains are stored in one canonical form (``adnet.accounts.commands.normalize_domain``), unique per publisher in
@@ -6,6 +7,11 @@ the database, so a wallet registers a domain once however it is spelled and howe
 Registering proves nothing, so it never blocks another wallet: several may register one domain, and the one that
 proves it holds it (``adnet.accounts.ownership``). In production a name no one can own publicly (an IP address,
 ``localhost``, ``.test``, ``.example`` ...) is refused. A site's figures and money are read in ``adnet.reporting``.
+
+A deactivated site is not served from the moment the change is announced (``adnet.core.changes``: the serving
+index drops it) and its events are refused as for an unknown site; reactivating it serves it again. A deleted site
+(``deleted_at``) is out of the owner's listings and cannot be managed; registering its domain again restores it,
+with its history.
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ from datetime import datetime
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.commands import InvalidDomain, SiteRegistration, normalize_domain, special_use
-from adnet.accounts.models import Publisher, Site
+from adnet.accounts.commands import InvalidDomain, SiteRegistration, SiteRename, normalize_domain, special_use
+from adnet.accounts.members import require_role, role_in
+from adnet.accounts.models import MemberRole, Publisher, Site
 from adnet.core import changes
-from adnet.core.errors import Forbidden, Invalid, NotFound
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 
 log = logging.getLogger(__name__)
@@ -67,22 +74,61 @@ async def register_site(wallet: str, registration: SiteRegistration, now: dateti
         existing = await Site.get_or_none(domain=domain, publisher__wallet=wallet).select_related("publisher")
         if existing is None:
             raise
+        if existing.deleted_at is not None and await Site.filter(id=existing.id, deleted_at__isnull=False).update(
+                deleted_at=None, active=True, name=name):
+            log.info("site restored site=%s domain=%s", existing.id, domain)
+            changes.announce(existing.id)
+            restored = await Site.get(id=existing.id).select_related("publisher")
+            return Registration(restored, restored.publisher, created=True)
         return Registration(existing, existing.publisher, created=False)
     log.info("site registered site=%s publisher=%s domain=%s", site.id, publisher.id, domain)
-    changes.announce()
+    changes.announce(site.id)
     return Registration(site, publisher, created=True)
 
 
-async def owned_site(wallet: str, site_id: object) -> Site:
-    """The site ``site_id`` when ``wallet`` owns it: NotFound for no such site, Forbidden ``not_owner`` for another
-    wallet's."""
+async def owned_site(wallet: str, site_id: object, need: MemberRole = MemberRole.MANAGER) -> Site:
+    """The site ``site_id`` when ``wallet`` owns its account or is a member with at least ``need`` (a manager
+    unless said: reads ask for a viewer): NotFound for no such site, Forbidden ``not_owner`` for another wallet's,
+    ``insufficient_role`` for a member whose role is below ``need`` (``adnet.accounts.members``)."""
     if not isinstance(site_id, str) or not has_prefix(site_id, "site"):
         raise NotFound.of("site")
     site = await Site.get_or_none(id=site_id).select_related("publisher")
     if site is None:
         raise NotFound.of("site")
-    if site.publisher.wallet != wallet:
-        raise Forbidden("not_owner", "This site belongs to another wallet.", field="siteId")
+    require_role(await role_in(site.publisher, wallet), need, "site")
+    return site
+
+
+def site_deleted() -> Conflict:
+    """The refusal of managing a deleted site."""
+    return Conflict("site_deleted", "This site was deleted; register its domain again to restore it.")
+
+
+async def managed_site(wallet: str, site_id: object) -> Site:
+    """The site ``site_id`` when ``wallet`` owns it and has not deleted it: the refusals of ``owned_site``, and
+    Conflict ``site_deleted`` for a deleted one."""
+    site = await owned_site(wallet, site_id)
+    if site.deleted_at is not None:
+        raise site_deleted()
+    return site
+
+
+async def rename_site(wallet: str, site_id: object, rename: SiteRename) -> Site:
+    """Give the wallet's site a new name (the refusals of ``managed_site``)."""
+    site = await managed_site(wallet, site_id)
+    await Site.filter(id=site.id).update(name=rename.name)
+    site.name = rename.name
+    return site
+
+
+async def set_site_active(wallet: str, site_id: object, active: bool) -> Site:
+    """Switch serving of the wallet's site off (``active`` False) or on again, announced to the serving index at
+    once. Setting the state it has changes nothing."""
+    site = await managed_site(wallet, site_id)
+    if await Site.filter(id=site.id, active=not active, deleted_at=None).update(active=active):
+        log.info("site %s site=%s", "reactivated" if active else "deactivated", site.id)
+        changes.announce(site.id)
+    site.active = active
     return site
 
 
@@ -122,9 +168,10 @@ async def domains_of(site_ids: list[str]) -> dict[str, str]:
 
 
 async def verified_domains(limit: int = 500) -> list[str]:
-    """The domains verified sites hold, alphabetically (at most ``limit``): what an advertiser picks sites from."""
-    return [str(domain) for domain in await Site.filter(verified=True).order_by("domain").limit(limit).values_list(
-        "domain", flat=True)]
+    """The domains verified sites hold, alphabetically (at most ``limit``; deleted sites left out): what an
+    advertiser picks sites from."""
+    return [str(domain) for domain in await Site.filter(verified=True, deleted_at=None).order_by("domain").limit(
+        limit).values_list("domain", flat=True)]
 
 
 def _canonical(domain: str) -> str | None:

@@ -21,6 +21,7 @@ from adnet.accounts.models import Site
 from adnet.campaigns.budgets import funded
 from adnet.campaigns.commands import CampaignChanges, NewCampaign
 from adnet.campaigns.models import Campaign, CampaignStatus
+from adnet.campaigns.targeting import Targeting
 from adnet.core import changes
 from adnet.core.errors import Conflict, Forbidden, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
@@ -75,7 +76,7 @@ async def _check_settings(values: Mapping[str, Any], campaign: Campaign | None) 
 
 async def create_campaign(advertiser_id: str, settings: NewCampaign, now: datetime) -> Campaign:
     """A new draft campaign with ``settings``."""
-    values = settings.model_dump()
+    values = settings.model_dump(by_alias=False)
     await _check_settings(values, None)
     campaign = await Campaign.create(
         id=new_id("cmp"), advertiser_id=advertiser_id, status=CampaignStatus.DRAFT, created_at=now, updated_at=now,
@@ -116,14 +117,15 @@ async def edit_settings(wallet: str, campaign_id: str, settings: CampaignChanges
         await _clamp_tasks(campaign, values.get("starts_at", campaign.starts_at),
                            values.get("ends_at", campaign.ends_at))
     await campaign.refresh_from_db()
-    changes.announce()
+    changes.announce(campaign.id)
     log.info("campaign edited campaign=%s fields=%s", campaign.id, ",".join(sorted(values)))
     return campaign
 
 
 def _stored(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Settings as the model stores them: amounts in its decimal columns."""
-    return {field: Decimal(value) if field in _AMOUNTS and value is not None else value
+    """Settings as the model stores them: amounts in its decimal columns, targeting as JSON."""
+    return {field: Decimal(value) if field in _AMOUNTS and value is not None
+            else value.stored() if isinstance(value, Targeting) else value
             for field, value in values.items()}
 
 

@@ -6,7 +6,8 @@ from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from adnet.campaigns.models import MediaType
+from adnet.campaigns.models import MediaType, Rotation
+from adnet.campaigns.targeting import Targeting
 from adnet.core.inputs import Amount, Changes, Command, Instant, Price, Size, WebUrl, id_of, rule
 
 MAX_NAME = 120
@@ -14,6 +15,9 @@ MAX_LIST = 100
 MAX_PLACEMENT_LENGTH = 64
 MAX_DESCRIPTION = 500
 MAX_REASON = 500
+MAX_FREQUENCY_CAP = 1000
+MAX_FREQUENCY_HOURS = 24
+MAX_WEIGHT = 100
 
 
 def _distinct(items: list[str]) -> list[str]:
@@ -45,12 +49,17 @@ class NewCampaign(Command):
     placements: Placements = []
     site_allow: SiteIds = Field([], description="site ids it runs on; empty = every site")
     site_deny: SiteIds = Field([], description="site ids it never runs on")
+    frequency_cap: int | None = Field(None, ge=1, le=MAX_FREQUENCY_CAP,
+                                      description="the most billed impressions per viewer and period; null = none")
+    frequency_hours: int = Field(24, ge=1, le=MAX_FREQUENCY_HOURS, description="the period of frequencyCap, hours")
+    rotation: Rotation = Field(Rotation.EVEN, description="even, weighted (by creative weight) or best_ctr")
+    targeting: Targeting = Field(Targeting.model_validate({}), description="who, where and when it is shown")
 
 
 class CampaignChanges(Changes):
     """Some settings of a campaign; only those given change. ``endsAt`` and ``dailyCap`` may be null (none)."""
 
-    NULLABLE: ClassVar[frozenset[str]] = frozenset({"ends_at", "daily_cap"})
+    NULLABLE: ClassVar[frozenset[str]] = frozenset({"ends_at", "daily_cap", "frequency_cap"})
 
     name: CampaignName | None = None
     starts_at: Instant | None = None
@@ -63,6 +72,10 @@ class CampaignChanges(Changes):
     placements: Placements | None = None
     site_allow: SiteIds | None = None
     site_deny: SiteIds | None = None
+    frequency_cap: int | None = Field(None, ge=1, le=MAX_FREQUENCY_CAP)
+    frequency_hours: int | None = Field(None, ge=1, le=MAX_FREQUENCY_HOURS)
+    rotation: Rotation | None = None
+    targeting: Targeting | None = Field(None, description="replaces the whole targeting when given")
 
 
 class NewCreative(Command):
@@ -73,6 +86,7 @@ class NewCreative(Command):
     description: Description = ""
     media_type: MediaType = MediaType.IMAGE
     size: Size
+    weight: int = Field(1, ge=1, le=MAX_WEIGHT, description="its share under weighted rotation, 1 to 100")
 
 
 class CreativeChanges(Changes):
@@ -83,6 +97,7 @@ class CreativeChanges(Changes):
     description: Description | None = None
     media_type: MediaType | None = None
     size: Size | None = None
+    weight: int | None = Field(None, ge=1, le=MAX_WEIGHT)
 
 
 def _reason(value: str) -> str:

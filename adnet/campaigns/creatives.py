@@ -1,7 +1,9 @@
 """A campaign's creatives (the spec's ``ad``): banners with their landing page, size and media type.
 
 Editing a creative of a reviewed campaign (approved or paused) sends that creative alone back to review, so the
-campaign's other creatives keep serving and the edited one serves only after an operator approves it.
+campaign's other creatives keep serving and the edited one serves only after an operator approves it. Its
+``weight`` is a delivery setting, not content: an edit that changes nothing but the weight keeps the creative's
+review.
 
 A banner is checked before it is stored (``adnet.campaigns.banners``): https, a size the campaign takes, and an
 image file of the size it claims.
@@ -27,6 +29,7 @@ from adnet.core.inputs import dimensions
 
 log = logging.getLogger(__name__)
 
+
 async def add_creative(wallet: str, campaign_id: str, creative: NewCreative, now: datetime,
                        fetcher: Fetcher) -> Creative:
     """A new creative of the wallet's campaign, in review: with the campaign when it has not been reviewed yet, or
@@ -46,20 +49,23 @@ async def add_creative(wallet: str, campaign_id: str, creative: NewCreative, now
 
 async def edit_creative(wallet: str, creative_id: Any, edit: CreativeChanges, now: datetime,
                         fetcher: Fetcher) -> Creative:
-    """Change a creative of the wallet's campaign; it goes back to review (and stops serving until approved),
-    while the campaign's other creatives keep serving. A change of its banner, size or media is checked as a new
-    banner is (``check_banner``)."""
+    """Change a creative of the wallet's campaign; when its content changed, it goes back to review (and stops
+    serving until approved), while the campaign's other creatives keep serving. A change of its banner, size or
+    media is checked as a new banner is (``check_banner``)."""
     creative = await owned_creative(wallet, creative_id)
     _check_creatives_editable(creative.campaign)
     if edit.model_fields_set & {"banner_url", "size", "media_type"}:
         await check_banner(fetcher, edit.banner_url or creative.banner_url,
                            edit.size or f"{creative.width}x{creative.height}",
                            edit.media_type or creative.media_type, creative.campaign.sizes)
-    await Creative.filter(id=creative.id).update(status=CreativeStatus.REVIEW, rejection_reason="", updated_at=now,
-                                                 **_stored(edit.changed()))
+    values = _stored(edit.changed())
+    content = any(getattr(creative, field) != value for field, value in values.items() if field != "weight")
+    review = {"status": CreativeStatus.REVIEW, "rejection_reason": ""} if content else {}
+    await Creative.filter(id=creative.id).update(updated_at=now, **review, **values)
     await creative.refresh_from_db()
-    changes.announce()
-    log.info("creative edited creative=%s campaign=%s back_to_review=1", creative.id, creative.campaign.id)
+    changes.announce(creative.id)
+    log.info("creative edited creative=%s campaign=%s back_to_review=%d", creative.id, creative.campaign.id,
+             content)
     return creative
 
 

@@ -53,6 +53,6 @@ async def allocate_to_campaign(wallet: str, campaign_id: str, amount: int, now: 
                               now=now, memo=f"allocated to campaign {campaign.id}")
     except ledger.InsufficientFunds as exc:
         raise insufficient(advertiser_holder(advertiser), exc) from None
-    changes.announce()
+    changes.announce(campaign.id)
     log.info("campaign funded campaign=%s advertiser=%s amount=%d", campaign.id, advertiser.id, amount)
     return await ledger.balance(ledger.campaign(campaign.id))

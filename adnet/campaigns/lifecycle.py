@@ -17,6 +17,10 @@ and in the G$ pools of its tasks, to the advertiser's unallocated balance. It is
 concurrently: each return is a ledger booking of the balance it read, which the ledger refuses if the balance moved
 meanwhile, and the next run returns what is left (a reward claim that expires after the end returns its amount to
 the campaign first).
+
+The advertiser's webhooks hear ``campaign.approved``, ``campaign.rejected`` and ``campaign.ended`` (with its
+``reason``: ``ended`` by the owner, ``end_date`` passed or ``out_of_budget``), each written to the outbox in the
+transaction of the move (``adnet.webhooks.outbox``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 from tortoise.exceptions import DoesNotExist
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.models import Advertiser
 from adnet.campaigns.budgets import RETURN_KIND, funded_totals
 from adnet.campaigns.campaigns import REVIEWED, UNREVIEWED, can_pay, owned_campaign
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
@@ -36,6 +41,8 @@ from adnet.core import changes
 from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import new_id
 from adnet.money import ledger
+from adnet.webhooks import outbox
+from adnet.webhooks.models import WebhookEventType
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +61,17 @@ async def move(campaign: Campaign, allowed: Iterable[CampaignStatus], target: Ca
         raise Conflict("invalid_transition",
                        f"A campaign in {campaign.status.value} cannot become {target.value}.",
                        currentStatus=campaign.status.value)
-    changes.announce()
+    changes.announce(campaign.id)
     log.info("campaign moved campaign=%s to=%s", campaign.id, target.value)
     return campaign
+
+
+async def tell_advertiser(campaign: Campaign, event_type: WebhookEventType, now: datetime, **data: Any) -> None:
+    """Write a webhook event about ``campaign`` for its advertiser (inside the transaction of the change)."""
+    wallet = await Advertiser.filter(id=campaign.advertiser_id).first().values_list(  # type: ignore[attr-defined]
+        "wallet", flat=True)
+    await outbox.record(str(wallet), event_type, {"campaignId": campaign.id, "name": campaign.name,
+                                                  "status": campaign.status.value, **data}, now)
 
 
 async def submit(wallet: str, campaign_id: str, now: datetime) -> Campaign:
@@ -95,7 +110,9 @@ async def end(wallet: str, campaign_id: str, now: datetime) -> Campaign:
     campaign = await owned_campaign(wallet, campaign_id)
     allowed = [status for status in CampaignStatus if status != CampaignStatus.ENDED]
     ends_at = now if campaign.ends_at is None or campaign.ends_at > now else campaign.ends_at
-    campaign = await move(campaign, allowed, CampaignStatus.ENDED, now, ends_at=ends_at)
+    async with in_transaction():
+        campaign = await move(campaign, allowed, CampaignStatus.ENDED, now, ends_at=ends_at)
+        await tell_advertiser(campaign, WebhookEventType.CAMPAIGN_ENDED, now, reason="ended")
     await return_unspent(campaign, now)
     return campaign
 
@@ -114,13 +131,19 @@ async def settle_due(now: datetime) -> list[str]:
         by_budget = (campaign.status == CampaignStatus.APPROVED and now >= campaign.starts_at
                      and funded.get(campaign.id, 0) >= int(campaign.budget)
                      and not can_pay(campaign, remaining.get(campaign.id, 0)))
-        if (by_date or by_budget) and await Campaign.filter(id=campaign.id, status=campaign.status).update(
-                status=CampaignStatus.ENDED, updated_at=now):
+        if not (by_date or by_budget):
+            continue
+        async with in_transaction():
+            if not await Campaign.filter(id=campaign.id, status=campaign.status).update(
+                    status=CampaignStatus.ENDED, updated_at=now):
+                continue
             campaign.status = CampaignStatus.ENDED
-            ended_now.append(campaign.id)
-            log.info("campaign ended campaign=%s by=%s", campaign.id, "date" if by_date else "budget")
+            await tell_advertiser(campaign, WebhookEventType.CAMPAIGN_ENDED, now,
+                                  reason="end_date" if by_date else "out_of_budget")
+        ended_now.append(campaign.id)
+        log.info("campaign ended campaign=%s by=%s", campaign.id, "date" if by_date else "budget")
     if ended_now:
-        changes.announce()
+        changes.announce(*ended_now)
     for campaign in campaigns:
         if campaign.status == CampaignStatus.ENDED:
             await return_unspent(campaign, now)

@@ -29,6 +29,14 @@ class CreativeStatus(StrEnum):
     REJECTED = "rejected"
 
 
+class Rotation(StrEnum):
+    """How a campaign shares its slots among its creatives (``adnet.delivery.rotation``)."""
+
+    EVEN = "even"
+    WEIGHTED = "weighted"
+    BEST_CTR = "best_ctr"
+
+
 class MediaType(StrEnum):
     IMAGE = "image"
     VIDEO = "video"
@@ -53,6 +61,10 @@ class Campaign(Model):
     placements = fields.JSONField(default=list, description="placement labels - empty = any")
     site_allow = fields.JSONField(default=list, description="site ids - empty = every site")
     site_deny = fields.JSONField(default=list)
+    rotation = fields.CharEnumField(Rotation, max_length=16, default=Rotation.EVEN)
+    frequency_cap = fields.IntField(null=True, description="most billed impressions per viewer in a period")
+    frequency_hours = fields.IntField(default=24, description="the period of frequency_cap, 1 to 24 hours")
+    targeting = fields.JSONField(default=dict, description="targeting rules (adnet.campaigns.targeting) - {} = none")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 
@@ -76,6 +88,7 @@ class Creative(Model):
     height = fields.IntField()
     status = fields.CharEnumField(CreativeStatus, max_length=16, default=CreativeStatus.REVIEW)
     rejection_reason = fields.CharField(max_length=500, default="")
+    weight = fields.IntField(default=1, description="its share of its campaign's slots under weighted rotation")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

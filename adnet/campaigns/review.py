@@ -17,12 +17,13 @@ from tortoise.transactions import in_transaction
 
 from adnet.campaigns.campaigns import REVIEWED
 from adnet.campaigns.commands import Rejection
-from adnet.campaigns.lifecycle import move
+from adnet.campaigns.lifecycle import move, tell_advertiser
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.campaigns.views import CampaignView, views
 from adnet.core import changes
 from adnet.core.errors import Conflict, NotFound
 from adnet.core.ids import has_prefix
+from adnet.webhooks.models import WebhookEventType
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,8 @@ async def review_queue(now: datetime) -> ReviewQueue:
     """Campaigns in review, oldest first, with their creatives and tasks; then creatives waiting on their own."""
     pending = await Campaign.filter(status=CampaignStatus.REVIEW).order_by("updated_at", "id")
     creatives = await Creative.filter(status=CreativeStatus.REVIEW,
-                                      campaign__status__in=list(REVIEWED)).order_by("updated_at", "id")
+                                      campaign__status__in=list(REVIEWED)).order_by(
+        "updated_at", "id").select_related("campaign")
     return ReviewQueue(campaigns=await views(pending, now, details=True), creatives=creatives)
 
 
@@ -66,7 +68,8 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
         campaign = await move(campaign, (CampaignStatus.REVIEW,), CampaignStatus.APPROVED, now, rejection_reason="")
         creatives = await Creative.filter(campaign_id=campaign.id, status=CreativeStatus.REVIEW).update(
             status=CreativeStatus.APPROVED, updated_at=now)
-    changes.announce()
+        await tell_advertiser(campaign, WebhookEventType.CAMPAIGN_APPROVED, now)
+    changes.announce(campaign.id)
     log.info("campaign approved campaign=%s operator=%s creatives=%d tasks=%d", campaign.id, operator, creatives,
              task_count)
     return campaign
@@ -74,8 +77,10 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
 
 async def reject_campaign(operator: str, campaign_id: Any, rejection: Rejection, now: datetime) -> Campaign:
     """Reject a campaign in review with a reason; its owner may change it and submit it again."""
-    campaign = await move(await _campaign(campaign_id), (CampaignStatus.REVIEW,), CampaignStatus.REJECTED,
-                          now, rejection_reason=rejection.reason)
+    async with in_transaction():
+        campaign = await move(await _campaign(campaign_id), (CampaignStatus.REVIEW,), CampaignStatus.REJECTED,
+                              now, rejection_reason=rejection.reason)
+        await tell_advertiser(campaign, WebhookEventType.CAMPAIGN_REJECTED, now, reason=rejection.reason)
     log.info("campaign rejected campaign=%s operator=%s", campaign.id, operator)
     return campaign
 
@@ -101,7 +106,7 @@ async def _decide_creative(operator: str, creative_id: Any, status: CreativeStat
         raise Conflict("invalid_transition", "Only a creative in review on an approved or paused campaign is decided "
                                              "on its own; a campaign in review is decided whole.",
                        currentStatus=creative.status.value)
-    changes.announce()
+    changes.announce(creative.id)
     log.info("creative decided creative=%s status=%s operator=%s", creative.id, status.value, operator)
     return creative
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -206,12 +206,18 @@ class ChainClient:
 
     def build_claim_tx(self, sender: str, claim: Claim) -> dict[str, Any]:
         """The vault ``claim`` call redeeming ``claim``; anyone may send it, the tokens go to its recipient."""
-        data = self.vault.encode_abi("claim", args=[
-            AsyncWeb3.to_checksum_address(claim.recipient), AsyncWeb3.to_checksum_address(claim.token),
-            int(claim.amount), HexBytes(claim.claim_ref), int(claim.nonce), int(claim.deadline),
-            HexBytes(claim.signature),
-        ])
+        data = self.vault.encode_abi("claim", args=_claim_args(claim))
         return self._wallet_tx(sender, claim.vault, data, int(claim.chain_id))
+
+    def build_claim_batch_tx(self, sender: str, claims: Sequence[Claim]) -> dict[str, Any]:
+        """The vault ``claimBatch`` call redeeming ``claims`` in one transaction, all or none; they must be of this
+        chain and vault (ValueError otherwise, and for none)."""
+        if not claims:
+            raise ValueError("a batch redeems at least one claim")
+        if any((int(claim.chain_id), claim.vault) != (self.chain_id, self.vault_address) for claim in claims):
+            raise ValueError("every claim of a batch must be of the bound chain and vault")
+        data = self.vault.encode_abi("claimBatch", args=[[tuple(_claim_args(claim)) for claim in claims]])
+        return self._wallet_tx(sender, self.vault_address, data, self.chain_id)
 
     async def vault_events(self, from_block: int, to_block: int) -> list[DepositEvent | ClaimedEvent]:
         """The vault's ``Deposited`` and ``Claimed`` events in a block range, in chain order."""
@@ -287,3 +293,10 @@ class ChainClient:
             return await call
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
             raise ChainUnavailable(f"the chain's node does not answer: {type(exc).__name__}") from exc
+
+
+def _claim_args(claim: Claim) -> list[Any]:
+    """The vault's arguments for one claim: ``claim``'s parameters, or one ``SignedClaim`` of ``claimBatch``."""
+    return [AsyncWeb3.to_checksum_address(claim.recipient), AsyncWeb3.to_checksum_address(claim.token),
+            int(claim.amount), HexBytes(claim.claim_ref), int(claim.nonce), int(claim.deadline),
+            HexBytes(claim.signature)]

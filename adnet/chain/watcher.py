@@ -2,7 +2,9 @@
 
 Each pass reads the events of the blocks after its cursor up to the confirmed head (``head - confirmations``),
 hands each one, in chain order, to ``apply`` (the domain's: ``adnet.money.vault_events.apply``), then moves the
-cursor. The cursor (``ChainCursor``) survives restarts; applying an event twice changes nothing, because the
+cursor. A pass that has used its time budget stops after the range it is in, and the next pass goes on from the
+cursor: after a long stop, catching up on many blocks does not hold the event loop that answers requests in one
+piece. The cursor (``ChainCursor``) survives restarts; applying an event twice changes nothing, because the
 deposit's transaction hash and the claim's claimRef are unique keys, so a pass that another process repeats, or
 that dies halfway, repeats reads, never bookings.
 """
@@ -10,6 +12,7 @@ that dies halfway, repeats reads, never bookings.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -27,8 +30,8 @@ VaultEvent = DepositEvent | ClaimedEvent
 
 @dataclass(frozen=True)
 class WatchReport:
-    """What one pass did: the confirmed block it reached (None before the deployment is confirmed), and how many
-    events changed something."""
+    """What one pass did: the block it reached (None before the deployment is confirmed; short of the confirmed
+    head when its budget ran out), and how many events changed something."""
 
     to_block: int | None
     deposits_credited: int
@@ -38,28 +41,34 @@ class WatchReport:
 class Watcher:
     """Follows one vault; ``run_once`` is one pass (the jobs scheduler runs it periodically)."""
 
-    def __init__(self, chain: ChainClient, apply: Callable[[VaultEvent], Awaitable[bool]]) -> None:
+    def __init__(self, chain: ChainClient, apply: Callable[[VaultEvent], Awaitable[bool]], *,
+                 block_range: int = MAX_BLOCK_RANGE) -> None:
         self.chain = chain
         self.apply = apply
+        self.block_range = block_range
 
-    async def run_once(self) -> WatchReport:
-        """Process every confirmed block after the cursor; ``apply`` says whether an event changed anything."""
+    async def run_once(self, budget: float | None = None) -> WatchReport:
+        """Process the confirmed blocks after the cursor, all of them, or, given a ``budget`` in seconds, the ranges
+        that begin within it; ``apply`` says whether an event changed anything."""
+        began = time.monotonic()
         confirmed = await self.chain.block_number() - self.chain.confirmations
         if confirmed < self.chain.deployment.deployed_block:
             return WatchReport(None, 0, 0)
         cursor = await ChainCursor.get_or_none(name=CURSOR_NAME)
         start = cursor.block_number + 1 if cursor else self.chain.deployment.deployed_block
-        credited = redeemed = 0
-        for from_block in range(start, confirmed + 1, MAX_BLOCK_RANGE):
-            to_block = min(from_block + MAX_BLOCK_RANGE - 1, confirmed)
-            for event in await self.chain.vault_events(from_block, to_block):
+        reached, credited, redeemed = start - 1, 0, 0
+        for from_block in range(start, confirmed + 1, self.block_range):
+            if budget is not None and reached >= start and time.monotonic() - began >= budget:
+                break
+            reached = min(from_block + self.block_range - 1, confirmed)
+            for event in await self.chain.vault_events(from_block, reached):
                 if await self.apply(event):
                     credited += isinstance(event, DepositEvent)
                     redeemed += isinstance(event, ClaimedEvent)
-            await _advance(to_block)
+            await _advance(reached)
         if credited or redeemed:
-            log.info("watcher block=%d deposits=%d redeemed=%d", confirmed, credited, redeemed)
-        return WatchReport(confirmed, credited, redeemed)
+            log.info("watcher block=%d deposits=%d redeemed=%d", reached, credited, redeemed)
+        return WatchReport(reached, credited, redeemed)
 
 
 async def _advance(block_number: int) -> None:

@@ -1,8 +1,9 @@
 """Announcements that what can be served has changed, from the code that changes it to whoever serves.
 
-Approving a campaign, funding it, editing a creative or a task: the domain code that does it calls ``announce()``.
-A serving process (``adnet.services``) has its serving index listen in the context of every request and job it
-runs (``listen``), so the index is rebuilt at once there; code that runs with no one listening (a CLI command, a
+Approving a campaign, funding it, editing a creative or a task, verifying a site: the domain code that does it
+calls ``announce`` with the ids of what it changed (sites, campaigns, creatives, tasks). A serving process
+(``adnet.services``) has its serving index listen in the context of every request and job it runs (``listen``), so
+the index brings those entries up to date at once there; code that runs with no one listening (a CLI command, a
 unit test) announces to no one. The listener lives in a context variable, not in a process-wide list, so each
 running app hears its own changes only. A listener must be quick and must not fail: it only notes that work is due.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -25,7 +27,8 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[], None]
+# Hears the ids of what changed, or None when anything may have changed (after announcements were missed).
+Listener = Callable[[frozenset[str] | None], None]
 RETRY_SECONDS = 1.0
 
 _listener: ContextVar[Listener | None] = ContextVar("adnet_changes_listener", default=None)
@@ -36,22 +39,23 @@ def listen(listener: Listener) -> None:
     _listener.set(listener)
 
 
-def announce() -> None:
-    """Tell the current context's listener, if any, that servable data changed."""
+def announce(changed: str, *more: str) -> None:
+    """Tell the current context's listener, if any, that what these ids name changed."""
     listener = _listener.get()
     if listener is not None:
-        listener()
+        listener(frozenset((changed, *more)))
 
 
 class Broadcast:
     """The announcements of every process on one Redis: ``announce`` tells this process's ``listener`` and publishes
     the change; every other process's ``Broadcast`` hears it and tells its own listener.
 
-    A message carries only the publishing process's origin (a process skips its own): what changed is read from
-    the database, so announcements made at once collapse into one message and a lost one costs only the wait for
-    the next periodic refresh. After Redis was unreachable, a process tells its listener once, for what it may
-    have missed. The channel is named after the Redis database number, so deployments that share a Redis server
-    on different databases do not hear each other.
+    A message carries the publishing process's origin (a process skips its own) and the ids announced since its
+    last message: what they name is read from the database, so announcements made at once collapse into one
+    message, and a lost one costs only the wait for the next periodic rebuild. After Redis was unreachable, a
+    process tells its listener that anything may have changed, for what it may have missed. The channel is named
+    after the Redis database number, so deployments that share a Redis server on different databases do not hear
+    each other.
     """
 
     def __init__(self, redis_url: str, listener: Listener) -> None:
@@ -60,12 +64,15 @@ class Broadcast:
         self._redis = Redis.from_url(redis_url)
         self.channel = f"adnet:changes:{self._redis.connection_pool.connection_kwargs.get('db', 0)}"
         self._due = asyncio.Event()
+        self._changed: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
 
-    def announce(self) -> None:
+    def announce(self, changed: frozenset[str] | None) -> None:
         """A change made in this process (the listener a serving process gives ``listen``)."""
-        self.listener()
-        self._due.set()
+        self.listener(changed)
+        if changed is not None:
+            self._changed |= changed
+            self._due.set()
 
     async def start(self) -> None:
         """Subscribe, then publish and receive in the background until ``stop``."""
@@ -85,10 +92,13 @@ class Broadcast:
         while True:
             await self._due.wait()
             self._due.clear()
+            changed, self._changed = self._changed, set()
             try:
-                await self._redis.publish(self.channel, self.origin)
+                message = json.dumps({"origin": self.origin, "changed": sorted(changed)})
+                await self._redis.publish(self.channel, message)
             except (RedisError, OSError):
                 log.warning("changes not published channel=%s", self.channel, exc_info=True)
+                self._changed |= changed
                 self._due.set()
                 await asyncio.sleep(RETRY_SECONDS)
 
@@ -97,9 +107,20 @@ class Broadcast:
             while True:
                 try:
                     async for message in pubsub.listen():
-                        if message["type"] == "message" and message["data"].decode() != self.origin:
-                            self.listener()
+                        if message["type"] == "message":
+                            self._heard(message["data"])
                 except (RedisError, OSError):
                     log.warning("changes not received channel=%s", self.channel, exc_info=True)
                     await asyncio.sleep(RETRY_SECONDS)
-                    self.listener()
+                    self.listener(None)
+
+    def _heard(self, data: bytes) -> None:
+        try:
+            message = json.loads(data)
+            origin, changed = message["origin"], frozenset(str(item) for item in message["changed"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("changes message not understood channel=%s", self.channel)
+            self.listener(None)
+            return
+        if origin != self.origin:
+            self.listener(changed)

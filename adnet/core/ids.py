@@ -7,7 +7,8 @@ import secrets
 import time
 
 PREFIXES = frozenset(
-    {"pub", "site", "adv", "cmp", "ad", "task", "tc", "ev", "int", "srv", "wd", "dep", "ex", "ltx", "clm"}
+    {"pub", "site", "adv", "cmp", "ad", "task", "tc", "ev", "int", "srv", "wd", "dep", "ex", "ltx", "clm", "key",
+     "wh", "whe", "whd", "wha", "mem"}
 )
 
 

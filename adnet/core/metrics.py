@@ -42,6 +42,8 @@ BATCH_COMMIT_SECONDS = Histogram("adnet_batch_commit_seconds", "How long a batch
                                  ["writer"], buckets=_LATENCY_BUCKETS)
 QUEUE_DEPTH = Gauge("adnet_batch_queue_depth", "Items waiting for a group-commit writer.", ["writer"],
                     multiprocess_mode="livesum")
+JOB_SECONDS = Histogram("adnet_job_duration_seconds", "How long a run of a periodic job took, by job: the time it "
+                        "shares the event loop with requests.", ["job"], buckets=_LATENCY_BUCKETS)
 FILTERED_EVENTS = Counter("adnet_tracking_filtered_events", "Tracking events recorded but not billed, by reason.",
                           ["reason"])
 CLAIMS_OUTSTANDING = Gauge("adnet_claims_outstanding_tokens", "Claims signed and not yet redeemed or expired, in "

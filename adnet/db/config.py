@@ -20,6 +20,7 @@ MIGRATIONS_MODULE = "migrations"
 MODEL_MODULES = (
     "adnet.accounts.models", "adnet.campaigns.models", "adnet.chain.models", "adnet.delivery.models",
     "adnet.interactions.models", "adnet.jobs.models", "adnet.money.models", "adnet.tasks.models",
+    "adnet.webhooks.models",
 )
 
 

@@ -10,8 +10,9 @@ exact, so rotating the fingerprint cannot bill one served ad twice.
 
 Before billing, the batch locks the billing windows its candidates count in (``adnet.delivery.caps``): an event
 beyond a cap of its client network is recorded as ``client_rate_exceeded``, one that would take its campaign's
-spend of the day past ``dailyCap`` as ``daily_cap_reached``. Every recorded event is also counted in
-``traffic_daily`` (per day, site, campaign, type and reason), what the reports read.
+spend of the day past ``dailyCap`` as ``daily_cap_reached``, an impression beyond its campaign's frequency cap for
+the viewer its token names as ``frequency_capped`` (``adnet.delivery.frequency``). Every recorded event is also
+counted in ``traffic_daily`` (per day, site, campaign, type and reason), what the reports read.
 
 Billing of a batch is one balanced ledger transaction (kind ``ad_billing``): each campaign pays the sum of its
 events' costs (an impression costs CPM/1000, a click its CPC, at the price of the moment, stored with the event),
@@ -33,6 +34,7 @@ from adnet.db.sql import Program, Statement
 from adnet.delivery.caps import Caps, WindowKey, add_to_windows, lock_windows, spend_window
 from adnet.delivery.counters import daily_stats_program
 from adnet.delivery.events import PendingEvent, TrackResult
+from adnet.delivery.frequency import frequency_window
 from adnet.delivery.models import EventType
 from adnet.money import ledger
 
@@ -70,17 +72,27 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
     campaign_ids = sorted({event.reported.campaign_id for event in candidates})
     remaining: dict[str, int] = {}
     daily_caps: dict[str, int | None] = {}
+    frequency_caps: dict[str, tuple[int, int]] = {}
     if campaign_ids:
         budgets = yield Statement(_BUDGETS, {"kind": "campaign", "token": Token.GS, "ids": campaign_ids})
         for row in budgets.rows:
             remaining[row["id"]] = int(Decimal(row["balance"] or 0))
             daily_caps[row["id"]] = None if row["daily_cap"] is None else int(Decimal(row["daily_cap"]))
+            if row["frequency_cap"] is not None:
+                frequency_caps[row["id"]] = int(row["frequency_cap"]), int(row["frequency_hours"]) * 3600
     windows = {id(event): caps.client_windows(
         site_id=event.reported.site_id, campaign_id=event.reported.campaign_id, network=event.client.network,
         kind=event.reported.type, at=event.received_at) for event in candidates}
+    frequency_windows = {id(event): (frequency_window(event.reported.campaign_id, event.claims.viewer,
+                                                      event.received_at, frequency_caps[event.reported.campaign_id][1]),
+                                     frequency_caps[event.reported.campaign_id][0])
+                         for event in candidates if event.reported.type == EventType.IMPRESSION
+                         and event.claims is not None and event.claims.viewer
+                         and event.reported.campaign_id in frequency_caps}
     spend_keys = {event.reported.campaign_id: spend_window(event.reported.campaign_id, now) for event in candidates}
     used = yield from lock_windows({window for limits in windows.values() for window, _ in limits}
-                                   | set(spend_keys.values()), single_writer=single_writer)
+                                   | set(spend_keys.values()) | {window for window, _ in frequency_windows.values()},
+                                   single_writer=single_writer)
     billed_in: dict[WindowKey, int] = defaultdict(int)
 
     rows: list[tuple[Any, ...]] = []
@@ -95,6 +107,9 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
             reason = "click_without_impression"
         if reason is None and any(used[window] + billed_in[window] >= cap for window, cap in windows[id(event)]):
             reason = "client_rate_exceeded"
+        frequency = frequency_windows.get(id(event))
+        if reason is None and frequency is not None and used[frequency[0]] + billed_in[frequency[0]] >= frequency[1]:
+            reason = "frequency_capped"
         if reason is None and remaining.get(request.campaign_id, 0) < event.price:
             reason = "budget_exhausted"
         daily_cap = daily_caps.get(request.campaign_id)
@@ -108,6 +123,8 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
         if billable:
             for window, _ in windows[id(event)]:
                 billed_in[window] += 1
+            if frequency is not None:
+                billed_in[frequency[0]] += 1
             billed_in[spend_keys[request.campaign_id]] += cost
             remaining[request.campaign_id] -= cost
             spent[request.campaign_id] += cost
@@ -150,8 +167,10 @@ _CLAIM_KEYS = ("INSERT INTO dedup_key (fingerprint, campaign_id, type, last_acce
                "ON CONFLICT (fingerprint, campaign_id, type) "
                "DO UPDATE SET last_accepted_at = excluded.last_accepted_at "
                "WHERE dedup_key.last_accepted_at <= :window_start RETURNING fingerprint, campaign_id, type")
-# Each candidate campaign's remaining budget (its ledger account, absent before its first funding) and daily cap.
-_BUDGETS = ("SELECT campaign.id, campaign.daily_cap, ledger_account.balance FROM campaign "
+# Each candidate campaign's remaining budget (its ledger account, absent before its first funding), daily cap and
+# frequency cap.
+_BUDGETS = ("SELECT campaign.id, campaign.daily_cap, campaign.frequency_cap, campaign.frequency_hours, "
+            "ledger_account.balance FROM campaign "
             "LEFT JOIN ledger_account ON ledger_account.owner = campaign.id AND ledger_account.kind = :kind "
             "AND ledger_account.token = :token WHERE campaign.id IN (:ids)")
 _ADD_TRAFFIC = ("INSERT INTO traffic_daily (day, site_id, campaign_id, type, reason, events, cost, publisher_amount) "

@@ -24,6 +24,7 @@ The retention job (``adnet.delivery.retention``) deletes windows that ended.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
@@ -96,10 +97,15 @@ def add_to_windows(used: dict[WindowKey, int]) -> Program[None]:
         yield Statement(_ADD, {"rows": rows})
 
 
-async def spent_today(now: datetime) -> dict[str, int]:
-    """What each campaign spent on the UTC day of ``now``: for the serving index."""
-    rows = await sql.fetch("SELECT key, used FROM billing_window WHERE key LIKE 'spend:%' AND window_start = :day",
-                           day=day_start(now))
+async def spent_today(now: datetime, campaign_ids: Iterable[str] | None = None) -> dict[str, int]:
+    """What each campaign (or each of ``campaign_ids``) spent on the UTC day of ``now``: for the serving index."""
+    if campaign_ids is None:
+        rows = await sql.fetch("SELECT key, used FROM billing_window WHERE key LIKE 'spend:%' "
+                               "AND window_start = :day", day=day_start(now))
+    else:
+        rows = await sql.fetch("SELECT key, used FROM billing_window WHERE key IN (:keys) AND window_start = :day",
+                               keys=sorted(spend_window(campaign_id, now)[0] for campaign_id in campaign_ids),
+                               day=day_start(now))
     return {str(row["key"]).removeprefix("spend:"): int(Decimal(row["used"])) for row in rows}
 
 

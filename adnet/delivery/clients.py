@@ -66,13 +66,15 @@ def is_bot(user_agent: str) -> bool:
 
 @dataclass(frozen=True)
 class Client:
-    """Who sent a request: its address (never stored), its own User-Agent header, and the page it says it comes
-    from (its ``Origin`` and ``Referer`` headers, see ``adnet.delivery.sites``)."""
+    """Who sent a request: its address (never stored), its own User-Agent header, the page it says it comes
+    from (its ``Origin`` and ``Referer`` headers, see ``adnet.delivery.sites``), and the country a trusted proxy
+    located it in (``adnet.delivery.targeting``)."""
 
     ip: str
     user_agent: str
     origin: str | None = None
     referer: str | None = None
+    country: str | None = None
 
     @property
     def network(self) -> str:

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
 
 from adnet.campaigns.commands import MAX_PLACEMENT_LENGTH
+from adnet.campaigns.targeting import normalize_keyword
 from adnet.core.inputs import Command, Fingerprint, Size, WalletAddress, rule
 from adnet.delivery.models import EventType
 from adnet.delivery.tokens import MAX_TOKEN_LENGTH
@@ -17,6 +18,7 @@ BANNER = "BANNER"
 KINDS = (BANNER, TaskKind.POLL.value, TaskKind.FEEDBACK.value, TaskKind.SURVEY.value)
 MAX_ID_LENGTH = 48
 MAX_USER_AGENT_LENGTH = 512
+MAX_PAGE_KEYWORDS = 20
 
 
 def _kinds(value: Any) -> frozenset[str]:
@@ -24,6 +26,13 @@ def _kinds(value: Any) -> frozenset[str]:
     if not kinds or not kinds <= set(KINDS):
         raise rule("invalid_field", f"a comma-separated list of {', '.join(KINDS)}")
     return kinds
+
+
+def _keywords(value: Any) -> frozenset[str]:
+    parts = [part for part in value.split(",") if part.strip()] if isinstance(value, str) else [value]
+    if len(parts) > MAX_PAGE_KEYWORDS:
+        raise rule("invalid_keyword", f"at most {MAX_PAGE_KEYWORDS} keywords")
+    return frozenset(normalize_keyword(part) for part in parts)
 
 
 def _switch(value: Any) -> bool:
@@ -44,8 +53,13 @@ class ServeQuery(Command):
     wallet: WalletAddress | None = Field(None, description="binds the tracking token to this wallet")
     attached: Annotated[bool, BeforeValidator(_switch), WithJsonSchema({"type": "string", "enum": ["0", "1"]})] = \
         Field(False, description="1: include up to two attached CTA tasks")
+    viewer: Fingerprint | None = Field(None, description="the embed's viewer id, for campaigns' frequency caps")
+    keywords: Annotated[frozenset[str], BeforeValidator(_keywords), WithJsonSchema(
+        {"type": "string", "examples": ["defi,wallets"],
+         "description": f"the page's keywords, comma-separated (at most {MAX_PAGE_KEYWORDS})"})] = Field(
+        frozenset(), description="the page's keywords, for campaigns that target or exclude them")
 
-    @field_validator("size", "wallet", mode="before")
+    @field_validator("size", "wallet", "viewer", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None

@@ -1,31 +1,42 @@
 """The serving index: one consistent snapshot, in memory, of everything a serve decision needs, so that ``GET
 /api/serve`` touches no database: active sites (domain and verification), approved campaigns with their approved
 creatives, remaining budgets, today's spend and attached tasks, and standalone units (with their campaign's site
-rules). ``build_index`` reads it in a handful of queries whatever the
-traffic; ``adnet.delivery.serving.Server`` holds the current one and rebuilds it when told that something changed
-and periodically (``adnet.jobs``), so other processes' changes arrive within ``REBUILD_SECONDS``.
+rules).
+
+``build_index`` reads it whole in a handful of queries whatever the traffic; ``refresh_index`` brings only the
+entries of named sites, campaigns and tasks up to date (what ``adnet.core.changes`` announcements name), in the same
+queries narrowed to them, and swaps them in without an await between the first and the last, so a serve decision
+never sees half of a change. ``adnet.delivery.serving.Server`` holds the current index: it refreshes what is
+announced, reads every campaign's remaining budget and today's spend every ``BUDGET_SECONDS`` (tracking in other
+processes lowers them), and rebuilds the whole index only every ``REBUILD_SECONDS``, for what another process
+changed without a Redis to tell this one.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from tortoise.expressions import Q
 
 from adnet.accounts.models import Site
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus, Rotation
+from adnet.core.ids import has_prefix
+from adnet.db import sql
 from adnet.delivery.caps import spent_today
 from adnet.delivery.sites import SiteEntry
+from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
 from adnet.money import ledger
 from adnet.tasks.config import TaskView, task_view
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 log = logging.getLogger(__name__)
 
-REBUILD_SECONDS = 3.0
+BUDGET_SECONDS = 3.0
+REBUILD_SECONDS = 30.0
 UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
 
 
@@ -38,6 +49,7 @@ class CreativeEntry:
     description: str
     media_type: str
     size: str
+    weight: int = 1
 
 
 @dataclass(frozen=True)
@@ -45,11 +57,13 @@ class TaskEntry:
     """An attached task or standalone unit, with its view (its config parsed) made once per rebuild."""
 
     id: str
+    campaign_id: str | None
     kind: TaskKind
     starts_at: datetime
     ends_at: datetime | None
     max_per_wallet: int
     view: TaskView
+    order: tuple[datetime, str]
     site_allow: frozenset[str] = frozenset()
     site_deny: frozenset[str] = frozenset()
 
@@ -78,6 +92,10 @@ class CampaignEntry:
     site_deny: frozenset[str]
     creatives: tuple[CreativeEntry, ...]
     tasks: tuple[TaskEntry, ...]
+    targeting: Rules = NO_RULES
+    frequency_cap: int | None = None
+    frequency_seconds: int = 86_400
+    rotation: Rotation = Rotation.EVEN
 
     @property
     def impression_cost(self) -> int:
@@ -120,20 +138,104 @@ class Index:
     creatives: dict[str, CreativeEntry] = field(default_factory=dict)
     units: tuple[TaskEntry, ...] = ()
     built_at: float = 0.0
+    # Billed [impressions, clicks] per creative of the campaigns that rotate by click-through rate.
+    creative_stats: dict[str, list[int]] = field(default_factory=dict)
+
+    def replace(self, scope: Scope, fresh: Index) -> None:
+        """Put ``fresh``'s entries of ``scope`` in place of this index's (dropping those ``fresh`` lacks: no longer
+        servable), all without an await."""
+        for site_id in scope.sites:
+            site = fresh.sites.get(site_id)
+            if site is None:
+                self.sites.pop(site_id, None)
+            else:
+                self.sites[site_id] = site
+        for campaign_id in scope.campaigns:
+            old = self.campaigns.pop(campaign_id, None)
+            for creative in old.creatives if old else ():
+                self.creatives.pop(creative.id, None)
+                self.creative_stats.pop(creative.id, None)
+            new = fresh.campaigns.get(campaign_id)
+            if new is not None:
+                self.campaigns[campaign_id] = new
+                self.creatives.update((creative.id, creative) for creative in new.creatives)
+                self.creative_stats.update((creative.id, fresh.creative_stats[creative.id])
+                                           for creative in new.creatives if creative.id in fresh.creative_stats)
+        kept = [unit for unit in self.units if unit.id not in scope.units and unit.campaign_id not in scope.campaigns]
+        self.units = tuple(sorted(kept + list(fresh.units), key=lambda unit: unit.order))
+
+    def update_budgets(self, remaining: dict[str, int], spent: dict[str, int]) -> None:
+        """Every campaign's remaining budget and today's spend as the database has them now."""
+        for campaign in self.campaigns.values():
+            campaign.remaining = remaining.get(campaign.id, 0)
+            campaign.spent_today = spent.get(campaign.id, 0)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a refresh reads: these sites, these campaigns (with their creatives, tasks and units), and these
+    standalone units of no campaign."""
+
+    sites: frozenset[str] = frozenset()
+    campaigns: frozenset[str] = frozenset()
+    units: frozenset[str] = frozenset()
 
 
 async def build_index(now: datetime) -> Index:
     """Read everything servable: a handful of queries, whatever the traffic."""
+    return await _read(now, None)
+
+
+async def refresh_index(index: Index, changed: Iterable[str], now: datetime) -> None:
+    """Bring the entries ``changed`` names (site, campaign, creative and task ids) up to date in ``index``."""
+    scope = await _scope(changed)
+    index.replace(scope, await _read(now, scope))
+
+
+async def read_budgets(now: datetime) -> tuple[dict[str, int], dict[str, int]]:
+    """Every campaign's remaining budget and today's spend (``Index.update_budgets``): two queries."""
+    return await ledger.balances("campaign"), await spent_today(now)
+
+
+async def _scope(changed: Iterable[str]) -> Scope:
+    ids = set(changed)
+    sites = {item for item in ids if has_prefix(item, "site")}
+    campaigns = {item for item in ids if has_prefix(item, "cmp")}
+    creatives = [item for item in ids if has_prefix(item, "ad")]
+    if creatives:
+        campaigns.update(str(campaign_id) for campaign_id
+                         in await Creative.filter(id__in=creatives).values_list("campaign_id", flat=True))
+    units: set[str] = set()
+    tasks = [item for item in ids if has_prefix(item, "task")]
+    for task_id, campaign_id in await Task.filter(id__in=tasks).values_list("id", "campaign_id") if tasks else ():
+        (campaigns if campaign_id else units).add(str(campaign_id or task_id))
+    return Scope(frozenset(sites), frozenset(campaigns), frozenset(units))
+
+
+async def _read(now: datetime, scope: Scope | None) -> Index:
+    """The index of ``scope``'s entries (everything when None)."""
+    sites_query = Site.filter(active=True)
+    campaigns_query = Campaign.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), status=CampaignStatus.APPROVED)
+    tasks_query = Task.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), active=True)
+    if scope is not None:
+        sites_query = sites_query.filter(id__in=list(scope.sites))
+        campaigns_query = campaigns_query.filter(id__in=list(scope.campaigns))
+        tasks_query = tasks_query.filter(Q(campaign_id__in=list(scope.campaigns)) | Q(id__in=list(scope.units)))
     sites = {str(site_id): SiteEntry(str(site_id), domain, verified) for site_id, domain, verified
-             in await Site.filter(active=True).values_list("id", "domain", "verified")}
-    campaigns = await Campaign.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), status=CampaignStatus.APPROVED)
+             in (await sites_query.values_list("id", "domain", "verified") if _wanted(scope, "sites") else ())}
+    campaigns = await campaigns_query if _wanted(scope, "campaigns") else []
     campaign_ids = [campaign.id for campaign in campaigns]
     creatives: dict[str, list[CreativeEntry]] = {}
-    for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED):
+    for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED) \
+            if campaign_ids else ():
         creatives.setdefault(creative.campaign_id, []).append(_creative_entry(creative))  # type: ignore[attr-defined]
-    remaining = await ledger.balances("campaign")
-    spent = await spent_today(now)
-    tasks = await Task.filter(Q(ends_at__isnull=True) | Q(ends_at__gt=now), active=True)
+    if scope is None:
+        remaining, spent = await read_budgets(now)
+    else:
+        remaining = {key.owner: amount for key, amount in
+                     (await ledger.balances_of(ledger.campaign(campaign_id) for campaign_id in campaign_ids)).items()}
+        spent = await spent_today(now, campaign_ids) if campaign_ids else {}
+    tasks = await tasks_query if _wanted(scope, "campaigns", "units") else []
     attached: dict[str, list[TaskEntry]] = {}
     units: list[TaskEntry] = []
     approved = {campaign.id: campaign for campaign in campaigns}
@@ -141,8 +243,9 @@ async def build_index(now: datetime) -> Index:
         campaign_id = task.campaign_id  # type: ignore[attr-defined]
         try:
             owner = approved.get(campaign_id)
-            entry = TaskEntry(id=task.id, kind=task.kind, starts_at=task.starts_at, ends_at=task.ends_at,
-                              max_per_wallet=task.max_per_wallet, view=task_view(task),
+            entry = TaskEntry(id=task.id, campaign_id=campaign_id, kind=task.kind, starts_at=task.starts_at,
+                              ends_at=task.ends_at, max_per_wallet=task.max_per_wallet, view=task_view(task),
+                              order=(task.created_at, task.id),
                               site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
                               site_deny=frozenset(owner.site_deny or ()) if owner else frozenset())
         except ValueError:
@@ -153,9 +256,16 @@ async def build_index(now: datetime) -> Index:
                 units.append(entry)
         elif task.surface == TaskSurface.ATTACHED and campaign_id in approved:
             attached.setdefault(campaign_id, []).append(entry)
-    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic())
+    best_ctr = [campaign.id for campaign in campaigns if campaign.rotation == Rotation.BEST_CTR]
+    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic(),
+                  creative_stats=await creative_stats(best_ctr) if best_ctr else {})
     for campaign in campaigns:
         entries = tuple(creatives.get(campaign.id, ()))
+        try:
+            targeting = compile_rules(campaign.targeting)
+        except ValueError:
+            log.warning("campaign targeting invalid, not served campaign_id=%s", campaign.id)
+            continue
         index.campaigns[campaign.id] = CampaignEntry(
             id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
             remaining=remaining.get(campaign.id, 0),
@@ -163,14 +273,31 @@ async def build_index(now: datetime) -> Index:
             spent_today=spent.get(campaign.id, 0), starts_at=campaign.starts_at, ends_at=campaign.ends_at,
             sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
-            creatives=entries, tasks=tuple(attached.get(campaign.id, ())),
+            creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
+            frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
+            rotation=campaign.rotation,
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index
+
+
+def _wanted(scope: Scope | None, *parts: str) -> bool:
+    return scope is None or any(getattr(scope, part) for part in parts)
 
 
 def _creative_entry(creative: Creative) -> CreativeEntry:
     return CreativeEntry(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
                          banner_url=creative.banner_url, target_url=creative.target_url,
                          description=creative.description, media_type=creative.media_type.value,
-                         size=f"{creative.width}x{creative.height}")
+                         size=f"{creative.width}x{creative.height}", weight=creative.weight)
+
+
+async def creative_stats(campaign_ids: list[str]) -> dict[str, list[int]]:
+    """Billed impressions and clicks per creative of ``campaign_ids`` (over the raw events still kept): one grouped
+    query, only for the campaigns that rotate by click-through rate."""
+    rows = await sql.fetch("SELECT creative_id, type, COUNT(*) AS events FROM tracking_event "
+                           "WHERE campaign_id IN (:ids) AND billable GROUP BY creative_id, type", ids=campaign_ids)
+    stats: dict[str, list[int]] = {}
+    for row in rows:
+        stats.setdefault(str(row["creative_id"]), [0, 0])[0 if row["type"] == "IMPRESSION" else 1] = int(row["events"])
+    return stats

@@ -1,5 +1,9 @@
 """Selection: which of the candidates a request may be shown wins, by a weighted draw.
 
+A campaign is a candidate when it is live, runs on the site and placement, can pay (or the slot takes attached
+tasks), has a creative of the size asked for, its targeting rules allow the viewer now
+(``adnet.delivery.targeting``), and the viewer has not reached its frequency cap (``adnet.delivery.frequency``).
+
 Weight = price x pacing, each clamped (price to [``MIN_PRICE_SHARE``, 1] of the best eCPM on offer, pacing to
 [``MIN_PACING``, ``MAX_PACING``]), so the best offer wins most often, a campaign behind its even spend catches up,
 and no candidate starves. The random source is the service's, injectable for tests.
@@ -13,6 +17,8 @@ from datetime import datetime
 
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
+from adnet.delivery.rotation import creative_shares
+from adnet.delivery.targeting import Viewer
 
 # Click-through rate assumed when turning a CPC into an eCPM (0.2 %, a typical display banner).
 ASSUMED_CTR = 0.002
@@ -31,8 +37,8 @@ class Candidate:
     unit: TaskEntry | None = None
 
 
-def candidates(index: Index, query: ServeQuery, now: datetime) -> list[Candidate]:
-    """Everything ``query`` may be shown now, each with its selection weight."""
+def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer) -> list[Candidate]:
+    """Everything ``query`` may show ``viewer`` now, each with its selection weight."""
     found: list[Candidate] = []
     if BANNER in query.kinds:
         offers: list[tuple[CampaignEntry, list[CreativeEntry]]] = []
@@ -42,13 +48,14 @@ def candidates(index: Index, query: ServeQuery, now: datetime) -> list[Candidate
             if not (query.attached or campaign.has_budget()):
                 continue
             creatives = campaign.creatives_for(query.size)
-            if creatives:
+            if creatives and campaign.targeting.allows(viewer, now) and not viewer.capped(
+                    campaign.id, campaign.frequency_cap, campaign.frequency_seconds, now):
                 offers.append((campaign, creatives))
         best = max((ecpm(campaign) for campaign, _ in offers), default=0.0)
         for campaign, creatives in offers:
             weight = campaign_weight(campaign, now, best)
-            found.extend(Candidate(weight / len(creatives), campaign=campaign, creative=creative)
-                         for creative in creatives)
+            found.extend(Candidate(weight * share, campaign=campaign, creative=creative) for creative, share
+                         in zip(creatives, creative_shares(campaign, creatives, index.creative_stats), strict=True))
     for unit in index.units:
         if unit.kind.value in query.kinds and unit.live(now) and unit.runs_on(query.site_id):
             found.append(Candidate(1.0, unit=unit))

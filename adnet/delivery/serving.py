@@ -1,14 +1,16 @@
 """Ad serving: which banner or unit a site gets, decided from memory so ``GET /api/serve`` touches no database.
 
 The decision is made from the index (``adnet.delivery.index``) by a weighted draw (``adnet.delivery.selection``).
-Tracking lowers a campaign's remaining budget in the index as soon as it bills, between rebuilds.
+Tracking lowers a campaign's remaining budget in the index as soon as it bills, between the index's reads of the
+budgets.
 
 A banner served to a page of another domain than the site's (``adnet.delivery.sites``) is still served, with a token
 that says so: its events are recorded as ``domain_mismatch``, never billed.
 
 Sites are registered by the publisher API at any time: a site id missing from the index costs one database lookup,
-whose answer is cached (a known site until the next rebuild, an unknown one for ``UNKNOWN_SITE_SECONDS``), so a
-new site is served at once and a flood of made-up ids cannot reach the database more than once each.
+whose answer is cached (a known site until it changes or the next rebuild, an unknown one for
+``UNKNOWN_SITE_SECONDS``), so a new site is served at once and a flood of made-up ids cannot reach the database
+more than once each.
 
 Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
 job and at shutdown (fill rate = filled / requests).
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from adnet.accounts.models import Site
+from adnet.campaigns.models import Rotation
 from adnet.core.clock import Clock
 from adnet.core.errors import NotFound
 from adnet.core.ids import has_prefix
@@ -36,9 +39,20 @@ from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
-from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, build_index
+from adnet.delivery.frequency import FrequencyMemory, frequency_window
+from adnet.delivery.index import (
+    BUDGET_SECONDS,
+    REBUILD_SECONDS,
+    CampaignEntry,
+    CreativeEntry,
+    Index,
+    build_index,
+    read_budgets,
+    refresh_index,
+)
 from adnet.delivery.selection import candidates, pick
 from adnet.delivery.sites import SiteEntry, on_site
+from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import Completion
 
@@ -50,28 +64,62 @@ MAX_ATTACHED_TASKS = 2
 
 
 class Server:
-    """The serving state of one process: the index, the site cache and the fill counters. The jobs scheduler
-    rebuilds the index (``rebuild``) periodically and as soon as ``stale`` is set, and adds the counters to the
+    """The serving state of one process: the index, the site cache and the fill counters. The jobs scheduler runs
+    ``update`` periodically and as soon as ``stale`` is set (a change was announced), and adds the counters to the
     database (``flush_counts``)."""
 
-    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str) -> None:
+    def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
+                 locator: Locator | None = None) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
+        self.locator = locator or Locator()
+        self.frequency = FrequencyMemory()
         self.index = Index()
         self.stale = asyncio.Event()
+        self._changed: set[str] = set()
+        self._rebuild_due = False
+        self._budgets_at = 0.0
         self._unknown_sites: dict[str, float] = {}
         self._fill: Counter[tuple[str, date, bool]] = Counter()
         self._lock = asyncio.Lock()
 
     async def rebuild(self) -> None:
-        """Replace the index with a fresh one read from the database."""
+        """Replace the index with a fresh one read whole from the database."""
         async with self._lock:
+            self._rebuild_due = False
+            self._changed.clear()  # what is announced from now on is applied after this read, again
             self.index = await build_index(self.clock.now())
+            self._budgets_at = self.index.built_at
             self._unknown_sites.clear()
 
-    def invalidate(self) -> None:
-        """Have the index rebuilt now (what ``adnet.core.changes`` announcements call)."""
+    async def update(self) -> None:
+        """The index's job: apply the announced changes; read the budgets every ``BUDGET_SECONDS``; rebuild the
+        whole index every ``REBUILD_SECONDS`` or when told that anything may have changed."""
+        if self._rebuild_due or time.monotonic() - self.index.built_at >= REBUILD_SECONDS:
+            await self.rebuild()
+            return
+        async with self._lock:
+            changed, self._changed = self._changed, set()
+            if changed:
+                try:
+                    await refresh_index(self.index, changed, self.clock.now())
+                except Exception:
+                    self._changed |= changed  # tried again at the next turn
+                    raise
+                for item in changed:
+                    self._unknown_sites.pop(item, None)
+            if time.monotonic() - self._budgets_at >= BUDGET_SECONDS:
+                self.index.update_budgets(*await read_budgets(self.clock.now()))
+                self._budgets_at = time.monotonic()
+
+    def invalidate(self, changed: frozenset[str] | None) -> None:
+        """Have the index brought up to date now for the ids ``changed`` names, or rebuilt whole for None (what
+        ``adnet.core.changes`` announcements call)."""
+        if changed is None:
+            self._rebuild_due = True
+        else:
+            self._changed |= changed
         self.stale.set()
 
     async def site(self, site_id: str) -> SiteEntry:
@@ -101,6 +149,20 @@ class Server:
         if entry is not None:
             entry.remaining = max(0, entry.remaining - amount)
             entry.spent_today += amount
+
+    def billed(self, creative_id: str, impression: bool) -> None:
+        """Count a billed impression or click of a creative whose campaign rotates by click-through rate."""
+        figures = self.index.creative_stats
+        creative = self.index.creatives.get(creative_id)
+        campaign = self.index.campaigns.get(creative.campaign_id) if creative is not None else None
+        if campaign is not None and campaign.rotation == Rotation.BEST_CTR:
+            figures.setdefault(creative_id, [0, 0])[0 if impression else 1] += 1
+
+    def viewed(self, campaign_id: str, viewer: str, at: datetime) -> None:
+        """Remember an impression tracking billed to ``viewer``, when its campaign has a frequency cap."""
+        entry = self.index.campaigns.get(campaign_id)
+        if entry is not None and entry.frequency_cap is not None:
+            self.frequency.add(frequency_window(campaign_id, viewer, at, entry.frequency_seconds), at)
 
     def count(self, site_id: str, day: date, filled: bool) -> None:
         self._fill[(site_id, day, filled)] += 1
@@ -150,7 +212,8 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site = await server.site(query.site_id)
     now = server.clock.now()
-    choice = pick(candidates(server.index, query, now), server.random)
+    viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
+    choice = pick(candidates(server.index, query, now, viewer), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
         return NOTHING
@@ -168,7 +231,7 @@ async def _banner(server: Server, query: ServeQuery, client: Client, off_site: b
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
-        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64))
+        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
     tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 

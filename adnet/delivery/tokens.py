@@ -5,7 +5,9 @@ token that names the same ad, campaign and site, from the client it was served t
 both base64url without padding: the payload is a compact JSON array (ad, campaign, site, placement, size, wallet,
 issued-at ms, expiry ms, whether clicks are priced, whether the serve came from a page of another domain than the
 site's (``adnet.delivery.sites``), the client's binding (``adnet.delivery.clients.binding``: its
-network and browser family), a random nonce), the mac is HMAC-SHA256 over a versioned prefix and the payload, keyed
+network and browser family), a random nonce, and the viewer id the embed sent, empty without one, which frequency
+caps count per (``adnet.delivery.frequency``); a payload without it, signed before it was added, reads as no viewer),
+the mac is HMAC-SHA256 over a versioned prefix and the payload, keyed
 with ``ADNET_TRACKING_SECRET``. Tokens live 15 minutes. To rotate the secret without refusing tokens already handed out,
 move the old one to ``ADNET_TRACKING_SECRET_PREVIOUS``: tokens signed with either are accepted, new ones are signed
 with the current secret only.
@@ -27,6 +29,8 @@ MAX_TOKEN_LENGTH = 1024
 _MAC_PREFIX = b"adnet/tracking-token/v2."
 # Issued-at a little in the future is tolerated (several workers, clocks a hair apart); more is a forgery.
 _CLOCK_SKEW_MS = 5_000
+# Tokens issued before the viewer id joined the payload (they live 15 minutes) have one field less.
+_FIELDS_BEFORE_VIEWER = 12
 
 
 class TokenError(Exception):
@@ -52,17 +56,18 @@ class TokenClaims:
     click_active: bool
     off_site: bool
     client: str
+    viewer: str | None = None
 
 
 def issue_token(secret: str, *, ad_id: str, campaign_id: str, site_id: str, placement: str, size: str,
-                wallet: str | None, click_active: bool, off_site: bool, client: str, now: datetime, nonce: int
-                ) -> str:
+                wallet: str | None, click_active: bool, off_site: bool, client: str, now: datetime, nonce: int,
+                viewer: str | None = None) -> str:
     """Sign a token for an ad served now to ``client`` (its binding); it expires after ``TOKEN_TTL``. ``nonce``
     (64 random bits) makes every serve's token distinct, even two of the same ad in the same millisecond."""
     issued = _epoch_ms(now)
     payload = [ad_id, campaign_id, site_id, placement, size, wallet or "", issued,
                issued + int(TOKEN_TTL.total_seconds() * 1000), 1 if click_active else 0, 1 if off_site else 0, client,
-               format(nonce, "x")]
+               format(nonce, "x"), viewer or ""]
     encoded = _b64encode(json.dumps(payload, separators=(",", ":")).encode())
     return f"{encoded}.{_b64encode(_mac(secret, encoded))}"
 
@@ -99,10 +104,12 @@ def token_ref(token: str) -> str:
 def _parse_payload(encoded: str) -> TokenClaims:
     try:
         fields = json.loads(_b64decode(encoded))
+        if isinstance(fields, list) and len(fields) == _FIELDS_BEFORE_VIEWER:
+            fields = [*fields, ""]
         (ad_id, campaign_id, site_id, placement, size, wallet, issued, expires, click_active, off_site, client,
-         _nonce) = fields
+         _nonce, viewer) = fields
         if not all(isinstance(value, str) for value in (ad_id, campaign_id, site_id, placement, size, wallet,
-                                                         client)):
+                                                         client, viewer)):
             raise TypeError("text fields")
         if not all(type(value) is int for value in (issued, expires, click_active, off_site)):
             raise TypeError("number fields")
@@ -111,7 +118,7 @@ def _parse_payload(encoded: str) -> TokenClaims:
         raise TokenError("token_invalid") from None
     return TokenClaims(ad_id=ad_id, campaign_id=campaign_id, site_id=site_id, placement=placement, size=size,
                        wallet=wallet or None, issued_at_ms=issued, expires_at_ms=expires,
-                       click_active=click_active == 1, off_site=off_site == 1, client=client)
+                       click_active=click_active == 1, off_site=off_site == 1, client=client, viewer=viewer or None)
 
 
 def _mac(secret: str, encoded_payload: str) -> bytes:

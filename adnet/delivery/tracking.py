@@ -17,7 +17,9 @@ the campaign's advertiser, never to the client:
 - decided in the database, in the batch's transaction, exact across processes: ``token_reused`` (this token
   already had an event of this type, whatever the fingerprint), ``click_without_impression`` (no billable impression
   of the same token before), ``client_rate_exceeded`` (the client's network reached a billing cap on this site or
-  campaign, ``adnet.delivery.caps``), ``budget_exhausted`` (the campaign's remaining budget cannot pay the price),
+  campaign, ``adnet.delivery.caps``), ``frequency_capped`` (the viewer its token names already had as many billed
+  impressions of the campaign in the period as its frequency cap allows, ``adnet.delivery.frequency``),
+  ``budget_exhausted`` (the campaign's remaining budget cannot pay the price),
   ``daily_cap_reached`` (the price would take the campaign's spend of the UTC day past its ``dailyCap``).
 
 Writes go through a ``GroupCommitter``: the events of a few milliseconds are written in one database transaction,
@@ -63,7 +65,8 @@ _COMMIT_ATTEMPTS = 5
 REASONS = (
     "bot_user_agent", "site_unverified", "domain_mismatch", "token_missing", "token_invalid", "token_expired",
     "token_mismatch", "client_mismatch", "not_rendered", "not_viewable", "view_too_short", "click_not_priced",
-    "token_reused", "click_without_impression", "client_rate_exceeded", "budget_exhausted", "daily_cap_reached",
+    "token_reused", "click_without_impression", "client_rate_exceeded", "frequency_capped", "budget_exhausted",
+    "daily_cap_reached",
 )
 class Tracker:
     """This process's tracking state: the batch writer, the rate windows and the reason counters."""
@@ -136,6 +139,13 @@ class Tracker:
                 await asyncio.sleep(0.005 * attempt)
         for campaign_id, amount in spent.items():
             self.server.spent(campaign_id, amount)
+        for event, result in zip(events, results, strict=True):
+            if not result.billable:
+                continue
+            impression = event.reported.type == EventType.IMPRESSION
+            self.server.billed(event.reported.ad_id, impression)
+            if impression and event.claims is not None and event.claims.viewer:
+                self.server.viewed(event.reported.campaign_id, event.claims.viewer, event.received_at)
         reasons = Counter(result.reason for result in results if result.reason)
         self.reasons.update(reasons)
         metrics.count_filtered(reasons)

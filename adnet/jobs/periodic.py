@@ -1,15 +1,21 @@
 """The periodic work of a serving process, as jobs for its scheduler:
 
-- ``serving-index``: rebuild the serving index every ``REBUILD_SECONDS``, and at once when a change is announced;
+- ``serving-index``: bring the serving index up to date at once when a change is announced, read the campaigns'
+  budgets every ``BUDGET_SECONDS`` and rebuild the whole index every ``REBUILD_SECONDS``
+  (``adnet.delivery.serving.Server.update``);
 - ``fill-counts``: add the serve decisions counted in memory to the per-site daily counters;
 - ``settle-campaigns``: end campaigns whose end date has passed or whose budget is spent, and return what is left
   of ended campaigns' budgets and task pools (no request does this: reading an account never writes);
 - ``expired-claims``: release claims whose deadline the confirmed chain time has passed (a withdrawal back to its
   holder, a reward back to its pool);
 - ``chain-watcher``: follow the vault's events (deposits credited, claims redeemed), in the one process of all
-  workers and hosts that holds the watcher's lease (``adnet.jobs.leases``); the others stand by;
+  workers and hosts that holds the watcher's lease (``adnet.jobs.leases``); the others stand by. A pass takes
+  the block ranges that begin within ``WATCH_BUDGET_SECONDS`` and leaves the rest to the next, so catching up
+  after a stop shares the event loop with requests instead of holding it;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
+- ``webhooks``: deliver the outbox's due webhook deliveries, retrying failed ones with backoff
+  (``adnet.webhooks.delivery``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
   their hour and billing windows that ended (``adnet.delivery.retention``).
 
@@ -26,35 +32,40 @@ from adnet.chain.client import ChainClient
 from adnet.chain.watcher import Watcher
 from adnet.core.clock import Clock
 from adnet.delivery import retention
-from adnet.delivery.index import REBUILD_SECONDS
+from adnet.delivery.index import BUDGET_SECONDS
 from adnet.delivery.serving import Server
 from adnet.jobs.health import HEALTH_SECONDS, Health
 from adnet.jobs.leases import Lease
 from adnet.jobs.scheduler import Job
 from adnet.money import claims
+from adnet.webhooks.delivery import Deliverer
 
-FILL_COUNT_SECONDS = REBUILD_SECONDS
+FILL_COUNT_SECONDS = 3.0
 SETTLE_SECONDS = 30.0
 EXPIRY_SECONDS = 60.0
 WATCH_SECONDS = 2.0
+WATCH_BUDGET_SECONDS = 0.2
 WATCHER_LEASE = "chain-watcher"
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
+WEBHOOK_SECONDS = 5.0
 # Jobs a test runs itself rather than on a timer.
 ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention",
-                                "health"})
+                                "health", "webhooks"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease, clock: Clock,
-                  site_checks: SiteChecks, health: Health, retention_days: int) -> list[Job]:
+                  site_checks: SiteChecks, health: Health, retention_days: int, webhooks: Deliverer) -> list[Job]:
     """Every periodic job of a serving process."""
     return [
-        Job("serving-index", server.rebuild, every=REBUILD_SECONDS, wake=server.stale),
+        Job("serving-index", server.update, every=BUDGET_SECONDS, wake=server.stale),
         Job("fill-counts", server.flush_counts, every=FILL_COUNT_SECONDS),
         Job("settle-campaigns", lambda: settle_due(clock.now()), every=SETTLE_SECONDS),
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
-        Job("chain-watcher", lambda: watcher_lease.run(watcher.run_once), every=WATCH_SECONDS),
+        Job("chain-watcher", lambda: watcher_lease.run(lambda: watcher.run_once(WATCH_BUDGET_SECONDS)),
+            every=WATCH_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
+        Job("webhooks", lambda: webhooks.deliver_due(clock.now()), every=WEBHOOK_SECONDS),
     ]

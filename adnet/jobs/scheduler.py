@@ -3,7 +3,7 @@
 A ``Job`` runs every ``every`` seconds, or as soon as its ``wake`` event is set (the serving index, when a change
 is announced). A job never overlaps itself; a failure is logged and the job runs again at its next turn. ``run``
 runs one job now and waits for it; jobs named ``on_demand`` run only that way (in tests, which decide when time
-has passed).
+has passed). Each run's duration goes to adnet's metrics (``adnet_job_duration_seconds``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
+
+from adnet.core import metrics
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +67,10 @@ class Scheduler:
                     async with asyncio.timeout(job.every):
                         await job.wake.wait()
                 job.wake.clear()
+            began = time.monotonic()
             try:
                 await job.run()
             except Exception:  # the job runs again at its next turn
                 log.exception("job failed job=%s", job.name)
+            finally:
+                metrics.JOB_SECONDS.labels(job=job.name).observe(time.monotonic() - began)

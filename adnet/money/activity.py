@@ -13,7 +13,8 @@ RECENT_ITEMS = 10
 
 @dataclass(frozen=True)
 class Activity:
-    """The latest deposits, withdrawals and exchanges of a site or an advertiser (advertisers make no exchanges)."""
+    """The latest deposits, withdrawals (with their claims) and exchanges of a site or an advertiser (advertisers
+    make no exchanges)."""
 
     deposits: list[Deposit]
     withdrawals: list[Withdrawal]
@@ -25,7 +26,8 @@ async def recent(holder: Holder) -> Activity:
     newest = ("-created_at", "-id")
     return Activity(
         deposits=await Deposit.filter(**holder.record).order_by(*newest).limit(RECENT_ITEMS),
-        withdrawals=await Withdrawal.filter(**holder.record).order_by(*newest).limit(RECENT_ITEMS),
+        withdrawals=await Withdrawal.filter(**holder.record).order_by(*newest).limit(RECENT_ITEMS).select_related(
+            "claim"),
         exchanges=(await Exchange.filter(**holder.record).order_by(*newest).limit(RECENT_ITEMS)
                    if holder.kind == "site" else []),
     )

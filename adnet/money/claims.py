@@ -45,7 +45,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from adnet.chain.client import ChainClient
-from adnet.core.amounts import Token
+from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.ids import new_id
 from adnet.core.wallets import normalize_wallet
 from adnet.db import sql
@@ -59,6 +59,8 @@ from adnet.money.models import (
     Withdrawal,
     WithdrawalStatus,
 )
+from adnet.webhooks import outbox
+from adnet.webhooks.models import WebhookEventType
 
 log = logging.getLogger(__name__)
 
@@ -260,8 +262,9 @@ async def mark_redeemed(claim_ref: str, tx_hash: str, now: datetime) -> bool:
             amount = int(claim.amount)
             await ledger.book("claim_redeem", claim_ref, [(ledger.outstanding_claims(claim.token_symbol), -amount),
                                                           (ledger.external(claim.token_symbol), amount)], now=now)
-            await Withdrawal.filter(claim_id=claim.id, status=WithdrawalStatus.ISSUED).update(
-                status=WithdrawalStatus.REDEEMED, settled_at=now)
+            if await Withdrawal.filter(claim_id=claim.id, status=WithdrawalStatus.ISSUED).update(
+                    status=WithdrawalStatus.REDEEMED, settled_at=now):
+                await _tell_withdrawal(claim.id, WebhookEventType.WITHDRAWAL_REDEEMED, now, txHash=tx_hash)
             log.info("claim redeemed claim_ref=%s tx=%s", claim_ref, tx_hash)
             return True
         if await Claim.filter(claim_ref=claim_ref, status=ClaimStatus.EXPIRED).update(
@@ -278,6 +281,16 @@ async def mark_redeemed(claim_ref: str, tx_hash: str, now: datetime) -> bool:
     return False
 
 
+async def _tell_withdrawal(claim_id: Any, event_type: WebhookEventType, now: datetime, **data: Any) -> None:
+    """Write a webhook event about the withdrawal a claim paid (inside the transaction that settled it)."""
+    withdrawal = await Withdrawal.get(claim_id=claim_id)
+    holder = {"siteId": withdrawal.site_id} if withdrawal.site_id else {  # type: ignore[attr-defined]
+        "advertiserId": withdrawal.advertiser_id}  # type: ignore[attr-defined]
+    await outbox.record(withdrawal.wallet, event_type, {
+        "withdrawalId": withdrawal.id, **holder, "token": withdrawal.token_symbol,
+        "amount": to_decimal_string(int(withdrawal.amount)), "status": withdrawal.status.value, **data}, now)
+
+
 async def expire_due(now: datetime) -> int:
     """Expire every issued claim whose deadline is before ``now``, which must be the chain's time (the timestamp
     of a confirmed block), and return how many. Each expiry books ``claim_expire``, the exact reverse of the
@@ -292,8 +305,9 @@ async def expire_due(now: datetime) -> int:
                 continue
             reversal = [(key, -amount) for key, amount in await _issue_legs(claim_ref)]
             await ledger.book("claim_expire", claim_ref, reversal, now=now)
-            await Withdrawal.filter(claim_id=claim_id, status=WithdrawalStatus.ISSUED).update(
-                status=WithdrawalStatus.RELEASED, settled_at=now)
+            if await Withdrawal.filter(claim_id=claim_id, status=WithdrawalStatus.ISSUED).update(
+                    status=WithdrawalStatus.RELEASED, settled_at=now):
+                await _tell_withdrawal(claim_id, WebhookEventType.WITHDRAWAL_RELEASED, now)
         expired += 1
         log.info("claim expired claim_ref=%s", claim_ref)
     return expired

@@ -22,6 +22,14 @@ class Withdrawal(Command):
     token: TokenSymbol = Token.GS
 
 
+class WithdrawalPage(Command):
+    """Which of an account's withdrawals to list: the newest ``limit``, or those older than ``before`` (the last
+    withdrawal id of the previous page)."""
+
+    limit: int = Field(50, ge=1, le=100, description="how many, newest first (at most 100)")
+    before: str | None = Field(None, max_length=64, description="list the withdrawals older than this one")
+
+
 class ExchangeOrder(Command):
     """An amount of one token to convert into the other at the vault's rate."""
 

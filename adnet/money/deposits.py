@@ -27,12 +27,14 @@ from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import Advertiser, Site
 from adnet.chain.client import ChainClient, ChainUnavailable, DepositEvent
-from adnet.core.amounts import Token
+from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, Invalid, NotFound, chain_unavailable
 from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.money.holders import Holder, account_ref
 from adnet.money.models import Deposit, DepositStatus
+from adnet.webhooks import outbox
+from adnet.webhooks.models import WebhookEventType
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,21 @@ def prepare(holder: Holder, amount: int, chain: ChainClient) -> DepositPlan:
     return DepositPlan(holder=holder, amount=amount,
                        approve=chain.build_approve_tx(holder.wallet, Token.GS, amount),
                        deposit=chain.build_deposit_tx(holder.wallet, Token.GS, amount, holder.account_ref))
+
+
+async def check_wallet_funds(holder: Holder, amount: int, chain: ChainClient) -> int:
+    """What the holder's wallet holds in G$ on the chain, when that covers a deposit of ``amount`` (checked before
+    the wallet is asked to approve anything). Refused: Invalid ``insufficient_wallet_balance`` (the deposit would
+    revert), Unavailable ``chain_unavailable``."""
+    try:
+        held = await chain.token_balance(Token.GS, holder.wallet)
+    except ChainUnavailable:
+        raise chain_unavailable() from None
+    if amount > held:
+        raise Invalid("insufficient_wallet_balance",
+                      f"Your wallet holds {to_decimal_string(held)} {Token.GS}; the amount is more than that.",
+                      field="amount", walletBalance=to_decimal_string(held))
+    return held
 
 
 async def credit(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime) -> Deposit:
@@ -175,11 +192,23 @@ async def record_deposit(event: DepositEvent, *, confirmed: bool, now: datetime)
             await ledger.book("deposit", deposit.tx_hash, [(ledger.external(account.token), -amount),
                                                            (account, amount)], now=now,
                               memo=f"deposit from {deposit.sender}")
+            await outbox.record(await _holder_wallet(account), WebhookEventType.DEPOSIT_CREDITED, {
+                "depositId": deposit.id, f"{account.kind}Id": account.owner, "txHash": deposit.tx_hash,
+                "token": account.token, "amount": to_decimal_string(amount)}, now)
     await deposit.refresh_from_db()
     if credited:
         log.info("deposit credited tx=%s account=%s amount=%d token=%s", deposit.tx_hash, account, amount,
                  account.token)
     return RecordedDeposit(deposit, bool(credited))
+
+
+async def _holder_wallet(account: ledger.AccountKey) -> str:
+    """The wallet of the site (its publisher's) or advertiser whose ledger account ``account`` is."""
+    if account.kind == "site":
+        found = await Site.filter(id=account.owner).first().values_list("publisher__wallet", flat=True)
+    else:
+        found = await Advertiser.filter(id=account.owner).first().values_list("wallet", flat=True)
+    return str(found)
 
 
 def _ledger_account(owner: tuple[str, str] | None, token_symbol: str) -> ledger.AccountKey | None:

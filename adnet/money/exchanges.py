@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.models import Site
 from adnet.accounts.sites import owned_site
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.core.amounts import UNIT, Token
@@ -67,8 +68,15 @@ async def current_rate(chain: ChainClient) -> int:
         raise chain_unavailable("The vault's rate cannot be read") from None
 
 
-async def preview(from_token: Token, amount: int, chain: ChainClient) -> ExchangePreview:
-    """What ``amount`` of ``from_token`` converts to at the vault's current rate, as ``exchange`` would book it."""
+async def preview(from_token: Token, amount: int, chain: ChainClient, site: Site | None = None) -> ExchangePreview:
+    """What ``amount`` of ``from_token`` converts to at the vault's current rate, as ``exchange`` would book it;
+    with ``site``, Invalid ``insufficient_balance`` when the site holds less than ``amount`` of ``from_token`` (no
+    preview promises what the exchange would refuse)."""
+    if site is not None:
+        balance = await ledger.balance(ledger.site(site.id, from_token))
+        if amount > balance:
+            raise insufficient(site_holder(site), ledger.InsufficientFunds(ledger.site(site.id, from_token), balance,
+                                                                           -amount))
     rate = await current_rate(chain)
     return ExchangePreview(from_token, other(from_token), amount, convert(amount, from_token, rate), rate)
 

@@ -132,6 +132,25 @@ class Withdrawal(Model):
 
     class Meta:
         table = "withdrawal"
+        indexes = (("site_id", "created_at"), ("advertiser_id", "created_at"))
+
+
+class WithdrawalKey(Model):
+    """An ``Idempotency-Key`` a site or an advertiser sent with a withdrawal. The withdrawal's transaction inserts it
+    before any money moves, so its unique key on (holder, key) makes a concurrent retry wait for the first request
+    and then fail on the key, and a later one find the withdrawal it names (``adnet.money.withdrawals``)."""
+
+    id = fields.BigIntField(primary_key=True)
+    holder = fields.CharField(max_length=64, description="the site's or the advertiser's id")
+    key = fields.CharField(max_length=255)
+    withdrawal = fields.OneToOneField("models.Withdrawal", related_name="idempotency_key", null=True,
+                                      on_delete=fields.RESTRICT,
+                                      description="set in the same transaction, so never null once committed")
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "withdrawal_key"
+        unique_together = (("holder", "key"),)
 
 
 class Exchange(Model):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adnet.accounts.models import Advertiser
+from adnet.accounts.models import Advertiser, MemberRole
 from adnet.accounts.sites import owned_site
 from adnet.campaigns.models import Campaign
 from adnet.core.amounts import Token
@@ -42,7 +42,7 @@ class AdvertiserBalance:
 
 async def site_balance(wallet: str, site_id: object) -> SiteBalance:
     """The money of a site ``wallet`` owns (the refusals of ``owned_site`` otherwise)."""
-    site = await owned_site(wallet, site_id)
+    site = await owned_site(wallet, site_id, MemberRole.VIEWER)
     pending = {token: 0 for token in Token}
     for token, amount in await Withdrawal.filter(site_id=site.id, status=WithdrawalStatus.ISSUED).values_list(
             "token_symbol", "amount"):

@@ -1,10 +1,13 @@
-"""Charts drawn on the server as SVG: the dashboard's daily earnings and the tallies of units' answers, with no
+"""Charts drawn on the server as SVG: daily earnings, spend or revenue, and the tallies of units' answers, with no
 chart library and no script.
 
-The SVG uses presentation attributes and CSS classes only (the portal's CSP allows no inline style), scales with
-its container through its viewBox, and carries a title, a description and a title per bar for screen readers and
-hover. Amounts stay integers in the smallest unit; the axis ticks are "nice" integers (1, 2 or 5 times a power of
-ten), so their decimal labels are short and exact.
+The SVG uses presentation attributes and CSS classes only (the portal's CSP allows no inline style) and scales with
+its container through its viewBox; ``static/portal.css`` sizes its text by the width the page has, so its labels
+stay readable on a phone. The tick labels sit inside the plot, above their lines, so no label length can run off
+it. Every day is a focusable bar whose value shows on hover and on focus (and is its accessible name); the caption
+names the date range and the totals. Amounts stay integers in the smallest unit; the axis ticks are "nice" integers
+(1, 2 or 5 times a power of ten), so their decimal labels are short and exact. Days that are all zero are said in
+words, never drawn on an axis of a few smallest units.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from markupsafe import Markup, escape
 from adnet.core.amounts import Token, to_decimal_string
 
 WIDTH = 720
-HEIGHT = 240
-LEFT = 64
+HEIGHT = 260
+LEFT = 8
 RIGHT = 8
-TOP = 12
-BOTTOM = 28
+TOP = 34  # room for the top tick's label, above its line
+BOTTOM = 40  # room for the day labels
+DAY_BASELINE = HEIGHT - 10
 TICKS = 4
 
 
@@ -35,39 +39,69 @@ def nice_ceiling(value: int) -> int:
         scale *= 10
 
 
-def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, title: str = "Earnings") -> Markup:
-    """A bar chart of ``(day, amount)`` pairs (oldest first, amounts in the smallest unit) as inline SVG."""
+def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, title: str = "Earnings",
+                   empty: str = "Nothing to show for these days yet.") -> Markup:
+    """A bar chart of ``(day, amount)`` pairs (oldest first, amounts in the smallest unit) as the content of a
+    ``<figure>``: inline SVG and a caption with the date range, or the ``empty`` sentence when every amount is
+    zero."""
     top_value = max((amount for _, amount in days), default=0)
-    axis_max = nice_ceiling(-(-top_value // TICKS)) * TICKS if top_value else TICKS
-    plot_width, plot_height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    slot = plot_width / max(len(days), 1)
     total = sum(amount for _, amount in days)
+    caption = (f"{_day(days[0][0])} to {_day(days[-1][0])}, {days[-1][0].year} (UTC days): total "
+               f"{to_decimal_string(total)} {symbol}, highest day {to_decimal_string(top_value)} {symbol}."
+               if days else "No days to show.")
+    if not top_value:
+        return Markup(f'<p class="chart-empty">{escape(empty)}</p>'  # noqa: S704 - escaped
+                      f'<figcaption class="chart-caption">{escape(caption)}</figcaption>')
+    axis_max = nice_ceiling(-(-top_value // TICKS)) * TICKS
+    plot_width, plot_height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    slot = plot_width / len(days)
     description = (f"{len(days)} days from {days[0][0].isoformat()} to {days[-1][0].isoformat()}; total "
-                   f"{to_decimal_string(total)} {symbol}; highest day {to_decimal_string(top_value)} {symbol}."
-                   if days else "No days to show.")
+                   f"{to_decimal_string(total)} {symbol}; highest day {to_decimal_string(top_value)} {symbol}.")
     parts = [
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="chart-title chart-desc" '
-        f'xmlns="http://www.w3.org/2000/svg">',
+        f'<svg class="chart daily-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" '
+        f'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
         f'<title id="chart-title">{escape(title)}</title><desc id="chart-desc">{escape(description)}</desc>',
     ]
     for tick in range(TICKS + 1):
         value = axis_max * tick // TICKS
         y = TOP + plot_height - plot_height * tick / TICKS
         parts.append(f'<line class="chart-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>')
-        parts.append(f'<text class="chart-label" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">'
-                     f'{escape(to_decimal_string(value))}</text>')
+        if tick:  # the baseline is zero; a label there would sit on the first bars
+            parts.append(f'<text class="chart-label chart-tick" x="{LEFT + 2}" y="{y - 6:.1f}" text-anchor="start">'
+                         f'{escape(to_decimal_string(value))} {escape(symbol)}</text>')
     for index, (day, amount) in enumerate(days):
         height = plot_height * amount / axis_max
-        x = LEFT + index * slot + slot * 0.15
+        x = LEFT + index * slot
+        named = f"{escape(day.isoformat())}: {escape(to_decimal_string(amount))} {escape(symbol)}"
+        tip_x, anchor = _anchored(index, len(days), x, slot)
         parts.append(
-            f'<rect class="chart-bar" x="{x:.1f}" y="{TOP + plot_height - height:.1f}" width="{slot * 0.7:.1f}" '
-            f'height="{height:.1f}"><title>{escape(day.isoformat())}: {escape(to_decimal_string(amount))} '
-            f'{escape(symbol)}</title></rect>')
+            f'<g class="chart-day" tabindex="0" role="img" aria-label="{named}"><title>{named}</title>'
+            f'<rect class="chart-hit" x="{x:.1f}" y="{TOP}" width="{slot:.1f}" height="{plot_height}"/>'
+            f'<rect class="chart-bar" x="{x + slot * 0.15:.1f}" y="{TOP + plot_height - height:.1f}" '
+            f'width="{slot * 0.7:.1f}" height="{height:.1f}"/>'
+            f'<text class="chart-label chart-tip" x="{tip_x:.1f}" y="{max(TOP + plot_height - height - 8, 24):.1f}" '
+            f'text-anchor="{anchor}">{escape(_day(day))}: {escape(to_decimal_string(amount))} {escape(symbol)}'
+            f'</text></g>')
     for index, x, anchor in _day_labels(len(days), slot):
-        parts.append(f'<text class="chart-label" x="{x:.1f}" y="{HEIGHT - 8}" text-anchor="{anchor}">'
-                     f'{escape(days[index][0].strftime("%b %d"))}</text>')
+        parts.append(f'<text class="chart-label" x="{x:.1f}" y="{DAY_BASELINE}" text-anchor="{anchor}">'
+                     f'{escape(_day(days[index][0]))}</text>')
     parts.append("</svg>")
+    parts.append(f'<figcaption class="chart-caption">{escape(caption)}</figcaption>')
     return Markup("".join(parts))  # noqa: S704 - every interpolated text above is escaped
+
+
+def _day(day: date) -> str:
+    return day.strftime("%b %d")
+
+
+def _anchored(index: int, count: int, x: float, slot: float) -> tuple[float, str]:
+    """Where a bar's value is written: from its left edge in the first fifth of the chart, to its right edge in the
+    last fifth, centred over it otherwise, so that no value runs off the chart."""
+    if index < count / 5:
+        return x + slot * 0.15, "start"
+    if index >= count * 4 / 5:
+        return x + slot * 0.85, "end"
+    return x + slot / 2, "middle"
 
 
 def _day_labels(count: int, slot: float) -> list[tuple[int, float, str]]:

@@ -15,6 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from tortoise.expressions import Q
+
+from adnet.accounts.members import member_accounts
 from adnet.accounts.models import Site
 from adnet.delivery.models import SiteDailyStat
 from adnet.reporting.earnings import earned, earnings_since
@@ -120,8 +123,10 @@ async def publisher_dashboard(wallet: str, now: datetime) -> Dashboard:
 
 
 async def list_sites(wallet: str, now: datetime) -> list[SiteSummary]:
-    """The wallet's sites, oldest first, each with today's (UTC) and lifetime impressions, clicks and earnings."""
-    sites = await Site.filter(publisher__wallet=wallet).order_by("created_at", "id")
+    """The sites but deleted ones of the wallet's publisher account and of the accounts it is a member of, oldest
+    first, each with today's (UTC) and lifetime impressions, clicks and earnings."""
+    accounts = Q(publisher__wallet=wallet) | Q(publisher_id__in=await member_accounts(wallet))
+    sites = await Site.filter(accounts, deleted_at=None).order_by("created_at", "id")
     if not sites:
         return []
     ids = [site.id for site in sites]

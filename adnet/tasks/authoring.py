@@ -118,7 +118,7 @@ async def edit_task(wallet: str, task_id: str, edit: TaskChanges) -> Task:
         _check_window(values, campaign, task)
     await Task.filter(id=task.id).update(**values)
     await task.refresh_from_db()
-    changes.announce()
+    changes.announce(task.id)
     log.info("task edited task=%s fields=%s", task.id, ",".join(sorted(edit.model_fields_set)))
     return task
 
@@ -129,7 +129,7 @@ async def end_task(wallet: str, task_id: str, now: datetime) -> int:
     task = await owned_task(wallet, task_id)
     if not await Task.filter(id=task.id, active=True).update(active=False):
         raise Conflict("task_ended", "This task has ended.")
-    changes.announce()
+    changes.announce(task.id)
     returned = await release(ledger.task_pool(task.id), task.advertiser.id, now)
     log.info("task ended task=%s returned=%d", task.id, returned)
     return returned

@@ -141,6 +141,7 @@ class ViewerCompletion:
     points: int
     gs: int
     claim_status: str | None
+    claim_ref: str | None
 
 
 async def viewer_completions(query: CompletionsQuery) -> list[ViewerCompletion]:
@@ -155,11 +156,13 @@ async def viewer_completions(query: CompletionsQuery) -> list[ViewerCompletion]:
     if query.campaign_id:
         found = found.filter(task__campaign_id=query.campaign_id)
     rows = await found.order_by("-created_at").limit(STATUS_LIMIT).values(
-        "id", "task_id", "task__campaign_id", "task__kind", "created_at", "points", "gs_amount", "claim__status")
+        "id", "task_id", "task__campaign_id", "task__kind", "created_at", "points", "gs_amount", "claim__status",
+        "claim__claim_ref")
     return [ViewerCompletion(
         task_id=row["task_id"], campaign_id=row["task__campaign_id"], kind=str(row["task__kind"]),
         completion_id=row["id"], completed_at=row["created_at"], points=row["points"], gs=int(row["gs_amount"]),
         claim_status=str(row["claim__status"]) if row["claim__status"] is not None else None,
+        claim_ref=row["claim__claim_ref"],
     ) for row in rows]
 
 

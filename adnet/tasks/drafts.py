@@ -129,12 +129,14 @@ async def duplicate_campaign(wallet: str, campaign_id: str, now: datetime) -> Ca
             id=new_id("cmp"), advertiser_id=source.advertiser.id, name=name, starts_at=source.starts_at,
             ends_at=source.ends_at, cpm=source.cpm, cpc=source.cpc, budget=source.budget, daily_cap=source.daily_cap,
             sizes=source.sizes, placements=source.placements, site_allow=source.site_allow,
-            site_deny=source.site_deny, created_at=now, updated_at=now)
+            site_deny=source.site_deny, rotation=source.rotation, frequency_cap=source.frequency_cap,
+            frequency_hours=source.frequency_hours, targeting=source.targeting, created_at=now, updated_at=now)
         for creative in await Creative.filter(campaign_id=source.id).order_by("created_at", "id"):
             await Creative.create(
                 id=new_id("ad"), campaign=copy, banner_url=creative.banner_url, target_url=creative.target_url,
                 description=creative.description, media_type=creative.media_type, width=creative.width,
-                height=creative.height, status=CreativeStatus.REVIEW, created_at=now, updated_at=now)
+                height=creative.height, weight=creative.weight, status=CreativeStatus.REVIEW, created_at=now,
+                updated_at=now)
         for task in await Task.filter(campaign_id=source.id).order_by("created_at", "id"):
             await Task.create(
                 id=new_id("task"), advertiser_id=source.advertiser.id, campaign=copy, kind=task.kind,

@@ -21,6 +21,9 @@ import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
  * Each voucher carries a unique `claimRef` and a per-signer `nonce`, both of
  * which are consumed on use, so a voucher pays out at most once.
  *
+ * Several vouchers can be paid in one transaction with `claimBatch`, under
+ * exactly the same rules, each voucher on its own.
+ *
  * The owner manages the set of authorized signers, the protocol rate
  * between SOV and G$, and can pause deposits and claims.
  */
@@ -31,6 +34,17 @@ contract AdVault is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     bytes32 public constant CLAIM_TYPEHASH = keccak256(
         "Claim(address recipient,address token,uint256 amount,bytes32 claimRef,uint256 nonce,uint256 deadline)"
     );
+
+    /// @notice A signed `Claim` voucher with its signature, as `claimBatch` takes it.
+    struct SignedClaim {
+        address recipient;
+        address token;
+        uint256 amount;
+        bytes32 claimRef;
+        uint256 nonce;
+        uint256 deadline;
+        bytes signature;
+    }
 
     /// @notice Payout token (G$).
     address public immutable gs;
@@ -85,6 +99,8 @@ contract AdVault is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
     error NonceAlreadyUsed(address signer, uint256 nonce);
     /// @notice The voucher was signed by `signer`, which is not an authorized signer.
     error UnauthorizedSigner(address signer);
+    /// @notice `claimBatch` was given no voucher.
+    error EmptyBatch();
 
     /**
      * @param gs_ Payout token (G$).
@@ -137,6 +153,41 @@ contract AdVault is EIP712, Ownable2Step, Pausable, ReentrancyGuard {
         uint256 deadline,
         bytes calldata signature
     ) external whenNotPaused nonReentrant {
+        _claim(recipient, token, amount, claimRef, nonce, deadline, signature);
+    }
+
+    /**
+     * @notice Pays out several signed claim vouchers in one transaction, each under the rules of {claim}:
+     * each voucher at most once and only before its deadline. All or nothing: if any voucher is refused
+     * (expired, already paid, repeated within the batch, a used nonce, a bad signature), the whole
+     * transaction reverts with that voucher's error and pays nothing.
+     * @param claims The vouchers with their signatures.
+     */
+    function claimBatch(SignedClaim[] calldata claims) external whenNotPaused nonReentrant {
+        if (claims.length == 0) revert EmptyBatch();
+        for (uint256 i = 0; i < claims.length; ++i) {
+            SignedClaim calldata voucher = claims[i];
+            _claim(
+                voucher.recipient,
+                voucher.token,
+                voucher.amount,
+                voucher.claimRef,
+                voucher.nonce,
+                voucher.deadline,
+                voucher.signature
+            );
+        }
+    }
+
+    function _claim(
+        address recipient,
+        address token,
+        uint256 amount,
+        bytes32 claimRef,
+        uint256 nonce,
+        uint256 deadline,
+        bytes calldata signature
+    ) private {
         if (block.timestamp > deadline) revert ClaimExpired(deadline);
         _requireSupportedToken(token);
         if (recipient == address(0)) revert ZeroAddress();

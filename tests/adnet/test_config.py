@@ -105,6 +105,7 @@ def test_production_refuses_a_public_development_account_key(tmp_path):
     ("ADNET_VAULT_ADDRESS", "0xnothex", "ADNET_VAULT_ADDRESS"),
     ("ADNET_RATE_LIMIT_PUBLIC", "lots", "ADNET_RATE_LIMIT_PUBLIC"),
     ("ADNET_REDIS_URL", "127.0.0.1:6379", "ADNET_REDIS_URL must be a redis://"),
+    ("ADNET_GEOIP_DATABASE", "/nonexistent/GeoLite2-City.mmdb", "ADNET_GEOIP_DATABASE names no file"),
 ])
 def test_invalid_values_are_named(tmp_path, variable, value, message):
     with pytest.raises(ConfigError, match=message):
@@ -122,6 +123,16 @@ def test_site_checks_have_a_daily_default_and_a_development_only_port(tmp_path):
         load_settings(production_env(tmp_path, ADNET_SITE_CHECK_PORT="8443"))
     with pytest.raises(ConfigError, match="ADNET_SITE_RECHECK_HOURS must be between"):
         load_settings(production_env(tmp_path, ADNET_SITE_RECHECK_HOURS="0"))
+
+
+def test_location_needs_a_geoip_file_or_names_the_proxys_country_header(tmp_path):
+    development = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+    assert (development.geoip_database, development.country_header) == (None, "CF-IPCountry")
+    database = tmp_path / "GeoLite2-Country.mmdb"
+    database.write_bytes(b"")
+    located = load_settings(production_env(tmp_path, ADNET_GEOIP_DATABASE=str(database),
+                                           ADNET_COUNTRY_HEADER="X-Country"))
+    assert (located.geoip_database, located.country_header) == (database, "X-Country")
 
 
 def test_redis_is_optional_and_named_by_a_url(tmp_path):

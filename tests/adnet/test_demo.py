@@ -31,6 +31,13 @@ async def test_the_demo_holds_every_kind_of_ad_and_unit(app, settings, deploymen
         sizes = {(c.width, c.height) for c in await Creative.filter(campaign=campaign)}
         assert sizes == {(300, 250), (728, 90), (320, 50)}
         assert await ledger.balance(ledger.campaign(campaign.id)) == int(campaign.budget)
+    # The demo shows targeting rules that still let a desktop browser anywhere see every campaign.
+    rules = {campaign.name: campaign.targeting for campaign in campaigns}
+    assert rules["Celo Climate Collective"]["keywords_exclude"] == ["gambling", "casino"]
+    assert rules["Celo Climate Collective"]["devices_exclude"] == ["tablet"]
+    assert rules["GoodDollar Savings"]["devices_include"] == ["desktop", "mobile"]
+    assert rules["GoodDollar Savings"]["os_exclude"] == ["chromeos"]
+    assert all(not rule["geo_include"] and not rule["geo_exclude"] for rule in rules.values())
 
     assert sorted(summary["taskIds"]) == sorted(kind.value for kind in TaskKind)
     for kind_name, (task_id,) in summary["taskIds"].items():

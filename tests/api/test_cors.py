@@ -47,7 +47,9 @@ async def test_a_preflight_allows_a_json_post_from_any_page(client, path):
     assert response.status_code == 200
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in response.headers["Access-Control-Allow-Methods"]
-    assert response.headers["Access-Control-Allow-Headers"].lower() == "content-type"
+    allowed = {name.strip().lower() for name in response.headers["Access-Control-Allow-Headers"].split(",")}
+    assert allowed == {"content-type", "authorization"}  # the bearer token of a rewards session, never a cookie
+    assert "Access-Control-Allow-Credentials" not in response.headers
     assert int(response.headers["Access-Control-Max-Age"]) > 0
 
 

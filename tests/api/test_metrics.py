@@ -4,6 +4,7 @@ vault's cover."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 import pytest
@@ -109,3 +110,16 @@ async def test_claims_and_the_vaults_cover_follow_the_books_and_the_chain(client
     assert value(samples, "adnet_vault_holdings_tokens", token="G$") == DEV_VAULT_FUNDING / UNIT
     assert value(samples, "adnet_vault_cover_tokens", token="G$") == -3
     assert value(samples, "adnet_signer_authorized", signer=chain.signer.address) == 1
+
+
+async def test_each_run_of_a_periodic_job_is_timed(client, services):
+    before = await scrape(client)
+    services.serving.invalidate(None)  # wakes the serving-index job
+    for _ in range(200):
+        after = await scrape(client)
+        if value(after, "adnet_job_duration_seconds_count", job="serving-index") > value(
+                before, "adnet_job_duration_seconds_count", job="serving-index"):
+            break
+        await asyncio.sleep(0.01)
+    assert value(after, "adnet_job_duration_seconds_count", job="serving-index") - value(
+        before, "adnet_job_duration_seconds_count", job="serving-index") >= 1

@@ -48,6 +48,23 @@ async def test_a_route_over_its_limit_answers_429_with_retry_after(database_url,
     assert other_ip.status_code == 200
 
 
+async def test_answers_say_what_is_left_of_the_limit_in_its_headers(database_url, tmp_path, clock, redis_url):
+    """With Redis as without: the headers come from the step that admitted the request."""
+    from adnet.app import create_app
+
+    for extra in ({}, {"ADNET_REDIS_URL": redis_url}):
+        app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_PUBLIC="3/60", **extra), clock=clock)
+        async with app.test_app() as test_app:
+            client = test_app.test_client()
+            address = {"client": (f"198.51.100.{len(extra) + 1}", 4000)}
+            answers = [await client.get("/healthz", scope_base=address) for _ in range(4)]
+
+        assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+        assert [answer.headers["RateLimit-Limit"] for answer in answers] == ["3"] * 4
+        assert [answer.headers["RateLimit-Remaining"] for answer in answers] == ["2", "1", "0", "0"]
+        assert [int(answer.headers["RateLimit-Reset"]) for answer in answers] == [20, 40, 60, 60]
+
+
 async def test_a_route_with_its_own_public_limit_counts_each_request_once(database_url, tmp_path, clock):
     from adnet.app import create_app
 

@@ -26,17 +26,57 @@ async def operations(client) -> dict[str, dict]:
             for method, operation in item.items() if method in METHODS}
 
 
+PATH_ARGUMENT, OPENAPI_ARGUMENT = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>"), r"{\1}"
+# What the app serves that the OpenAPI document leaves out, each with where it is described instead.
+NOT_IN_THE_DOCUMENT = {
+    "/": "the front page", "/docs": "the API reference page itself", "/openapi.json": "the document itself",
+    "/demo": "a publisher's page for people (docs/serving.md)", "/static/<path:filename>": "static files",
+    "/sdk/<version>/sdk.js": "the embed script (docs/serving.md)",
+    "/dev/rpc": "the development chain's JSON-RPC relay, absent in production (README)",
+    "/rewards": "a viewer's rewards page for people (docs/rewards.md)",
+}
+
+
+async def test_every_route_of_the_app_is_in_the_document_with_its_answers(app, client):
+    """Every route of the JSON API and of operations; the portal's pages, for people, are HTML forms that answer
+    with HTML (docs/publishers.md, docs/advertisers.md)."""
+    found = await operations(client)
+    routes = {(method, rule.rule) for rule in app.url_map.iter_rules()
+              for method in rule.methods - {"HEAD", "OPTIONS"}
+              if rule.rule not in NOT_IN_THE_DOCUMENT and not rule.rule.startswith("/portal")}
+    assert len(routes) > 50
+    for method, rule in routes:
+        label = f"{method} {PATH_ARGUMENT.sub(OPENAPI_ARGUMENT, rule)}"
+        assert label in found, label
+        assert found[label].get("summary"), label
+        answers = found[label]["responses"]
+        assert any(status < "400" for status in answers), label
+        assert all(answer["description"] for answer in answers.values()), label
+    assert len(found) == len(routes)  # and nothing else
+
+
 async def test_every_operation_documents_its_answers_and_its_errors(client):
     found = await operations(client)
     assert len(found) > 40
     for label, operation in found.items():
         statuses = set(operation["responses"])
-        # CSV downloads and the visit link (a redirect) have no JSON body to describe.
-        assert statuses & {"200", "201", "202"} or label.endswith((".csv", "/visit")), label
-        assert statuses - {"200", "201", "202"}, label
-        for status in statuses - {"200", "201", "202"}:
+        assert statuses & {"200", "201", "202", "302"}, label
+        assert "429" in statuses, label  # every route has a rate limit
+        for status in {status for status in statuses if status >= "400"} - {"503" if label == "GET /healthz" else ""}:
             schema = operation["responses"][status]["content"]["application/json"]["schema"]
-            assert schema["title"] == "ErrorOut", (label, status)
+            assert schema == {"$ref": "#/components/schemas/ErrorOut"}, (label, status)
+    csv = found["GET /api/advertisers/campaigns/{campaign_id}/report.csv"]["responses"]["200"]
+    assert set(csv["content"]) == {"text/csv"} and "Content-Disposition" in csv["headers"]
+    assert "Location" in found["GET /api/tasks/{task_id}/visit"]["responses"]["302"]["headers"]
+    assert "Retry-After" in found["POST /api/publishers/withdraw"]["responses"]["503"]["headers"]
+
+
+async def test_query_parameters_are_named_as_the_api_reads_them(client):
+    found = await operations(client)
+    queries = {(label, parameter["name"]) for label, operation in found.items()
+               for parameter in operation.get("parameters", ()) if parameter["in"] == "query"}
+    assert ("GET /api/advertisers/campaigns/{campaign_id}/report", "from") in queries
+    assert [query for query in queries if not re.fullmatch(r"[a-z][a-zA-Z]*", query[1])] == []
 
 
 async def test_every_path_names_each_of_its_arguments(client):
@@ -67,12 +107,22 @@ async def test_signed_in_operations_name_their_security(client):
         ("/api/advertisers", "/api/operators", "/api/publishers", "/api/auth/me", "/api/auth/logout"))}
     assert len(signed_in) > 30
     for label in signed_in:
-        assert found[label]["security"] == [{"session": []}, {"sessionCookie": []}], label
+        assert found[label]["security"][:2] == [{"session": []}, {"sessionCookie": []}], label
         assert "401" in found[label]["responses"], label
+        # The publisher and advertiser routes also take an API key, naming the scope it needs; others (members of an
+        # account among them) never do.
+        by_key = found[label]["security"][2:]
+        path = label.split(" ")[1]
+        if path.startswith(("/api/advertisers", "/api/publishers")) and not path.startswith("/api/publishers/accounts"):
+            assert len(by_key) == 1 and len(by_key[0]["apiKey"]) == 1, label
+        else:
+            assert by_key == [], label
     for label in ("GET /api/serve", "POST /api/track", "POST /api/tasks/complete", "POST /api/interactions"):
         assert "security" not in found[label], label
     document = await (await client.get("/openapi.json")).get_json()
-    assert set(document["components"]["securitySchemes"]) == {"session", "sessionCookie"}
+    assert set(document["components"]["securitySchemes"]) == {"session", "sessionCookie", "metricsToken", "apiKey"}
+    assert found["GET /metrics"]["security"] == [{"metricsToken": []}]
+    assert all(scheme["description"] for scheme in document["components"]["securitySchemes"].values())
 
 
 async def test_responses_are_described_in_the_names_and_types_clients_get(client):

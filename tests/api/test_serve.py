@@ -240,9 +240,9 @@ async def test_an_announced_change_rebuilds_the_index_in_the_background(app, cli
     await rebuild_index(app)
     campaign = await make_campaign()
     await make_creative(campaign)
-    changes.announce()  # no one listens here, outside the app's requests and jobs
+    changes.announce(campaign.id)  # no one listens here, outside the app's requests and jobs
     changes.listen(app.extensions["adnet"].serving.invalidate)  # as every request and job of the app does
-    changes.announce()
+    changes.announce(campaign.id)
     server = app.extensions["adnet"].serving
     for _ in range(200):
         if campaign.id in server.index.campaigns:

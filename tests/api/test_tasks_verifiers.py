@@ -286,7 +286,8 @@ async def test_status_lists_what_a_wallet_or_device_completed_without_secrets(cl
     row = next(row for row in rows if row["taskId"] == quiz.id)
     assert row == {"taskId": quiz.id, "campaignId": campaign.id, "kind": "QUIZ",
                    "completionId": done_quiz["completionId"], "completedAt": "2026-01-01T00:00:00Z",
-                   "awarded": {"points": 10, "gs": 1}, "claimStatus": "issued"}
+                   "awarded": {"points": 10, "gs": 1}, "claimStatus": "issued",
+                   "claimRef": done_quiz["transaction"]["claimRef"]}
     assert "GoodDollar" not in str(rows) and "answers" not in str(rows)
 
     response = await client.get("/api/tasks/status", query_string={"wallet": wallet, "campaignId": campaign.id})

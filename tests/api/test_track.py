@@ -334,6 +334,16 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     assert await billed((await post(client, event_body(capped[0], capped_site, fingerprint=fingerprint())))[1])
     await refused(event_body(capped[1], capped_site, fingerprint=fingerprint()), "daily_cap_reached")
 
+    # A frequency cap of one impression per viewer: the second ad served to the same viewer id is not billed.
+    often_site = await make_site()
+    often = await make_campaign(cpm=CPM, cpc=CPC, frequency_cap=1, frequency_hours=24, site_allow=[often_site.id])
+    await make_creative(often, width=160, height=600)  # the only creative of this size: served whatever the draw
+    await rebuild_index(current_app)
+    seen_twice = [await serve_ad(client, often_site, size="160x600", viewer="viewer-often") for _ in range(2)]
+    clock.advance(seconds=2)
+    assert await billed((await post(client, event_body(seen_twice[0], often_site, fingerprint=fingerprint())))[1])
+    await refused(event_body(seen_twice[1], often_site, fingerprint=fingerprint()), "frequency_capped")
+
     crowd = [await serve_ad(client, site, address="10.250.0.1") for _ in range(4)]
     clock.advance(seconds=2)
     for ad in crowd[:3]:  # the campaign's cap per network: 3 impressions per 5 minutes

@@ -353,6 +353,33 @@ def open_portal(browser: Browser, server: LiveServer) -> Iterator[Callable[..., 
         context.close()
 
 
+# axe-core 4.14.1 from the npm registry (``npm pack axe-core@4.14.1``, its dist/axe.min.js), for the tests only.
+AXE_SCRIPT = Path(__file__).resolve().parent / "fixtures" / "axe-4.14.1.min.js"
+
+
+def axe_violations(page: Page, context: str | None = None, rules: list[str] | None = None) -> list[dict[str, Any]]:
+    """axe-core's violations on ``page`` as it is now, within the element ``context`` selects (the whole document
+    without one) and of ``rules`` only when given: each ``{"id", "impact", "targets"}``, a target an element's
+    selector. axe runs through the DevTools protocol, which the page's CSP does not govern."""
+    page.evaluate(AXE_SCRIPT.read_text())
+    return page.evaluate("""([context, rules]) => axe.run(context ? document.querySelector(context) : document,
+        rules ? { resultTypes: ["violations"], runOnly: rules } : { resultTypes: ["violations"] })
+        .then((result) => result.violations.map((violation) => ({ id: violation.id, impact: violation.impact,
+          targets: violation.nodes.map((node) => node.target.join(" ")) })))""", [context, rules])
+
+
+def serious_violations(page: Page, context: str | None = None) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` (within ``context``, a selector, when given) as
+    "rule: element" lines."""
+    return [f"{violation['id']}: {target}" for violation in axe_violations(page, context)
+            if violation["impact"] in ("serious", "critical") for target in violation["targets"]]
+
+
+def sideways_overflow(page: Page) -> int:
+    """How many CSS pixels the page is wider than its viewport (0 when it does not scroll sideways)."""
+    return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
 def sign_in_to_portal(page: Page) -> None:
     """On the portal's sign-in page, sign in with the page's wallet and wait for the dashboard."""
     page.get_by_role("button", name="Connect wallet and sign in").click()

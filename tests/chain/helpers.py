@@ -1,5 +1,5 @@
-"""What chain tests do over and over: issue a funded claim, redeem it, deposit, move the chain's time, and name
-the custom error of a revert."""
+"""What chain tests do over and over: issue a funded claim, redeem it (alone or in a batch), deposit, move the
+chain's time, and name the custom error of a revert."""
 
 from __future__ import annotations
 
@@ -49,6 +49,11 @@ async def funded_claim(chain: ChainClient, clock, *, recipient: str, amount: int
 async def redeem(chain: ChainClient, claim: Claim, sender: LocalAccount) -> TxReceipt:
     """Send the claim's vault call from ``sender``, built as the portal builds it."""
     return await send_transaction(chain.w3, sender, chain.build_claim_tx(sender.address, claim))
+
+
+async def redeem_batch(chain: ChainClient, claims: list[Claim], sender: LocalAccount) -> TxReceipt:
+    """Send the vault's ``claimBatch`` of ``claims`` from ``sender``, built as the rewards page builds it."""
+    return await send_transaction(chain.w3, sender, chain.build_claim_batch_tx(sender.address, claims))
 
 
 async def deposit(chain: ChainClient, account: LocalAccount, amount: int, account_ref: str,

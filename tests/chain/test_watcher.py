@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from adnet.chain.client import ChainClient
 from adnet.chain.models import ChainCursor
-from adnet.money import claims, ledger
+from adnet.chain.watcher import Watcher
+from adnet.money import claims, ledger, vault_events
 from adnet.money.holders import account_ref
 from adnet.money.models import Claim, ClaimStatus, Deposit, DepositStatus, LedgerTransaction
 from tests.chain.conftest import ON_BOTH_CHAINS
@@ -39,6 +40,20 @@ async def test_a_deposit_is_credited_once_across_watcher_restarts(chain, clock):
     stored = await Deposit.get()
     assert (stored.status, stored.sender, int(stored.amount)) == (DepositStatus.CREDITED, user(2).address.lower(),
                                                                   7 * G)
+
+
+async def test_a_pass_within_a_budget_stops_after_its_range_and_the_next_goes_on(chain, clock):
+    site = await make_site()
+    await deposit(chain, user(2), 7 * G, account_ref(site.id))
+    confirmed = await chain.block_number() - chain.confirmations
+    stepper = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()), block_range=1)
+    reports = [await stepper.run_once(budget=0.0)]
+    while reports[-1].to_block is not None and reports[-1].to_block < confirmed:
+        reports.append(await stepper.run_once(budget=0.0))
+
+    assert [report.to_block for report in reports] == list(range(chain.deployment.deployed_block, confirmed + 1))
+    assert sum(report.deposits_credited for report in reports) == 1
+    assert await ledger.balance(ledger.site(site.id)) == 7 * G
 
 
 async def test_deposits_wait_for_their_confirmations(chain, clock):

@@ -83,6 +83,12 @@ async def test_a_top_up_refusal_is_shown_beside_the_form(publisher, site, chain)
                                  {"txHash": receipt["transactionHash"].to_0x_hex()})
     assert wrong.status_code == 400
     assert "The deposit credits another account" in await wrong.get_data(as_text=True)
+    beside = await publisher.post(f"/portal/sites/{site.id}/topup",
+                                  {"txHash": receipt["transactionHash"].to_0x_hex()}, htmx=True)
+    html = await beside.get_data(as_text=True)
+    assert beside.status_code == 400 and beside.headers["HX-Retarget"] == "#topup-credit"
+    assert '<details class="muted" id="topup-credit" open>' in html and 'aria-describedby="topup-tx-error"' in html
+    assert '<p id="topup-tx-error" class="error" role="alert">The deposit credits another account' in html
     assert await ledger.balance(ledger.site(site.id)) == 0
 
 
@@ -136,13 +142,14 @@ async def test_withdrawing_without_javascript_redirects_with_a_message(publisher
 
 async def test_refused_withdrawals_are_shown_inline_and_change_nothing(publisher, site):
     await fund(ledger.site(site.id), 3 * G)
-    cases = [("3.000000000000000001", "G$", "more than the site"), ("0.5", "G$", "A withdrawal is at least 1."),
+    cases = [("3.000000000000000001", "G$", "more than the site&#39;s claimable balance, which is 3 G$."),
+             ("0.5", "G$", "A withdrawal is at least 1 G$."),
              ("abc", "G$", "an amount is a decimal string"), ("1", "ETH", "token: one of G$, SOV"),
-             ("1", "SOV", "more than the site")]
+             ("1", "SOV", "more than the site&#39;s claimable balance, which is 0 SOV.")]
     for amount, token, message in cases:
         fragment = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": amount, "token": token},
                                         htmx=True)
-        assert fragment.headers["HX-Retarget"] == "#withdraw-form"
+        assert fragment.status_code == 400 and fragment.headers["HX-Retarget"] == "#withdraw-form"
         html = await fragment.get_data(as_text=True)
         assert message in html and 'id="withdraw-error"' in html, (amount, token)
         page = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": amount, "token": token})
@@ -177,7 +184,12 @@ async def test_refused_exchanges_are_shown_inline_and_change_nothing(publisher, 
     await fund(ledger.site(site.id, "SOV"), G)
     over = await publisher.post(f"/portal/sites/{site.id}/exchange", {"from": "SOV", "amount": "2"}, htmx=True)
     assert over.headers["HX-Retarget"] == "#exchange-form"
-    assert "more than the site" in await over.get_data(as_text=True)
+    assert "more than the site&#39;s claimable balance, which is 1 SOV." in await over.get_data(as_text=True)
+    # the preview promises nothing the exchange would refuse
+    too_much = await publisher.post(f"/portal/sites/{site.id}/exchange/preview", {"from": "SOV", "amount": "5"},
+                                    htmx=True)
+    said = await too_much.get_data(as_text=True)
+    assert "which is 1 SOV." in said and "You will receive" not in said
     preview = await publisher.post(f"/portal/sites/{site.id}/exchange/preview", {"from": "BTC", "amount": "1"},
                                    htmx=True)
     assert "from: one of G$, SOV" in await preview.get_data(as_text=True)
@@ -215,3 +227,61 @@ async def test_concurrent_withdrawals_from_the_portal_never_take_more_than_claim
     issued = [response for response in responses if "HX-Retarget" not in response.headers]
     assert len(issued) == 1
     assert await Withdrawal.all().count() == 1 and await ledger.balance(ledger.site(site.id)) == 0
+
+
+async def test_a_top_up_above_the_wallets_g_balance_is_refused_before_any_transaction(publisher, site, chain):
+    held = await chain.token_balance("G$", publisher.wallet)
+    over = to_decimal_string(held + 1)
+    refused = await publisher.post(f"/portal/sites/{site.id}/topup/prepare", {"amount": over}, htmx=True)
+    html = await refused.get_data(as_text=True)
+    assert refused.status_code == 400 and refused.headers["HX-Retarget"] == "#topup-form"
+    assert f"Your wallet holds {to_decimal_string(held)} G$; the amount is more than that." in html
+    assert 'id="topup-error"' in html and "data-transactions" not in html  # nothing for the wallet to send
+    prepared = await publisher.post(f"/portal/sites/{site.id}/topup/prepare", {"amount": "2.5"}, htmx=True)
+    approve, deposit = json.loads(attribute(await prepared.get_data(as_text=True), "data-transactions"))
+    assert deposit == chain.build_deposit_tx(publisher.wallet, "G$", 2 * G + G // 2, account_ref(site.id))
+    assert approve == chain.build_approve_tx(publisher.wallet, "G$", 2 * G + G // 2)  # exactly the amount
+
+
+async def test_the_money_forms_show_what_they_can_move_and_reload_it(publisher, site, chain):
+    await fund(ledger.site(site.id), 3 * G)
+    await fund(ledger.site(site.id, "SOV"), G // 2)
+    held = to_decimal_string(await chain.token_balance("G$", publisher.wallet))
+    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert f"In your wallet: <strong>{held} G$</strong>" in page and f'data-max="{held}"' in page
+    for form_name in ("withdraw", "exchange"):
+        line = await (await publisher.get(f"/portal/sites/{site.id}/available/{form_name}", htmx=True)).get_data(
+            as_text=True)
+        assert f'id="{form_name}-available"' in line and 'hx-trigger="balance-changed from:body"' in line
+        assert 'data-max="3"' in line and 'data-max="0.5"' in line and "which is 0.5 SOV." in line
+        assert f'data-max-for="{form_name}-amount"' in line
+
+
+async def test_the_recent_movements_reload_themselves(publisher, site):
+    empty = await (await publisher.get(f"/portal/sites/{site.id}/activity", htmx=True)).get_data(as_text=True)
+    assert "No money has moved yet." in empty and 'hx-trigger="balance-changed from:body"' in empty
+    await fund(ledger.site(site.id), 3 * G)
+    await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "2"}, htmx=True)
+    moved = await (await publisher.get(f"/portal/sites/{site.id}/activity", htmx=True)).get_data(as_text=True)
+    assert "<caption>Withdrawals</caption>" in moved and "No money has moved yet." not in moved
+
+
+async def test_the_site_page_lists_withdrawals_with_their_state_and_their_claim_again(publisher, site, chain, app):
+    await fund(ledger.site(site.id), 10 * G)
+    for amount in ("2", "3"):
+        await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": amount, "token": "G$"}, htmx=True)
+    redeemed, issued = await Withdrawal.filter(site_id=site.id).order_by("amount").select_related("claim")
+    await send_transaction(chain.w3, publisher.account, chain.build_claim_tx(publisher.wallet, redeemed.claim))
+    await app.extensions["adnet"].jobs.run("chain-watcher")
+
+    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert "redeemed: paid to your wallet" in page and "issued: redeemable until" in page
+    claim_link = f'href="/api/publishers/sites/{site.id}/withdrawals/{issued.id}" download='
+    assert claim_link in page
+    assert f"/withdrawals/{redeemed.id}\" download=" not in page  # a redeemed claim has nothing left to get
+    # The link answers the claim with the portal's own session (its cookie), as the API gives it.
+    again = await publisher.get(f"/api/publishers/sites/{site.id}/withdrawals/{issued.id}")
+    assert again.status_code == 200
+    body = await again.get_json()
+    assert (body["status"], body["transaction"]["claimRef"]) == ("issued", issued.claim.claim_ref)
+    assert body["transaction"]["signature"] == issued.claim.signature

@@ -87,7 +87,7 @@ async def test_approving_a_campaign_approves_its_creatives_once(operator, clock)
     other, _ = await in_review(clock, name="Other")
     fragment = await operator.post(f"/portal/operator/campaigns/{campaign.id}/approve", htmx=True)
     html = await text(fragment)
-    assert f"Approved {campaign.id}." in html and f'id="review-{campaign.id}"' not in html
+    assert f"Approved {campaign.name}." in html and f'id="review-{campaign.id}"' not in html
     assert f'id="review-{other.id}"' in html and html.lstrip().startswith('<div id="review-queue">')
     assert (await Campaign.get(id=campaign.id)).status == CampaignStatus.APPROVED
     assert (await Creative.get(id=creative.id)).status == CreativeStatus.APPROVED
@@ -96,7 +96,7 @@ async def test_approving_a_campaign_approves_its_creatives_once(operator, clock)
     assert again.status_code == 409 and "A campaign in approved cannot become approved." in await text(again)
     no_js = await operator.post(f"/portal/operator/campaigns/{other.id}/approve")
     assert no_js.status_code == 303 and no_js.headers["Location"] == "/portal/operator"
-    assert f"Approved {other.id}." in await text(await operator.get("/portal/operator"))
+    assert f"Approved {other.name}." in await text(await operator.get("/portal/operator"))
 
 
 async def test_a_rejection_needs_a_reason_and_the_advertiser_sees_it(operator, clock):
@@ -108,7 +108,7 @@ async def test_a_rejection_needs_a_reason_and_the_advertiser_sees_it(operator, c
     assert (await Campaign.get(id=campaign.id)).status == CampaignStatus.REVIEW
     rejected = await operator.post(f"/portal/operator/campaigns/{campaign.id}/reject",
                                    {"reason": "Landing page 404"}, htmx=True)
-    assert f"Rejected {campaign.id}." in await text(rejected)
+    assert f"Rejected {campaign.name}." in await text(rejected)
     stored = await Campaign.get(id=campaign.id)
     assert (stored.status, stored.rejection_reason) == (CampaignStatus.REJECTED, "Landing page 404")
 
@@ -118,7 +118,9 @@ async def test_a_creative_waiting_alone_is_decided_alone(operator, clock):
     serving = await make_creative(campaign, now=clock.now())
     first = await make_creative(campaign, status=CreativeStatus.REVIEW, now=clock.now())
     second = await make_creative(campaign, status=CreativeStatus.REVIEW, now=clock.now())
-    assert (await operator.post(f"/portal/operator/creatives/{first.id}/approve", htmx=True)).status_code == 200
+    approved = await operator.post(f"/portal/operator/creatives/{first.id}/approve", htmx=True)
+    assert approved.status_code == 200
+    assert f"Approved the {first.width}x{first.height} creative of {campaign.name}." in await text(approved)
     reason = await operator.post(f"/portal/operator/creatives/{second.id}/reject", {"reason": "Misleading"})
     assert reason.status_code == 303
     statuses = {creative.id: (creative.status, creative.rejection_reason) for creative in await Creative.all()}
@@ -132,7 +134,7 @@ async def test_concurrent_approvals_move_the_campaign_once(operator, clock):
     responses = await asyncio.gather(*(
         operator.post(f"/portal/operator/campaigns/{campaign.id}/approve", htmx=True) for _ in range(12)))
     bodies = [await text(response) for response in responses]
-    assert sum(f"Approved {campaign.id}." in body for body in bodies) == 1
+    assert sum(f"Approved {campaign.name}." in body for body in bodies) == 1
     assert sum("cannot become approved" in body for body in bodies) == 11
     assert (await Campaign.get(id=campaign.id)).status == CampaignStatus.APPROVED
 
@@ -150,6 +152,11 @@ async def test_the_rate_is_set_on_the_embedded_chain_or_prepared_for_the_owner(o
     sent = await operator.post("/portal/operator/rate", {"rate": "3.5", "send": "1"}, htmx=True)
     assert "Rate set to 3.5 G$ per SOV by transaction" in await text(sent)
     assert (await vault_rate(chain)).rate == 7 * G // 2
+    # the rate panel reloads itself once a rate is set, not when a transaction is only prepared
+    assert sent.headers["HX-Trigger"] == "rate-changed" and "HX-Trigger" not in prepared.headers
+    assert 'hx-trigger="rate-changed from:body"' in page
+    panel = await text(await operator.get("/portal/operator/rate", htmx=True))
+    assert panel.lstrip().startswith('<p id="rate-panel"') and 'id="rate-now">1 SOV = 3.5 G$' in panel
 
 
 async def test_platform_revenue_comes_from_the_ledger(operator, clock):

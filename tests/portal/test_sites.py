@@ -43,7 +43,7 @@ async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created
     cases = [("not a domain", "domain: a site&#39;s DNS name"), ("intranet", "domain: a site&#39;s DNS name")]
     for domain, message in cases:
         fragment = await publisher.post("/portal/sites", {"domain": domain}, htmx=True)
-        assert fragment.status_code == 200
+        assert fragment.status_code == 400
         assert fragment.headers["HX-Retarget"] == "#register-site" and fragment.headers["HX-Reswap"] == "outerHTML"
         html = await fragment.get_data(as_text=True)
         assert message in html and 'aria-invalid="true"' in html and 'role="alert"' in html

@@ -168,6 +168,39 @@ async def test_a_daily_cap_holds_across_workers(adnet_server: AdnetServer):
     assert spent_after - spent == allowed * price
 
 
+async def test_a_frequency_cap_holds_across_workers(adnet_server: AdnetServer):
+    """Impressions of one campaign served to one viewer id (each from its own network, so no client cap binds),
+    reported at once across both workers: exactly the campaign's frequency cap is billed, the rest refused as
+    ``frequency_capped``."""
+    site = adnet_server.site_id
+    viewer = "fp_concurrent_viewer"
+    async with http_client(adnet_server) as client, books(adnet_server):
+        async def served(number: int) -> dict:
+            address = f"127.{100 + number // 250}.{number % 250}.1"
+            response = await client.get("/api/serve", params={"siteId": site, "size": "300x250", "viewer": viewer},
+                                        headers=browser_headers(address))
+            assert response.status_code == 200, response.text
+            return {**response.json()["ad"], "client": address}
+
+        ads = await fire(served(number) for number in range(N))
+        campaign_id, _ = Counter(ad["campaignId"] for ad in ads).most_common(1)[0]
+        mine = [ad for ad in ads if ad["campaignId"] == campaign_id]
+        allowed = len(mine) // 2
+        await Campaign.filter(id=campaign_id).update(frequency_cap=allowed, frequency_hours=24)
+        await asyncio.sleep(1.1)
+        try:
+            responses = await fire(client.post("/api/track", json=impression(site, ad, f"fp-frequency-{n}"),
+                                               headers=browser_headers(ad["client"])) for n, ad in enumerate(mine))
+            billed = await billed_of(responses)
+            capped = await TrackingEvent.filter(refusal_reason="frequency_capped",
+                                                id__in=[r.json()["eventId"] for r in responses]).count()
+        finally:
+            await Campaign.filter(id=campaign_id).update(frequency_cap=None)
+
+    assert [response.status_code for response in responses] == [201] * len(mine)
+    assert allowed >= 1 and len(billed) == allowed and capped == len(mine) - allowed
+
+
 @pytest.mark.parametrize(("kind", "wallet_index"), [(TaskKind.SIGN_MESSAGE, 5), (TaskKind.QUIZ, 6)])
 async def test_identical_completions_complete_once_and_reserve_the_reward_once(adnet_server: AdnetServer,
                                                                              kind: TaskKind, wallet_index: int):

@@ -1,6 +1,7 @@
 """Fuzzing: schemathesis generates requests, valid and invalid, for every operation of the running server's own
 ``/openapi.json`` and sends them to a real two-worker ``adnet serve`` on 127.0.0.1, signed in as the demo
-publisher, the demo advertiser or an operator according to the operation's path.
+publisher, the demo advertiser or an operator according to the operation's path (and with the metrics token for
+``/metrics``).
 
 For every request: every check schemathesis has (no 5xx; status codes, content types, headers and bodies as the
 document says; invalid data refused, valid data not; a method the path lacks answered 405 with ``Allow``;
@@ -49,6 +50,7 @@ from tests.reliability.conftest import (
 EXAMPLES = scaled(ci=12, full=150)
 ERROR_CODE = re.compile(r"^[a-z][a-z0-9_]*$")
 OPERATOR = 3  # development account signed in as an operator (ADNET_OPERATORS)
+METRICS_TOKEN = "fuzz-metrics-token-" + "0123456789abcdef" * 2
 # A rejected wrong quiz answer counts the wallet's try (bounded guessing): the one 4xx that is meant to write.
 COUNTED_REJECTIONS = {"wrong_answer": {"task_attempt"}}
 
@@ -58,19 +60,20 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AdnetServe
     """A server of its own, with an operator configured, so its books are checked by themselves."""
     operator = account(OPERATOR).address.lower()
     with running_server(tmp_path_factory.mktemp("fuzz-server"), "fuzz",
-                        extra_env={"ADNET_OPERATORS": operator}) as server:
+                        extra_env={"ADNET_OPERATORS": operator, "ADNET_METRICS_TOKEN": METRICS_TOKEN}) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def sessions(fuzz_server: AdnetServer) -> dict[str, str]:
-    """Session tokens by role: the demo publisher, the demo advertiser, an operator."""
+    """Bearer tokens by the first part of the path after /api/ (or of the path): the sessions of the demo publisher,
+    the demo advertiser and an operator, and the metrics token."""
     async def sign_in_all() -> dict[str, str]:
         async with http_client(fuzz_server) as client:
             return {role: await sign_in(client, account(index))
                     for role, index in (("publishers", 2), ("advertisers", 1), ("operators", OPERATOR))}
 
-    return asyncio.run(sign_in_all())
+    return {**asyncio.run(sign_in_all()), "metrics": METRICS_TOKEN}
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +121,7 @@ def fuzz(operation, mode: schemathesis.GenerationMode, sessions: dict[str, str],
          sent: Counter[str]) -> None:
     """Send ``EXAMPLES`` generated requests of ``mode`` to one operation and check each; ``sent`` counts them by
     mode and status class."""
-    role = operation.path.split("/")[2]
+    role = operation.path.removeprefix("/api").split("/")[1]
     session = {"Authorization": f"Bearer {sessions[role]}"} if role in sessions else {}
 
     @given(case=operation.as_strategy(generation_mode=mode))

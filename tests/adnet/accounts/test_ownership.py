@@ -28,8 +28,8 @@ def checks(site_server) -> SiteChecks:
 @pytest.fixture
 def announced():
     """The announcements made from now on in this test's context."""
-    heard: list[str] = []
-    changes.listen(lambda: heard.append("changed"))
+    heard: list[frozenset[str] | None] = []
+    changes.listen(heard.append)
     return heard
 
 
@@ -40,15 +40,16 @@ async def test_every_change_of_verification_is_announced_and_nothing_else(app, c
     site_server.home_page_with(first)
 
     await checks.verify(first, clock.now())
-    assert announced == ["changed"]
+    assert announced == [{first.id}]
     await checks.verify(await Site.get(id=first.id), clock.now())  # proving a domain it holds changes nothing
     with pytest.raises(DomainError):
         await checks.verify(second, clock.now())  # a failed check of an unverified site changes nothing
-    assert announced == ["changed"]
+    assert announced == [{first.id}]
 
     site_server.home_page_with(second)
     taken = await checks.verify(second, clock.now())
-    assert taken.verified and announced == ["changed"] * 3  # the holder lapsed, the prover took the domain
+    assert taken.verified and announced == [{first.id}, {first.id}, {second.id}]  # the holder lapsed, the prover took
+    # the domain
     assert (await Site.get(id=first.id)).state is SiteState.LAPSED
 
 

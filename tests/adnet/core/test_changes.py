@@ -10,14 +10,18 @@ from adnet.core import changes
 
 
 class Heard:
-    """A listener that counts what it heard."""
+    """A listener that keeps what it heard."""
 
     def __init__(self) -> None:
-        self.count = 0
+        self.heard: list[frozenset[str] | None] = []
         self._more = asyncio.Event()
 
-    def __call__(self) -> None:
-        self.count += 1
+    @property
+    def count(self) -> int:
+        return len(self.heard)
+
+    def __call__(self, changed: frozenset[str] | None) -> None:
+        self.heard.append(changed)
         self._more.set()
 
     async def reaches(self, count: int, within: float = 1.0) -> None:
@@ -34,12 +38,12 @@ async def test_a_change_reaches_every_other_process_once_and_its_own_at_once(red
     for broadcast in processes.values():
         await broadcast.start()
     try:
-        processes["a"].announce()
+        processes["a"].announce(frozenset({"cmp_one"}))
         assert calls["a"].count == 1
         await calls["b"].reaches(1)
         await calls["c"].reaches(1)
 
-        processes["b"].announce()
+        processes["b"].announce(frozenset({"site_two"}))
         await calls["a"].reaches(2)
         await calls["c"].reaches(2)
         await asyncio.sleep(0.05)
@@ -47,7 +51,8 @@ async def test_a_change_reaches_every_other_process_once_and_its_own_at_once(red
         for broadcast in processes.values():
             await broadcast.stop()
 
-    assert {name: heard.count for name, heard in calls.items()} == {"a": 2, "b": 2, "c": 2}
+    assert {name: heard.heard for name, heard in calls.items()} == {
+        "a": [{"cmp_one"}, {"site_two"}], "b": [{"cmp_one"}, {"site_two"}], "c": [{"cmp_one"}, {"site_two"}]}
 
 
 async def test_announcements_made_together_are_published_as_one(redis_url):
@@ -56,18 +61,31 @@ async def test_announcements_made_together_are_published_as_one(redis_url):
     for broadcast in processes.values():
         await broadcast.start()
     try:
-        for _ in range(10):
-            processes["a"].announce()
+        for number in range(10):
+            processes["a"].announce(frozenset({f"cmp_{number}"}))
         await calls["b"].reaches(1)
         await asyncio.sleep(0.1)
     finally:
         for broadcast in processes.values():
             await broadcast.stop()
 
-    assert (calls["a"].count, calls["b"].count) == (10, 1)
+    assert (calls["a"].count, calls["b"].heard) == (10, [{f"cmp_{number}" for number in range(10)}])
+
+
+async def test_a_message_not_understood_asks_for_everything(redis_url):
+    heard = Heard()
+    broadcast = changes.Broadcast(redis_url, heard)
+    await broadcast.start()
+    try:
+        await broadcast._redis.publish(broadcast.channel, b"not json")
+        await heard.reaches(1)
+    finally:
+        await broadcast.stop()
+
+    assert heard.heard == [None]
 
 
 @pytest.mark.parametrize("database", [0, 3])
 def test_the_channel_is_the_redis_databases_own(database):
-    broadcast = changes.Broadcast(f"redis://127.0.0.1:6379/{database}", lambda: None)
+    broadcast = changes.Broadcast(f"redis://127.0.0.1:6379/{database}", Heard())
     assert broadcast.channel == f"adnet:changes:{database}"

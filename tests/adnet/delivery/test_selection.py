@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from adnet.delivery import selection
+from adnet.delivery.clients import Client
 from adnet.delivery.commands import ServeQuery
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
 from adnet.delivery.selection import (
@@ -19,11 +20,13 @@ from adnet.delivery.selection import (
     pacing,
     pick,
 )
+from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import TaskKind
 from tests.factories import G
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
+VIEWER = Viewer(Client("203.0.113.7", "Mozilla/5.0"), frozenset(), Locator())
 
 
 def entry(campaign_id: str = "cmp_a", *, cpm: int = 2 * G, cpc: int = 0, budget: int = 100 * G,
@@ -84,33 +87,34 @@ def test_nothing_to_draw_is_none():
 def test_candidates_respect_budget_unless_attached():
     index = Index(campaigns={"cmp_a": entry("cmp_a", remaining=0), "cmp_b": entry("cmp_b")})
     query = ServeQuery(site_id="site_x")
-    assert [option.campaign.id for option in candidates(index, query, START)] == ["cmp_b"]
+    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_b"]
     attached = query.model_copy(update={"attached": True})
-    assert {option.campaign.id for option in candidates(index, attached, START)} == {"cmp_a", "cmp_b"}
+    assert {option.campaign.id for option in candidates(index, attached, START, VIEWER)} == {"cmp_a", "cmp_b"}
 
 
 def test_a_campaign_at_its_daily_cap_is_not_served_until_the_next_day():
     price = 2 * G // 1000
     index = Index(campaigns={"cmp_a": entry("cmp_a", daily_cap=10 * price, spent_today=9 * price)})
     query = ServeQuery(site_id="site_x")
-    assert [option.campaign.id for option in candidates(index, query, START)] == ["cmp_a"]
+    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
     index.campaigns["cmp_a"].spent_today += price  # what tracking reports after billing one more impression
-    assert candidates(index, query, START) == []
+    assert candidates(index, query, START, VIEWER) == []
     assert not index.campaigns["cmp_a"].has_budget()
 
 
 def test_a_campaigns_site_rules_apply_to_its_units():
     view = TaskView(id="task_poll", kind=TaskKind.POLL, title="Poll", description="", campaign_id="cmp_a",
                     reward_points=0, reward_gs=0, config=None)  # selection never reads the view
-    units = (TaskEntry(id="task_poll", kind=TaskKind.POLL, starts_at=START, ends_at=None, max_per_wallet=1,
-                       view=view, site_deny=frozenset({"site_denied"})),
-             TaskEntry(id="task_only", kind=TaskKind.POLL, starts_at=START, ends_at=None, max_per_wallet=1,
-                       view=view, site_allow=frozenset({"site_allowed"})))
+    units = (TaskEntry(id="task_poll", campaign_id="cmp_denies", kind=TaskKind.POLL, starts_at=START, ends_at=None,
+                       max_per_wallet=1, view=view, order=(START, "task_poll"), site_deny=frozenset({"site_denied"})),
+             TaskEntry(id="task_only", campaign_id="cmp_allows", kind=TaskKind.POLL, starts_at=START, ends_at=None,
+                       max_per_wallet=1, view=view, order=(START, "task_only"),
+                       site_allow=frozenset({"site_allowed"})))
     index = Index(units=units)
 
     def served_on(site_id: str) -> set[str]:
         query = ServeQuery(site_id=site_id, kinds="POLL")
-        return {option.unit.id for option in candidates(index, query, START) if option.unit}
+        return {option.unit.id for option in candidates(index, query, START, VIEWER) if option.unit}
 
     assert served_on("site_denied") == set()
     assert served_on("site_allowed") == {"task_poll", "task_only"}

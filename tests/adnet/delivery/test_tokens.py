@@ -1,5 +1,8 @@
 """Tracking tokens: signed, compact, URL-safe, expiring after 15 minutes, accepted under one previous secret."""
 
+import base64
+import hmac
+import json
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -32,6 +35,19 @@ def test_round_trip_carries_every_field():
     assert (claims.placement, claims.size, claims.wallet) == ("sidebar", "300x250", "0x" + "ab" * 20)
     assert (claims.click_active, claims.off_site, claims.client) == (True, True, "c0ffee" * 3)
     assert claims.expires_at_ms - claims.issued_at_ms == TOKEN_TTL.total_seconds() * 1000 == 15 * 60 * 1000
+
+
+def test_the_viewer_id_is_carried_and_a_token_without_one_reads_as_none():
+    assert verify_token(make(viewer="fp_0123"), secrets=(SECRET,), now=NOW).viewer == "fp_0123"
+    assert verify_token(make(), secrets=(SECRET,), now=NOW).viewer is None
+    # A token signed before the viewer id joined the payload (one field less) is still genuine.
+    payload = json.dumps(["ad_1", "cmp_1", "site_1", "", "300x250", "", int(NOW.timestamp() * 1000),
+                          int((NOW + TOKEN_TTL).timestamp() * 1000), 1, 0, "c0ffee", "ff"], separators=(",", ":"))
+    encoded = base64.urlsafe_b64encode(payload.encode()).rstrip(b"=").decode()
+    mac = hmac.digest(SECRET.encode(), b"adnet/tracking-token/v2." + encoded.encode(), "sha256")
+    older = f"{encoded}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+    claims = verify_token(older, secrets=(SECRET,), now=NOW)
+    assert (claims.ad_id, claims.client, claims.viewer) == ("ad_1", "c0ffee", None)
 
 
 def test_token_is_compact_and_url_safe():

@@ -1,5 +1,6 @@
-"""Withdrawals without HTTP: they never overdraw a holder's balance, also concurrently, in either token, and a
-holder finds its own withdrawals only."""
+"""Withdrawals without HTTP: they never overdraw a holder's balance, also concurrently, in either token, one
+idempotency key of a holder makes one withdrawal however often it is sent at once, and a holder finds its own
+withdrawals only."""
 
 from __future__ import annotations
 
@@ -64,3 +65,36 @@ async def test_a_withdrawal_is_found_only_under_its_own_holder(app, chain, clock
     recent = await activity.recent(holder)
     assert [item.id for item in recent.withdrawals] == [result.withdrawal.id] and recent.deposits == []
     assert (await activity.recent(advertiser_holder(other))).withdrawals == []
+
+
+async def test_concurrent_withdrawals_with_one_key_debit_once_and_answer_one_claim(app, chain, clock):
+    site = await make_site()
+    holder = site_holder(await Site.get(id=site.id).select_related("publisher"))
+    await fund(ledger.site(site.id), 10 * G)
+    outcomes = await asyncio.gather(*(
+        withdrawals.withdraw(holder, 4 * G, Token.GS, minimum=G, chain=chain, now=clock.now(), idempotency_key="k-1")
+        for _ in range(8)))
+    assert sorted(outcome.replayed for outcome in outcomes) == [False] + [True] * 7
+    assert {outcome.withdrawal.id for outcome in outcomes} == {outcomes[0].withdrawal.id}
+    assert {outcome.claim.signature for outcome in outcomes} == {outcomes[0].claim.signature}
+    assert await ledger.balance(ledger.site(site.id)) == 6 * G
+    with pytest.raises(DomainError) as reused:
+        await withdrawals.withdraw(holder, 5 * G, Token.GS, minimum=G, chain=chain, now=clock.now(),
+                                   idempotency_key="k-1")
+    assert (reused.value.code, reused.value.details["withdrawalId"]) == ("idempotency_key_reused",
+                                                                        outcomes[0].withdrawal.id)
+
+
+async def test_a_key_is_the_holders_own(app, chain, clock):
+    advertiser = await make_advertiser()
+    site = await make_site()
+    holders = [advertiser_holder(advertiser), site_holder(await Site.get(id=site.id).select_related("publisher"))]
+    await fund(ledger.advertiser(advertiser.id), 3 * G)
+    await fund(ledger.site(site.id), 3 * G)
+    made = [await withdrawals.withdraw(holder, 2 * G, Token.GS, minimum=G, chain=chain, now=clock.now(),
+                                       idempotency_key="same") for holder in holders]
+    assert [result.replayed for result in made] == [False, False]
+    assert made[0].withdrawal.id != made[1].withdrawal.id
+    listed = await withdrawals.listed(holders[0])
+    assert [withdrawal.id for withdrawal in listed] == [made[0].withdrawal.id]
+    assert listed[0].claim.claim_ref == made[0].claim.claim_ref

@@ -140,7 +140,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     assert box is not None and (round(box["width"]), round(box["height"])) == (300, 250)
     expect(review.locator("table")).to_contain_text("Quick quiz")
     review.get_by_role("button", name="Approve").click()
-    expect(operator_page.locator("#review-done")).to_have_text(f"Approved {campaign_id}.")
+    expect(operator_page.locator("#review-done")).to_have_text(f"Approved {CAMPAIGN_NAME}.")
     expect(operator_page.locator(f"#review-{campaign_id}")).to_have_count(0)
 
     # Served: the new campaign's creative, with its task attached, to a page of the demo site (adnet's own host).

@@ -8,24 +8,12 @@ from collections.abc import Callable
 from datetime import UTC, timedelta
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from adnet.campaigns.models import Campaign
-from tests.browser.conftest import Console, LiveServer, sign_in_to_portal
+from tests.browser.conftest import Console, LiveServer, serious_violations, sideways_overflow, sign_in_to_portal
 
 DEMO_ADVERTISER_INDEX = 1  # the demo's advertiser wallet: it owns the demo's units
-
-
-def serious(page: Page) -> list[str]:
-    results = Axe().run(page, options={"resultTypes": ["violations"]})
-    assert results.response["testEngine"]["name"] == "axe-core"  # it ran on the page
-    return [f"{violation['id']}: {violation['help']}" for violation in results.response["violations"]
-            if violation["impact"] in ("serious", "critical")]
-
-
-def no_overflow(page: Page) -> bool:
-    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -61,7 +49,7 @@ def test_task_forms_answers_and_deletion(open_portal: Callable[..., tuple[Page, 
     expect(dwell).to_have_accessible_description("Whole seconds from 1 to 3600.")
     for kind in ("SIGN_MESSAGE", "ONCHAIN_EVENT", "QUIZ", "POLL", "FEEDBACK", "SURVEY"):
         page.locator(f"#new-{kind} summary").click()  # every form open for axe
-    assert serious(page) == [] and no_overflow(page)
+    assert serious_violations(page) == [] and sideways_overflow(page) == 0
     dwell.fill("8")
     page.locator("#new-VISIT_URL").get_by_role("button", name="Add “Visit a page”").click()
     expect(page.locator("#campaign-done")).to_have_text("Visit a page task See the shop added; it is reviewed with "
@@ -75,7 +63,7 @@ def test_task_forms_answers_and_deletion(open_portal: Callable[..., tuple[Page, 
     expect(page.get_by_role("img", name="Votes: Which chain do you use most?")).to_be_visible()
     expect(page.get_by_role("link", name="Download every answer as CSV")).to_have_attribute(
         "href", f"/portal/advertise/units/{poll_id}/results.csv")
-    assert serious(page) == [] and no_overflow(page)
+    assert serious_violations(page) == [] and sideways_overflow(page) == 0
 
     # The draft is deleted from its button; the account page says so.
     page.goto(f"{server.url}/portal/advertise/campaigns/{campaign_id}")

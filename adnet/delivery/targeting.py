@@ -1,0 +1,206 @@
+"""Targeting at serve time: whether a campaign's rules (``adnet.campaigns.targeting``) let it be shown to the viewer
+of a serve request, decided from memory.
+
+The index compiles each campaign's stored rules once per rebuild (``compile_rules``) into frozensets and a time
+zone; a serve request describes its viewer (``Viewer``) lazily, so a location is looked up and a User-Agent
+classified only when some candidate campaign has a rule that needs it, and each only once per request. Nothing here
+reads the database or compiles a pattern per request.
+
+- Location: from the MaxMind-format database ``ADNET_GEOIP_DATABASE`` (a GeoLite2/GeoIP2 Country or City file,
+  read with ``maxminddb``): the country's ISO code and, with a City database, the first subdivision's (``US-CA``).
+  Without a database, the country a trusted proxy writes in ``ADNET_COUNTRY_HEADER`` (``CF-IPCountry`` by
+  default), believed only when ``ADNET_TRUSTED_PROXIES`` is set. Without either, the location is unknown, and a
+  campaign with any geo rule (include or exclude) is not served: it cannot be shown to be allowed.
+- Device kind (``desktop``, ``mobile``, ``tablet``) and operating system (``OS_FAMILIES``): from the request's own
+  User-Agent header, parsed with ua-parser's compiled rules, cached per distinct header.
+- Schedule: the weekday and hour of the injected clock's now in the campaign's time zone.
+- Keywords: those the slot passed (``keywords`` on ``/api/serve``); an excluded one always wins.
+
+The viewer also carries the embed's viewer id, when the page sent one, and this process's memory of frequency caps
+(``adnet.delivery.frequency``), so selection skips a campaign the viewer has seen as often as it allows.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import maxminddb
+from ua_parser import parse
+
+from adnet.campaigns.targeting import WEEKDAYS, Targeting
+from adnet.delivery.clients import Client
+from adnet.delivery.frequency import FrequencyMemory
+
+log = logging.getLogger(__name__)
+
+# ua-parser's operating system families, as adnet's OS_FAMILIES names them; any other is "other".
+_OS_NAMES = {"Windows": "windows", "Mac OS X": "macos", "iOS": "ios", "iPadOS": "ios", "Android": "android",
+             "Chrome OS": "chromeos", "Linux": "linux", "Ubuntu": "linux", "Fedora": "linux", "Debian": "linux",
+             "Red Hat": "linux", "SUSE": "linux", "Arch Linux": "linux", "Mint": "linux", "FreeBSD": "other"}
+_MOBILE_OS = frozenset({"ios", "android"})
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a viewer is: a country code and, when known, a region code (``US-CA``)."""
+
+    country: str
+    region: str | None = None
+
+    @cached_property
+    def codes(self) -> frozenset[str]:
+        return frozenset(code for code in (self.country, self.region) if code)
+
+
+class Locator:
+    """Where a client is, from the GeoIP database when one is configured, else from a trusted proxy's header."""
+
+    def __init__(self, database: Path | None = None) -> None:
+        self.reader = maxminddb.open_database(str(database)) if database is not None else None
+
+    def locate(self, client: Client) -> Location | None:
+        if self.reader is None:
+            return _from_header(client.country)
+        return _from_record(self.reader, client.ip)
+
+    def close(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
+
+
+def _from_header(country: str | None) -> Location | None:
+    code = (country or "").strip().upper()
+    # Proxies write XX (unknown) or T1 (Tor) where they know no country.
+    return Location(code) if len(code) == 2 and code.isalpha() and code != "XX" else None
+
+
+def _from_record(reader: Any, address: str) -> Location | None:
+    try:
+        record = reader.get(address)
+    except ValueError:  # not an IP address, or an IPv6 one in an IPv4-only database
+        return None
+    if not isinstance(record, dict):
+        return None
+    country = (record.get("country") or {}).get("iso_code")
+    if not isinstance(country, str):
+        return None
+    subdivisions = record.get("subdivisions") or []
+    region = subdivisions[0].get("iso_code") if subdivisions and isinstance(subdivisions[0], dict) else None
+    return Location(country, f"{country}-{region}" if isinstance(region, str) else None)
+
+
+@lru_cache(maxsize=4096)
+def device_of(user_agent: str) -> tuple[str, str]:
+    """(device kind, operating system) of a User-Agent header: ``("tablet", "android")``, ``("desktop", "other")``."""
+    parsed = parse(user_agent)
+    system = _OS_NAMES.get(parsed.os.family, "other") if parsed.os is not None else "other"
+    device = parsed.device
+    family = device.family if device is not None else ""
+    brand = (device.brand or "") if device is not None else ""
+    if family.startswith("iPad") or "Tablet" in brand or "Tablet" in family or "Kindle" in family or (
+            system == "android" and "Mobile" not in user_agent):
+        return "tablet", system
+    if system in _MOBILE_OS or "Mobi" in user_agent:
+        return "mobile", system
+    return "desktop", system
+
+
+class Viewer:
+    """Who a serve request is for, each part worked out at most once and only when a rule asks."""
+
+    def __init__(self, client: Client, keywords: frozenset[str], locator: Locator, *, viewer_id: str | None = None,
+                 frequency: FrequencyMemory | None = None) -> None:
+        self.client = client
+        self.keywords = keywords
+        self.id = viewer_id
+        self._locator = locator
+        self._frequency = frequency
+
+    def capped(self, campaign_id: str, cap: int | None, seconds: int, now: datetime) -> bool:
+        """Whether this viewer was billed ``cap`` impressions of the campaign in its current period (as far as this
+        process knows); never for a viewer without an id or a campaign without a cap."""
+        if cap is None or self.id is None or self._frequency is None:
+            return False
+        return self._frequency.reached(campaign_id, self.id, cap, seconds, now)
+
+    @cached_property
+    def location(self) -> Location | None:
+        return self._locator.locate(self.client)
+
+    @cached_property
+    def device(self) -> str:
+        return device_of(self.client.user_agent)[0]
+
+    @cached_property
+    def os(self) -> str:
+        return device_of(self.client.user_agent)[1]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A campaign's targeting, compiled for serving: every set empty means no limit on that dimension."""
+
+    geo_include: frozenset[str] = frozenset()
+    geo_exclude: frozenset[str] = frozenset()
+    devices_include: frozenset[str] = frozenset()
+    devices_exclude: frozenset[str] = frozenset()
+    os_include: frozenset[str] = frozenset()
+    os_exclude: frozenset[str] = frozenset()
+    days: frozenset[int] = frozenset()
+    hours: frozenset[int] = frozenset()
+    zone: ZoneInfo | None = None
+    keywords_include: frozenset[str] = frozenset()
+    keywords_exclude: frozenset[str] = frozenset()
+
+    def allows(self, viewer: Viewer, now: datetime) -> bool:
+        """Whether the campaign may be shown to ``viewer`` at ``now``: the cheapest checks first."""
+        if self.keywords_exclude and self.keywords_exclude & viewer.keywords:
+            return False
+        if self.keywords_include and not self.keywords_include & viewer.keywords:
+            return False
+        if self.zone is not None:
+            local = now.astimezone(self.zone)
+            if (self.days and local.weekday() not in self.days) or (self.hours and local.hour not in self.hours):
+                return False
+        if self.devices_include or self.devices_exclude:
+            device = viewer.device
+            if device in self.devices_exclude or (self.devices_include and device not in self.devices_include):
+                return False
+        if self.os_include or self.os_exclude:
+            system = viewer.os
+            if system in self.os_exclude or (self.os_include and system not in self.os_include):
+                return False
+        if self.geo_include or self.geo_exclude:
+            location = viewer.location
+            if location is None or location.codes & self.geo_exclude:
+                return False
+            if self.geo_include and not location.codes & self.geo_include:
+                return False
+        return True
+
+
+NO_RULES = Rules()
+
+
+def compile_rules(stored: dict[str, Any] | None) -> Rules:
+    """A campaign's stored targeting (its ``targeting`` column), compiled once for the serving index. Stored rules
+    were validated when written; rules that no longer validate (a time zone gone from the system's database) raise
+    ValueError, and the index leaves that campaign out rather than serve it untargeted."""
+    if not stored:
+        return NO_RULES
+    targeting = Targeting.model_validate(stored)
+    scheduled = bool(targeting.days or targeting.hours)
+    return Rules(
+        geo_include=frozenset(targeting.geo_include), geo_exclude=frozenset(targeting.geo_exclude),
+        devices_include=frozenset(targeting.devices_include), devices_exclude=frozenset(targeting.devices_exclude),
+        os_include=frozenset(targeting.os_include), os_exclude=frozenset(targeting.os_exclude),
+        days=frozenset(WEEKDAYS.index(day) for day in targeting.days), hours=frozenset(targeting.hours),
+        zone=ZoneInfo(targeting.time_zone) if scheduled else None,
+        keywords_include=frozenset(targeting.keywords_include),
+        keywords_exclude=frozenset(targeting.keywords_exclude))

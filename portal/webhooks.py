@@ -1,0 +1,63 @@
+"""Webhooks in the portal (``/portal/webhooks``): the wallet's endpoints with their recent deliveries and every
+attempt, registering one (its secret shown on the answer, this once) and removing one; the rules are
+``adnet.webhooks``'s, the same as ``/api/webhooks``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Response, render_template, request
+
+from adnet.core.errors import DomainError
+from adnet.webhooks import endpoints
+from adnet.webhooks.endpoints import NewWebhookEndpoint
+from adnet.webhooks.models import WebhookEventType
+from api.http import services
+from api.sessions import current_wallet
+from portal.forms import command_of
+from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+
+blueprint = portal_blueprint("webhooks")
+
+
+async def webhooks_context(**extra: Any) -> dict[str, Any]:
+    """What the page shows: each endpoint with its recent deliveries, and the event types one may receive."""
+    found = await endpoints.wallet_endpoints(current_wallet())
+    return {"endpoints": [(endpoint, await endpoints.recent_deliveries(endpoint)) for endpoint in found],
+            "event_types": list(WebhookEventType), "events_of": endpoints.events_of, **extra}
+
+
+@blueprint.get("/portal/webhooks")
+@account_page
+async def webhooks_page() -> tuple[str, int]:
+    """The wallet's webhook endpoints, their deliveries and attempts, and the form that registers one."""
+    return await page("portal/webhooks.html", "portal/_webhooks.html", **await webhooks_context())
+
+
+@blueprint.post("/portal/webhooks")
+@account_form
+async def add_endpoint() -> Response:
+    """Register an endpoint: the answer shows its secret once; a refusal is shown beside the form."""
+    form = await request.form
+    values = {"url": form.get("url", ""), "events": form.getlist("events")}
+    run = services()
+    try:
+        command = command_of(NewWebhookEndpoint, {"url": values["url"], "events": " ".join(values["events"])})
+        registered = await endpoints.add_endpoint(current_wallet(), command, run.clock.now(), run.random,
+                                                  production=run.settings.production)
+    except DomainError as error:
+        return await form_error("portal/_webhook_form.html", "#add-webhook", error, "portal/webhooks.html",
+                                webhooks_context, values=values)
+    body, status = await page("portal/webhooks.html", "portal/_webhooks.html", 201,
+                              **await webhooks_context(registered=registered))
+    return Response(body, status)
+
+
+@blueprint.post("/portal/webhooks/<endpoint_id>/delete")
+@account_form
+async def remove_endpoint(endpoint_id: str) -> Response:
+    """Stop sending to an endpoint: htmx gets the list back, a browser without JavaScript a 303 to the page."""
+    await endpoints.remove_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    if not wants_fragment():
+        return see_other("/portal/webhooks")
+    return Response(await render_template("portal/_webhooks.html", **await webhooks_context()))

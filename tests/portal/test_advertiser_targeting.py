@@ -1,0 +1,138 @@
+"""The campaign form's targeting controls through the Quart test client: country pickers and region fields,
+device, system, weekday and hour checkboxes, the time zone and keyword lists post as the browser sends them
+(several fields of one name), are stored as typed, shown chosen again, replaced by an edit, and refused beside the
+offending control without creating anything."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+import pytest
+
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative
+from adnet.campaigns.targeting import Targeting
+from tests.factories import make_campaign
+from tests.portal.conftest import Publisher, portal_sign_in
+from tests.portal.test_advertiser_pages import CREATIVE, OPERATOR, advertiser, campaign_form, settings, text
+
+__all__ = ["advertiser", "settings"]  # the fixtures these tests use
+pytestmark = pytest.mark.usefixtures("banner_cdn")  # its creatives' banners are fetched
+
+TARGETING = [
+    ("targeting.geoInclude", "DE"), ("targeting.geoInclude", "FR"), ("targeting.geoInclude", "US-CA, us-ny"),
+    ("targeting.geoExclude", ""), ("targeting.devicesInclude", "mobile"), ("targeting.devicesInclude", "tablet"),
+    ("targeting.osExclude", "windows"), ("targeting.days", "sat"), ("targeting.days", "sun"),
+    ("targeting.hours", "9"), ("targeting.hours", "10"), ("targeting.timeZone", "Europe/Berlin"),
+    ("targeting.keywordsInclude", "DeFi, nft"), ("targeting.keywordsExclude", "gambling"),
+]
+
+
+async def post_form(advertiser: Publisher, path: str, pairs: list[tuple[str, str]], *, htmx: bool = False):
+    """POST ``pairs`` form-encoded as a browser does, repeated names included, with the session's CSRF token."""
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    if htmx:
+        headers.update({"HX-Request": "true", "X-CSRF-Token": advertiser.csrf})
+    else:
+        pairs = [*pairs, ("csrf_token", advertiser.csrf)]
+    return await advertiser.client.post(path, data=urlencode(pairs).encode(), headers=headers)
+
+
+async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, clock):
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), *TARGETING, ("frequencyCap", "3"),
+                                ("frequencyHours", "12")])
+    assert response.status_code == 303, await text(response)
+    campaign = await Campaign.get(id=response.headers["Location"].rsplit("/", 1)[1])
+    assert campaign.targeting == {
+        "geo_include": ["DE", "FR", "US-CA", "US-NY"], "geo_exclude": [], "devices_include": ["mobile", "tablet"],
+        "devices_exclude": [], "os_include": [], "os_exclude": ["windows"], "days": ["sat", "sun"],
+        "hours": [9, 10], "time_zone": "Europe/Berlin", "keywords_include": ["defi", "nft"],
+        "keywords_exclude": ["gambling"]}
+    assert (campaign.frequency_cap, campaign.frequency_hours) == (3, 12)
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert 'name="frequencyCap" value="3"' in page and 'name="frequencyHours" value="12"' in page
+    assert re.search(r'<option value="DE" selected>Germany \(DE\)</option>', page)
+    assert 'name="targeting.geoInclude" value="US-CA, US-NY"' in page
+    assert re.search(r'name="targeting.days" value="sat" checked', page)
+    assert not re.search(r'name="targeting.days" value="mon" checked', page)
+    assert re.search(r'name="targeting.osExclude" value="windows" checked', page)
+    assert "<option selected>Europe/Berlin</option>" in page
+    assert 'name="targeting.keywordsInclude" value="defi, nft"' in page
+
+    # The edit form sends every control; boxes left unticked clear their rule.
+    edited = await post_form(advertiser, f"/portal/advertise/campaigns/{campaign.id}",
+                             [*campaign_form(clock).items(), ("targeting.timeZone", "UTC"),
+                              ("targeting.keywordsInclude", ""), ("targeting.keywordsExclude", "casino"),
+                              ("frequencyCap", ""), ("frequencyHours", "24")])
+    assert edited.status_code == 303
+    await campaign.refresh_from_db()
+    assert campaign.targeting["keywords_exclude"] == ["casino"]
+    assert campaign.targeting["days"] == [] and campaign.targeting["geo_include"] == []
+    assert (campaign.frequency_cap, campaign.frequency_hours) == (None, 24)  # an empty cap removes it
+
+
+async def test_a_refused_frequency_cap_is_shown_beside_its_field(advertiser, clock):
+    fragment = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("frequencyCap", "0"), ("frequencyHours", "6")],
+                               htmx=True)
+    html = await text(fragment)
+    assert "frequencyCap: at least 1" in html
+    assert re.search(r'name="frequencyCap" value="0"[^>]*aria-invalid="true"', html)
+    assert 'name="frequencyHours" value="6"' in html
+    assert await Campaign.all().count() == 0
+
+
+async def test_a_refused_rule_is_shown_beside_its_control_with_what_was_sent(advertiser, clock):
+    sent = [*campaign_form(clock).items(), *TARGETING, ("targeting.geoExclude", "US-XX")]
+    fragment = await post_form(advertiser, "/portal/advertise/campaigns", sent, htmx=True)
+    assert fragment.headers["HX-Retarget"] == "#campaign-form"
+    html = await text(fragment)
+    assert "targeting.geoExclude.0: a country code such as DE or a region code such as US-CA" in html
+    assert re.search(r'name="targeting.geoExclude" value="US-XX"[^>]*aria-invalid="true"', html)
+    assert re.search(r'name="targeting.days" value="sun" checked', html)  # what was ticked stays ticked
+    full = await post_form(advertiser, "/portal/advertise/campaigns", sent)
+    assert full.status_code == 400 and "<h1>New campaign</h1>" in await text(full)
+    assert await Campaign.all().count() == 0
+
+
+async def test_the_rules_are_summed_up_where_they_cannot_be_edited(advertiser, clock):
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("targeting.geoExclude", "US-NY"),
+                                ("targeting.keywordsExclude", "<b>casino</b>"), ("targeting.timeZone", "UTC"),
+                                ("frequencyCap", "2"), ("frequencyHours", "6")])
+    assert response.status_code == 400  # a keyword is letters, digits, - and _ only
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("targeting.geoExclude", "US-NY"),
+                                ("targeting.days", "sat"), ("targeting.timeZone", "Asia/Tokyo"),
+                                ("frequencyCap", "2"), ("frequencyHours", "6")])
+    campaign_id = response.headers["Location"].rsplit("/", 1)[1]
+    await Campaign.filter(id=campaign_id).update(status="ended")
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}"))
+    assert ('<span class="targeting-summary">never in US-NY; days sat; time zone Asia/Tokyo; '
+            "at most 2 per viewer every 6 h</span>") in page
+    assert 'name="targeting.days"' not in page  # no form once ended
+
+
+async def test_operators_review_the_rules_with_the_campaign(app, clock):
+    await make_campaign(status=CampaignStatus.REVIEW, frequency_cap=1,
+                        targeting=Targeting(devices_include=["mobile"], keywords_include=["defi"]).stored())
+    operator = await portal_sign_in(app.test_client(), OPERATOR)
+    html = await text(await operator.get("/portal/operator"))
+    assert re.search(r'targeting:\s*<span class="targeting-summary">on mobile; pages about defi; '
+                     r"at most 1 per viewer every 24 h</span>", html)
+
+
+async def test_rotation_and_a_creatives_weight_from_the_forms(advertiser, clock):
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("rotation", "weighted")])
+    campaign = await Campaign.get(id=response.headers["Location"].rsplit("/", 1)[1])
+    assert campaign.rotation == "weighted"
+    added = await post_form(advertiser, f"/portal/advertise/campaigns/{campaign.id}/creatives",
+                            [*CREATIVE.items(), ("weight", "3")])
+    assert added.status_code == 303
+    creative = await Creative.get(campaign_id=campaign.id)
+    assert creative.weight == 3
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert '<option value="weighted" selected>' in page
+    assert f'id="creative-{creative.id}-weight" name="weight" type="text" value="3"' in page

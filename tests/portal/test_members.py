@@ -1,0 +1,43 @@
+"""Members in the portal: the owner adds a wallet with a role and removes it; the member, signed in with its own
+wallet, sees the account's sites on its dashboard and acts within its role; a refused form adds nothing."""
+
+from __future__ import annotations
+
+from adnet.accounts.models import PublisherMember, Site
+from tests.factories import make_publisher, make_site
+
+
+async def test_an_owner_adds_a_viewer_who_reads_but_cannot_change(publisher, other_publisher):
+    site = await make_site(await make_publisher(publisher.wallet), domain="members-flow.example", name="Old")
+    response = await publisher.post("/portal/members", {"wallet": other_publisher.account.address,
+                                                        "role": "viewer"})
+    assert response.status_code == 303
+    page = await (await publisher.get("/portal/members")).get_data(as_text=True)
+    assert f'id="member-{other_publisher.wallet}"' in page and "viewer" in page
+
+    dashboard = await (await other_publisher.get("/portal")).get_data(as_text=True)
+    assert "members-flow.example" in dashboard
+    assert (await other_publisher.get(f"/portal/sites/{site.id}")).status_code == 200
+    refused = await other_publisher.post(f"/portal/sites/{site.id}/rename", {"name": "Mine"})
+    assert refused.status_code == 403 and "viewer" in await refused.get_data(as_text=True)
+    assert (await Site.get(id=site.id)).name == "Old"
+    memberships = await (await other_publisher.get("/portal/members")).get_data(as_text=True)
+    assert 'id="memberships"' in memberships and "viewer" in memberships
+
+    removed = await publisher.post(f"/portal/members/{other_publisher.wallet}/remove")
+    assert removed.status_code == 303
+    assert (await other_publisher.get(f"/portal/sites/{site.id}")).status_code == 403
+
+
+async def test_a_refused_member_form_says_why(publisher):
+    await make_site(await make_publisher(publisher.wallet), domain="members-form.example")
+    response = await publisher.post("/portal/members", {"wallet": "0x12", "role": "viewer"})
+    assert response.status_code == 400 and 'role="alert"' in await response.get_data(as_text=True)
+    assert await PublisherMember.all().count() == 0
+
+
+async def test_without_a_publisher_account_there_is_nothing_to_add_to(publisher):
+    page = await (await publisher.get("/portal/members")).get_data(as_text=True)
+    assert 'id="no-account"' in page
+    response = await publisher.post("/portal/members", {"wallet": "0x" + "ab" * 20, "role": "viewer"})
+    assert response.status_code == 404
