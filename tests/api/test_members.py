@@ -91,10 +91,11 @@ async def test_a_manager_manages_sites_and_money_paid_to_the_account(client, acc
     assert (status, refused["error"]) == (403, "insufficient_role")
 
 
-async def test_an_owner_member_manages_members_and_removal_takes_effect_at_once(client, account):
+async def test_an_owner_member_manages_members_and_removal_takes_effect_at_once(client, clock, account):
     owner, publisher, site = account
     co_owner, viewer = await signed_in(client), await signed_in(client)
     await owner.post(members_path(publisher), wallet=co_owner.address, role="owner")
+    clock.advance(seconds=1)
     status, _ = await co_owner.post(members_path(publisher), wallet=viewer.address, role="viewer")
     assert status == 201
     status, listed = await viewer.get(members_path(publisher))
