@@ -411,6 +411,12 @@ async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser,
     assert csv_response.mimetype == "text/csv" and lines[-1].startswith("total,2,1,0,0,0.000000,0.002,2,0,0")
     refused = await advertiser.get(f"{base}/report?from=2026-13-01")
     assert refused.status_code == 400 and "from: a day written YYYY-MM-DD" in await text(refused)
+    yesterday = (clock.now().date() - timedelta(days=1)).isoformat()
+    backwards = await advertiser.get(f"{base}/report?from={today}&to={yesterday}")
+    said = await text(backwards)
+    assert backwards.status_code == 400 and "to: the last day is before the first." in said
+    assert re.search(rf'id="report-to" name="to" value="{yesterday}"\s+aria-invalid="true"', said)
+    assert not re.search(r'id="report-from" name="from" value="[^"]*"\s+aria-invalid', said)
 
 
 async def test_operators_get_a_link_to_their_page(client):
