@@ -173,6 +173,19 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     csv_text = page.request.get(server.url + csv_link.get_attribute("href")).text()
     assert re.search(r"^total,1,1,0,0,0\.000000,0\.002,2,0,0", csv_text, re.M), csv_text
 
+    # Another range: a refused one is said beside its field; yesterday alone has nothing.
+    yesterday = (server.clock.now().astimezone(UTC).date() - timedelta(days=1)).isoformat()
+    page.get_by_label("From", exact=True).fill(today)
+    page.get_by_label("To", exact=True).fill(yesterday)
+    page.get_by_role("button", name="Show").click()
+    to = page.get_by_label("To", exact=True)
+    expect(to).to_have_attribute("aria-invalid", "true")
+    expect(to).to_have_accessible_description("to: the last day is before the first.")
+    page.get_by_label("From", exact=True).fill(yesterday)
+    page.get_by_role("button", name="Show").click()
+    expect(page.locator("#total-impressions")).to_have_text("0")
+    expect(page.get_by_label("To", exact=True)).not_to_have_attribute("aria-invalid", "true")
+
     # Ended by its owner, it serves no more (and leaves the other browser tests' serving as it found it).
     page.get_by_role("link", name=CAMPAIGN_NAME).click()
     page.get_by_role("button", name="End campaign").click()
