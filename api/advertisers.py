@@ -178,12 +178,13 @@ async def advertiser_account() -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(AdvertiserDepositPlanOut)
-@refusals(400, 404)
+@refusals(400, 404, 503)
 async def advertiser_deposit_prepare(data: Funds) -> Response:
     """The unsigned approve and deposit transactions (``eth_sendTransaction`` parameters) that deposit ``amount``
-    G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash."""
+    G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash. An
+    amount above the wallet's G$ on the chain is refused (``insufficient_wallet_balance``)."""
     holder = advertiser_holder(await _advertiser())
-    plan = deposits.prepare(holder, data.amount, services().chain)
+    plan = await deposits.prepare(holder, data.amount, services().chain)
     return answer(AdvertiserDepositPlanOut(advertiser_id=holder.id, **deposit_plan_out(plan)))
 
 

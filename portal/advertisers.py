@@ -185,8 +185,8 @@ async def advertise_deposit_prepare() -> Response:
     """The approve and deposit transactions the wallet sends to deposit ``amount`` G$ into the vault."""
     form = await request.form
     try:
-        plan = deposits.prepare(advertiser_holder(await advertisers.advertiser_of(current_wallet())),
-                                command_of(Funds, form).amount, services().chain)
+        plan = await deposits.prepare(advertiser_holder(await advertisers.advertiser_of(current_wallet())),
+                                      command_of(Funds, form).amount, services().chain)
     except Invalid as error:
         return await _home_refused("deposit", error, form.to_dict())
     return Response(await render_template("portal/advertise/_deposit_send.html", plan=plan,
