@@ -46,7 +46,7 @@ from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
 from portal import task_forms
-from portal.forms import command_of, listed
+from portal.forms import command_of, days_asked, listed
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.targeting import targeting_form
 
@@ -541,13 +541,7 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 async def advertise_report(campaign_id: str) -> tuple[str, int]:
     """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
-    today = services().clock.today()
-    error = None
-    try:
-        start, end = command_of(Period, request.args).days(today)
-    except Invalid as refused:
-        error = refused
-        start, end = Period.model_validate({}).days(today)
+    start, end, error = days_asked(request.args, services().clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")

@@ -8,14 +8,13 @@ from typing import Any
 
 from quart import request
 
-from adnet.core.errors import Invalid
 from adnet.reporting import dashboard as reports
 from adnet.reporting.charts import earnings_chart
-from adnet.reporting.commands import MAX_DAYS, Period
+from adnet.reporting.commands import MAX_DAYS
 from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
-from portal.forms import command_of
+from portal.forms import days_asked
 from portal.pages import account_page, page, portal_blueprint
 
 blueprint = portal_blueprint("dashboard")
@@ -31,13 +30,7 @@ async def dashboard_context() -> dict[str, Any]:
 async def earnings_context() -> dict[str, Any]:
     """The earnings panel: the chart of the days from ``from`` to ``to`` in the query (the last 30 days by default);
     a range that is not one is refused (``earnings_error``) and the default range shown."""
-    today = services().clock.today()
-    error = None
-    try:
-        first, last = command_of(Period, request.args).days(today)
-    except Invalid as refused:
-        error = refused
-        first, last = Period.model_validate({}).days(today)
+    first, last, error = days_asked(request.args, services().clock.today())
     daily = await reports.daily_earnings(current_wallet(), first, last)
     chart = earnings_chart([(day.day, day.earned) for day in daily], title=f"G$ earned per day, {first} to {last}",
                            empty="Nothing earned in these days yet: earnings show here once your sites show ads.")
