@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.ownership import SiteChecks
+from adnet.campaigns.banners import banner_fetcher
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
@@ -55,6 +56,7 @@ class Services:
     jobs: Scheduler
     chain_connection: ChainConnection
     site_checks: SiteChecks
+    banners: Fetcher
     health: Health
     broadcast: changes.Broadcast | None
     watcher_lease: Lease
@@ -88,7 +90,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
-    webhook_fetcher = Fetcher(FetchPolicy.for_webhooks(settings.production), user_agent=WEBHOOK_USER_AGENT)
+    webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    clock=clock, site_checks=site_checks, health=health,
@@ -101,8 +103,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, broadcast=broadcast, watcher_lease=watcher_lease, health=health,
-                       webhooks=webhooks)
+                       site_checks=site_checks, banners=banner_fetcher(settings.production), broadcast=broadcast,
+                       watcher_lease=watcher_lease, health=health, webhooks=webhooks)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started

@@ -28,7 +28,7 @@ from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.traffic import ordered_reasons
-from adnet.tasks import authoring
+from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
 from api.openapi import CSV_FILE, other_answer
@@ -96,6 +96,14 @@ class RemainingOut(Schema):
 class TaskEndedOut(Schema):
     task_id: str
     active: bool
+    returned: AmountText
+
+
+class DeletedOut(Schema):
+    """What a deletion removed, and the G$ it returned to the unallocated balance (a budget, a task's pool)."""
+
+    id: str
+    deleted: bool
     returned: AmountText
 
 
@@ -170,12 +178,13 @@ async def advertiser_account() -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(AdvertiserDepositPlanOut)
-@refusals(400, 404)
+@refusals(400, 404, 503)
 async def advertiser_deposit_prepare(data: Funds) -> Response:
     """The unsigned approve and deposit transactions (``eth_sendTransaction`` parameters) that deposit ``amount``
-    G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash."""
+    G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash. An
+    amount above the wallet's G$ on the chain is refused (``insufficient_wallet_balance``)."""
     holder = advertiser_holder(await _advertiser())
-    plan = deposits.prepare(holder, data.amount, services().chain)
+    plan = await deposits.prepare(holder, data.amount, services().chain)
     return answer(AdvertiserDepositPlanOut(advertiser_id=holder.id, **deposit_plan_out(plan)))
 
 
@@ -289,6 +298,29 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
     return answer(await _detail(campaign_id))
 
 
+@blueprint.delete("/advertisers/campaigns/<campaign_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_campaign(campaign_id: str) -> Response:
+    """Delete a draft or rejected campaign, which has never served, with its creatives and tasks; what its budget
+    and task pools held returns to the unallocated balance. 409 ``campaign_locked`` once submitted: end it instead."""
+    returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
+    return answer(DeletedOut(id=campaign_id, deleted=True, returned=returned))
+
+
+@blueprint.post("/advertisers/campaigns/<campaign_id>/duplicate")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(CampaignOut, 201)
+@refusals(403, 404)
+async def duplicate_campaign(campaign_id: str) -> Response:
+    """A new draft with the campaign's settings, creatives and tasks, without money (any status may be copied)."""
+    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, services().clock.now())
+    return answer(await _detail(copy.id), 201)
+
+
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
@@ -325,9 +357,12 @@ async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
 @document_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
 async def add_creative(campaign_id: str, data: NewCreative) -> Response:
-    """Add a creative (bannerUrl, targetUrl and size required; http or https only). It waits for review: with
-    the campaign, or alone when the campaign is already approved."""
-    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now())
+    """Add a creative (bannerUrl, targetUrl and size required). The banner must be https (http in development
+    only), of a size the campaign takes, and an image file of that size (400 ``insecure_url``,
+    ``size_not_in_campaign``, ``banner_unreachable``, ``banner_size_mismatch``). It waits for review: with the
+    campaign, or alone when the campaign is already approved."""
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now(),
+                                             services().banners)
     return answer(creative_out(creative), 201)
 
 
@@ -340,8 +375,20 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now())
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now(),
+                                               services().banners)
     return answer(creative_out(creative))
+
+
+@blueprint.delete("/advertisers/creatives/<creative_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_creative(creative_id: str) -> Response:
+    """Delete a creative of a draft or rejected campaign (409 ``campaign_locked`` once submitted)."""
+    await drafts.delete_creative(current_wallet(), creative_id)
+    return answer(DeletedOut(id=creative_id, deleted=True, returned=0))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
@@ -367,6 +414,18 @@ async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
 async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
     """Change a task: its content while the campaign is unreviewed, its rewards and limits until it ends."""
     return answer(task_out(await authoring.edit_task(current_wallet(), task_id, data), services().settings.public_url))
+
+
+@blueprint.delete("/advertisers/tasks/<task_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_campaign_task(task_id: str) -> Response:
+    """Delete a task or unit of a draft or rejected campaign; its pool returns to the unallocated balance (409
+    ``campaign_locked`` once submitted: end the task instead)."""
+    returned = await drafts.delete_task(current_wallet(), task_id, services().clock.now())
+    return answer(DeletedOut(id=task_id, deleted=True, returned=returned))
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")

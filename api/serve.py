@@ -57,17 +57,18 @@ class ServeOut(RootModel[Annotated[BannerOut | UnitOut | NothingOut, Field(discr
     """What the slot shows, by ``kind``."""
 
 
-def served(decision: serving.Decision, base_url: str) -> ServeOut:
-    """The answer for ``decision``."""
+def served(decision: serving.Decision, base_url: str, chain_id: int) -> ServeOut:
+    """The answer for ``decision``; ``chain_id`` is the chain the tasks' transactions go to."""
     if decision.banner is not None:
         banner, creative = decision.banner, decision.banner.creative
         ad = AdOut(id=creative.id, campaign_id=creative.campaign_id, banner_url=creative.banner_url,
                    target_url=creative.target_url, description=creative.description, media_type=creative.media_type,
                    tracking_token=banner.tracking_token)
         return ServeOut(BannerOut(kind="BANNER", ad=ad, banner_click_active=banner.click_active,
-                                  attached_tasks=[public_task(view, base_url) for view in banner.attached_tasks]))
+                                  attached_tasks=[public_task(view, base_url, chain_id)
+                                                  for view in banner.attached_tasks]))
     if decision.unit is not None:
-        return ServeOut(UnitOut(kind=decision.kind, task=public_task(decision.unit, base_url)))  # type: ignore[arg-type]
+        return ServeOut(UnitOut(kind=decision.kind, task=public_task(decision.unit, base_url, chain_id)))  # type: ignore[arg-type]
     return ServeOut(NothingOut(kind="NONE"))
 
 
@@ -80,4 +81,5 @@ async def serve(query_args: ServeQuery) -> Response:
     """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
     (``kind`` POLL, FEEDBACK or SURVEY with ``task``), or ``{"kind": "NONE"}``. Unknown site: 404."""
     run = services()
-    return answer(served(await serving.serve(run.serving, query_args, client()), run.settings.public_url))
+    return answer(served(await serving.serve(run.serving, query_args, client()), run.settings.public_url,
+                         run.chain.chain_id))

@@ -73,9 +73,7 @@ async def topup_prepare(site_id: str) -> Response:
     form = await request.form
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        amount = command_of(Funds, form).amount
-        await deposits.check_wallet_funds(holder, amount, services().chain)
-        plan = deposits.prepare(holder, amount, services().chain)
+        plan = await deposits.prepare(holder, command_of(Funds, form).amount, services().chain)
     except Invalid as error:
         return await _refused(site_id, "topup", error, form.to_dict())
     site = await owned_site(current_wallet(), site_id)

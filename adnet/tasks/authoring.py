@@ -20,6 +20,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from adnet.campaigns import campaigns
@@ -81,8 +82,11 @@ async def create_task(wallet: str, campaign_id: str, task: NewTask, now: datetim
     _check_window(values, campaign, None)
     values.setdefault("starts_at", campaign.starts_at)
     values.setdefault("ends_at", campaign.ends_at)
-    created = await Task.create(id=new_id("task"), advertiser_id=campaign.advertiser.id, campaign=campaign,
-                                created_at=now, **values)
+    try:
+        created = await Task.create(id=new_id("task"), advertiser_id=campaign.advertiser.id, campaign=campaign,
+                                    created_at=now, **values)
+    except IntegrityError:  # the draft was deleted meanwhile (adnet.tasks.drafts)
+        raise NotFound.of("campaign") from None
     log.info("task created task=%s kind=%s campaign=%s", created.id, created.kind.value, campaign.id)
     return created
 
@@ -139,6 +143,10 @@ async def allocate_to_task(wallet: str, task_id: str, amount: int, now: datetime
         raise Conflict("task_ended", "This task has ended.")
     try:
         async with in_transaction():
+            # The task's row is locked while its pool is funded, so a deletion (adnet.tasks.drafts) waits for the
+            # allocation and returns its money, or the allocation waits for the deletion and finds no task.
+            if await Task.select_for_update().get_or_none(id=task.id) is None:
+                raise NotFound.of("task")
             await ledger.book(TASK_ALLOCATION_KIND, new_id("ltx"),
                               [(ledger.advertiser(task.advertiser.id), -amount), (ledger.task_pool(task.id), amount)],
                               now=now, memo=f"allocated to task {task.id}")
