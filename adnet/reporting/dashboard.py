@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from tortoise.expressions import Q
 
-from adnet.accounts.members import member_accounts
+from adnet.accounts.members import PUBLISHERS, member_accounts
 from adnet.accounts.models import Site
 from adnet.delivery.models import SiteDailyStat
 from adnet.reporting.earnings import earned, earnings_since
@@ -125,7 +125,7 @@ async def publisher_dashboard(wallet: str, now: datetime) -> Dashboard:
 async def list_sites(wallet: str, now: datetime) -> list[SiteSummary]:
     """The sites but deleted ones of the wallet's publisher account and of the accounts it is a member of, oldest
     first, each with today's (UTC) and lifetime impressions, clicks and earnings."""
-    accounts = Q(publisher__wallet=wallet) | Q(publisher_id__in=await member_accounts(wallet))
+    accounts = Q(publisher__wallet=wallet) | Q(publisher_id__in=await member_accounts(PUBLISHERS, wallet))
     sites = await Site.filter(accounts, deleted_at=None).order_by("created_at", "id")
     if not sites:
         return []
