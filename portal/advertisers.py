@@ -44,7 +44,16 @@ from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
 from portal.forms import command_of
-from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.pages import (
+    account_form,
+    account_page,
+    form_error,
+    form_idempotency_key,
+    page,
+    portal_blueprint,
+    see_other,
+    wants_fragment,
+)
 from portal.targeting import targeting_form
 
 blueprint = portal_blueprint("advertisers")
@@ -163,15 +172,16 @@ async def advertise_deposit() -> Response:
 @blueprint.post(f"{HOME}/withdraw")
 @account_form
 async def advertise_withdraw() -> Response:
-    """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem."""
+    """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem; the form's
+    idempotency key makes a second submission of the same rendering show the same withdrawal."""
     run = services()
     form = await request.form
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
     try:
         result = await withdrawals.withdraw(holder, command_of(Funds, form).amount, Token.GS,
                                             minimum=run.settings.min_withdrawal, chain=run.chain,
-                                            now=run.clock.now())
-    except Invalid as error:
+                                            now=run.clock.now(), idempotency_key=form_idempotency_key(form))
+    except (Invalid, Conflict) as error:
         return await _home_refused("withdraw", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} G$ issued: redeem its claim "
