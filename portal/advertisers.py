@@ -240,13 +240,13 @@ async def _no_context() -> dict[str, Any]:
 
 
 async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
-    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the advertiser's
-    balance, and what each form needs."""
+    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the balance of the
+    advertiser account it belongs to (the wallet's own, or one it is a member of), and what each form needs."""
     now = services().clock.now()
     view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
     return {"view": view, "campaign": view.campaign,
-            "balance": await advertiser_balance(await advertisers.advertiser_of(current_wallet())),
+            "balance": await advertiser_balance(view.campaign.advertiser),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
             "task_kinds": list(TaskKind), "media_types": list(MediaType),
             "config_examples": {kind.value: json.dumps(example) for kind, example in CONFIG_EXAMPLES.items()},
