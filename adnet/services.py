@@ -25,6 +25,7 @@ from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.db import config as database
 from adnet.delivery import clients
+from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
 from adnet.delivery.serving import Server
 from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
@@ -81,8 +82,9 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
         await connection.close()
         await database.close_database()
         raise
+    frequency = RedisFrequency(settings.redis_url) if settings.redis_url else FrequencyMemory()
     server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret,
-                    locator=Locator(settings.geoip_database))
+                    locator=Locator(settings.geoip_database), frequency=frequency)
     await server.rebuild()
     clients.warm_up()
     tracker = Tracker(clock=clock, settings=settings, server=server)
@@ -120,6 +122,7 @@ async def stop(services: Services) -> None:
     if services.broadcast is not None:
         await services.broadcast.stop()
     services.serving.locator.close()
+    await services.serving.frequency.close()
     await services.chain_connection.close()
     await database.close_database()
     metrics.process_ends()

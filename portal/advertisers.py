@@ -47,7 +47,16 @@ from api.http import services
 from api.sessions import current_wallet
 from portal import task_forms
 from portal.forms import command_of, days_asked, listed
-from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.pages import (
+    account_form,
+    account_page,
+    form_error,
+    form_idempotency_key,
+    page,
+    portal_blueprint,
+    see_other,
+    wants_fragment,
+)
 from portal.targeting import targeting_form
 
 blueprint = portal_blueprint("advertisers")
@@ -217,15 +226,16 @@ async def advertise_deposit() -> Response:
 @blueprint.post(f"{HOME}/withdraw")
 @account_form
 async def advertise_withdraw() -> Response:
-    """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem."""
+    """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem; the form's
+    idempotency key makes a second submission of the same rendering show the same withdrawal."""
     run = services()
     form = await request.form
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
     try:
         result = await withdrawals.withdraw(holder, command_of(Funds, form).amount, Token.GS,
                                             minimum=run.settings.min_withdrawal, chain=run.chain,
-                                            now=run.clock.now())
-    except Invalid as error:
+                                            now=run.clock.now(), idempotency_key=form_idempotency_key(form))
+    except (Invalid, Conflict) as error:
         return await _home_refused("withdraw", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} G$ issued: redeem its claim "
@@ -281,13 +291,13 @@ async def _no_context() -> dict[str, Any]:
 
 
 async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
-    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the advertiser's
-    balance, and what each form needs."""
+    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the balance of the
+    advertiser account it belongs to (the wallet's own, or one it is a member of), and what each form needs."""
     now = services().clock.now()
     view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
     return {"view": view, "campaign": view.campaign,
-            "balance": await advertiser_balance(await advertisers.advertiser_of(current_wallet())),
+            "balance": await advertiser_balance(view.campaign.advertiser),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
             "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(services().chain.deployment),
             "survey_types": task_forms.SURVEY_TYPES,

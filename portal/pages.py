@@ -7,7 +7,8 @@ A page template includes its fragments; a handler renders the fragment alone whe
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -21,7 +22,7 @@ from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError
 from adnet.core.wallets import checksummed
 from api.errors import status_of
-from api.http import services
+from api.http import checked_idempotency_key, services
 from api.ratelimit import settings_limit
 from api.sessions import request_session
 from portal.csrf import csrf_token, require_csrf
@@ -152,8 +153,24 @@ def utc_filter(moment: datetime | int) -> str:
 
 @blueprint.app_context_processor
 def layout_context() -> dict[str, Any]:
-    """What every page's layout uses: the CSRF token of its forms, and whether to link the operators' page."""
-    return {"csrf_token": csrf_token, "is_operator": is_operator}
+    """What every page's layout uses: the CSRF token of its forms, a new idempotency key for a form that makes a
+    withdrawal, and whether to link the operators' page."""
+    return {"csrf_token": csrf_token, "new_idempotency_key": new_idempotency_key, "is_operator": is_operator}
+
+
+# The hidden field of a withdrawal form: a key drawn each time the form is rendered, so a double submit or a retry
+# of one rendering makes one withdrawal (``adnet.money.withdrawals``, as the API's ``Idempotency-Key``).
+IDEMPOTENCY_FIELD = "idempotency_key"
+
+
+def new_idempotency_key() -> str:
+    return str(uuid.uuid4())
+
+
+def form_idempotency_key(form: Mapping[str, str]) -> str | None:
+    """The form's idempotency key (None for a form without one); Invalid ``invalid_idempotency_key`` when it is
+    malformed."""
+    return checked_idempotency_key(form.get(IDEMPOTENCY_FIELD) or None, field=IDEMPOTENCY_FIELD)
 
 
 def is_operator() -> bool:

@@ -88,22 +88,32 @@ class VerifiedDomain(Model):
 
 
 class MemberRole(StrEnum):
-    """What a member of a publisher account may do: read (viewer), also manage sites and money (manager), also
-    manage members (owner). The wallet that made the account is its owner without a row."""
+    """What a member of a publisher or advertiser account may do: read (viewer), also manage what the account runs
+    and its money (manager), also manage members (owner). The wallet that made the account is its owner without a
+    row."""
 
     VIEWER = "viewer"
     MANAGER = "manager"
     OWNER = "owner"
 
 
-class PublisherMember(Model):
-    """Another wallet that signs in with its own key and acts on a publisher account with a role."""
+class Member(Model):
+    """Another wallet that signs in with its own key and acts on an account with a role (``adnet.accounts.members``);
+    each kind of account has its table, one row per account and wallet."""
 
     id = identifier()
-    publisher = fields.ForeignKeyField("models.Publisher", related_name="members", on_delete=fields.CASCADE)
     wallet = wallet(db_index=True)
     role = fields.CharEnumField(MemberRole, max_length=16)
     created_at = fields.DatetimeField()
+
+    class Meta:
+        abstract = True
+
+
+class PublisherMember(Member):
+    """Another wallet that signs in with its own key and acts on a publisher account with a role."""
+
+    publisher = fields.ForeignKeyField("models.Publisher", related_name="members", on_delete=fields.CASCADE)
 
     class Meta:
         table = "publisher_member"
@@ -120,6 +130,16 @@ class Advertiser(Model):
 
     class Meta:
         table = "advertiser"
+
+
+class AdvertiserMember(Member):
+    """Another wallet that signs in with its own key and acts on an advertiser account with a role."""
+
+    advertiser = fields.ForeignKeyField("models.Advertiser", related_name="members", on_delete=fields.CASCADE)
+
+    class Meta:
+        table = "advertiser_member"
+        unique_together = (("advertiser", "wallet"),)
 
 
 class AuthNonce(Model):

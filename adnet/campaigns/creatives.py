@@ -18,12 +18,14 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 
 from adnet.accounts.fetching import Fetcher
+from adnet.accounts.members import require_role, role_in
+from adnet.accounts.models import MemberRole
 from adnet.campaigns.banners import check_banner
 from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.commands import CreativeChanges, NewCreative
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.core import changes
-from adnet.core.errors import Conflict, Forbidden, NotFound
+from adnet.core.errors import Conflict, NotFound
 from adnet.core.ids import has_prefix, new_id
 from adnet.core.inputs import dimensions
 
@@ -69,15 +71,15 @@ async def edit_creative(wallet: str, creative_id: Any, edit: CreativeChanges, no
     return creative
 
 
-async def owned_creative(wallet: str, creative_id: Any) -> Creative:
-    """The creative ``creative_id`` (with its campaign) when ``wallet`` owns its campaign: NotFound / Forbidden."""
+async def owned_creative(wallet: str, creative_id: Any, need: MemberRole = MemberRole.MANAGER) -> Creative:
+    """The creative ``creative_id`` (with its campaign) when ``wallet`` owns its campaign's account or holds at least
+    ``need`` on it: NotFound / Forbidden."""
     if not isinstance(creative_id, str) or not has_prefix(creative_id, "ad"):
         raise NotFound.of("ad")
     creative = await Creative.get_or_none(id=creative_id).select_related("campaign__advertiser")
     if creative is None:
         raise NotFound.of("ad")
-    if creative.campaign.advertiser.wallet != wallet:
-        raise Forbidden("not_owner", "This creative belongs to another wallet.", field="adId")
+    require_role(await role_in(creative.campaign.advertiser, wallet), need, "creative", field="adId")
     return creative
 
 

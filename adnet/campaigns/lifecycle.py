@@ -6,7 +6,7 @@
 
 Every move is one conditional update from the statuses it may start from, so two requests racing to move the same
 campaign cannot both succeed (the loser gets Conflict ``invalid_transition``). Only operators approve and reject
-(``adnet.campaigns.review``); only the owning wallet does the rest.
+(``adnet.campaigns.review``); only the owning wallet and the members its account lets manage do the rest.
 
 What serving shows follows from this: ``adnet.delivery`` indexes ``approved`` campaigns with their ``approved``
 creatives, inside the campaign's dates, with budget left.

@@ -48,8 +48,8 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer) -
             if not (query.attached or campaign.has_budget()):
                 continue
             creatives = campaign.creatives_for(query.size)
-            if creatives and campaign.targeting.allows(viewer, now) and not viewer.capped(
-                    campaign.id, campaign.frequency_cap, campaign.frequency_seconds, now):
+            if creatives and campaign.targeting.allows(viewer, now) and not viewer.capped(campaign.id,
+                                                                                          campaign.frequency_cap):
                 offers.append((campaign, creatives))
         best = max((ecpm(campaign) for campaign, _ in offers), default=0.0)
         for campaign, creatives in offers:

@@ -7,6 +7,10 @@ budgets.
 A banner served to a page of another domain than the site's (``adnet.delivery.sites``) is still served, with a token
 that says so: its events are recorded as ``domain_mismatch``, never billed.
 
+A request with a viewer id reads what that viewer was billed of the capped campaigns that may fill the slot, in one
+call to the frequency counts (``adnet.delivery.frequency``: one Redis round trip with ``ADNET_REDIS_URL``, this
+process's memory without); tracking adds what each batch billed.
+
 Sites are registered by the publisher API at any time: a site id missing from the index costs one database lookup,
 whose answer is cached (a known site until it changes or the next rebuild, an unknown one for
 ``UNKNOWN_SITE_SECONDS``), so a new site is served at once and a flood of made-up ids cannot reach the database
@@ -39,7 +43,7 @@ from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.counters import add_daily_stats
-from adnet.delivery.frequency import FrequencyMemory, frequency_window
+from adnet.delivery.frequency import Billed, FrequencyCounts, FrequencyMemory
 from adnet.delivery.index import (
     BUDGET_SECONDS,
     REBUILD_SECONDS,
@@ -69,12 +73,12 @@ class Server:
     database (``flush_counts``)."""
 
     def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
-                 locator: Locator | None = None) -> None:
+                 locator: Locator | None = None, frequency: FrequencyCounts | None = None) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
         self.locator = locator or Locator()
-        self.frequency = FrequencyMemory()
+        self.frequency = frequency or FrequencyMemory()
         self.index = Index()
         self.stale = asyncio.Event()
         self._changed: set[str] = set()
@@ -158,11 +162,26 @@ class Server:
         if campaign is not None and campaign.rotation == Rotation.BEST_CTR:
             figures.setdefault(creative_id, [0, 0])[0 if impression else 1] += 1
 
-    def viewed(self, campaign_id: str, viewer: str, at: datetime) -> None:
-        """Remember an impression tracking billed to ``viewer``, when its campaign has a frequency cap."""
-        entry = self.index.campaigns.get(campaign_id)
-        if entry is not None and entry.frequency_cap is not None:
-            self.frequency.add(frequency_window(campaign_id, viewer, at, entry.frequency_seconds), at)
+    async def viewed(self, impressions: list[tuple[str, str, datetime]]) -> None:
+        """Count the impressions (campaign id, viewer, time) a committed tracking batch billed to viewers, those of
+        campaigns with a frequency cap, in one call to the frequency counts."""
+        billed = []
+        for campaign_id, viewer, at in impressions:
+            entry = self.index.campaigns.get(campaign_id)
+            if entry is not None and entry.frequency_cap is not None:
+                billed.append(Billed(campaign_id, viewer, entry.frequency_seconds, at))
+        if billed:
+            await self.frequency.add(billed)
+
+    async def frequency_counts(self, query: ServeQuery, now: datetime) -> dict[str, int]:
+        """What the query's viewer was billed in the current period of each capped campaign that may serve the
+        slot: one read of the frequency counts, none without a viewer id or such a campaign."""
+        if query.viewer is None:
+            return {}
+        periods = {campaign.id: campaign.frequency_seconds for campaign in self.index.campaigns.values()
+                   if campaign.frequency_cap is not None and campaign.live(now)
+                   and campaign.runs_on(query.site_id, query.placement)}
+        return await self.frequency.counts(query.viewer, periods, now) if periods else {}
 
     def count(self, site_id: str, day: date, filled: bool) -> None:
         self._fill[(site_id, day, filled)] += 1
@@ -212,7 +231,7 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site = await server.site(query.site_id)
     now = server.clock.now()
-    viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
+    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, now))
     choice = pick(candidates(server.index, query, now, viewer), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:

@@ -139,13 +139,15 @@ class Tracker:
                 await asyncio.sleep(0.005 * attempt)
         for campaign_id, amount in spent.items():
             self.server.spent(campaign_id, amount)
+        viewed: list[tuple[str, str, datetime]] = []
         for event, result in zip(events, results, strict=True):
             if not result.billable:
                 continue
             impression = event.reported.type == EventType.IMPRESSION
             self.server.billed(event.reported.ad_id, impression)
             if impression and event.claims is not None and event.claims.viewer:
-                self.server.viewed(event.reported.campaign_id, event.claims.viewer, event.received_at)
+                viewed.append((event.reported.campaign_id, event.claims.viewer, event.received_at))
+        await self.server.viewed(viewed)
         reasons = Counter(result.reason for result in results if result.reason)
         self.reasons.update(reasons)
         metrics.count_filtered(reasons)

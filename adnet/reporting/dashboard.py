@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from tortoise.expressions import Q
 
-from adnet.accounts.members import member_accounts
+from adnet.accounts.members import PUBLISHERS, member_accounts
 from adnet.accounts.models import Site
 from adnet.delivery.models import SiteDailyStat
 from adnet.reporting.earnings import earned, earnings_since
@@ -161,7 +161,7 @@ async def list_sites(wallet: str, now: datetime) -> list[SiteSummary]:
 
 async def _accounts_of(wallet: str) -> Q:
     """The sites of the wallet's publisher account and of the accounts it is a member of, as a filter."""
-    return Q(publisher__wallet=wallet) | Q(publisher_id__in=await member_accounts(wallet))
+    return Q(publisher__wallet=wallet) | Q(publisher_id__in=await member_accounts(PUBLISHERS, wallet))
 
 
 def _total(figures: Iterable[Figures]) -> Figures:

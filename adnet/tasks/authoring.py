@@ -23,11 +23,13 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.members import require_role, role_in
+from adnet.accounts.models import MemberRole
 from adnet.campaigns import campaigns
 from adnet.campaigns.lifecycle import release
 from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.core import changes
-from adnet.core.errors import Conflict, Forbidden, Invalid, NotFound
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 from adnet.money import ledger
 from adnet.money.holders import advertiser_holder
@@ -91,15 +93,15 @@ async def create_task(wallet: str, campaign_id: str, task: NewTask, now: datetim
     return created
 
 
-async def owned_task(wallet: str, task_id: Any) -> Task:
-    """The task ``task_id`` (with its campaign) when ``wallet`` owns it: NotFound / Forbidden ``not_owner``."""
+async def owned_task(wallet: str, task_id: Any, need: MemberRole = MemberRole.MANAGER) -> Task:
+    """The task ``task_id`` (with its campaign) when ``wallet`` owns its advertiser account or holds at least
+    ``need`` on it: NotFound / Forbidden ``not_owner`` or ``insufficient_role``."""
     if not isinstance(task_id, str) or not has_prefix(task_id, "task"):
         raise NotFound.of("task")
     task = await Task.get_or_none(id=task_id).select_related("advertiser", "campaign")
     if task is None:
         raise NotFound.of("task")
-    if task.advertiser.wallet != wallet:
-        raise Forbidden("not_owner", "This task belongs to another wallet.", field="taskId")
+    require_role(await role_in(task.advertiser, wallet), need, "task")
     return task
 
 

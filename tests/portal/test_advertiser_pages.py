@@ -339,6 +339,16 @@ async def test_a_deposit_is_sent_by_the_wallet_and_credited_once(advertiser, cha
     assert refused.headers["HX-Retarget"] == "#deposit-form" and "an amount is a decimal string" in await text(refused)
 
 
+async def test_the_withdrawal_form_posted_twice_makes_one_withdrawal(advertiser):
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 5 * G)
+    key = re.search(r'name="idempotency_key" value="([^"]+)"', await text(await advertiser.get("/portal/advertise")))
+    assert key
+    form = {"amount": "2", "idempotency_key": key.group(1)}
+    answers = [await advertiser.post("/portal/advertise/withdraw", form) for _ in range(2)]
+    assert [answer.status_code for answer in answers] == [303, 303]
+    assert await Withdrawal.all().count() == 1 and await balance_of(advertiser) == 3 * G
+
+
 async def test_a_withdrawal_debits_the_available_balance_and_shows_its_claim(advertiser, chain, app):
     await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 5 * G)
     too_much = await advertiser.post("/portal/advertise/withdraw", {"amount": "6"}, htmx=True)
