@@ -4,6 +4,8 @@ publisher account's) and acts within its role; a refused form adds nothing."""
 
 from __future__ import annotations
 
+import pytest
+
 from adnet.accounts.models import AdvertiserMember, PublisherMember, Site
 from adnet.campaigns.models import CampaignStatus, Creative
 from adnet.money import ledger
@@ -77,6 +79,7 @@ async def test_a_refused_advertiser_member_form_is_shown_again_beside_its_own_fo
     assert await AdvertiserMember.all().count() == 0
 
 
+@pytest.mark.usefixtures("banner_cdn")
 async def test_a_member_works_on_the_advertiser_accounts_campaign_pages_within_its_role(publisher, other_publisher):
     """A manager of the account opens its campaign page (the account's balance, not its own) and adds a creative;
     re-added as a viewer, it still reads the page and is refused the same change."""
@@ -84,7 +87,7 @@ async def test_a_member_works_on_the_advertiser_accounts_campaign_pages_within_i
     await fund(ledger.advertiser(advertiser.id), 7 * G)
     campaign = await make_campaign(advertiser, status=CampaignStatus.DRAFT, funded=0)
     page_path = f"/portal/advertise/campaigns/{campaign.id}"
-    creative = {"bannerUrl": "https://cdn.example/b.png", "targetUrl": "https://shop.example/", "size": "300x250",
+    creative = {"bannerUrl": "https://cdn.example/banner.png", "targetUrl": "https://shop.example/", "size": "300x250",
                 "mediaType": "image", "description": ""}
     add = {"wallet": other_publisher.account.address, "account": "advertiser"}
     await publisher.post("/portal/members", {**add, "role": "manager"})
