@@ -7,6 +7,7 @@ from api import (
     advertisers,
     auth,
     health,
+    house_ads,
     interactions,
     keys,
     members,
@@ -25,6 +26,6 @@ from api import (
 BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
-    webhooks.blueprint, members.blueprint,
+    webhooks.blueprint, members.blueprint, house_ads.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint)

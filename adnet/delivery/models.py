@@ -114,3 +114,38 @@ class TrafficDaily(Model):
         table = "traffic_daily"
         unique_together = (("day", "site_id", "campaign_id", "type", "reason"),)
         indexes = (("campaign_id", "day"),)
+
+
+class HouseAd(Model):
+    """A publisher's own promotion for one of its sites (``adnet.delivery.house_ads``): shown in a banner slot that no
+    paid campaign fills; its impressions and clicks are counted (``HouseAdDaily``), never billed."""
+
+    id = identifier()
+    site = fields.ForeignKeyField("models.Site", related_name="house_ads", on_delete=fields.CASCADE)
+    banner_url = fields.CharField(max_length=2048)
+    target_url = fields.CharField(max_length=2048)
+    description = fields.CharField(max_length=500, default="")
+    width = fields.IntField()
+    height = fields.IntField()
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "house_ad"
+        indexes = (("site_id", "created_at"),)
+
+
+class HouseAdDaily(Model):
+    """Per UTC day, house ad and event type: how many impressions or clicks the site's pages reported for one of its
+    house ads (``adnet.delivery.house_ads.record_house_event``). Counted, never billed: nothing here moves money."""
+
+    id = fields.BigIntField(primary_key=True)
+    day = fields.DateField()
+    site = fields.ForeignKeyField("models.Site", related_name="house_ad_days", on_delete=fields.CASCADE)
+    house_ad_id = fields.CharField(max_length=48, description="kept after the house ad is deleted")
+    type = fields.CharEnumField(EventType, max_length=16)
+    events = fields.IntField(default=0)
+
+    class Meta:
+        table = "house_ad_daily"
+        unique_together = (("day", "house_ad_id", "type"),)
+        indexes = (("site_id", "day"),)
