@@ -51,7 +51,11 @@ class Listed:
 
 async def house_ads(wallet: str, site_id: object) -> list[Listed]:
     """The house ads of a site ``wallet`` may read (a viewer at least), oldest first, with their counts."""
-    site = await owned_site(wallet, site_id, MemberRole.VIEWER)
+    return await listed(await owned_site(wallet, site_id, MemberRole.VIEWER))
+
+
+async def listed(site: Site) -> list[Listed]:
+    """The site's house ads, oldest first, with their counts."""
     counts: dict[tuple[str, str], int] = {
         (house_ad_id, kind): int(events) for house_ad_id, kind, events in await HouseAdDaily.filter(
             site_id=site.id).group_by("house_ad_id", "type").annotate(events=Sum("events")).values_list(
