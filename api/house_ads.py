@@ -70,7 +70,7 @@ def house_ad_out(listed: house_ads.Listed) -> HouseAdItemOut:
 
 def floors_out(site: Site) -> FloorsOut:
     return FloorsOut(site_id=site.id, floor_cpm=int(site.floor_cpm),
-                     placement_floors={label: int(amount) for label, amount in site.placement_floors.items()})
+                     placement_floors={label: int(amount) for label, amount in sorted(site.placement_floors.items())})
 
 
 @blueprint.get("/publishers/sites/<site_id>/house-ads")

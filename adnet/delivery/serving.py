@@ -139,7 +139,8 @@ class Server:
             raise NotFound.of("site")
         found = await Site.filter(id=site_id, active=True).first().values_list(*SITE_FIELDS)
         if found is not None:
-            entry = self.index.sites[site_id] = site_entry(found)
+            # An index refresh that ran during the lookup holds the fuller entry (with the house ads): it stays.
+            entry = self.index.sites.setdefault(site_id, site_entry(found))
             self._unknown_sites.pop(site_id, None)
             return entry
         if len(self._unknown_sites) >= MAX_UNKNOWN_SITES:

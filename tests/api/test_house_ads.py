@@ -16,6 +16,7 @@ from adnet.delivery.house_ads import MAX_HOUSE_ADS
 from adnet.delivery.models import HouseAd, HouseAdDaily, TrackingEvent
 from adnet.money import ledger
 from adnet.money.models import LedgerTransaction
+from tests.api.test_api_keys import issue
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.api.test_track import fresh_address, from_address, page
 from tests.auth_helpers import bearer, sign_in
@@ -137,8 +138,9 @@ async def test_a_paid_campaign_fills_the_slot_before_any_house_ad(client, owner)
     assert (await serve(client, site, size="300x250"))["ad"]["id"] == creative.id
 
 
-async def test_house_ads_are_listed_and_deleted(client, owner):
+async def test_house_ads_are_listed_and_deleted(client, owner, clock):
     _, added = await call(client, owner, "POST", "house-ads", **HOUSE_AD)
+    clock.advance(seconds=1)
     _, second = await call(client, owner, "POST", "house-ads", **{**HOUSE_AD, "size": "728x90"})
     status, listed = await call(client, owner, "GET", "house-ads")
     assert status == 200
@@ -247,3 +249,23 @@ async def test_serving_house_ads_and_floors_reads_nothing_from_the_database(clie
                 kinds[(await serve(client, site, **params))["kind"]] += 1
     assert queries == []
     assert kinds == {"HOUSE": 10, "BANNER": 5, "NONE": 5}
+
+
+async def test_an_api_key_needs_the_sites_scope(client, owner):
+    account, session, site = owner
+    manager = (await issue(client, session, "sites:manage"))["token"]
+    reader = (await issue(client, session, "reports:read"))["token"]
+    path = f"/api/publishers/sites/{site.id}"
+    added = await client.post(f"{path}/house-ads", json={"wallet": account.address, **HOUSE_AD},
+                              headers=bearer(manager))
+    assert added.status_code == 201
+    floors = await client.put(f"{path}/floors", json={"wallet": account.address, "floorCpm": "1"},
+                              headers=bearer(manager))
+    assert floors.status_code == 200 and (await floors.get_json())["floorCpm"] == "1"
+    listed = await client.get(f"{path}/house-ads", headers=bearer(manager))
+    assert len((await listed.get_json())["houseAds"]) == 1
+    for refused in (await client.get(f"{path}/house-ads", headers=bearer(reader)),
+                    await client.put(f"{path}/floors", json={"wallet": account.address, "floorCpm": "2"},
+                                     headers=bearer(reader))):
+        assert refused.status_code == 403 and (await refused.get_json())["error"] == "scope_denied"
+    assert (await call(client, owner, "GET", "floors"))[1]["floorCpm"] == "1"
