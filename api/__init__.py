@@ -14,6 +14,7 @@ from api import (
     metrics,
     operators,
     publishers,
+    reports,
     results,
     rewards,
     serve,
@@ -26,6 +27,6 @@ from api import (
 BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
-    webhooks.blueprint, members.blueprint, house_ads.blueprint,
+    webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint)
