@@ -44,6 +44,10 @@ class Dimension(StrEnum):
     DEVICE = "device"
 
 
+# What a site's breakdown may be by.
+PUBLISHER_DIMENSIONS = (Dimension.PLACEMENT, Dimension.COUNTRY, Dimension.DEVICE)
+
+
 class AdvertiserBreakdownQuery(Period):
     """An advertiser's breakdown: its rows (``by``), over all its campaigns or one (``campaignId``)."""
 
@@ -59,6 +63,6 @@ class SiteBreakdownQuery(Period):
     @field_validator("by")
     @classmethod
     def _not_by_site(cls, value: Dimension) -> Dimension:
-        if value == Dimension.SITE:
+        if value not in PUBLISHER_DIMENSIONS:
             raise rule("invalid_field", "placement, country or device")
         return value
