@@ -14,7 +14,6 @@ from quart import Response, request
 
 from adnet.accounts.models import MemberRole
 from adnet.accounts.sites import owned_site
-from adnet.campaigns.models import Campaign
 from adnet.core.errors import DomainError
 from adnet.reporting import breakdowns
 from adnet.reporting.commands import (
@@ -75,8 +74,7 @@ async def advertiser_context() -> tuple[dict[str, Any], int]:
     breakdown, error = await _shown(
         lambda start, end: breakdowns.advertiser_breakdown(current_wallet(), by, start, end, campaign_id),
         query, error)
-    campaigns = await Campaign.filter(advertiser__wallet=current_wallet()).order_by("-created_at").values_list(
-        "id", "name")
+    campaigns = await breakdowns.campaign_choices(current_wallet())
     context = {"breakdown": breakdown, "action": ADVERTISER_PAGE, "amount": "spend", "amount_label": "Spend (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in Dimension},
                "campaigns": campaigns, "campaign_id": campaign_id, "values": _values(), "error": error,

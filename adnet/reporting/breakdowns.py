@@ -10,6 +10,7 @@ raw events are all still kept, replaced whole in one transaction, so running it 
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from adnet.db.sql import Program, Statement
 from adnet.delivery.batch import report_program
 from adnet.delivery.models import EventType, ReportDaily
 from adnet.reporting.commands import Dimension
+
+log = logging.getLogger(__name__)
 
 UNKNOWN = "unknown"
 
@@ -86,6 +89,13 @@ async def advertiser_breakdown(wallet: str, by: Dimension, start: date, end: dat
         domains = dict(await Site.filter(id__in={row[0] for row in rows}).values_list("id", "domain"))
         rows = [(domains[site_id], *figures) for site_id, *figures in rows]
     return _breakdown(by, start, end, rows)
+
+
+async def campaign_choices(wallet: str) -> list[tuple[str, str]]:
+    """(id, name) of the wallet's advertiser's campaigns, newest first, for a breakdown's campaign picker (none
+    before it registered)."""
+    return [(str(campaign_id), name) for campaign_id, name in await Campaign.filter(
+        advertiser__wallet=wallet).order_by("-created_at", "id").values_list("id", "name")]
 
 
 async def site_breakdown(wallet: str, site_id: object, by: Dimension, start: date, end: date) -> Breakdown:
@@ -147,8 +157,10 @@ async def rebuild(now: datetime, retention_days: int) -> int:
     are); how many rows the days now have. On PostgreSQL the table is locked against tracking batches for the
     while (they wait, then add their events to the rebuilt rows), so no billed event is lost or counted twice."""
     dialect = sql.dialect_of(connections.get("default"))
-    return await sql.transaction(lambda: _rebuild_program(first_kept_day(now, retention_days),
-                                                          now.astimezone(UTC).date(), dialect))
+    first = first_kept_day(now, retention_days)
+    rows = await sql.transaction(lambda: _rebuild_program(first, now.astimezone(UTC).date(), dialect))
+    log.info("reports rebuilt from=%s rows=%d", first, rows)
+    return rows
 
 
 def _rebuild_program(first: date, last: date, dialect: str) -> Program[int]:
