@@ -45,6 +45,10 @@ async def test_the_advertiser_sees_spend_by_site_and_country(publisher, clock):
     assert html.lstrip().startswith('<section id="breakdown"') and "<html" not in html
     assert '<th scope="row">DE</th><td>40</td>' in html and '<th scope="row">unknown</th><td>5</td>' in html
     assert f'<option value="{campaign.id}" selected>' in html
+    # The URL htmx pushed, restored from the server when htmx no longer holds it: the whole page.
+    restored = await publisher.client.get(f"/portal/advertise/breakdown?by=country&campaignId={campaign.id}",
+                                          headers={"HX-Request": "true", "HX-History-Restore-Request": "true"})
+    assert "<h1>Where your campaigns ran</h1>" in await restored.get_data(as_text=True)
 
 
 async def test_the_csv_says_what_the_page_says(publisher, clock):
