@@ -25,6 +25,7 @@ from adnet.reporting.commands import (
 )
 from api.errors import status_of
 from api.http import services
+from api.reports import csv_file
 from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_page, page, portal_blueprint
@@ -54,9 +55,8 @@ async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], 
 
 
 def _csv(breakdown: breakdowns.Breakdown, amount: str, name: str) -> Response:
-    response = Response(breakdowns.breakdown_csv(breakdown, amount), mimetype="text/csv")
-    response.headers["Content-Disposition"] = (
-        f'attachment; filename="{name}-{breakdown.by}-{breakdown.start}-{breakdown.end}.csv"')
+    """The API's CSV answer, kept by no cache (it is the wallet's)."""
+    response = csv_file(breakdown, amount, name)
     response.headers["Cache-Control"] = "no-store"
     return response
 
