@@ -12,6 +12,8 @@ from collections import Counter
 import pytest
 from eth_account import Account
 
+from adnet.accounts.models import MemberRole, PublisherMember
+from adnet.core.ids import new_id
 from adnet.delivery.house_ads import MAX_HOUSE_ADS
 from adnet.delivery.models import HouseAd, HouseAdDaily, TrackingEvent
 from adnet.money import ledger
@@ -269,3 +271,17 @@ async def test_an_api_key_needs_the_sites_scope(client, owner):
                                      headers=bearer(reader))):
         assert refused.status_code == 403 and (await refused.get_json())["error"] == "scope_denied"
     assert (await call(client, owner, "GET", "floors"))[1]["floorCpm"] == "1"
+
+
+async def test_a_viewer_member_reads_but_does_not_change(client, owner):
+    _, _, site = owner
+    viewer = Account.create()
+    await PublisherMember.create(id=new_id("mem"), publisher_id=site.publisher_id,  # type: ignore[attr-defined]
+                                 wallet=viewer.address.lower(), role=MemberRole.VIEWER, created_at=site.created_at)
+    token = await sign_in(client, viewer)
+    read = await client.get(f"/api/publishers/sites/{site.id}/floors", headers=bearer(token))
+    assert read.status_code == 200
+    refused = await client.put(f"/api/publishers/sites/{site.id}/floors",
+                               json={"wallet": viewer.address, "floorCpm": "5"}, headers=bearer(token))
+    assert (refused.status_code, (await refused.get_json())["error"]) == (403, "insufficient_role")
+    assert (await call(client, owner, "GET", "floors"))[1]["floorCpm"] == "0"
