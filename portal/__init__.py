@@ -6,9 +6,11 @@ from portal import (
     advertisers,
     auth,
     balance,
+    breakdowns,
     dashboard,
     demo,
     home,
+    house_ads,
     keys,
     members,
     operators,
@@ -22,5 +24,5 @@ from portal import (
 BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
-    webhooks.blueprint, members.blueprint, rewards.blueprint,
+    webhooks.blueprint, members.blueprint, rewards.blueprint, house_ads.blueprint, breakdowns.blueprint,
 )

@@ -39,8 +39,11 @@ def portal_blueprint(name: str) -> Blueprint:
 
 
 def wants_fragment() -> bool:
-    """Whether htmx asked for a fragment (not a boosted page load, which swaps the whole body)."""
-    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-Boosted") != "true"
+    """Whether htmx asked for a fragment (not a boosted page load, which swaps the whole body, nor the restore of a
+    page in the history that htmx no longer holds, which wants the whole page too)."""
+    headers = request.headers
+    return (headers.get("HX-Request") == "true" and headers.get("HX-Boosted") != "true"
+            and headers.get("HX-History-Restore-Request") != "true")
 
 
 async def page(full: str, fragment: str, status: int = 200, **context: Any) -> tuple[str, int]:

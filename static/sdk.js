@@ -289,7 +289,7 @@
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);
       emit("serve", { slot: self.host, kind: answer.kind }, self.host);
-      if (answer.kind === "BANNER" && answer.ad) self.banner(answer);
+      if ((answer.kind === "BANNER" || answer.kind === "HOUSE") && answer.ad) self.banner(answer);
       else if (answer.task && UNITS[answer.kind]) UNITS[answer.kind](self, answer.task);
       else return self.empty("none", response.status);
       return answer.kind;
@@ -303,9 +303,11 @@
   };
   Slot.prototype.say = function (text) { this.live.textContent = text; };
 
+  // A paid banner, or the site's own house ad (its events counted at /api/track/house, never billed).
   Slot.prototype.banner = function (answer) {
     var self = this;
     var ad = answer.ad;
+    var house = answer.kind === "HOUSE";
     var target = httpUrl(ad.targetUrl);
     var source = httpUrl(ad.bannerUrl);
     var started = performance.now();
@@ -314,16 +316,23 @@
     var media = video
       ? el("video", { class: "media", src: source, muted: true, playsinline: true, loop: true, preload: "metadata",
         "aria-label": ad.description || "Sponsored video", autoplay: !reducedMotion(), controls: reducedMotion() })
-      : el("img", { class: "media", src: source, alt: ad.description || "Sponsored" });
+      : el("img", { class: "media", src: source, alt: ad.description || (house ? "" : "Sponsored") });
     if (video) media.muted = true;
     var link = target
-      ? el("a", { class: "ad", href: target, target: "_blank", rel: "noopener sponsored",
-        "aria-label": "Sponsored: " + (ad.description || "advertisement") + " (opens in a new tab)" }, [media])
+      ? el("a", { class: "ad", href: target, target: "_blank", rel: house ? "noopener" : "noopener sponsored",
+        "aria-label": (house ? "" : "Sponsored: ") + (ad.description || (house ? "from this site" : "advertisement")) +
+          " (opens in a new tab)" }, [media])
       : el("div", { class: "ad" }, [media]);
-    this.box.append(link, el("span", { class: "label", text: "Sponsored" }));
+    this.box.append(link);
+    if (!house) this.box.append(el("span", { class: "label", text: "Sponsored" }));
     this.host.setAttribute("data-adnet-ad", ad.id);
     this.ad = ad;
     this.track = function (type, extra) {
+      if (house) {
+        beacon("/api/track/house", { type: type, siteId: siteId, houseAdId: ad.id });
+        emit(type.toLowerCase(), { slot: self.host, adId: ad.id, house: true }, self.host);
+        return;
+      }
       var body = {
         type: type, campaignId: ad.campaignId, adId: ad.id, siteId: siteId, fingerprint: fingerprint(),
         rendered: self.renderTime !== undefined, viewportVisible: !!extra.visible,
@@ -336,7 +345,7 @@
     };
     function onClick(event) {
       if (event.type === "auxclick" && event.button !== 1) return;
-      if (clicked || !answer.bannerClickActive) return;
+      if (clicked || !(house || answer.bannerClickActive)) return;
       clicked = true;
       self.track("CLICK", { visible: self.visible });
     }

@@ -14,10 +14,11 @@ process's memory without); tracking adds what each batch billed.
 Sites are registered by the publisher API at any time: a site id missing from the index costs one database lookup,
 whose answer is cached (a known site until it changes or the next rebuild, an unknown one for
 ``UNKNOWN_SITE_SECONDS``), so a new site is served at once and a flood of made-up ids cannot reach the database
-more than once each.
+more than once each. That lookup reads the site's floors; its house ads come with the index's next refresh.
 
 Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
-job and at shutdown (fill rate = filled / requests).
+job and at shutdown (fill rate = filled / requests). A slot that shows a house ad counts as not filled: the fill
+rate is what paid campaigns and units fill.
 
 Leaving out attached tasks a wallet already completed is the one case that reads the database: only when the
 request names a wallet, asks for attached tasks, and the chosen campaign has some; then it is one lookup on the
@@ -47,15 +48,17 @@ from adnet.delivery.frequency import Billed, FrequencyCounts, FrequencyMemory
 from adnet.delivery.index import (
     BUDGET_SECONDS,
     REBUILD_SECONDS,
+    SITE_FIELDS,
     CampaignEntry,
     CreativeEntry,
     Index,
     build_index,
     read_budgets,
     refresh_index,
+    site_entry,
 )
-from adnet.delivery.selection import candidates, pick
-from adnet.delivery.sites import SiteEntry, on_site
+from adnet.delivery.selection import candidates, house_ad_for, pick
+from adnet.delivery.sites import HouseAdEntry, SiteEntry, on_site
 from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import Completion
@@ -63,6 +66,7 @@ from adnet.tasks.models import Completion
 log = logging.getLogger(__name__)
 
 UNKNOWN_SITE_SECONDS = 5.0
+HOUSE = "HOUSE"
 MAX_UNKNOWN_SITES = 10_000
 MAX_ATTACHED_TASKS = 2
 
@@ -137,9 +141,10 @@ class Server:
         refused_at = self._unknown_sites.get(site_id)
         if refused_at is not None and now - refused_at < UNKNOWN_SITE_SECONDS:
             raise NotFound.of("site")
-        found = await Site.get_or_none(id=site_id, active=True).only("id", "domain", "verified")
+        found = await Site.filter(id=site_id, active=True).first().values_list(*SITE_FIELDS)
         if found is not None:
-            entry = self.index.sites[site_id] = SiteEntry(site_id, found.domain, found.verified)
+            # An index refresh that ran during the lookup holds the fuller entry (with the house ads): it stays.
+            entry = self.index.sites.setdefault(site_id, site_entry(found))
             self._unknown_sites.pop(site_id, None)
             return entry
         if len(self._unknown_sites) >= MAX_UNKNOWN_SITES:
@@ -216,12 +221,13 @@ class Banner:
 
 @dataclass(frozen=True)
 class Decision:
-    """What a slot shows: a banner (``kind`` BANNER), a standalone unit (POLL, FEEDBACK, SURVEY), or nothing
-    (NONE)."""
+    """What a slot shows: a banner (``kind`` BANNER), a standalone unit (POLL, FEEDBACK, SURVEY), the site's own
+    house ad (HOUSE), or nothing (NONE)."""
 
     kind: str
     banner: Banner | None = None
     unit: TaskView | None = None
+    house_ad: HouseAdEntry | None = None
 
 
 NOTHING = Decision(kind="NONE")
@@ -235,7 +241,8 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     choice = pick(candidates(server.index, query, now, viewer), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
-        return NOTHING
+        house_ad = house_ad_for(site, query, server.random)
+        return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)
     if choice.unit is not None:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both

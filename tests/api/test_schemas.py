@@ -138,7 +138,8 @@ async def test_responses_are_described_in_the_names_and_types_clients_get(client
     assert schemas["ClaimOut"]["properties"]["chainId"]["type"] == "integer"
     serve = found["GET /api/serve"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert serve["title"] == "ServeOut"
-    assert {option["$ref"].rsplit("/", 1)[1] for option in serve["oneOf"]} == {"BannerOut", "UnitOut", "NothingOut"}
+    assert {option["$ref"].rsplit("/", 1)[1] for option in serve["oneOf"]} == {"BannerOut", "UnitOut", "HouseOut",
+                                                                        "NothingOut"}
     assert set(schemas["BannerOut"]["properties"]) == {"kind", "ad", "bannerClickActive", "attachedTasks"}
 
 

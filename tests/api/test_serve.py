@@ -2,18 +2,20 @@
 counting, and that a serve reads nothing from the database."""
 
 import asyncio
+from collections import Counter
 from datetime import timedelta
 
 import pytest
 from quart import current_app
 
+from adnet.accounts.models import Site
 from adnet.campaigns.models import CampaignStatus, CreativeStatus
 from adnet.core import changes
 from adnet.delivery.models import SiteDailyStat
 from adnet.delivery.tokens import verify_token
 from adnet.tasks.models import Completion, TaskKind
 from tests.conftest import rebuild_index
-from tests.factories import G, make_campaign, make_creative, make_site, make_task, wallet_address
+from tests.factories import G, make_campaign, make_creative, make_house_ad, make_site, make_task, wallet_address
 from tests.sql import recorded_statements
 
 POLL = {"question": "Which chain?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}
@@ -64,16 +66,23 @@ async def test_serving_performs_no_database_query(client):
     site, campaign, _ = await banner_setup()
     await make_task(kind=TaskKind.POLL, config=POLL)
     await make_task(kind=TaskKind.QUIZ, campaign=campaign, config=QUIZ)
+    await make_house_ad(site, width=728, height=90)
+    await Site.filter(id=site.id).update(placement_floors={"premium": str(1000 * G)})
     await rebuild_index(client.app)
     await get_serve(client, siteId=site.id)  # warm-up outside the count
+    kinds: Counter[str] = Counter()
     with recorded_statements() as queries:
         for params in ({"siteId": site.id}, {"siteId": site.id, "size": "300x250"},
                        {"siteId": site.id, "kind": "POLL"}, {"siteId": site.id, "attached": "1"},
-                       {"siteId": site.id, "size": "1x1"}, {"siteId": site.id, "kind": "SURVEY"}):
+                       {"siteId": site.id, "size": "1x1"}, {"siteId": site.id, "kind": "SURVEY"},
+                       {"siteId": site.id, "size": "728x90"}, {"siteId": site.id, "placement": "premium"}):
             for _ in range(5):
-                response, _ = await get_serve(client, **params)
+                response, body = await get_serve(client, **params)
                 assert response.status_code == 200
+                kinds[params.get("size") or params.get("placement") or ""] += body["kind"] == "HOUSE"
     assert queries == []
+    # The house ad fills the slots no paid campaign does: its own size, and the placement whose floor is too high.
+    assert {key: count for key, count in kinds.items() if count} == {"728x90": 5, "premium": 5}
 
 
 async def test_a_site_registered_after_the_index_costs_one_lookup_then_none(client):
