@@ -44,11 +44,11 @@ class Migration(migrations.Migration):
         ops.AddField(
             model_name='Site',
             name='floor_cpm',
-            field=fields.DecimalField(default=0, description='the least eCPM a paid campaign must offer to be served here (smallest units per 1000 impressions, 0 for none)', max_digits=40, decimal_places=0),
+            field=fields.DecimalField(default=0, db_default=0, description='the least eCPM a paid campaign must offer to be served here (smallest units per 1000 impressions, 0 for none)', max_digits=40, decimal_places=0),
         ),
         ops.AddField(
             model_name='Site',
             name='placement_floors',
-            field=fields.JSONField(default=dict, description='placement label -> its floor (smallest units, as text), replacing floor_cpm there', encoder=functools.partial(dumps, separators=(',', ':')), decoder=loads),
+            field=fields.JSONField(default=dict, db_default='{}', description='placement label -> its floor (smallest units, as text), replacing floor_cpm there', encoder=functools.partial(dumps, separators=(',', ':')), decoder=loads),
         ),
     ]

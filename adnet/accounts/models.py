@@ -69,10 +69,12 @@ class Site(Model):
                                      description="why the last check failed, for the owner (empty after a success)")
     failed_checks = fields.SmallIntField(default=0, description="consecutive failed re-checks while verified")
     deleted_at = fields.DatetimeField(null=True, description="when its owner deleted it (its records are kept)")
-    floor_cpm = token_amount(default=0, description="the least eCPM a paid campaign must offer to be served here "
-                                                    "(smallest units per 1000 impressions, 0 for none)")
+    floor_cpm = token_amount(default=0, db_default=0, description="the least eCPM a paid campaign must offer to be "
+                                                                  "served here (smallest units per 1000 impressions, "
+                                                                  "0 for none)")
     placement_floors: dict[str, str] = fields.JSONField(
-        default=dict, description="placement label -> its floor (smallest units, as text), replacing floor_cpm there")
+        default=dict, db_default="{}",
+        description="placement label -> its floor (smallest units, as text), replacing floor_cpm there")
 
     class Meta:
         table = "site"
