@@ -4,6 +4,8 @@ otherwise), the fill rate, and the form that registers a site."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from datetime import date
 from typing import Any
 
 from quart import request
@@ -28,14 +30,24 @@ async def dashboard_context() -> dict[str, Any]:
 
 
 async def earnings_context() -> dict[str, Any]:
-    """The earnings panel: the chart of the days from ``from`` to ``to`` in the query (the last 30 days by default);
-    a range that is not one is refused (``earnings_error``) and the default range shown."""
+    """The dashboard's earnings panel, over the days its query asks for."""
+    async def earned(first: date, last: date) -> list[tuple[date, int]]:
+        return [(day.day, day.earned) for day in await reports.daily_earnings(current_wallet(), first, last)]
+
+    return await earnings_panel("/portal", "Earnings", "G$ earned per day", earned,
+                                "Nothing earned in these days yet: earnings show here once your sites show ads.")
+
+
+async def earnings_panel(action: str, heading: str, title: str,
+                         series: Callable[[date, date], Awaitable[list[tuple[date, int]]]],
+                         empty: str) -> dict[str, Any]:
+    """What ``portal/_earnings.html`` shows: the chart of ``series`` over the days from ``from`` to ``to`` in the
+    query (the last 30 days by default), with the form that asks ``action`` for the panel alone; a range that is not
+    one is refused (``earnings_error``) and the default range shown."""
     first, last, error = days_asked(request.args, services().clock.today())
-    daily = await reports.daily_earnings(current_wallet(), first, last)
-    chart = earnings_chart([(day.day, day.earned) for day in daily], title=f"G$ earned per day, {first} to {last}",
-                           empty="Nothing earned in these days yet: earnings show here once your sites show ads.")
+    chart = earnings_chart(await series(first, last), title=f"{title}, {first} to {last}", empty=empty)
     return {"chart": chart, "earnings_first": first, "earnings_last": last, "earnings_error": error,
-            "earnings_max_days": MAX_DAYS,
+            "earnings_max_days": MAX_DAYS, "earnings_action": action, "earnings_heading": heading,
             "earnings_values": {"from": request.args.get("from", ""), "to": request.args.get("to", "")}}
 
 

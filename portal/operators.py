@@ -7,7 +7,7 @@ approving and rejecting with a reason, the vault's protocol rate, and platform r
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from quart import Response, flash, render_template, request
@@ -21,9 +21,10 @@ from adnet.core.errors import Conflict, Invalid
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
-from adnet.reporting.charts import earnings_chart
+from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
+from portal.dashboard import earnings_panel
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 
@@ -53,20 +54,30 @@ async def operator_page_context(**extra: Any) -> dict[str, Any]:
     """Everything the operators' page shows: the queue, the vault's rate and owner, and platform revenue."""
     run = services()
     current = await rate.vault_rate(run.chain)
-    platform = await revenue.revenue(run.clock.now())
-    chart = earnings_chart(platform.days, title=f"Platform G$ per day, last {revenue.REVENUE_DAYS} days",
-                           empty="The platform has earned nothing in these days yet.")
-    return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": platform,
-            "chart": chart,
+    return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner,
+            "revenue": await revenue.revenue(run.clock.now()), **await revenue_panel(),
             "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
+
+
+async def revenue_panel() -> dict[str, Any]:
+    """The platform's earnings per day, over the days the query asks for."""
+    async def earned(first: date, last: date) -> list[tuple[date, int]]:
+        return (await revenue.revenue(services().clock.now(), first, last)).days
+
+    return await earnings_panel(HOME, "Platform earnings", "Platform G$ per day", earned,
+                                "The platform has earned nothing in these days yet.")
 
 
 @blueprint.get(HOME)
 @account_page
 async def operator_home() -> tuple[str, int]:
-    """The operators' page (403 ``not_operator`` for any other wallet)."""
+    """The operators' page (403 ``not_operator`` for any other wallet); its earnings form asks for the earnings
+    panel alone (htmx), answered 400 with the refusal beside the field for a range that is not one."""
     _operator()
-    return await page("portal/operator/home.html", "portal/operator/home.html", **await operator_page_context())
+    context = await operator_page_context()
+    error = context["earnings_error"]
+    return await page("portal/operator/home.html", "portal/_earnings.html", status_of(error) if error else 200,
+                      **context)
 
 
 @blueprint.post(f"{HOME}/<any(campaigns, creatives):kind>/<item_id>/<any(approve, reject):decision>")

@@ -14,18 +14,21 @@ REVENUE_DAYS = 30
 
 @dataclass(frozen=True)
 class Revenue:
-    """The platform's G$: what it holds, what it earned in all, and per UTC day over the last days."""
+    """The platform's G$: what it holds, what it earned in all, and per UTC day over a range of days."""
 
     balance: int
     earned: int
     days: list[tuple[date, int]]
 
 
-async def revenue(now: datetime, days: int = REVENUE_DAYS) -> Revenue:
+async def revenue(now: datetime, first: date | None = None, last: date | None = None) -> Revenue:
     """The platform's G$ balance, its lifetime earnings (its share of billed events, ``ad_billing``), and the
-    earnings of each of the last ``days`` UTC days (oldest first)."""
-    today = now.astimezone(UTC).date()
-    since = datetime.combine(today - timedelta(days=days - 1), datetime.min.time(), tzinfo=UTC)
+    earnings of each UTC day from ``first`` to ``last`` (oldest first; by default the last ``REVENUE_DAYS`` days up
+    to today)."""
+    last = last or now.astimezone(UTC).date()
+    first = first or last - timedelta(days=REVENUE_DAYS - 1)
+    since = datetime.combine(first, datetime.min.time(), tzinfo=UTC)
+    until = datetime.combine(last + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
     account = ledger.platform()
     rows = await LedgerPosting.filter(account__kind=account.kind, account__token=account.token,
                                       transaction__kind="ad_billing").values_list("amount", "created_at")
@@ -33,8 +36,8 @@ async def revenue(now: datetime, days: int = REVENUE_DAYS) -> Revenue:
     earned = 0
     for amount, created_at in rows:
         earned += int(amount)
-        if created_at >= since:
+        if since <= created_at < until:
             per_day[created_at.astimezone(UTC).date()] += int(amount)
-    series = [(today - timedelta(days=offset), per_day.get(today - timedelta(days=offset), 0))
-              for offset in range(days - 1, -1, -1)]
+    series = [(first + timedelta(days=offset), per_day.get(first + timedelta(days=offset), 0))
+              for offset in range((last - first).days + 1)]
     return Revenue(balance=await ledger.balance(account), earned=earned, days=series)

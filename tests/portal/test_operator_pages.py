@@ -6,6 +6,7 @@ comes from the ledger; every form needs the CSRF token."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import pytest
 from eth_account import Account
@@ -168,6 +169,34 @@ async def test_platform_revenue_comes_from_the_ledger(operator, clock):
     html = await text(await operator.get("/portal/operator"))
     assert 'id="revenue-balance">3 G$' in html and 'id="revenue-earned">3 G$' in html
     assert html.count('class="chart-bar"') >= 1
+
+
+async def test_platform_revenue_is_charted_over_the_days_asked_for(operator, clock):
+    campaign = await make_campaign(await make_advertiser(), now=EPOCH)
+    now = clock.now()
+    for amount, days_ago in ((G, 0), (4 * G, 40), (2 * G, 46)):
+        async with in_transaction():
+            await ledger.book("ad_billing", new_id("ltx"), [(ledger.campaign(campaign.id), -amount),
+                                                            (ledger.platform("G$"), amount)],
+                              now=now - timedelta(days=days_ago))
+    first, last = (now - timedelta(days=45)).date(), (now - timedelta(days=35)).date()
+
+    html = await text(await operator.get(f"/portal/operator?from={first}&to={last}"))
+    assert f'<h2 id="chart-heading">Platform earnings, {first} to {last}</h2>' in html
+    assert html.count('<rect class="chart-bar"') == 11 and "total 4 G$" in html
+    assert 'id="revenue-earned">7 G$' in html and "<h1>Operator</h1>" in html  # lifetime stays lifetime
+    assert 'action="/portal/operator" hx-get="/portal/operator"' in html
+
+    panel = await operator.get(f"/portal/operator?from={first}&to={last}", htmx=True)
+    fragment = await text(panel)
+    assert panel.status_code == 200 and fragment.lstrip().startswith('<section id="earnings"')
+    assert "<h1>" not in fragment and fragment.count('<rect class="chart-bar"') == 11
+
+    refused = await operator.get(f"/portal/operator?from={last}&to={first}", htmx=True)
+    fragment = await text(refused)
+    assert refused.status_code == 400 and "to: the last day is before the first." in fragment
+    assert 'id="earnings-to" name="to" value="' + str(first) + '"' in fragment
+    assert "The platform has earned nothing in these days yet." not in fragment  # the default 30 days: 1 G$
 
 
 async def test_every_operator_form_needs_the_csrf_token(operator, chain, clock):
