@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from markupsafe import Markup
 from quart import Response, flash, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from adnet.accounts import advertisers, sites
+from adnet.accounts import advertisers, members, sites
 from adnet.accounts.commands import AdvertiserRegistration
-from adnet.accounts.models import Advertiser
+from adnet.accounts.models import Advertiser, AdvertiserMember
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
 from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
 from adnet.campaigns.models import Campaign, MediaType
@@ -148,14 +148,19 @@ async def _registered() -> Advertiser | None:
 
 async def home_context(**extra: Any) -> dict[str, Any]:
     """What the account page shows: the balance, deposit and withdrawal forms, recent money movements and the
-    campaigns; or, before the wallet registered, the form that registers it."""
-    advertiser = await _registered()
+    campaigns, or, before the wallet registered, the form that registers it; and the campaigns of each account the
+    wallet is a member of, with its role there (their pages open within that role)."""
+    advertiser, now = await _registered(), services().clock.now()
+    joined = [{"account": membership.advertiser, "role": membership.role,
+               "balance": await advertiser_balance(membership.advertiser),
+               "campaigns": await views.list_campaigns(membership.advertiser.id, now)}
+              for membership in cast(list[AdvertiserMember],
+                                     await members.memberships(members.ADVERTISERS, current_wallet()))]
     if advertiser is None:
-        return {"advertiser": None, **extra}
-    now = services().clock.now()
+        return {"advertiser": None, "memberships": joined, **extra}
     return {"advertiser": advertiser, "balance": await advertiser_balance(advertiser),
             "campaigns": await views.list_campaigns(advertiser.id, now),
-            "activity": await activity.recent(advertiser_holder(advertiser)), **extra}
+            "activity": await activity.recent(advertiser_holder(advertiser)), "memberships": joined, **extra}
 
 
 async def _home_refused(form_name: str, error: DomainError, values: dict[str, str]) -> Response:

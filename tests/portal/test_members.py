@@ -92,12 +92,17 @@ async def test_a_member_works_on_the_advertiser_accounts_campaign_pages_within_i
     add = {"wallet": other_publisher.account.address, "account": "advertiser"}
     await publisher.post("/portal/members", {**add, "role": "manager"})
 
+    home = await (await other_publisher.get("/portal/advertise")).get_data(as_text=True)
+    assert f'id="membership-{advertiser.id}"' in home and "as manager, available 7 G$" in home
+    assert f'<a href="{page_path}">{campaign.name}</a>' in home
     page = await (await other_publisher.get(page_path)).get_data(as_text=True)
     assert 'id="campaign-available">7 G$' in page
     assert (await other_publisher.post(f"{page_path}/creatives", creative)).status_code == 303
     assert await Creative.filter(campaign_id=campaign.id).count() == 1
 
     await publisher.post(f"/portal/members/{other_publisher.wallet}/remove", {"account": "advertiser"})
+    home = await (await other_publisher.get("/portal/advertise")).get_data(as_text=True)
+    assert f'id="membership-{advertiser.id}"' not in home and page_path not in home
     await publisher.post("/portal/members", {**add, "role": "viewer"})
     assert (await other_publisher.get(page_path)).status_code == 200
     refused = await other_publisher.post(f"{page_path}/creatives", creative)
