@@ -69,6 +69,8 @@ class Site(Model):
                                      description="why the last check failed, for the owner (empty after a success)")
     failed_checks = fields.SmallIntField(default=0, description="consecutive failed re-checks while verified")
     deleted_at = fields.DatetimeField(null=True, description="when its owner deleted it (its records are kept)")
+    controls = fields.JSONField(default=dict, description="what its owner blocks or refuses to show "
+                                                          "(adnet.delivery.controls) - {} = nothing")
 
     class Meta:
         table = "site"

@@ -23,10 +23,11 @@ from datetime import datetime
 from tortoise.expressions import Q
 
 from adnet.accounts.models import Site
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus, Rotation
+from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus, Rotation
 from adnet.core.ids import has_prefix
 from adnet.db import sql
 from adnet.delivery.caps import spent_today
+from adnet.delivery.controls import compile_controls
 from adnet.delivery.sites import SiteEntry
 from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
 from adnet.money import ledger
@@ -66,6 +67,8 @@ class TaskEntry:
     order: tuple[datetime, str]
     site_allow: frozenset[str] = frozenset()
     site_deny: frozenset[str] = frozenset()
+    advertiser_id: str | None = None
+    category: str | None = None
 
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
@@ -96,6 +99,8 @@ class CampaignEntry:
     frequency_cap: int | None = None
     frequency_seconds: int = 86_400
     rotation: Rotation = Rotation.EVEN
+    advertiser_id: str = ""
+    category: str = Category.OTHER.value
 
     @property
     def impression_cost(self) -> int:
@@ -221,8 +226,10 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
         sites_query = sites_query.filter(id__in=list(scope.sites))
         campaigns_query = campaigns_query.filter(id__in=list(scope.campaigns))
         tasks_query = tasks_query.filter(Q(campaign_id__in=list(scope.campaigns)) | Q(id__in=list(scope.units)))
-    sites = {str(site_id): SiteEntry(str(site_id), domain, verified) for site_id, domain, verified
-             in (await sites_query.values_list("id", "domain", "verified") if _wanted(scope, "sites") else ())}
+    sites = {str(site_id): SiteEntry(str(site_id), domain, verified, compile_controls(controls))
+             for site_id, domain, verified, controls
+             in (await sites_query.values_list("id", "domain", "verified", "controls") if _wanted(scope, "sites")
+                 else ())}
     campaigns = await campaigns_query if _wanted(scope, "campaigns") else []
     campaign_ids = [campaign.id for campaign in campaigns]
     creatives: dict[str, list[CreativeEntry]] = {}
@@ -247,7 +254,9 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
                               ends_at=task.ends_at, max_per_wallet=task.max_per_wallet, view=task_view(task),
                               order=(task.created_at, task.id),
                               site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
-                              site_deny=frozenset(owner.site_deny or ()) if owner else frozenset())
+                              site_deny=frozenset(owner.site_deny or ()) if owner else frozenset(),
+                              advertiser_id=owner.advertiser_id if owner else None,  # type: ignore[attr-defined]
+                              category=owner.category.value if owner else None)
         except ValueError:
             log.warning("task config invalid, not served task_id=%s", task.id)
             continue
@@ -275,7 +284,8 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
             creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
             frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
-            rotation=campaign.rotation,
+            rotation=campaign.rotation, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+            category=campaign.category.value,
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index

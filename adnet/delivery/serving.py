@@ -38,6 +38,7 @@ from adnet.core.ids import has_prefix
 from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
+from adnet.delivery.controls import compile_controls
 from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.frequency import FrequencyMemory, frequency_window
 from adnet.delivery.index import (
@@ -133,9 +134,10 @@ class Server:
         refused_at = self._unknown_sites.get(site_id)
         if refused_at is not None and now - refused_at < UNKNOWN_SITE_SECONDS:
             raise NotFound.of("site")
-        found = await Site.get_or_none(id=site_id, active=True).only("id", "domain", "verified")
+        found = await Site.get_or_none(id=site_id, active=True).only("id", "domain", "verified", "controls")
         if found is not None:
-            entry = self.index.sites[site_id] = SiteEntry(site_id, found.domain, found.verified)
+            entry = self.index.sites[site_id] = SiteEntry(site_id, found.domain, found.verified,
+                                                          compile_controls(found.controls))
             self._unknown_sites.pop(site_id, None)
             return entry
         if len(self._unknown_sites) >= MAX_UNKNOWN_SITES:
@@ -211,9 +213,10 @@ NOTHING = Decision(kind="NONE")
 async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site = await server.site(query.site_id)
+    query = site.controls.narrow(query)
     now = server.clock.now()
     viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
-    choice = pick(candidates(server.index, query, now, viewer), server.random)
+    choice = pick(candidates(server.index, query, now, viewer, site.controls), server.random)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
         return NOTHING
@@ -221,24 +224,26 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
     off_site = not on_site(site, origin=client.origin, referer=client.referer)
-    return Decision(kind=BANNER, banner=await _banner(server, query, client, off_site, choice.campaign,
+    return Decision(kind=BANNER, banner=await _banner(server, query, client, site, off_site, choice.campaign,
                                                       choice.creative, now))
 
 
-async def _banner(server: Server, query: ServeQuery, client: Client, off_site: bool, campaign: CampaignEntry,
-                  creative: CreativeEntry, now: datetime) -> Banner:
+async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
+                  campaign: CampaignEntry, creative: CreativeEntry, now: datetime) -> Banner:
     click_active = campaign.has_budget()
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
         off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
-    tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
+    tasks = await attached_tasks(campaign, query.wallet, now, site.controls.task_kinds) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 
 
-async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime) -> list[TaskView]:
-    """Up to two live attached tasks of the campaign, without those ``wallet`` has completed as often as allowed."""
-    live = [task for task in campaign.tasks if task.live(now)]
+async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime,
+                         refused: frozenset[str] = frozenset()) -> list[TaskView]:
+    """Up to two live attached tasks of the campaign, without those of the ``refused`` kinds (the site's controls)
+    and those ``wallet`` has completed as often as allowed."""
+    live = [task for task in campaign.tasks if task.live(now) and task.kind.value not in refused]
     if wallet is not None and live:
         done: Counter[str] = Counter(str(task_id) for task_id in await Completion.filter(
             task_id__in=[task.id for task in live], wallet=wallet).values_list("task_id", flat=True))

@@ -17,14 +17,18 @@ from urllib.parse import urlsplit
 
 import idna
 
+from adnet.delivery.controls import NO_CONTROLS, Controls
+
 
 @dataclass(frozen=True)
 class SiteEntry:
-    """What serve and track know of a site: its canonical domain and whether its owner proved it."""
+    """What serve and track know of a site: its canonical domain, whether its owner proved it, and what its owner
+    blocks or refuses (``adnet.delivery.controls``)."""
 
     id: str
     domain: str
     verified: bool
+    controls: Controls = NO_CONTROLS
 
 
 def page_host(origin: str | None, referer: str | None) -> str | None:

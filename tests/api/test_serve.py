@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from quart import current_app
 
-from adnet.campaigns.models import CampaignStatus, CreativeStatus
+from adnet.campaigns.models import CampaignStatus, Category, CreativeStatus
 from adnet.core import changes
+from adnet.core.ids import new_id
 from adnet.delivery.models import SiteDailyStat
 from adnet.delivery.tokens import verify_token
 from adnet.tasks.models import Completion, TaskKind
@@ -64,15 +65,23 @@ async def test_serving_performs_no_database_query(client):
     site, campaign, _ = await banner_setup()
     await make_task(kind=TaskKind.POLL, config=POLL)
     await make_task(kind=TaskKind.QUIZ, campaign=campaign, config=QUIZ)
+    blocked = await make_campaign(category=Category.GAMBLING)
+    await make_creative(blocked)
+    # A second site whose owner's controls (adnet.delivery.controls) block and refuse: applied from the index too.
+    controlled = await make_site(controls={"blocked_categories": ["gambling"], "refused_task_kinds": ["SURVEY"],
+                                           "blocked_campaigns": [new_id("cmp")], "attached_tasks": False})
     await rebuild_index(client.app)
     await get_serve(client, siteId=site.id)  # warm-up outside the count
     with recorded_statements() as queries:
-        for params in ({"siteId": site.id}, {"siteId": site.id, "size": "300x250"},
-                       {"siteId": site.id, "kind": "POLL"}, {"siteId": site.id, "attached": "1"},
-                       {"siteId": site.id, "size": "1x1"}, {"siteId": site.id, "kind": "SURVEY"}):
-            for _ in range(5):
-                response, _ = await get_serve(client, **params)
-                assert response.status_code == 200
+        for site_id in (site.id, controlled.id):
+            for params in ({}, {"size": "300x250"}, {"kind": "POLL"}, {"attached": "1"}, {"size": "1x1"},
+                           {"kind": "SURVEY"}):
+                for _ in range(5):
+                    response, body = await get_serve(client, siteId=site_id, **params)
+                    assert response.status_code == 200
+                    if site_id == controlled.id:
+                        assert body["kind"] != "SURVEY" and body.get("attachedTasks", []) == []
+                        assert body.get("ad", {}).get("campaignId") != blocked.id
     assert queries == []
 
 
