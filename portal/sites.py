@@ -16,6 +16,7 @@ from adnet.accounts.models import MemberRole, Site
 from adnet.chain.client import ChainUnavailable
 from adnet.core.amounts import Token
 from adnet.core.errors import Conflict, DomainError
+from adnet.delivery.controls import stored_controls
 from adnet.delivery.sdk import embed_snippets
 from adnet.money import activity, exchanges, ledger
 from adnet.money.holders import site_holder
@@ -55,7 +56,7 @@ async def funds_of(site: Site) -> Funds:
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
     movements, what its money forms can move, its traffic of the last 30 days (billed and filtered by reason), unit
-    results, the embed snippets and the export's default range."""
+    results, what the site shows (its controls), the embed snippets and the export's default range."""
     run = services()
     today = run.clock.today()
     recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
@@ -69,6 +70,7 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
         "activity": await activity.recent(site_holder(site)),
         "funds": await funds_of(site),
         "units": await site_reports.site_unit_results(site.id),
+        "controls": stored_controls(site.controls),
         "snippets": embed_snippets(run.settings.public_url, site.id),
         "export_from": (today.replace(day=1)).isoformat(),
         "export_to": today.isoformat(),
