@@ -3,6 +3,7 @@ page and the embed script's own URLs; one blueprint per part (``portal.pages.por
 HTML pages), which the app registers in the order of ``BLUEPRINTS``."""
 
 from portal import (
+    ad_units,
     advertisers,
     auth,
     balance,
@@ -22,5 +23,5 @@ from portal import (
 BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
-    webhooks.blueprint, members.blueprint, rewards.blueprint,
+    webhooks.blueprint, members.blueprint, rewards.blueprint, ad_units.blueprint,
 )

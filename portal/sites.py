@@ -31,6 +31,7 @@ from api.sessions import current_wallet
 from portal.dashboard import dashboard_context
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.unit_builder import units_context
 
 blueprint = portal_blueprint("sites")
 
@@ -57,8 +58,8 @@ async def funds_of(site: Site) -> Funds:
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
     movements, what its money forms can move, its traffic of the last 30 days (billed and filtered by reason), unit
-    results, what the site shows (its controls), the ads that ran on it in the last 30 days, the embed snippets and the
-    export's default range."""
+    results, what the site shows (its controls), the ads that ran on it in the last 30 days, the embed snippets, its
+    ad units with the builder, and the export's default range."""
     run = services()
     today = run.clock.today()
     month_ago = today - timedelta(days=29)
@@ -75,6 +76,7 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
         "units": await site_reports.site_unit_results(site.id),
         "controls": stored_controls(site.controls),
         **await _ads_context(site, month_ago, today),
+        **await units_context(site),
         "snippets": embed_snippets(run.settings.public_url, site.id),
         "export_from": (today.replace(day=1)).isoformat(),
         "export_to": today.isoformat(),

@@ -38,11 +38,9 @@ def _in_order(kinds: list[str]) -> list[str]:
     return [kind for kind in KINDS if kind in kinds]
 
 
-class AdUnitSettings(Command):
-    """A unit as its owner defines it; creating and replacing take the whole of it."""
+class SlotSettings(Command):
+    """What a slot asks for, as its snippet says it: what the portal previews while a unit is being built."""
 
-    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_UNIT_NAME)] = Field(
-        description="unique on the site, shown in the portal")
     kinds: Annotated[list[UnitKind], Field(min_length=1), AfterValidator(_in_order)] = Field(
         description="what may fill the slot: BANNER, POLL, FEEDBACK, SURVEY")
     size: Size | None = Field(None, description="a banner's size WIDTHxHEIGHT; null for a responsive slot")
@@ -61,13 +59,20 @@ class AdUnitSettings(Command):
         return self
 
 
+class AdUnitSettings(SlotSettings):
+    """A unit as its owner defines it; creating and replacing take the whole of it."""
+
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_UNIT_NAME)] = Field(
+        description="unique on the site, shown in the portal")
+
+
 def settings_of(unit: AdUnit) -> AdUnitSettings:
     """The settings a stored unit has."""
     return AdUnitSettings(name=unit.name, kinds=list(unit.kinds), size=unit.size, attached_tasks=unit.attached_tasks,
                           placement=unit.placement)
 
 
-def serve_query(site_id: str, settings: AdUnitSettings) -> ServeQuery:
+def serve_query(site_id: str, settings: SlotSettings) -> ServeQuery:
     """What a slot of these settings asks ``GET /api/serve`` (docs/sdk.md), without a viewer."""
     return ServeQuery.model_validate({"siteId": site_id, "kind": ",".join(settings.kinds), "size": settings.size,
                                       "placement": settings.placement,

@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 
 from adnet.core.files import shipped
-from adnet.delivery.ad_units import AdUnitSettings
+from adnet.delivery.ad_units import SlotSettings
 
 _VERSION = re.compile(r'var VERSION = "([0-9]+\.[0-9]+\.[0-9]+)";')
 
@@ -50,7 +50,7 @@ def embed_snippets(public_url: str, site_id: str) -> list[Snippet]:
     ]
 
 
-def unit_snippet(unit: AdUnitSettings) -> str:
+def unit_snippet(unit: SlotSettings) -> str:
     """The slot element of an ad unit, with the ``data-`` attributes ``static/sdk.js`` reads (docs/sdk.md): a size
     only for a fixed-size unit (without one the slot is responsive), ``data-tasks`` only when its banners show their
     attached tasks, a placement only when it has one (quoted for HTML)."""

@@ -27,7 +27,7 @@ import logging
 import random
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from adnet.accounts.models import Site
@@ -51,7 +51,7 @@ from adnet.delivery.index import (
     read_budgets,
     refresh_index,
 )
-from adnet.delivery.selection import candidates, pick
+from adnet.delivery.selection import Candidate, candidates, pick
 from adnet.delivery.sites import SiteEntry, on_site
 from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
@@ -212,11 +212,7 @@ NOTHING = Decision(kind="NONE")
 
 async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
-    site = await server.site(query.site_id)
-    query = site.controls.narrow(query)
-    now = server.clock.now()
-    viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
-    choice = pick(candidates(server.index, query, now, viewer, site.controls), server.random)
+    site, query, now, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
         return NOTHING
@@ -226,6 +222,41 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     off_site = not on_site(site, origin=client.origin, referer=client.referer)
     return Decision(kind=BANNER, banner=await _banner(server, query, client, site, off_site, choice.campaign,
                                                       choice.creative, now))
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a slot would show now, as the portal previews it: a banner's creative (with the attached tasks it would
+    show), a standalone unit, or nothing (``kind`` NONE)."""
+
+    kind: str
+    creative: CreativeEntry | None = None
+    tasks: list[TaskView] = field(default_factory=list)
+    unit: TaskView | None = None
+
+
+async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
+    """What ``serve`` would decide for ``query`` and ``client`` now, by the same choice, without counting it, issuing
+    a tracking token or reading completions (the portal's unit builder; nothing it shows can be billed)."""
+    site, query, now, choice = await _choose(server, query, client)
+    if choice is None:
+        return Preview(kind="NONE")
+    if choice.unit is not None:
+        return Preview(kind=choice.unit.kind.value, unit=choice.unit.view)
+    assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
+    tasks = await attached_tasks(choice.campaign, None, now, site.controls.task_kinds) if query.attached else []
+    return Preview(kind=BANNER, creative=choice.creative, tasks=tasks)
+
+
+async def _choose(server: Server, query: ServeQuery, client: Client
+                  ) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None]:
+    """The site, the query narrowed by its controls, the time, and the candidate drawn for ``client``; NotFound
+    for an unknown or inactive site."""
+    site = await server.site(query.site_id)
+    query = site.controls.narrow(query)
+    now = server.clock.now()
+    viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
+    return site, query, now, pick(candidates(server.index, query, now, viewer, site.controls), server.random)
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
