@@ -5,7 +5,9 @@ still serve; no serious or critical axe-core violation in the section."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
+import pytest
 from playwright.sync_api import expect
 
 from adnet.campaigns.models import Campaign, Category, Creative
@@ -29,12 +31,21 @@ def creatives_of(server: LiveServer, campaign_id: str) -> set[str]:
     return server.call(read)
 
 
-def file_under_gambling(server: LiveServer, campaign_id: str) -> None:
-    """What an operator's correction does: the campaign is gambling now, and serving knows it."""
+def file_under(server: LiveServer, campaign_id: str, category: Category) -> None:
+    """What an operator's correction does: the campaign has ``category`` now, and serving knows it."""
     async def change() -> None:
-        await Campaign.filter(id=campaign_id).update(category=Category.GAMBLING)
+        await Campaign.filter(id=campaign_id).update(category=category)
         await rebuild_index(server.app)
     server.call(change)
+
+
+@pytest.fixture
+def gambling_campaign(server: LiveServer, live_campaigns) -> Iterator[tuple[str, str]]:
+    """Two demo campaigns left servable, the first filed under gambling (``other`` again afterwards)."""
+    gambling, other = live_campaigns(0, 1)
+    file_under(server, gambling, Category.GAMBLING)
+    yield gambling, other
+    file_under(server, gambling, Category.OTHER)
 
 
 def blocks_gambling(server: LiveServer, site_id: str) -> bool:
@@ -57,9 +68,8 @@ def served_ads(visitor: Visitor, server: LiveServer, publisher_site: PublisherSi
 
 
 def test_a_blocked_category_is_never_shown_on_the_site(open_portal, server: LiveServer, visitor: Visitor,
-                                                       publisher_site: PublisherSite, live_campaigns):
-    gambling, other = live_campaigns(0, 1)
-    file_under_gambling(server, gambling)
+                                                       publisher_site: PublisherSite, gambling_campaign):
+    gambling, other = gambling_campaign
     site_id = own_site(server)
     page, console = open_portal(BUILDER_INDEX)
     sign_in_to_portal(page)
