@@ -26,7 +26,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from eth_account.signers.local import LocalAccount
-from eth_hash.auto import keccak
 from tortoise.exceptions import DoesNotExist, IntegrityError
 from tortoise.transactions import in_transaction
 
@@ -45,13 +44,16 @@ from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.db import config as database
 from adnet.money import ledger
+from adnet.tasks.choices import TRANSFER, event_topic, transfer_call
 from adnet.tasks.config import config_json
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
 log = logging.getLogger(__name__)
 
 BANNER_SIZES = ((300, 250), (728, 90), (320, 50))
-TRANSFER_TOPIC = "0x" + keccak(b"Transfer(address,address,uint256)").hex()
+TRANSFER_TOPIC = event_topic(TRANSFER)
+# Where the demo's on-chain task sends its 0.01 G$: the customary burn address, owned by no one.
+BURN_ADDRESS = "0x000000000000000000000000000000000000dEaD"
 
 
 class DemoRefused(Exception):
@@ -239,7 +241,7 @@ def _tasks(deployment: Deployment) -> list[DemoTask]:
                  {"message": "I support regenerative finance.\nWallet: {wallet}\nNonce: {nonce}"}, attached),
         DemoTask(TaskKind.ONCHAIN_EVENT, "Send any amount of G$", {
             "contract": deployment.gs_token, "eventTopic": TRANSFER_TOPIC, "emitter": deployment.gs_token,
-            "confirmations": 1}, attached),
+            "confirmations": 1, "call": transfer_call(BURN_ADDRESS, UNIT // 100)}, attached),
         DemoTask(TaskKind.QUIZ, "Quick quiz", {"question": "Which token pays adnet rewards?",
                                                "answers": ["G$", "GoodDollar"], "choices": ["G$", "SOV", "ETH"]},
                  attached),

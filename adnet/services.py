@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.ownership import SiteChecks
+from adnet.campaigns.banners import banner_fetcher
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
@@ -24,6 +25,7 @@ from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.db import config as database
 from adnet.delivery import clients
+from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
 from adnet.delivery.serving import Server
 from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
@@ -55,6 +57,7 @@ class Services:
     jobs: Scheduler
     chain_connection: ChainConnection
     site_checks: SiteChecks
+    banners: Fetcher
     health: Health
     broadcast: changes.Broadcast | None
     watcher_lease: Lease
@@ -79,8 +82,9 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
         await connection.close()
         await database.close_database()
         raise
+    frequency = RedisFrequency(settings.redis_url) if settings.redis_url else FrequencyMemory()
     server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret,
-                    locator=Locator(settings.geoip_database))
+                    locator=Locator(settings.geoip_database), frequency=frequency)
     await server.rebuild()
     clients.warm_up()
     tracker = Tracker(clock=clock, settings=settings, server=server)
@@ -88,7 +92,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
-    webhook_fetcher = Fetcher(FetchPolicy.for_webhooks(settings.production), user_agent=WEBHOOK_USER_AGENT)
+    webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    clock=clock, site_checks=site_checks, health=health,
@@ -101,8 +105,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, broadcast=broadcast, watcher_lease=watcher_lease, health=health,
-                       webhooks=webhooks)
+                       site_checks=site_checks, banners=banner_fetcher(settings.production), broadcast=broadcast,
+                       watcher_lease=watcher_lease, health=health, webhooks=webhooks)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started
@@ -118,6 +122,7 @@ async def stop(services: Services) -> None:
     if services.broadcast is not None:
         await services.broadcast.stop()
     services.serving.locator.close()
+    await services.serving.frequency.close()
     await services.chain_connection.close()
     await database.close_database()
     metrics.process_ends()

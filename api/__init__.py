@@ -8,12 +8,14 @@ from api import (
     advertisers,
     auth,
     health,
+    house_ads,
     interactions,
     keys,
     members,
     metrics,
     operators,
     publishers,
+    reports,
     results,
     rewards,
     serve,
@@ -26,6 +28,6 @@ from api import (
 BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
-    webhooks.blueprint, members.blueprint, ad_units.blueprint,
+    webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint)

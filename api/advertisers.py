@@ -2,21 +2,24 @@
 and units, allocation of funds, withdrawal, and reports (rules in adnet.accounts.advertisers, adnet.campaigns,
 adnet.tasks.authoring and adnet.money; reports from adnet.reporting).
 
-Every route needs a SIWE session (401 ``auth_required``); the advertiser is the session's wallet, and a campaign,
-creative or task of another wallet answers 403 ``not_owner``. Token amounts travel as G$ decimal strings, times as
+Every route needs a SIWE session (401 ``auth_required``) or an API key; the advertiser is the session's wallet, or,
+for a member of another advertiser account (adnet.accounts.members), the account the ``advertiserId`` query
+parameter names. A campaign, creative or task of an account the wallet is no member of answers 403 ``not_owner``;
+a member whose role is too low for the route, 403 ``insufficient_role`` (viewers read, managers also manage
+campaigns, creatives, tasks and funds). Token amounts travel as G$ decimal strings, times as
 ISO 8601 UTC.
 """
 
 from __future__ import annotations
 
 from pydantic import Field
-from quart import Blueprint, Response
+from quart import Blueprint, Response, request
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.accounts import advertisers
 from adnet.accounts.commands import AdvertiserRegistration, ApiKeyScope
-from adnet.accounts.models import Advertiser
+from adnet.accounts.models import Advertiser, MemberRole
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
 from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
 from adnet.core.amounts import Token
@@ -28,10 +31,10 @@ from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.traffic import ordered_reasons
-from adnet.tasks import authoring
+from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
-from api.openapi import CSV_FILE, other_answer
+from api.openapi import CSV_FILE, other_answer, query_parameter
 from api.ratelimit import settings_limit
 from api.schemas import (
     Address,
@@ -99,6 +102,14 @@ class TaskEndedOut(Schema):
     returned: AmountText
 
 
+class DeletedOut(Schema):
+    """What a deletion removed, and the G$ it returned to the unallocated balance (a budget, a task's pool)."""
+
+    id: str
+    deleted: bool
+    returned: AmountText
+
+
 class PoolOut(Schema):
     task_id: str
     token: Token
@@ -131,8 +142,14 @@ class ReportOut(Schema):
     refusals: dict[str, int] = Field(description="recorded events not billed, per reason")
 
 
-async def _advertiser() -> Advertiser:
-    return await advertisers.advertiser_of(current_wallet())
+ACCOUNT_PARAMETER = "advertiserId"
+on_account = query_parameter(ACCOUNT_PARAMETER, "The advertiser account to act on, for a member of it; the "
+                                                "signed-in wallet's own without it.")
+
+
+async def _advertiser(need: MemberRole) -> Advertiser:
+    """The account the request acts on (``ACCOUNT_PARAMETER``), where the wallet holds at least ``need``."""
+    return await advertisers.advertiser_account(current_wallet(), request.args.get(ACCOUNT_PARAMETER), need)
 
 
 @blueprint.post("/advertisers/register")
@@ -151,6 +168,7 @@ async def register_advertiser(data: AdvertiserRegistration) -> Response:
 
 
 @blueprint.get("/advertisers/account")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
 @document_response(AccountOut)
@@ -158,7 +176,7 @@ async def register_advertiser(data: AdvertiserRegistration) -> Response:
 async def advertiser_account() -> Response:
     """The advertiser's G$: unallocated (``available``: to allocate or withdraw), in campaign budgets, in task
     pools, and in withdrawals not yet redeemed."""
-    advertiser = await _advertiser()
+    advertiser = await _advertiser(MemberRole.VIEWER)
     money = await advertiser_balance(advertiser)
     return answer(AccountOut(advertiser_id=advertiser.id, wallet=advertiser.wallet, name=advertiser.name,
                              token=Token.GS, available=money.available, in_campaigns=money.in_campaigns,
@@ -166,20 +184,23 @@ async def advertiser_account() -> Response:
 
 
 @blueprint.post("/advertisers/deposit/prepare")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(Funds)
 @document_response(AdvertiserDepositPlanOut)
-@refusals(400, 404)
+@refusals(400, 404, 503)
 async def advertiser_deposit_prepare(data: Funds) -> Response:
     """The unsigned approve and deposit transactions (``eth_sendTransaction`` parameters) that deposit ``amount``
-    G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash."""
-    holder = advertiser_holder(await _advertiser())
-    plan = deposits.prepare(holder, data.amount, services().chain)
+    G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash. An
+    amount above the wallet's G$ on the chain is refused (``insufficient_wallet_balance``)."""
+    holder = advertiser_holder(await _advertiser(MemberRole.MANAGER))
+    plan = await deposits.prepare(holder, data.amount, services().chain)
     return answer(AdvertiserDepositPlanOut(advertiser_id=holder.id, **deposit_plan_out(plan)))
 
 
 @blueprint.post("/advertisers/deposit")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(DepositReport)
@@ -190,11 +211,13 @@ async def advertiser_deposit(data: DepositReport) -> Response:
     """Credit a G$ deposit the wallet made to the vault: 201 credited, 202 pending its confirmations, 409 when the
     transaction was credited before."""
     run = services()
-    credited = await deposits.credit(advertiser_holder(await _advertiser()), data.tx_hash, run.chain, run.clock.now())
+    credited = await deposits.credit(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.tx_hash, run.chain,
+                                     run.clock.now())
     return answer(DepositOut(**deposit_out(credited)), 201 if credited.status == DepositStatus.CREDITED else 202)
 
 
 @blueprint.post("/advertisers/withdraw")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
 @idempotent
@@ -203,19 +226,20 @@ async def advertiser_deposit(data: DepositReport) -> Response:
 @document_response(WithdrawalOut, 200)
 @refusals(400, 404, 409, 503)
 async def advertiser_withdraw(data: Funds, idempotency_key: str | None) -> Response:
-    """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the wallet on
-    the vault (``transaction``); released back if not redeemed by its deadline. With an ``Idempotency-Key``, a
+    """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the account's
+    wallet on the vault (``transaction``); released back if not redeemed by its deadline. With an ``Idempotency-Key``, a
     retry answers 200 with the same withdrawal and claim (``Idempotent-Replayed: true``), or 409
     ``idempotency_key_reused`` when it asks for another amount."""
     run = services()
-    result = await withdrawals.withdraw(advertiser_holder(await _advertiser()), data.amount, Token.GS,
-                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=run.clock.now(),
-                                        idempotency_key=idempotency_key)
+    result = await withdrawals.withdraw(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.amount,
+                                        Token.GS, minimum=run.settings.min_withdrawal, chain=run.chain,
+                                        now=run.clock.now(), idempotency_key=idempotency_key)
     body = WithdrawalOut(**withdrawal_out(result.withdrawal))
     return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
 
 
 @blueprint.get("/advertisers/withdrawals")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
 @with_query(WithdrawalPage)
@@ -224,23 +248,25 @@ async def advertiser_withdraw(data: Funds, idempotency_key: str | None) -> Respo
 async def advertiser_withdrawals(query_args: WithdrawalPage) -> Response:
     """The advertiser's withdrawals, newest first, each with its state and its claim (``transaction``), which an
     ``issued`` one can still redeem."""
-    page = await withdrawals.listed(advertiser_holder(await _advertiser()), limit=query_args.limit,
-                                    before=query_args.before)
+    page = await withdrawals.listed(advertiser_holder(await _advertiser(MemberRole.VIEWER)),
+                                    limit=query_args.limit, before=query_args.before)
     return answer(WithdrawalListOut(**withdrawal_list_out(page, query_args.limit)))
 
 
 @blueprint.get("/advertisers/withdrawals/<withdrawal_id>")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
 @document_response(WithdrawalOut)
 @refusals(404)
 async def advertiser_withdrawal(withdrawal_id: str) -> Response:
     """One of the advertiser's withdrawals with its state and its claim, as the withdrawal answered it."""
-    withdrawal = await withdrawals.find(advertiser_holder(await _advertiser()), withdrawal_id)
+    withdrawal = await withdrawals.find(advertiser_holder(await _advertiser(MemberRole.VIEWER)), withdrawal_id)
     return answer(WithdrawalOut(**withdrawal_out(withdrawal)))
 
 
 @blueprint.get("/advertisers/campaigns")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
 @document_response(CampaignList)
@@ -248,12 +274,13 @@ async def advertiser_withdrawal(withdrawal_id: str) -> Response:
 async def advertiser_campaigns() -> Response:
     """The advertiser's campaigns, newest first, with their state and money."""
     run = services()
-    found = await views.list_campaigns((await _advertiser()).id, run.clock.now())
+    found = await views.list_campaigns((await _advertiser(MemberRole.VIEWER)).id, run.clock.now())
     return answer(CampaignList(campaigns=[campaign_out(view, run.settings.public_url, details=False)
                                           for view in found]))
 
 
 @blueprint.post("/advertisers/campaigns")
+@on_account
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(NewCampaign)
@@ -263,7 +290,7 @@ async def create_campaign(data: NewCampaign) -> Response:
     """Create a draft campaign (name, startsAt, cpm, cpc and budget required). It serves only once submitted,
     approved by an operator, inside its dates and funded."""
     now = services().clock.now()
-    created = await campaigns.create_campaign((await _advertiser()).id, data, now)
+    created = await campaigns.create_campaign((await _advertiser(MemberRole.MANAGER)).id, data, now)
     return answer(await _detail(created.id), 201)
 
 
@@ -287,6 +314,29 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
     """Change settings (those sent). Refused while in review or once ended (409 ``campaign_locked``)."""
     await campaigns.edit_settings(current_wallet(), campaign_id, data, services().clock.now())
     return answer(await _detail(campaign_id))
+
+
+@blueprint.delete("/advertisers/campaigns/<campaign_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_campaign(campaign_id: str) -> Response:
+    """Delete a draft or rejected campaign, which has never served, with its creatives and tasks; what its budget
+    and task pools held returns to the unallocated balance. 409 ``campaign_locked`` once submitted: end it instead."""
+    returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
+    return answer(DeletedOut(id=campaign_id, deleted=True, returned=returned))
+
+
+@blueprint.post("/advertisers/campaigns/<campaign_id>/duplicate")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(CampaignOut, 201)
+@refusals(403, 404)
+async def duplicate_campaign(campaign_id: str) -> Response:
+    """A new draft with the campaign's settings, creatives and tasks, without money (any status may be copied)."""
+    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, services().clock.now())
+    return answer(await _detail(copy.id), 201)
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
@@ -325,9 +375,12 @@ async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
 @document_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
 async def add_creative(campaign_id: str, data: NewCreative) -> Response:
-    """Add a creative (bannerUrl, targetUrl and size required; http or https only). It waits for review: with
-    the campaign, or alone when the campaign is already approved."""
-    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now())
+    """Add a creative (bannerUrl, targetUrl and size required). The banner must be https (http in development
+    only), of a size the campaign takes, and an image file of that size (400 ``insecure_url``,
+    ``size_not_in_campaign``, ``banner_unreachable``, ``banner_size_mismatch``). It waits for review: with the
+    campaign, or alone when the campaign is already approved."""
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now(),
+                                             services().banners)
     return answer(creative_out(creative), 201)
 
 
@@ -340,8 +393,20 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now())
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now(),
+                                               services().banners)
     return answer(creative_out(creative))
+
+
+@blueprint.delete("/advertisers/creatives/<creative_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_creative(creative_id: str) -> Response:
+    """Delete a creative of a draft or rejected campaign (409 ``campaign_locked`` once submitted)."""
+    await drafts.delete_creative(current_wallet(), creative_id)
+    return answer(DeletedOut(id=creative_id, deleted=True, returned=0))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/tasks")
@@ -367,6 +432,18 @@ async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
 async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
     """Change a task: its content while the campaign is unreviewed, its rewards and limits until it ends."""
     return answer(task_out(await authoring.edit_task(current_wallet(), task_id, data), services().settings.public_url))
+
+
+@blueprint.delete("/advertisers/tasks/<task_id>")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@document_response(DeletedOut)
+@refusals(403, 404, 409)
+async def delete_campaign_task(task_id: str) -> Response:
+    """Delete a task or unit of a draft or rejected campaign; its pool returns to the unallocated balance (409
+    ``campaign_locked`` once submitted: end the task instead)."""
+    returned = await drafts.delete_task(current_wallet(), task_id, services().clock.now())
+    return answer(DeletedOut(id=task_id, deleted=True, returned=returned))
 
 
 @blueprint.post("/advertisers/tasks/<task_id>/end")

@@ -134,16 +134,22 @@ class IdempotencyHeaders(BaseModel):
                     "true); with another body, 409 idempotency_key_reused")
 
 
+def checked_idempotency_key(value: str | None, field: str = IDEMPOTENCY_HEADER) -> str | None:
+    """``value`` as an idempotency key (None for none); Invalid ``invalid_idempotency_key``, naming ``field``, when
+    it is not 1 to 255 visible ASCII characters."""
+    if value is not None and not _IDEMPOTENCY_KEY.match(value):
+        raise Invalid("invalid_idempotency_key", "Idempotency-Key is 1 to 255 visible ASCII characters (a UUID).",
+                      field=field)
+    return value
+
+
 def idempotent(handler: F) -> F:
     """Route decorator: the request's optional ``Idempotency-Key`` header, passed to the handler as
     ``idempotency_key`` (None without one; Invalid ``invalid_idempotency_key`` when it is not 1 to 255 visible
     ASCII characters) and documented as a header parameter."""
     @wraps(handler)
     async def keyed(*args: Any, **kwargs: Any) -> Any:
-        value = request.headers.get(IDEMPOTENCY_HEADER)
-        if value is not None and not _IDEMPOTENCY_KEY.match(value):
-            raise Invalid("invalid_idempotency_key", "Idempotency-Key is 1 to 255 visible ASCII characters "
-                          "(a UUID).", field=IDEMPOTENCY_HEADER)
+        value = checked_idempotency_key(request.headers.get(IDEMPOTENCY_HEADER))
         return await handler(*args, idempotency_key=value, **kwargs)
 
     return cast(F, document_headers(IdempotencyHeaders)(keyed))

@@ -1,11 +1,15 @@
-"""Members of a publisher account under /api/publishers/accounts/<publisherId>/members: list them, add a wallet
-with a role, remove one (rules in adnet.accounts.members).
+"""Members of publisher and advertiser accounts under /api/publishers/accounts/<publisherId>/members and
+/api/advertisers/accounts/<advertiserId>/members: list them, add a wallet with a role, remove one (rules in
+adnet.accounts.members, the same for both kinds).
 
 These need the signed-in wallet's own session (an API key gets 403 ``session_required``): listing needs any role on
-the account, adding and removing its owner. ``publisherId`` is what registering a site answers.
+the account, adding and removing its owner. ``publisherId`` is what registering a site answers, ``advertiserId``
+what registering as an advertiser answers.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
@@ -13,7 +17,8 @@ from quart_schema import document_response
 
 from adnet.accounts import members
 from adnet.accounts.commands import NewMember
-from adnet.accounts.models import MemberRole, PublisherMember
+from adnet.accounts.members import ADVERTISERS, PUBLISHERS, Kind
+from adnet.accounts.models import Member, MemberRole
 from adnet.core.inputs import Command, WalletAddress, parse
 from api.http import answer, services, with_body
 from api.ratelimit import settings_limit
@@ -40,53 +45,77 @@ class MemberOut(Schema):
 class MembersOut(Schema):
     """The account's owner (its own wallet, which cannot be removed) and its members."""
 
-    publisher_id: str
     owner: Address
     members: list[MemberOut]
 
 
-class RemovedMemberOut(Schema):
+class PublisherMembersOut(MembersOut):
     publisher_id: str
+
+
+class AdvertiserMembersOut(MembersOut):
+    advertiser_id: str
+
+
+class RemovedMemberOut(Schema):
     wallet: Address
     removed: bool
 
 
-def member_out(member: PublisherMember) -> MemberOut:
+class RemovedPublisherMemberOut(RemovedMemberOut):
+    publisher_id: str
+
+
+class RemovedAdvertiserMemberOut(RemovedMemberOut):
+    advertiser_id: str
+
+
+def member_out(member: Member) -> MemberOut:
     return MemberOut(wallet=member.wallet, role=member.role, added_at=member.created_at)
 
 
-@blueprint.get("/publishers/accounts/<publisher_id>/members")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
-@document_response(MembersOut)
-@refusals(404)
-async def list_members(publisher_id: str) -> Response:
-    """The account's owner and members, for any of them."""
-    publisher, found = await members.account_members(current_wallet(), publisher_id)
-    return answer(MembersOut(publisher_id=publisher.id, owner=publisher.wallet,
-                             members=[member_out(member) for member in found]))
+def member_routes(kind: Kind, listed: type[MembersOut], removed: type[RemovedMemberOut]) -> None:
+    """The three member routes of accounts of ``kind``, answering ``listed`` and ``removed`` with the account's id
+    named after the kind (``publisherId``, ``advertiserId``)."""
+    path = f"/{kind.name}s/accounts/<account_id>/members"
+
+    def named_id(value: str) -> dict[str, Any]:
+        return {f"{kind.name}_id": value}
+
+    @blueprint.get(path, endpoint=f"list_{kind.name}_members")
+    @rate_limit(limits=ACCOUNT_LIMIT)
+    @require_session
+    @document_response(listed)
+    @refusals(404)
+    async def list_members(account_id: str) -> Response:
+        """The account's owner and members, for any of them."""
+        account, found = await members.account_members(kind, current_wallet(), account_id)
+        return answer(listed(owner=account.wallet, members=[member_out(member) for member in found],
+                             **named_id(account.id)))
+
+    @blueprint.post(path, endpoint=f"add_{kind.name}_member")
+    @rate_limit(limits=ACCOUNT_LIMIT)
+    @require_session
+    @with_body(NewMember)
+    @document_response(MemberOut, 201)
+    @refusals(400, 404, 409)
+    async def add_member(account_id: str, data: NewMember) -> Response:
+        """Add ``wallet`` to the account as ``owner``, ``manager`` or ``viewer`` (an owner of the account only). It
+        signs in with its own wallet and acts on the account within its role."""
+        added = await members.add_member(kind, current_wallet(), account_id, data, services().clock.now())
+        return answer(member_out(added), 201)
+
+    @blueprint.post(f"{path}/<wallet>/remove", endpoint=f"remove_{kind.name}_member")
+    @rate_limit(limits=ACCOUNT_LIMIT)
+    @require_session
+    @document_response(removed)
+    @refusals(400, 404)
+    async def remove_member(account_id: str, wallet: str) -> Response:
+        """Remove a member (an owner of the account only); its next request on the account is refused."""
+        member = parse(MemberWallet, {"wallet": wallet}).wallet
+        await members.remove_member(kind, current_wallet(), account_id, member)
+        return answer(removed(wallet=member, removed=True, **named_id(account_id)))
 
 
-@blueprint.post("/publishers/accounts/<publisher_id>/members")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
-@with_body(NewMember)
-@document_response(MemberOut, 201)
-@refusals(400, 404, 409)
-async def add_member(publisher_id: str, data: NewMember) -> Response:
-    """Add ``wallet`` to the account as ``owner``, ``manager`` or ``viewer`` (an owner of the account only). It
-    signs in with its own wallet and acts on the account's sites within its role."""
-    added = await members.add_member(current_wallet(), publisher_id, data, services().clock.now())
-    return answer(member_out(added), 201)
-
-
-@blueprint.post("/publishers/accounts/<publisher_id>/members/<wallet>/remove")
-@rate_limit(limits=ACCOUNT_LIMIT)
-@require_session
-@document_response(RemovedMemberOut)
-@refusals(400, 404)
-async def remove_member(publisher_id: str, wallet: str) -> Response:
-    """Remove a member (an owner of the account only); its next request on the account is refused."""
-    member = parse(MemberWallet, {"wallet": wallet}).wallet
-    await members.remove_member(current_wallet(), publisher_id, member)
-    return answer(RemovedMemberOut(publisher_id=publisher_id, wallet=member, removed=True))
+member_routes(PUBLISHERS, PublisherMembersOut, RemovedPublisherMemberOut)
+member_routes(ADVERTISERS, AdvertiserMembersOut, RemovedAdvertiserMemberOut)

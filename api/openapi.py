@@ -6,7 +6,8 @@ with what those cannot say:
 - what the app enforces on every route: a JSON body on every POST, PUT and PATCH under /api/, also where the route
   reads nothing from it (the JSON-only rule keeps other sites' forms out, docs/auth.md), answered 413 (over 64 KiB)
   or 415 (not JSON); and a rate limit on every route, answered 429 with ``Retry-After``;
-- answers that are not JSON (a CSV file, a redirect, metrics text), declared with ``other_answer``;
+- answers that are not JSON (a CSV file, a redirect, metrics text), declared with ``other_answer``; a query
+  parameter a handler reads itself, declared with ``query_parameter``;
 - what each error status means, the error body once as a component, an operation's summary as its docstring's
   first sentence, and a tag per part of the API.
 """
@@ -28,6 +29,7 @@ from api.schemas import ErrorOut
 F = TypeVar("F", bound=Callable[..., Any])
 
 _OTHER_ANSWERS = "_adnet_other_answers"
+_PARAMETERS = "_adnet_parameters"
 
 
 def other_answer(status: int, description: str, media_type: str | None = None,
@@ -42,6 +44,18 @@ def other_answer(status: int, description: str, media_type: str | None = None,
             answer["headers"] = {name: {"description": text, "schema": {"type": "string"}}
                                  for name, text in headers.items()}
         setattr(handler, _OTHER_ANSWERS, {**getattr(handler, _OTHER_ANSWERS, {}), status: answer})
+        return handler
+
+    return document
+
+
+def query_parameter(name: str, description: str) -> Callable[[F], F]:
+    """Route decorator: document an optional query-string parameter that the handler reads itself, besides any
+    ``with_query`` declares."""
+    def document(handler: F) -> F:
+        parameter = {"name": name, "in": "query", "required": False, "description": description,
+                     "schema": {"type": "string"}}
+        setattr(handler, _PARAMETERS, [*getattr(handler, _PARAMETERS, []), parameter])
         return handler
 
     return document
@@ -125,6 +139,9 @@ class AdnetOpenAPI(OpenAPIProvider):
         completed = {key: value for key, value in operation.items() if key not in ("summary", "description")}
         completed.update(_summary_and_description(handler),
                          tags=[next(name for name, prefixes, _ in TAGS if path.startswith(prefixes))])
+        parameters = [*operation.get("parameters", []), *getattr(handler, _PARAMETERS, [])]
+        if parameters:
+            completed["parameters"] = parameters
         responses = {**operation["responses"], **getattr(handler, _OTHER_ANSWERS, {}), 429: {}}
         if method in ("post", "put", "patch") and path.startswith("/api/"):
             completed["requestBody"] = {**operation.get("requestBody", _ANY_JSON_BODY), "required": True}

@@ -401,12 +401,13 @@ async def balance(query_args: SiteNamed) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpPrepareRequest)
 @document_response(SiteDepositPlanOut)
-@refusals(400, 403, 404)
+@refusals(400, 403, 404, 503)
 async def topup_prepare(data: TopUpPrepareRequest) -> Response:
     """The unsigned approve and deposit transactions (EIP-1193 ``eth_sendTransaction`` parameters) that top up the
-    site with ``amount`` G$; send them in order from the wallet, then post the deposit's hash to /topup."""
+    site with ``amount`` G$; send them in order from the wallet, then post the deposit's hash to /topup. An amount
+    above the wallet's G$ on the chain is refused (``insufficient_wallet_balance``): the deposit would revert."""
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    plan = deposits.prepare(holder, data.amount, services().chain)
+    plan = await deposits.prepare(holder, data.amount, services().chain)
     return answer(SiteDepositPlanOut(site_id=holder.id, **deposit_plan_out(plan)))
 
 

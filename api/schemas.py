@@ -291,12 +291,23 @@ class SignMessageTask(_PublicTask):
     message_url: str
 
 
+class PreparedTransaction(Schema):
+    """The transaction to put before the viewer's wallet (EIP-1193 ``eth_sendTransaction``) on chain ``chainId``."""
+
+    to: Address
+    data: str
+    value: str = Field(description="wei, a decimal string")
+    chain_id: int | None = Field(description="null in an advertiser's preview")
+
+
 class OnchainEventTask(_PublicTask):
-    """Send a transaction to ``contract``; it counts after ``confirmations`` blocks."""
+    """Send a transaction to ``contract``; it counts after ``confirmations`` blocks. ``transaction``, when the
+    advertiser configured one, is that transaction, ready for the wallet."""
 
     kind: Literal["ONCHAIN_EVENT"]
     contract: Address
     confirmations: int
+    transaction: PreparedTransaction | None = None
 
 
 class QuizTask(_PublicTask):
@@ -335,9 +346,10 @@ PublicTask = Annotated[VisitUrlTask | SignMessageTask | OnchainEventTask | QuizT
                        | SurveyTask, Field(discriminator="kind")]
 
 
-def public_task(view: TaskView, base_url: str) -> PublicTask:
+def public_task(view: TaskView, base_url: str, chain_id: int | None = None) -> PublicTask:
     """What a viewer's client needs to render and complete a task, and nothing secret; ``base_url`` is adnet's
-    public URL, for the links the client opens."""
+    public URL, for the links the client opens, ``chain_id`` the chain its transactions go to (what serving
+    answers; an advertiser's preview has none)."""
     common: dict[str, Any] = {"id": view.id, "title": view.title, "description": view.description,
                               "campaign_id": view.campaign_id,
                               "rewards": Rewards(points=view.reward_points, gs=view.reward_gs)}
@@ -348,8 +360,10 @@ def public_task(view: TaskView, base_url: str) -> PublicTask:
     if isinstance(config, SignMessageConfig):
         return SignMessageTask(kind="SIGN_MESSAGE", message_url=f"{base_url}/api/tasks/{view.id}/message", **common)
     if isinstance(config, OnchainEventConfig):
+        prepared = config.call and PreparedTransaction(to=config.contract, data=config.call.data,
+                                                       value=config.call.value, chain_id=chain_id)
         return OnchainEventTask(kind="ONCHAIN_EVENT", contract=config.contract, confirmations=config.confirmations,
-                                **common)
+                                transaction=prepared or None, **common)
     if isinstance(config, QuizConfig):
         return QuizTask(kind="QUIZ", question=config.question, choices=list(config.choices),
                         max_attempts=config.maxAttempts, **common)

@@ -47,27 +47,50 @@ class UnitOut(Schema):
     task: PublicTask
 
 
+class HouseAdOut(Schema):
+    """The site's own banner: its impressions and clicks go to ``POST /api/track/house``, never paid."""
+
+    id: str
+    banner_url: str
+    target_url: str
+    description: str
+    size: str
+
+
+class HouseOut(Schema):
+    """One of the site's house ads, for a banner slot no paid campaign fills."""
+
+    kind: Literal["HOUSE"]
+    ad: HouseAdOut
+
+
 class NothingOut(Schema):
     """Nothing to show in this slot now."""
 
     kind: Literal["NONE"]
 
 
-class ServeOut(RootModel[Annotated[BannerOut | UnitOut | NothingOut, Field(discriminator="kind")]]):
+class ServeOut(RootModel[Annotated[BannerOut | UnitOut | HouseOut | NothingOut, Field(discriminator="kind")]]):
     """What the slot shows, by ``kind``."""
 
 
-def served(decision: serving.Decision, base_url: str) -> ServeOut:
-    """The answer for ``decision``."""
+def served(decision: serving.Decision, base_url: str, chain_id: int) -> ServeOut:
+    """The answer for ``decision``; ``chain_id`` is the chain the tasks' transactions go to."""
     if decision.banner is not None:
         banner, creative = decision.banner, decision.banner.creative
         ad = AdOut(id=creative.id, campaign_id=creative.campaign_id, banner_url=creative.banner_url,
                    target_url=creative.target_url, description=creative.description, media_type=creative.media_type,
                    tracking_token=banner.tracking_token)
         return ServeOut(BannerOut(kind="BANNER", ad=ad, banner_click_active=banner.click_active,
-                                  attached_tasks=[public_task(view, base_url) for view in banner.attached_tasks]))
+                                  attached_tasks=[public_task(view, base_url, chain_id)
+                                                  for view in banner.attached_tasks]))
     if decision.unit is not None:
-        return ServeOut(UnitOut(kind=decision.kind, task=public_task(decision.unit, base_url)))  # type: ignore[arg-type]
+        return ServeOut(UnitOut(kind=decision.kind, task=public_task(decision.unit, base_url, chain_id)))  # type: ignore[arg-type]
+    if decision.house_ad is not None:
+        house_ad = decision.house_ad
+        return ServeOut(HouseOut(kind="HOUSE", ad=HouseAdOut(
+            id=house_ad.id, banner_url=house_ad.banner_url, target_url=house_ad.target_url,
+            description=house_ad.description, size=house_ad.size)))
     return ServeOut(NothingOut(kind="NONE"))
 
 
@@ -78,6 +101,9 @@ def served(decision: serving.Decision, base_url: str) -> ServeOut:
 @refusals(400, 404, 429)
 async def serve(query_args: ServeQuery) -> Response:
     """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
-    (``kind`` POLL, FEEDBACK or SURVEY with ``task``), or ``{"kind": "NONE"}``. Unknown site: 404."""
+    (``kind`` POLL, FEEDBACK or SURVEY with ``task``), the site's own house ad for a banner slot no paid campaign
+    fills (``kind`` HOUSE with ``ad``, counted by ``/api/track/house``, never billed), or ``{"kind": "NONE"}``.
+    Unknown site: 404."""
     run = services()
-    return answer(served(await serving.serve(run.serving, query_args, client()), run.settings.public_url))
+    return answer(served(await serving.serve(run.serving, query_args, client()), run.settings.public_url,
+                         run.chain.chain_id))

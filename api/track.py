@@ -2,7 +2,8 @@
 
 201 ``{"status": "recorded", "eventId"}`` once the event is committed; 200 ``{"status": "duplicate"}`` for the
 same fingerprint, campaign and type within the hour. Whether and why an event was billed is recorded, never
-returned (see ``adnet.delivery.tracking``).
+returned (see ``adnet.delivery.tracking``). ``POST /api/track/house``: an impression or click of a site's house ad,
+counted and never billed (``adnet.delivery.house_ads``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
-from adnet.delivery.commands import TrackEvent
+from adnet.delivery import house_ads
+from adnet.delivery.commands import HouseEvent, TrackEvent
 from api.http import answer, client, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, refusals
@@ -49,3 +51,22 @@ async def track(data: TrackEvent) -> Response:
         return answer(DuplicateOut(status="duplicate"), 200)
     return answer(RecordedOut(status="recorded", event_id=result.event_id), 201)
 
+
+
+class HouseCountedOut(Schema):
+    """``counted``, or ``ignored`` for a request whose User-Agent is a bot's."""
+
+    status: Literal["counted", "ignored"]
+
+
+@blueprint.post("/track/house")
+@rate_limit(limits=settings_limit("rate_limit_public"))
+@with_body(HouseEvent)
+@document_response(HouseCountedOut, 201)
+@refusals(400, 404, 413, 415, 429)
+async def track_house(data: HouseEvent) -> Response:
+    """Count an IMPRESSION or CLICK of one of the site's house ads (what ``/api/serve`` answered with ``kind``
+    HOUSE): added to the site's daily counts, never billed. Unknown site, or a house ad the site does not serve: 404."""
+    run = services()
+    counted = await house_ads.record_house_event(run.serving, data, client(), run.clock.now())
+    return answer(HouseCountedOut(status="counted" if counted else "ignored"), 201)

@@ -4,7 +4,9 @@ For each worker count it makes a fresh database with the demo data, starts ``ben
 workers, and measures the closed-loop rate (``bench.run``'s, best of its rounds) of the trivial route, ``GET
 /api/serve`` and ``POST /api/track`` with the usual mix of served tokens; then it reads from the database how many
 of the tracked events were billed, so the table shows billed tracking: every billed batch books the same campaign
-and site ledger accounts, the hot spot that could stop tracking from scaling. The figures that matter are the
+and site ledger accounts, the hot spot that could stop tracking from scaling. It also audits the books of each run
+(``adnet.money.audit`` without the chain): several workers writing at once must leave every transaction balanced
+and every balance equal to its postings; the command fails when an audit does not pass. The figures that matter are the
 ratios between rows of one run, on one machine; the header says how many cores the workers share with the load
 generator.
 """
@@ -25,6 +27,7 @@ import uvloop
 
 from adnet.db import config as db
 from adnet.delivery.models import TrackingEvent
+from adnet.money.audit import audit
 from bench import run as bench
 
 DEFAULT_WORKERS = (1, 2, 4, 8)
@@ -32,12 +35,14 @@ DEFAULT_WORKERS = (1, 2, 4, 8)
 
 @dataclass(frozen=True)
 class Scaled:
-    """One worker count's closed-loop rates, and the tracked events of its run: billed and recorded."""
+    """One worker count's closed-loop rates, the tracked events of its run (billed and recorded) and the problems
+    the audit of its books found."""
 
     workers: int
     rates: dict[str, float]
     billed: int
     recorded: int
+    problems: list[str]
 
 
 async def rates(port: int, site_id: str, seconds: float) -> dict[str, float]:
@@ -58,11 +63,12 @@ async def rates(port: int, site_id: str, seconds: float) -> dict[str, float]:
     return dict(best)
 
 
-async def tracked(database_url: str) -> tuple[int, int]:
-    """How many tracked events the run billed, and how many it recorded."""
+async def tracked(database_url: str) -> tuple[int, int, list[str]]:
+    """How many tracked events the run billed, how many it recorded, and what the audit of the books found."""
     await db.open_database(database_url)
     try:
-        return await TrackingEvent.filter(billable=True).count(), await TrackingEvent.all().count()
+        return (await TrackingEvent.filter(billable=True).count(), await TrackingEvent.all().count(),
+                (await audit(None)).problems)
     finally:
         await db.close_database()
 
@@ -77,8 +83,7 @@ def measure(workers: int, args: argparse.Namespace, seconds: float) -> Scaled:
         measured = uvloop.run(rates(int(env["ADNET_PORT"]), demo["siteId"], seconds))
         bench.stop(server)
         server = None
-        billed, recorded = asyncio.run(tracked(database_url))
-        return Scaled(workers, measured, billed, recorded)
+        return Scaled(workers, measured, *asyncio.run(tracked(database_url)))
     finally:
         if server is not None:
             bench.stop(server)
@@ -86,13 +91,14 @@ def measure(workers: int, args: argparse.Namespace, seconds: float) -> Scaled:
 
 
 def report(rows: list[Scaled]) -> str:
-    lines = ["| workers | GET /bench/ceiling | GET /api/serve | POST /api/track | tracked events billed |",
-             "|---|---|---|---|---|"]
+    lines = ["| workers | GET /bench/ceiling | GET /api/serve | POST /api/track | tracked events billed | audit |",
+             "|---|---|---|---|---|---|"]
     first = rows[0]
     for row in rows:
         cells = [f"{row.rates[name]:,.0f} req/s ({row.rates[name] / first.rates[name]:.1f} times)"
                  for name in ("ceiling", "serve", "track")]
-        lines.append(f"| {row.workers} | {' | '.join(cells)} | {row.billed:,} of {row.recorded:,} |")
+        audited = "passed" if not row.problems else f"{len(row.problems)} problem(s): {row.problems[0]}"
+        lines.append(f"| {row.workers} | {' | '.join(cells)} | {row.billed:,} of {row.recorded:,} | {audited} |")
     return "\n".join(lines)
 
 
@@ -113,7 +119,7 @@ def main() -> int:
           f"{seconds:g} s of closed loop per endpoint and worker count (in brackets: times the rate of "
           f"{counts[0]} worker{'s' if counts[0] > 1 else ''})\n")
     print(report(rows))
-    return 0
+    return 1 if any(row.problems for row in rows) else 0
 
 
 if __name__ == "__main__":

@@ -7,9 +7,11 @@ from portal import (
     advertisers,
     auth,
     balance,
+    breakdowns,
     dashboard,
     demo,
     home,
+    house_ads,
     keys,
     members,
     operators,
@@ -23,5 +25,6 @@ from portal import (
 BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
-    webhooks.blueprint, members.blueprint, rewards.blueprint, ad_units.blueprint,
+    webhooks.blueprint, members.blueprint, rewards.blueprint, house_ads.blueprint, breakdowns.blueprint,
+    ad_units.blueprint,
 )

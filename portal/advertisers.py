@@ -15,36 +15,48 @@ then 303 back to the page with a message, or show the page again with the refusa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from markupsafe import Markup
 from quart import Response, flash, render_template, request
+from werkzeug.datastructures import MultiDict
 
-from adnet.accounts import advertisers
+from adnet.accounts import advertisers, sites
 from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
 from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
-from adnet.campaigns.models import MediaType
+from adnet.campaigns.models import Campaign, MediaType
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
+from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
 from adnet.money.commands import DepositReport, Funds, RedeemReport
 from adnet.money.holders import advertiser_holder
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
-from adnet.reporting.charts import earnings_chart
+from adnet.reporting.charts import earnings_chart, tally_chart
 from adnet.reporting.commands import Period
-from adnet.tasks import authoring
+from adnet.tasks import authoring, drafts
+from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
-from adnet.tasks.models import TaskKind
 from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
-from portal.forms import command_of
-from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal import task_forms
+from portal.forms import command_of, days_asked, listed
+from portal.pages import (
+    account_form,
+    account_page,
+    form_error,
+    form_idempotency_key,
+    page,
+    portal_blueprint,
+    see_other,
+    wants_fragment,
+)
 from portal.targeting import targeting_form
 
 blueprint = portal_blueprint("advertisers")
@@ -56,22 +68,73 @@ ACTIONS = {"submit": lifecycle.submit, "pause": lifecycle.pause, "resume": lifec
 ACTION_DONE = {"submit": "Submitted for review: an operator approves it before it serves.",
                "pause": "Paused: it serves no more until resumed.", "resume": "Resumed: it serves again.",
                "end": "Ended: its unspent budget and task pools are back in your balance."}
-# What a config of each kind looks like, shown beside the task form.
-CONFIG_EXAMPLES = {
-    TaskKind.VISIT_URL: {"url": "https://example.com/landing", "minDwellMs": 5000},
-    TaskKind.SIGN_MESSAGE: {"message": "I support Example. Wallet {wallet}, nonce {nonce}"},
-    TaskKind.ONCHAIN_EVENT: {"contract": "0x…", "eventTopic": "0x…", "confirmations": 1},
-    TaskKind.QUIZ: {"question": "2 + 2?", "answers": ["4", "four"], "choices": [], "maxAttempts": 3},
-    TaskKind.POLL: {"question": "Which?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]},
-    TaskKind.FEEDBACK: {"question": "How was it?", "rating": {"min": 1, "max": 5}, "text": {"maxLength": 500}},
-    TaskKind.SURVEY: {"questions": [{"id": "q1", "type": "rating", "prompt": "Rate us", "min": 1, "max": 5}]},
-}
 
 
 @blueprint.app_template_filter("datetime_local")
 def datetime_local_filter(moment: datetime | None) -> str:
     """An instant as an ``<input type="datetime-local">`` value in UTC (empty for none)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M") if moment else ""
+
+
+# Refusals whose own sentence describes the format rather than the field: said with the field's rule instead.
+RULE_CODES = frozenset({"invalid_amount", "invalid_url", "missing_field", "invalid_config"})
+
+
+# What an amount field takes, said beside it when its value does not read.
+AMOUNT_RULES = {
+    "amount": "a G$ amount more than 0, such as 2.5: digits, at most 18 decimals, no sign",
+    "price": "a G$ amount of 0 or more, such as 2.5: digits, at most 18 decimals, no sign",
+}
+
+
+@blueprint.app_context_processor
+def amount_rules() -> dict[str, Any]:
+    """The advertiser's forms' words for amounts (``amount_rules.price``)."""
+    return {"amount_rules": AMOUNT_RULES}
+
+
+@blueprint.app_template_filter("field_message")
+def field_message_filter(error: DomainError, rule: str = "") -> str:
+    """A refusal said next to its field: what the field takes (``rule``) when the refusal is about the value's
+    form, else the refusal's sentence without the field's name in front (the label is beside it)."""
+    prefix = f"{error.field}: "
+    if rule and error.code in RULE_CODES:
+        text = rule
+    elif error.message.startswith(prefix):
+        text = error.message.removeprefix(prefix)
+    else:
+        return error.message
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+@blueprint.app_template_filter("domain_of")
+def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
+    """A site's domain, as the page names sites (its id when the site no longer exists)."""
+    return domains.get(site_id, site_id)
+
+
+async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its site
+    lists (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain``
+    naming the field when a domain has no site."""
+    values = MultiDict(form)
+    for name in ("siteAllow", "siteDeny"):
+        if name not in values:
+            continue
+        found = await sites.sites_of_domains(listed(values[name]))
+        unknown = [domain for domain, ids in found.items() if not ids]
+        if unknown:
+            raise Invalid("unknown_domain", f"{name}: no site is registered under {unknown[0]}; pick a domain from "
+                                            "the list.", field=name)
+        values[name] = " ".join(site_id for ids in found.values() for site_id in ids)
+    return values
+
+
+async def _site_context(campaign: Campaign | None = None) -> dict[str, Any]:
+    """What the campaign form needs to name sites by domain: the campaign's sites' domains, and the verified
+    domains to pick from."""
+    named = [*campaign.site_allow, *campaign.site_deny] if campaign else []
+    return {"site_domains": await sites.domains_of(named), "verified_domains": await sites.verified_domains()}
 
 
 # The account page ------------------------------------------------------------------------------------------------
@@ -131,8 +194,8 @@ async def advertise_deposit_prepare() -> Response:
     """The approve and deposit transactions the wallet sends to deposit ``amount`` G$ into the vault."""
     form = await request.form
     try:
-        plan = deposits.prepare(advertiser_holder(await advertisers.advertiser_of(current_wallet())),
-                                command_of(Funds, form).amount, services().chain)
+        plan = await deposits.prepare(advertiser_holder(await advertisers.advertiser_of(current_wallet())),
+                                      command_of(Funds, form).amount, services().chain)
     except Invalid as error:
         return await _home_refused("deposit", error, form.to_dict())
     return Response(await render_template("portal/advertise/_deposit_send.html", plan=plan,
@@ -163,15 +226,16 @@ async def advertise_deposit() -> Response:
 @blueprint.post(f"{HOME}/withdraw")
 @account_form
 async def advertise_withdraw() -> Response:
-    """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem."""
+    """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem; the form's
+    idempotency key makes a second submission of the same rendering show the same withdrawal."""
     run = services()
     form = await request.form
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
     try:
         result = await withdrawals.withdraw(holder, command_of(Funds, form).amount, Token.GS,
                                             minimum=run.settings.min_withdrawal, chain=run.chain,
-                                            now=run.clock.now())
-    except Invalid as error:
+                                            now=run.clock.now(), idempotency_key=form_idempotency_key(form))
+    except (Invalid, Conflict) as error:
         return await _home_refused("withdraw", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} G$ issued: redeem its claim "
@@ -203,7 +267,7 @@ async def advertise_withdrawal(withdrawal_id: str) -> Response:
 async def advertise_new_campaign() -> tuple[str, int]:
     """The form that creates a draft campaign."""
     await advertisers.advertiser_of(current_wallet())
-    return await page("portal/advertise/new.html", "portal/advertise/new.html", values={})
+    return await page("portal/advertise/new.html", "portal/advertise/new.html", values={}, **await _site_context())
 
 
 @blueprint.post(f"{HOME}/campaigns")
@@ -213,16 +277,13 @@ async def advertise_create_campaign() -> Response:
     form = await request.form
     advertiser = await advertisers.advertiser_of(current_wallet())
     try:
-        created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, form),
+        created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, await _site_ids(form)),
                                                   services().clock.now())
     except Invalid as error:
         return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
                                 "portal/advertise/new.html", _no_context, values=form,
-                                failed_form="settings")
-    location = f"{HOME}/campaigns/{created.id}"
-    if wants_fragment():
-        return Response("", 204, headers={"HX-Redirect": location})
-    return see_other(location)
+                                failed_form="settings", **await _site_context())
+    return _go_to(f"{HOME}/campaigns/{created.id}")
 
 
 async def _no_context() -> dict[str, Any]:
@@ -230,16 +291,17 @@ async def _no_context() -> dict[str, Any]:
 
 
 async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
-    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the advertiser's
-    balance, and what each form needs."""
+    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the balance of the
+    advertiser account it belongs to (the wallet's own, or one it is a member of), and what each form needs."""
     now = services().clock.now()
     view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
     return {"view": view, "campaign": view.campaign,
-            "balance": await advertiser_balance(await advertisers.advertiser_of(current_wallet())),
+            "balance": await advertiser_balance(view.campaign.advertiser),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
-            "task_kinds": list(TaskKind), "media_types": list(MediaType),
-            "config_examples": {kind.value: json.dumps(example) for kind, example in CONFIG_EXAMPLES.items()},
+            "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(services().chain.deployment),
+            "survey_types": task_forms.SURVEY_TYPES,
+            "media_types": list(MediaType), **await _site_context(view.campaign),
             "values": {}, **extra}
 
 
@@ -276,8 +338,8 @@ async def advertise_edit_campaign(campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     form = await request.form
     try:
-        await campaigns.edit_settings(current_wallet(), campaign_id, command_of(CampaignChanges, form),
-                                      services().clock.now())
+        await campaigns.edit_settings(current_wallet(), campaign_id,
+                                      command_of(CampaignChanges, await _site_ids(form)), services().clock.now())
     except DomainError as error:
         return await _campaign_refused(campaign_id, "settings", error, form)
     return await _campaign_changed(campaign_id, "Settings saved.")
@@ -292,6 +354,38 @@ async def advertise_campaign_action(campaign_id: str, action: str) -> Response:
     except DomainError as error:
         return await _campaign_refused(campaign_id, "actions", error, {})
     return await _campaign_changed(campaign_id, ACTION_DONE[action], money=action == "end")
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
+@account_form
+async def advertise_delete_campaign(campaign_id: str) -> Response:
+    """Delete a draft or rejected campaign with its content; its money returns to the balance. Back to the account
+    page, where the outcome shows."""
+    campaign = await campaigns.owned_campaign(current_wallet(), campaign_id)
+    try:
+        returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
+    except DomainError as error:
+        return await _campaign_refused(campaign_id, "actions", error, {})
+    back = f", and {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
+    await flash(f"Deleted the draft {campaign.name}{back}.")
+    return _go_to(HOME)
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/duplicate")
+@account_form
+async def advertise_duplicate_campaign(campaign_id: str) -> Response:
+    """Copy the campaign as a new draft without money and go to the copy."""
+    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, services().clock.now())
+    await flash(f"This is a new draft copied from {copy.name.removesuffix(drafts.COPY_SUFFIX)}: its creatives and "
+                "tasks are copied, its budget is not funded.")
+    return _go_to(f"{HOME}/campaigns/{copy.id}")
+
+
+def _go_to(location: str) -> Response:
+    """The whole page goes to ``location``: htmx by ``HX-Redirect``, a plain form by 303."""
+    if wants_fragment():
+        return Response("", 204, headers={"HX-Redirect": location})
+    return see_other(location)
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/allocate")
@@ -315,7 +409,7 @@ async def advertise_add_creative(campaign_id: str) -> Response:
     form = await request.form
     try:
         await creatives.add_creative(current_wallet(), campaign_id, command_of(NewCreative, form),
-                                     services().clock.now())
+                                     services().clock.now(), services().banners)
     except DomainError as error:
         return await _campaign_refused(campaign_id, "creative", error, form)
     return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
@@ -330,10 +424,23 @@ async def advertise_edit_creative(creative_id: str) -> Response:
     campaign_id = creative.campaign.id
     try:
         await creatives.edit_creative(current_wallet(), creative_id, command_of(CreativeChanges, form),
-                                      services().clock.now())
+                                      services().clock.now(), services().banners)
     except DomainError as error:
         return await _campaign_refused(campaign_id, f"creative-{creative_id}", error, form)
     return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")
+
+
+@blueprint.post(f"{HOME}/creatives/<creative_id>/delete")
+@account_form
+async def advertise_delete_creative(creative_id: str) -> Response:
+    """Delete a creative of a draft or rejected campaign."""
+    creative = await creatives.owned_creative(current_wallet(), creative_id)
+    campaign_id = creative.campaign.id
+    try:
+        await drafts.delete_creative(current_wallet(), creative_id)
+    except DomainError as error:
+        return await _campaign_refused(campaign_id, "actions", error, {})
+    return await _campaign_changed(campaign_id, f"Deleted the {creative.width}x{creative.height} creative.")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
@@ -341,11 +448,18 @@ async def advertise_edit_creative(creative_id: str) -> Response:
 async def advertise_add_task(campaign_id: str) -> Response:
     """Add a CTA task or a unit with its config and rewards (while the campaign is a draft or rejected)."""
     form = await request.form
+    kind_form = task_forms.form_of(form.get("kind"))
+    config = task_forms.config_of(kind_form, form, onchain_choices(services().chain.deployment))
     try:
-        await authoring.create_task(current_wallet(), campaign_id, command_of(NewTask, form), services().clock.now())
+        task = await authoring.create_task(current_wallet(), campaign_id, command_of(NewTask, form, config=config),
+                                           services().clock.now())
+    except Invalid as error:
+        return await _campaign_refused(campaign_id, kind_form.form_name, task_forms.refusal(kind_form, error, form),
+                                       form)
     except DomainError as error:
-        return await _campaign_refused(campaign_id, "task", error, form)
-    return await _campaign_changed(campaign_id, "Task added; it is reviewed with the campaign.")
+        return await _campaign_refused(campaign_id, kind_form.form_name, error, form)
+    return await _campaign_changed(campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
+                                                "the campaign.")
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
@@ -369,6 +483,67 @@ async def advertise_task_money(task_id: str, action: str) -> Response:
     return await _campaign_changed(campaign_id, message, money=True)
 
 
+@blueprint.post(f"{HOME}/tasks/<task_id>/delete")
+@account_form
+async def advertise_delete_task(task_id: str) -> Response:
+    """Delete a task or unit of a draft or rejected campaign; its pool returns to the balance."""
+    task = await authoring.owned_task(current_wallet(), task_id)
+    campaign_id = task.campaign.id if task.campaign else ""
+    try:
+        returned = await drafts.delete_task(current_wallet(), task_id, services().clock.now())
+    except DomainError as error:
+        return await _campaign_refused(campaign_id, "actions", error, {})
+    back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
+    return await _campaign_changed(campaign_id, f"Deleted {task.title}{back}.", money=bool(returned))
+
+
+# Answers to units ------------------------------------------------------------------------------------------------
+
+@blueprint.get(f"{HOME}/units/<unit_id>/results")
+@account_page
+async def advertise_unit_results(unit_id: str) -> tuple[str, int]:
+    """What viewers answered a poll, feedback or survey of the wallet's: the API's results, with their charts."""
+    unit = await results.owned_unit(unit_id, current_wallet())
+    found = await results.unit_results(unit, services().clock.now())
+    return await page("portal/advertise/results.html", "portal/advertise/results.html", unit=unit, found=found,
+                      charts=_answer_charts(found))
+
+
+def _answer_charts(found: results.UnitResults) -> dict[str, Markup]:
+    """A chart per summary that counts something: a poll's or a choice question's options, a rating's values; by
+    the question's id (``poll`` and ``rating`` for a poll and a feedback)."""
+    def options(tallies: list[results.OptionTally], key: str, title: str) -> Markup:
+        return tally_chart([(tally.label, tally.votes) for tally in tallies], ident=f"chart-{key}", title=title)
+
+    def ratings(summary: results.RatingSummary, key: str, title: str) -> Markup:
+        return tally_chart([(str(row.rating), row.count) for row in summary.distribution], ident=f"chart-{key}",
+                           title=title)
+
+    summary = found.summary
+    if isinstance(summary, results.PollResults):
+        return {"poll": options(summary.options, "poll", f"Votes: {summary.question}")}
+    if isinstance(summary, results.FeedbackResults):
+        return {"rating": ratings(summary.rating, "rating", "Ratings")} if summary.rating else {}
+    charts = {}
+    for question in summary.questions:
+        if question.options is not None:
+            charts[question.id] = options(question.options, question.id, f"Answers: {question.prompt}")
+        elif question.rating is not None:
+            charts[question.id] = ratings(question.rating, question.id, f"Ratings: {question.prompt}")
+    return charts
+
+
+@blueprint.get(f"{HOME}/units/<unit_id>/results.csv")
+@account_page
+async def advertise_unit_results_csv(unit_id: str) -> Response:
+    """Every response of the unit as CSV (the API's ``results.csv``)."""
+    unit = await results.owned_unit(unit_id, current_wallet())
+    response = Response(await results.responses_csv(unit), mimetype="text/csv")
+    response.headers["Content-Disposition"] = f'attachment; filename="{unit.id}-responses.csv"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 # Reports ---------------------------------------------------------------------------------------------------------
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report")
@@ -376,13 +551,7 @@ async def advertise_task_money(task_id: str, action: str) -> Response:
 async def advertise_report(campaign_id: str) -> tuple[str, int]:
     """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
-    today = services().clock.today()
-    error = None
-    try:
-        start, end = command_of(Period, request.args).days(today)
-    except Invalid as refused:
-        error = refused
-        start, end = Period.model_validate({}).days(today)
+    start, end, error = days_asked(request.args, services().clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")

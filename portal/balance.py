@@ -16,7 +16,7 @@ from quart import Response, flash, render_template, request
 
 from adnet.accounts.sites import owned_site
 from adnet.core.amounts import to_decimal_string
-from adnet.core.errors import DomainError, Invalid
+from adnet.core.errors import Conflict, DomainError, Invalid
 from adnet.money import activity, deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, RedeemReport, Withdrawal
 from adnet.money.holders import owned_site_holder, site_holder
@@ -24,7 +24,15 @@ from adnet.reporting.balances import site_balance
 from api.http import services
 from api.sessions import current_wallet
 from portal.forms import command_of
-from portal.pages import account_form, account_page, form_error, portal_blueprint, see_other, wants_fragment
+from portal.pages import (
+    account_form,
+    account_page,
+    form_error,
+    form_idempotency_key,
+    portal_blueprint,
+    see_other,
+    wants_fragment,
+)
 from portal.sites import funds_of, site_context
 
 blueprint = portal_blueprint("balance")
@@ -73,9 +81,7 @@ async def topup_prepare(site_id: str) -> Response:
     form = await request.form
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
-        amount = command_of(Funds, form).amount
-        await deposits.check_wallet_funds(holder, amount, services().chain)
-        plan = deposits.prepare(holder, amount, services().chain)
+        plan = await deposits.prepare(holder, command_of(Funds, form).amount, services().chain)
     except Invalid as error:
         return await _refused(site_id, "topup", error, form.to_dict())
     site = await owned_site(current_wallet(), site_id)
@@ -109,15 +115,17 @@ async def topup(site_id: str) -> Response:
 @blueprint.post("/portal/sites/<site_id>/withdraw")
 @account_form
 async def withdraw(site_id: str) -> Response:
-    """Debit ``amount`` of ``token`` now and show the claim for the wallet to redeem on the vault."""
+    """Debit ``amount`` of ``token`` now and show the claim for the wallet to redeem on the vault; the form's
+    idempotency key makes a second submission of the same rendering show the same withdrawal."""
     run = services()
     form = await request.form
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
         order = command_of(Withdrawal, form)
         result = await withdrawals.withdraw(holder, order.amount, order.token, minimum=run.settings.min_withdrawal,
-                                            chain=run.chain, now=run.clock.now())
-    except Invalid as error:
+                                            chain=run.chain, now=run.clock.now(),
+                                            idempotency_key=form_idempotency_key(form))
+    except (Invalid, Conflict) as error:
         return await _refused(site_id, "withdraw", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} "

@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from datetime import date
 from functools import cache
 from typing import Any, TypeVar, get_args
 
 from werkzeug.datastructures import MultiDict
 
+from adnet.core.errors import Invalid
 from adnet.core.inputs import Changes, Command, parse
+from adnet.reporting.commands import Period
 
 C = TypeVar("C", bound=Command)
 # A <input type="datetime-local"> value, which has no zone: the portal's times are UTC.
@@ -28,10 +31,21 @@ _LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
 
 
-def command_of(command: type[C], form: Mapping[str, str]) -> C:
-    """The ``command`` a form (or a query string) describes; Invalid, naming the field, when it does not
-    validate."""
-    return parse(command, as_json(command, form))
+def command_of(command: type[C], form: Mapping[str, str], **written: Any) -> C:
+    """The ``command`` a form (or a query string) describes, with the fields in ``written`` already written as JSON
+    (a task's config, written from its kind's fields); Invalid, naming the field, when it does not validate."""
+    return parse(command, {**as_json(command, form), **written})
+
+
+def days_asked(query: Mapping[str, str], today: date) -> tuple[date, date, Invalid | None]:
+    """The first and last UTC day a report's ``from`` and ``to`` ask for; when they are not a range, the default
+    range (the last 30 days) with the refusal, which the page shows beside the field it names."""
+    try:
+        first, last = command_of(Period, query).days(today)
+    except Invalid as refused:
+        first, last = Period.model_validate({}).days(today)
+        return first, last, refused
+    return first, last, None
 
 
 def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
@@ -57,7 +71,7 @@ def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
         text = text if "\n" in text else text.strip()
         if shape == "list":
             texts = form.getlist(key) if isinstance(form, MultiDict) else [text]
-            data[key] = [item for value in texts for item in _LIST_SEPARATORS.split(value.strip()) if item]
+            data[key] = [item for value in texts for item in listed(value)]
         elif not text.strip():
             if nullable is not None:
                 data[key] = None if _name_of(command, key) in nullable else text
@@ -70,6 +84,11 @@ def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:
         else:
             data[key] = text
     return data
+
+
+def listed(text: str) -> list[str]:
+    """The items of a list field, separated by commas or spaces."""
+    return [item for item in _LIST_SEPARATORS.split(text.strip()) if item]
 
 
 def _json(text: str) -> Any:

@@ -1,16 +1,19 @@
-"""Members of the signed-in wallet's publisher account in the portal (``/portal/members``): who they are and their
-roles, adding one and removing one, and the accounts the wallet itself is a member of; the rules are
-``adnet.accounts.members``'s, the same as the API's."""
+"""Members of the signed-in wallet's publisher and advertiser accounts in the portal (``/portal/members``): who they
+are and their roles, adding one and removing one, and the accounts the wallet itself is a member of; the rules are
+``adnet.accounts.members``'s, the same as the API's. A form names the kind of account in its ``account`` field
+(``publisher`` unless it says ``advertiser``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from quart import Response, request
 
 from adnet.accounts import members
 from adnet.accounts.commands import NewMember
-from adnet.accounts.models import MemberRole, Publisher
+from adnet.accounts.members import ADVERTISERS, PUBLISHERS, Kind
+from adnet.accounts.models import MemberRole
 from adnet.core.errors import DomainError
 from api.http import services
 from api.sessions import current_wallet
@@ -19,44 +22,62 @@ from portal.pages import account_form, account_page, form_error, page, portal_bl
 
 blueprint = portal_blueprint("members")
 
+# Each kind of account with the prefix of its elements' ids on the page.
+SECTIONS = ((PUBLISHERS, ""), (ADVERTISERS, "advertiser-"))
+
+
+def kind_of_form(form: Mapping[str, str]) -> Kind:
+    return ADVERTISERS if form.get("account") == ADVERTISERS.name else PUBLISHERS
+
 
 async def members_context(**extra: Any) -> dict[str, Any]:
-    """The wallet's own publisher account (None before its first site) with its members, and the accounts it is a
-    member of."""
+    """For each kind, the wallet's own account (None before it has one) with its members; and the accounts of
+    either kind it is a member of."""
     wallet = current_wallet()
-    own = await Publisher.get_or_none(wallet=wallet)
-    listed = (await members.account_members(wallet, own.id))[1] if own else []
-    return {"account": own, "members": listed, "roles": list(MemberRole),
-            "memberships": await members.memberships(wallet), **extra}
+    sections = []
+    for kind, prefix in SECTIONS:
+        own = await kind.account.get_or_none(wallet=wallet)
+        listed = (await members.account_members(kind, wallet, own.id))[1] if own else []
+        sections.append({"kind": kind.name, "prefix": prefix, "account": own, "members": listed})
+    memberships = [(kind.name, membership, getattr(membership, kind.name)) for kind, _ in SECTIONS
+                   for membership in await members.memberships(kind, wallet)]
+    return {"sections": sections, "roles": list(MemberRole), "memberships": memberships, **extra}
+
+
+async def own_account_id(kind: Kind) -> str | None:
+    own = await kind.account.get_or_none(wallet=current_wallet())
+    return own.id if own else None
 
 
 @blueprint.get("/portal/members")
 @account_page
 async def members_page() -> tuple[str, int]:
-    """The members of the wallet's publisher account, the form that adds one, and its own memberships."""
+    """The members of the wallet's accounts, the forms that add one, and its own memberships."""
     return await page("portal/members.html", "portal/members.html", **await members_context())
 
 
 @blueprint.post("/portal/members")
 @account_form
 async def add_member() -> Response:
-    """Add a member to the wallet's own account; a refusal is shown beside the form."""
+    """Add a member to one of the wallet's own accounts; a refusal is shown beside the form."""
     form = await request.form
+    kind = kind_of_form(form)
     values = {"wallet": form.get("wallet", ""), "role": form.get("role", "")}
     try:
-        own = await Publisher.get_or_none(wallet=current_wallet())
-        await members.add_member(current_wallet(), own.id if own else None, command_of(NewMember, form),
+        await members.add_member(kind, current_wallet(), await own_account_id(kind), command_of(NewMember, form),
                                  services().clock.now())
     except DomainError as error:
-        return await form_error("portal/_member_form.html", "#add-member", error, "portal/members.html",
-                                members_context, values=values)
+        section = {"kind": kind.name, "prefix": dict(SECTIONS)[kind]}
+        return await form_error("portal/_member_form.html", f"#add-{section['prefix']}member", error,
+                                "portal/members.html", members_context, values=values, section=section,
+                                failed=kind.name, roles=list(MemberRole))
     return see_other("/portal/members")
 
 
 @blueprint.post("/portal/members/<wallet>/remove")
 @account_form
 async def remove_member(wallet: str) -> Response:
-    """Remove a member of the wallet's own account."""
-    own = await Publisher.get_or_none(wallet=current_wallet())
-    await members.remove_member(current_wallet(), own.id if own else None, wallet.lower())
+    """Remove a member of one of the wallet's own accounts."""
+    kind = kind_of_form(await request.form)
+    await members.remove_member(kind, current_wallet(), await own_account_id(kind), wallet.lower())
     return see_other("/portal/members")

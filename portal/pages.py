@@ -7,7 +7,8 @@ A page template includes its fragments; a handler renders the fragment alone whe
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -23,7 +24,7 @@ from adnet.core.errors import DomainError
 from adnet.core.wallets import checksummed
 from adnet.tasks.models import TaskKind
 from api.errors import status_of
-from api.http import services
+from api.http import checked_idempotency_key, services
 from api.ratelimit import settings_limit
 from api.sessions import request_session
 from portal.csrf import csrf_token, require_csrf
@@ -40,8 +41,11 @@ def portal_blueprint(name: str) -> Blueprint:
 
 
 def wants_fragment() -> bool:
-    """Whether htmx asked for a fragment (not a boosted page load, which swaps the whole body)."""
-    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-Boosted") != "true"
+    """Whether htmx asked for a fragment (not a boosted page load, which swaps the whole body, nor the restore of a
+    page in the history that htmx no longer holds, which wants the whole page too)."""
+    headers = request.headers
+    return (headers.get("HX-Request") == "true" and headers.get("HX-Boosted") != "true"
+            and headers.get("HX-History-Restore-Request") != "true")
 
 
 async def page(full: str, fragment: str, status: int = 200, **context: Any) -> tuple[str, int]:
@@ -154,11 +158,26 @@ def utc_filter(moment: datetime | int) -> str:
 
 @blueprint.app_context_processor
 def layout_context() -> dict[str, Any]:
-    """What every page's layout uses: the CSRF token of its forms, whether to link the operators' page, and the
-    fixed lists of campaign categories and task kinds (the campaign form, the review queue and a site's controls
-    offer them)."""
-    return {"csrf_token": csrf_token, "is_operator": is_operator, "categories": tuple(Category),
-            "task_kinds": tuple(TaskKind)}
+    """What every page's layout uses: the CSRF token of its forms, a new idempotency key for a form that makes a
+    withdrawal, whether to link the operators' page, and the fixed lists of campaign categories and task kinds (the
+    campaign form, the review queue and a site's controls offer them)."""
+    return {"csrf_token": csrf_token, "new_idempotency_key": new_idempotency_key, "is_operator": is_operator,
+            "categories": tuple(Category), "task_kinds": tuple(TaskKind)}
+
+
+# The hidden field of a withdrawal form: a key drawn each time the form is rendered, so a double submit or a retry
+# of one rendering makes one withdrawal (``adnet.money.withdrawals``, as the API's ``Idempotency-Key``).
+IDEMPOTENCY_FIELD = "idempotency_key"
+
+
+def new_idempotency_key() -> str:
+    return str(uuid.uuid4())
+
+
+def form_idempotency_key(form: Mapping[str, str]) -> str | None:
+    """The form's idempotency key (None for a form without one); Invalid ``invalid_idempotency_key`` when it is
+    malformed."""
+    return checked_idempotency_key(form.get(IDEMPOTENCY_FIELD) or None, field=IDEMPOTENCY_FIELD)
 
 
 def is_operator() -> bool:

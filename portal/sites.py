@@ -16,6 +16,7 @@ from adnet.accounts.models import MemberRole, Site
 from adnet.chain.client import ChainUnavailable
 from adnet.core.amounts import Token
 from adnet.core.errors import Conflict, DomainError
+from adnet.delivery import house_ads
 from adnet.delivery.controls import stored_controls
 from adnet.delivery.sdk import embed_snippets
 from adnet.money import activity, exchanges, ledger
@@ -57,9 +58,9 @@ async def funds_of(site: Site) -> Funds:
 
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
-    movements, what its money forms can move, its traffic of the last 30 days (billed and filtered by reason), unit
-    results, what the site shows (its controls), the ads that ran on it in the last 30 days, the embed snippets, its
-    ad units with the builder, and the export's default range."""
+    movements, what its money forms can move, its house ads, its traffic of the last 30 days (billed and filtered by
+    reason), unit results, what the site shows (its controls), the ads that ran on it in the last 30 days, the embed
+    snippets, its ad units with the builder, and the export's default range."""
     run = services()
     today = run.clock.today()
     month_ago = today - timedelta(days=29)
@@ -74,6 +75,7 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
         "activity": await activity.recent(site_holder(site)),
         "funds": await funds_of(site),
         "units": await site_reports.site_unit_results(site.id),
+        "house_ads": await house_ads.listed(site),
         "controls": stored_controls(site.controls),
         **await _ads_context(site, month_ago, today),
         **await units_context(site),

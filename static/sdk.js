@@ -42,7 +42,7 @@
     ".done{color:#1a7f37;font-weight:600}",
     ".msg{flex-basis:100%;font-size:12px;color:#4a5563}",
     ".msg.err{color:#b42318}",
-    "h3{font-size:15px;margin:0 0 8px}",
+    ".heading{font-size:15px;margin:0 0 8px}",
     "button,input,textarea{font:inherit}",
     "button{cursor:pointer;border:1px solid #8a94a3;background:#fff;border-radius:4px;padding:4px 10px;margin:2px}",
     "button.primary{background:#1f5fbf;border-color:#1f5fbf;color:#fff}",
@@ -205,11 +205,9 @@
       uintWord(claim.amount) + word(claim.claimRef.replace(/^0x/, "")) + uintWord(claim.nonce) +
       uintWord(claim.deadline) + uintWord(7 * 32) + uintWord(signature.length / 2) + padded;
   }
-  function redeem(claim) {
-    return sendFromWallet(claim.chainId, claim.to, claimCalldata(claim));
-  }
-  // Have the wallet send `data` to `to` on chain `chainId` (switching to it first); resolves the hash.
-  function sendFromWallet(chainId, to, data) {
+  // Send ``transaction`` ({to, data, value?}) from the viewer's wallet on chain ``chainId``, switching the wallet
+  // to it first; resolves to {wallet, hash}.
+  function sendFromWallet(chainId, transaction) {
     var eth = provider();
     if (!eth) return Promise.reject(new Error("no_wallet"));
     var chain = "0x" + BigInt(chainId).toString(16);
@@ -218,8 +216,15 @@
         if (BigInt(current) === BigInt(chain)) return null;
         return eth.request({ method: "wallet_switchEthereumChain", params: [{ chainId: chain }] });
       }).then(function () {
-        return eth.request({ method: "eth_sendTransaction", params: [{ from: wallet, to: to, data: data }] });
-      });
+        var request = { from: wallet, to: transaction.to, data: transaction.data };
+        if (transaction.value && transaction.value !== "0") request.value = "0x" + BigInt(transaction.value).toString(16);
+        return eth.request({ method: "eth_sendTransaction", params: [request] });
+      }).then(function (hash) { return { wallet: wallet, hash: hash }; });
+    });
+  }
+  function redeem(claim) {
+    return sendFromWallet(claim.chainId, { to: claim.to, data: claimCalldata(claim) }).then(function (sent) {
+      return sent.hash;
     });
   }
 
@@ -284,7 +289,7 @@
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);
       emit("serve", { slot: self.host, kind: answer.kind }, self.host);
-      if (answer.kind === "BANNER" && answer.ad) self.banner(answer);
+      if ((answer.kind === "BANNER" || answer.kind === "HOUSE") && answer.ad) self.banner(answer);
       else if (answer.task && UNITS[answer.kind]) UNITS[answer.kind](self, answer.task);
       else return self.empty("none", response.status);
       return answer.kind;
@@ -298,9 +303,11 @@
   };
   Slot.prototype.say = function (text) { this.live.textContent = text; };
 
+  // A paid banner, or the site's own house ad (its events counted at /api/track/house, never billed).
   Slot.prototype.banner = function (answer) {
     var self = this;
     var ad = answer.ad;
+    var house = answer.kind === "HOUSE";
     var target = httpUrl(ad.targetUrl);
     var source = httpUrl(ad.bannerUrl);
     var started = performance.now();
@@ -309,16 +316,23 @@
     var media = video
       ? el("video", { class: "media", src: source, muted: true, playsinline: true, loop: true, preload: "metadata",
         "aria-label": ad.description || "Sponsored video", autoplay: !reducedMotion(), controls: reducedMotion() })
-      : el("img", { class: "media", src: source, alt: ad.description || "Sponsored" });
+      : el("img", { class: "media", src: source, alt: ad.description || (house ? "" : "Sponsored") });
     if (video) media.muted = true;
     var link = target
-      ? el("a", { class: "ad", href: target, target: "_blank", rel: "noopener sponsored",
-        "aria-label": "Sponsored: " + (ad.description || "advertisement") + " (opens in a new tab)" }, [media])
+      ? el("a", { class: "ad", href: target, target: "_blank", rel: house ? "noopener" : "noopener sponsored",
+        "aria-label": (house ? "" : "Sponsored: ") + (ad.description || (house ? "from this site" : "advertisement")) +
+          " (opens in a new tab)" }, [media])
       : el("div", { class: "ad" }, [media]);
-    this.box.append(link, el("span", { class: "label", text: "Sponsored" }));
+    this.box.append(link);
+    if (!house) this.box.append(el("span", { class: "label", text: "Sponsored" }));
     this.host.setAttribute("data-adnet-ad", ad.id);
     this.ad = ad;
     this.track = function (type, extra) {
+      if (house) {
+        beacon("/api/track/house", { type: type, siteId: siteId, houseAdId: ad.id });
+        emit(type.toLowerCase(), { slot: self.host, adId: ad.id, house: true }, self.host);
+        return;
+      }
       var body = {
         type: type, campaignId: ad.campaignId, adId: ad.id, siteId: siteId, fingerprint: fingerprint(),
         rendered: self.renderTime !== undefined, viewportVisible: !!extra.visible,
@@ -331,7 +345,7 @@
     };
     function onClick(event) {
       if (event.type === "auxclick" && event.button !== 1) return;
-      if (clicked || !answer.bannerClickActive) return;
+      if (clicked || !(house || answer.bannerClickActive)) return;
       clicked = true;
       self.track("CLICK", { visible: self.visible });
     }
@@ -437,7 +451,8 @@
       view.controls.appendChild(earlierClaimButton(view, result.claimRef));
     }
   }
-  function complete(view, wallet, proof) {
+  // Submit a completion; ``onPending``, when given, takes an answer that says to wait (not yet confirmed).
+  function complete(view, wallet, proof, onPending) {
     view.say("Checking…");
     return api("POST", "/api/tasks/complete", { taskId: view.task.id, wallet: wallet, fingerprint: fingerprint(),
       proof: proof, siteId: siteId })
@@ -446,6 +461,10 @@
         if (response.ok || body.error === "already_completed") {
           showDone(view, body, response.ok);
           return true;
+        }
+        if (onPending && body.error === "not_confirmed") {
+          onPending(response);
+          return false;
         }
         view.say(errorText(response), true);
         return false;
@@ -457,6 +476,54 @@
         "Open this page in a wallet browser (or install a wallet) to take part.", true);
     });
   }
+  // ---- the on-chain task ----------------------------------------------------------------------------------------
+  // With a configured transaction, the embed puts it before the viewer's wallet (EIP-1193 eth_sendTransaction),
+  // submits its hash, and while adnet answers that it needs more confirmations, says so and asks again every
+  // CONFIRM_RETRY_MS until it is confirmed (or the page closes). Without one, the viewer pastes the hash of a
+  // transaction sent elsewhere.
+  var CONFIRM_RETRY_MS = 3000;
+  function onchainPrepared(view) {
+    var button = el("button", { type: "button", class: "primary", text: "Send with wallet", onclick: function () {
+      if (view.busy) return;
+      view.busy = true;
+      button.disabled = true;
+      view.say("Confirm the transaction in your wallet…");
+      sendFromWallet(view.task.transaction.chainId, view.task.transaction).then(function (sent) {
+        view.say("Sent. Waiting for the chain…");
+        confirmUntilDone(view, sent.wallet, sent.hash, button);
+      }, function () {
+        view.busy = false;
+        button.disabled = false;
+        view.say(provider() ? "The wallet did not send the transaction." :
+          "Open this page in a wallet browser (or install a wallet) to take part.", true);
+      });
+    } });
+    view.controls.appendChild(button);
+  }
+  function confirmUntilDone(view, wallet, hash, button) {
+    var pending = false;
+    complete(view, wallet, { txHash: hash }, function (response) {
+      pending = true;
+      var needed = String(response.body.message || "").replace(/;?\s*retry shortly\.?$/i, "");
+      view.say((needed || "The transaction is not confirmed yet") + "; checking again…");
+      setTimeout(function () { confirmUntilDone(view, wallet, hash, button); }, CONFIRM_RETRY_MS);
+    }).then(function (done) {
+      if (done || pending) return;
+      view.busy = false;  // refused (the reason is shown): the viewer may send again
+      button.disabled = false;
+    });
+  }
+  function onchainPasted(view) {
+    var input = el("input", { type: "text", placeholder: "0x… transaction hash", "aria-label": "Transaction hash",
+      size: 18, spellcheck: "false" });
+    var button = el("button", { type: "button", text: "Check", onclick: function () {
+      var hash = input.value.trim();
+      if (!TX_HASH.test(hash)) { view.say("Paste the hash of your transaction (0x and 64 hex digits).", true); return; }
+      withWallet(view, function (wallet) { complete(view, wallet, { txHash: hash }); });
+    } });
+    view.controls.append(input, button);
+  }
+
   var TASKS = {
     VISIT_URL: function (view) {
       var task = view.task;
@@ -524,14 +591,8 @@
       view.controls.appendChild(button);
     },
     ONCHAIN_EVENT: function (view) {
-      var input = el("input", { type: "text", placeholder: "0x… transaction hash", "aria-label": "Transaction hash",
-        size: 18, spellcheck: "false" });
-      var button = el("button", { type: "button", text: "Check", onclick: function () {
-        var hash = input.value.trim();
-        if (!TX_HASH.test(hash)) { view.say("Paste the hash of your transaction (0x and 64 hex digits).", true); return; }
-        withWallet(view, function (wallet) { complete(view, wallet, { txHash: hash }); });
-      } });
-      view.controls.append(input, button);
+      if (view.task.transaction && view.task.transaction.chainId) onchainPrepared(view);
+      else onchainPasted(view);
     },
     QUIZ: function (view) {
       var task = view.task;
@@ -555,8 +616,20 @@
     slot.box.className = "box unit";
     slot.host.setAttribute("data-adnet-unit", task.id);
     var content = el("div", { class: "content" });
-    slot.box.append(el("h3", { text: task.question || task.title }), content);
+    slot.box.append(el("h" + headingLevel(slot.host), { class: "heading", text: task.question || task.title }), content);
     return content;
+  }
+  // A unit's question is a heading in the page's outline, at the level data-heading-level (1 to 6) gives on the
+  // slot or on the script tag; without one, one level below the page's last heading before the slot (h2 when there
+  // is none), so the outline never skips a level.
+  function headingLevel(host) {
+    var given = Number(host.getAttribute("data-heading-level") || data.headingLevel);
+    if (given >= 1 && given <= 6 && Math.floor(given) === given) return given;
+    var level = 1;
+    Array.prototype.forEach.call(document.querySelectorAll("h1,h2,h3,h4,h5,h6"), function (heading) {
+      if (heading.compareDocumentPosition(host) & Node.DOCUMENT_POSITION_FOLLOWING) level = Number(heading.tagName[1]);
+    });
+    return Math.min(level + 1, 6);
   }
   function interact(slot, task, extra) {
     var body = { taskId: task.id, fingerprint: fingerprint(), siteId: siteId };
@@ -840,7 +913,8 @@
         onclick: function () {
           all.disabled = true;
           self.say("Confirm the transaction in your wallet…");
-          sendFromWallet(body.redeemAll.chainId, body.redeemAll.to, body.redeemAll.data).then(function (hash) {
+          sendFromWallet(body.redeemAll.chainId, body.redeemAll).then(function (sent) {
+            var hash = sent.hash;
             (body.redeemAllClaimRefs || []).forEach(function (claimRef) { self.sent[claimRef] = hash; });
             emit("redeem", { txHash: hash, count: body.redeemAllCount }, self.host);
             self.show(body);

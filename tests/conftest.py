@@ -14,13 +14,15 @@ import pytest
 import redis
 from tortoise import Tortoise, connections
 
+from adnet.accounts.fetching import Fetcher
 from adnet.app import create_app
 from adnet.config import Settings, load_settings
 from adnet.core.clock import FrozenClock
 from adnet.db import config as database
 from adnet.db import migrations
 from adnet.services import Services
-from tests.site_server import SiteServer, serve_site
+from tests.images import png
+from tests.site_server import FileNetwork, SiteServer, resolver, serve_site
 
 TEST_SIGNER_KEY = "0x" + "11" * 32
 
@@ -106,6 +108,23 @@ def client(app):
 def services(app) -> Services:
     """The running app's services: its serving index, writers, jobs and chain."""
     return app.extensions["adnet"]
+
+
+# The public address the test banner CDN resolves to (it is never connected to: ``FileNetwork`` answers).
+CDN_ADDRESS = "93.184.216.34"
+
+
+@pytest.fixture
+def banner_cdn(services: Services) -> FileNetwork:
+    """``https://cdn.example`` for creatives: the app's banner fetcher, under its environment's policy, reaches a
+    network that serves ``/banner.png``, ``/second.png`` and ``/other.png`` (300x250 PNGs) and whatever a test adds
+    with ``serve``."""
+    network = FileNetwork()
+    for path in ("/banner.png", "/second.png", "/other.png"):
+        network.serve(path, png(300, 250))
+    services.banners = Fetcher(services.banners.policy, resolve=resolver({"cdn.example": [CDN_ADDRESS]}),
+                               network=network, user_agent=services.banners.user_agent)
+    return network
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from adnet.accounts.models import Advertiser, ProofMethod, Publisher, Site
 from adnet.accounts.ownership import mark_verified
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.core.ids import new_id
+from adnet.delivery.models import HouseAd
 from adnet.money import ledger
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
@@ -87,6 +88,13 @@ async def make_creative(campaign: Campaign, *, width: int = 300, height: int = 2
         description=fields.pop("description", "Sponsored"), width=width, height=height, status=status,
         created_at=now, updated_at=now, **fields,
     )
+
+
+async def make_house_ad(site: Site, *, width: int = 300, height: int = 250, now: datetime = EPOCH) -> HouseAd:
+    """One of ``site``'s own banners (``adnet.delivery.house_ads``)."""
+    return await HouseAd.create(id=new_id("house"), site=site, banner_url="https://publisher.example/house.png",
+                                target_url="https://publisher.example/join", description="Our newsletter",
+                                width=width, height=height, created_at=now)
 
 
 async def make_task(

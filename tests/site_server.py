@@ -4,7 +4,8 @@ reaches it in test mode, which allows plain http and loopback addresses, with ``
 its port (webhooks reach any port outside production).
 
 Also recording stand-ins for httpcore's network, for the guard's tests: ``ScriptedNetwork`` answers every
-connection with canned HTTP responses and notes the address and TLS name of each.
+connection with canned HTTP responses and notes the address and TLS name of each; ``FileNetwork`` answers each
+request with the file at its path (a banner CDN).
 """
 
 from __future__ import annotations
@@ -156,6 +157,38 @@ class ScriptedNetwork(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         return None
+
+
+class FileStream(ScriptedStream):
+    """One connection to ``FileNetwork``: the request line it is written names the file its read answers."""
+
+    def __init__(self, network: FileNetwork) -> None:
+        super().__init__(network, b"")
+        self.files = network
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        if not self.response and buffer.startswith(b"GET "):
+            path = buffer.split(b" ", 2)[1].decode()
+            self.files.requested.append(path)
+            self.response = self.files.files.get(path, http_response(404))
+
+
+class FileNetwork(ScriptedNetwork):
+    """A network where every host serves ``files`` (path → response bytes, over http or https alike), noting each
+    path asked for."""
+
+    def __init__(self, files: dict[str, bytes] | None = None) -> None:
+        super().__init__()
+        self.files = dict(files or {})
+        self.requested: list[str] = []
+
+    def serve(self, path: str, body: bytes, status: int = 200) -> None:
+        self.files[path] = http_response(status, body)
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,  # noqa: ASYNC109
+                          local_address: str | None = None, socket_options: Any = None) -> httpcore.AsyncNetworkStream:
+        self.connected.append((host, port))
+        return FileStream(self)
 
 
 def resolver(table: dict[str, list[str]]):

@@ -31,6 +31,7 @@ CODES_MADE_ELSEWHERE = {
     ("adnet/accounts/ownership.py", "failure.code"): set(),  # CheckFailure(code=...), found as a keyword below
     ("adnet/core/inputs.py", "first['type']"): set(),  # the code of a rule(...), found at its call
     ("portal/pages.py", "code"): set(),  # an error of api/errors.py's handlers shown as a page, found there
+    ("portal/task_forms.py", "error.code"): set(),  # a task config's refusal said about its form field, found there
 }
 DOCUMENTED_CODE = re.compile(r"^\| \d(?:\d\d|xx) \| `([a-z][a-z0-9_]*)` \|", re.M)
 

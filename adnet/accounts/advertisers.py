@@ -1,5 +1,6 @@
 """Advertisers: a wallet that funds campaigns and units. Its money (deposits, allocation, withdrawals) is
-``adnet.money``'s and ``adnet.campaigns.funding``'s; its balance is read in ``adnet.reporting.balances``."""
+``adnet.money``'s and ``adnet.campaigns.funding``'s; its balance is read in ``adnet.reporting.balances``. Other
+wallets act on an advertiser account as its members (``adnet.accounts.members``), naming the account they act on."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from adnet.accounts.commands import AdvertiserRegistration
-from adnet.accounts.models import Advertiser
+from adnet.accounts.members import ADVERTISERS, managed_account
+from adnet.accounts.models import Advertiser, MemberRole
 from adnet.core.errors import NotFound
 from adnet.core.ids import new_id
 
@@ -46,4 +48,14 @@ async def advertiser_of(wallet: str) -> Advertiser:
     advertiser = await Advertiser.get_or_none(wallet=wallet)
     if advertiser is None:
         raise NotFound.of("advertiser for this wallet; register first")
+    return advertiser
+
+
+async def advertiser_account(wallet: str, advertiser_id: str | None, need: MemberRole) -> Advertiser:
+    """The advertiser account a request of ``wallet`` acts on: its own without ``advertiser_id`` (NotFound before it
+    registered), else the account ``advertiser_id`` when ``wallet`` owns it or is a member with at least ``need``
+    (NotFound, Forbidden ``not_owner`` or ``insufficient_role``)."""
+    if advertiser_id is None:
+        return await advertiser_of(wallet)
+    advertiser: Advertiser = await managed_account(ADVERTISERS, wallet, advertiser_id, need)
     return advertiser

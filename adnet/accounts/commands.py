@@ -128,7 +128,7 @@ class AdvertiserRegistration(Command):
 
 
 class NewMember(Command):
-    """A wallet to add to a publisher account, with its role (``owner``, ``manager`` or ``viewer``)."""
+    """A wallet to add to a publisher or advertiser account, with its role (``owner``, ``manager`` or ``viewer``)."""
 
     wallet: WalletAddress
     role: MemberRole

@@ -15,8 +15,8 @@ adnet can reach: its own machine, the private network, a cloud's metadata servic
 - connecting, and the whole request, have time limits; at most ``MAX_BYTES`` of a body are read, as it streams.
 
 A webhook's POST (``Fetcher.post``) passes the same guard and URL rules, follows no redirect, and reads at most
-``MAX_BYTES`` of the answer. Its policy may allow any port outside production (``default_ports_only``), where
-receivers listen on test servers.
+``MAX_BYTES`` of the answer. Outside production the policy allows any port (``default_ports_only``), where
+webhook receivers and banners are served by test servers.
 
 The guard lives in the network backend that httpcore connects through (``GuardedNetwork``), so every connection
 of a fetch passes it, whatever URL led there. Tests give ``Fetcher`` their own resolver and backend.
@@ -67,26 +67,20 @@ class AddressRefused(FetchFailed):
 
 @dataclass(frozen=True)
 class FetchPolicy:
-    """What a fetch may reach: production allows https to global addresses only; development and test also
-    allow http and any address, and may send every request to one port (a site served on localhost:3000)."""
+    """What a fetch may reach: production allows https on its default port to global addresses only; development
+    and test also allow http, any address and any port, and may send every request to one port (a site served on
+    localhost:3000)."""
 
     https_only: bool = True
     global_addresses_only: bool = True
-    port: int | None = None
     default_ports_only: bool = True
+    port: int | None = None
 
     @classmethod
     def for_environment(cls, production: bool, port: int | None = None) -> FetchPolicy:
         if production:
             return cls()
-        return cls(https_only=False, global_addresses_only=False, port=port)
-
-    @classmethod
-    def for_webhooks(cls, production: bool) -> FetchPolicy:
-        """Webhook endpoints: production's rules there; elsewhere also http, any address and any port."""
-        if production:
-            return cls()
-        return cls(https_only=False, global_addresses_only=False, default_ports_only=False)
+        return cls(https_only=False, global_addresses_only=False, default_ports_only=False, port=port)
 
     @property
     def schemes(self) -> tuple[str, ...]:
@@ -249,7 +243,7 @@ class Fetcher:
             raise FetchFailed("a URL with credentials")
         if host != scope and not host.endswith("." + scope):
             raise FetchFailed(f"a redirect away from {scope} (to {host or 'nowhere'})")
-        if (self.policy.port is None and self.policy.default_ports_only and port is not None
+        if (self.policy.default_ports_only and self.policy.port is None and port is not None
                 and port != DEFAULT_PORTS[parts.scheme]):
             raise FetchFailed(f"a URL on port {port}: adnet fetches the default port only")
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 from tortoise import fields
 from tortoise.models import Model
 
-from adnet.db.fields import identifier, wallet
+from adnet.db.fields import identifier, token_amount, wallet
 
 
 class SiteState(StrEnum):
@@ -69,8 +69,14 @@ class Site(Model):
                                      description="why the last check failed, for the owner (empty after a success)")
     failed_checks = fields.SmallIntField(default=0, description="consecutive failed re-checks while verified")
     deleted_at = fields.DatetimeField(null=True, description="when its owner deleted it (its records are kept)")
-    controls = fields.JSONField(default=dict, description="what its owner blocks or refuses to show "
-                                                          "(adnet.delivery.controls) - {} = nothing")
+    floor_cpm = token_amount(default=0, db_default=0, description="the least eCPM a paid campaign must offer to be "
+                                                                  "served here (smallest units per 1000 impressions, "
+                                                                  "0 for none)")
+    placement_floors: dict[str, str] = fields.JSONField(
+        default=dict, db_default="{}",
+        description="placement label -> its floor (smallest units, as text), replacing floor_cpm there")
+    controls = fields.JSONField(default=dict, db_default="{}", description="what its owner blocks or refuses to show "
+                                                                           "(adnet.delivery.controls) - {} = nothing")
 
     class Meta:
         table = "site"
@@ -90,22 +96,32 @@ class VerifiedDomain(Model):
 
 
 class MemberRole(StrEnum):
-    """What a member of a publisher account may do: read (viewer), also manage sites and money (manager), also
-    manage members (owner). The wallet that made the account is its owner without a row."""
+    """What a member of a publisher or advertiser account may do: read (viewer), also manage what the account runs
+    and its money (manager), also manage members (owner). The wallet that made the account is its owner without a
+    row."""
 
     VIEWER = "viewer"
     MANAGER = "manager"
     OWNER = "owner"
 
 
-class PublisherMember(Model):
-    """Another wallet that signs in with its own key and acts on a publisher account with a role."""
+class Member(Model):
+    """Another wallet that signs in with its own key and acts on an account with a role (``adnet.accounts.members``);
+    each kind of account has its table, one row per account and wallet."""
 
     id = identifier()
-    publisher = fields.ForeignKeyField("models.Publisher", related_name="members", on_delete=fields.CASCADE)
     wallet = wallet(db_index=True)
     role = fields.CharEnumField(MemberRole, max_length=16)
     created_at = fields.DatetimeField()
+
+    class Meta:
+        abstract = True
+
+
+class PublisherMember(Member):
+    """Another wallet that signs in with its own key and acts on a publisher account with a role."""
+
+    publisher = fields.ForeignKeyField("models.Publisher", related_name="members", on_delete=fields.CASCADE)
 
     class Meta:
         table = "publisher_member"
@@ -122,6 +138,16 @@ class Advertiser(Model):
 
     class Meta:
         table = "advertiser"
+
+
+class AdvertiserMember(Member):
+    """Another wallet that signs in with its own key and acts on an advertiser account with a role."""
+
+    advertiser = fields.ForeignKeyField("models.Advertiser", related_name="members", on_delete=fields.CASCADE)
+
+    class Meta:
+        table = "advertiser_member"
+        unique_together = (("advertiser", "wallet"),)
 
 
 class AuthNonce(Model):

@@ -23,7 +23,7 @@ from datetime import datetime
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.commands import SiteRegistration, SiteRename, special_use
+from adnet.accounts.commands import InvalidDomain, SiteRegistration, SiteRename, normalize_domain, special_use
 from adnet.accounts.members import require_role, role_in
 from adnet.accounts.models import MemberRole, Publisher, Site
 from adnet.core import changes
@@ -145,3 +145,37 @@ async def _publisher_of(wallet: str, now: datetime) -> Publisher:
         return await Publisher.get(wallet=wallet)
     log.info("publisher created publisher=%s wallet=%s", publisher.id, wallet)
     return publisher
+
+
+async def sites_of_domains(domains: list[str]) -> dict[str, list[str]]:
+    """The ids of the sites registered under each of ``domains`` (written as a publisher would: any case, with or
+    without a scheme), by the domain as given; a domain no site has maps to an empty list. Several wallets may
+    register one domain, so a domain can name several sites."""
+    canonical = {domain: _canonical(domain) for domain in domains}
+    found: dict[str, list[str]] = {}
+    for site_id, domain in await Site.filter(domain__in=[name for name in canonical.values() if name]).order_by(
+            "id").values_list("id", "domain"):
+        found.setdefault(str(domain), []).append(str(site_id))
+    return {given: found.get(name or "", []) for given, name in canonical.items()}
+
+
+async def domains_of(site_ids: list[str]) -> dict[str, str]:
+    """The domain of each of ``site_ids`` that exists, by id."""
+    if not site_ids:
+        return {}
+    return {str(site_id): str(domain)
+            for site_id, domain in await Site.filter(id__in=site_ids).values_list("id", "domain")}
+
+
+async def verified_domains(limit: int = 500) -> list[str]:
+    """The domains verified sites hold, alphabetically (at most ``limit``; deleted sites left out): what an
+    advertiser picks sites from."""
+    return [str(domain) for domain in await Site.filter(verified=True, deleted_at=None).order_by("domain").limit(
+        limit).values_list("domain", flat=True)]
+
+
+def _canonical(domain: str) -> str | None:
+    try:
+        return normalize_domain(domain)
+    except InvalidDomain:
+        return None

@@ -17,13 +17,14 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from adnet.accounts.models import Site
+from adnet.accounts.members import require_role, role_in
+from adnet.accounts.models import MemberRole, Site
 from adnet.campaigns.budgets import funded
 from adnet.campaigns.commands import CampaignChanges, NewCampaign
 from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.campaigns.targeting import Targeting
 from adnet.core import changes
-from adnet.core.errors import Conflict, Forbidden, Invalid, NotFound
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 
 log = logging.getLogger(__name__)
@@ -85,15 +86,16 @@ async def create_campaign(advertiser_id: str, settings: NewCampaign, now: dateti
     return campaign
 
 
-async def owned_campaign(wallet: str, campaign_id: Any) -> Campaign:
-    """The campaign ``campaign_id`` when ``wallet`` owns it: NotFound ``not_found``, Forbidden ``not_owner``."""
+async def owned_campaign(wallet: str, campaign_id: Any, need: MemberRole = MemberRole.MANAGER) -> Campaign:
+    """The campaign ``campaign_id`` when ``wallet`` owns its advertiser account or is a member with at least
+    ``need`` (a manager unless said: reads ask for a viewer): NotFound ``not_found``, Forbidden ``not_owner`` or
+    ``insufficient_role`` (``adnet.accounts.members``)."""
     if not isinstance(campaign_id, str) or not has_prefix(campaign_id, "cmp"):
         raise NotFound.of("campaign")
     campaign = await Campaign.get_or_none(id=campaign_id).select_related("advertiser")
     if campaign is None:
         raise NotFound.of("campaign")
-    if campaign.advertiser.wallet != wallet:
-        raise Forbidden("not_owner", "This campaign belongs to another wallet.", field="campaignId")
+    require_role(await role_in(campaign.advertiser, wallet), need, "campaign")
     return campaign
 
 

@@ -19,7 +19,7 @@ from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.core import changes
 from adnet.core.amounts import to_decimal_string
-from adnet.core.errors import Conflict
+from adnet.core.errors import Conflict, NotFound
 from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.money.holders import advertiser_holder
@@ -37,7 +37,9 @@ async def allocate_to_campaign(wallet: str, campaign_id: str, amount: int, now: 
     advertiser = campaign.advertiser
     try:
         async with in_transaction():
-            locked = await Campaign.select_for_update().get(id=campaign.id)
+            locked = await Campaign.select_for_update().get_or_none(id=campaign.id)
+            if locked is None:  # deleted meanwhile (adnet.tasks.drafts)
+                raise NotFound.of("campaign")
             status = CampaignStatus.ENDED if locked.ends_at is not None and locked.ends_at <= now else locked.status
             if status in (CampaignStatus.ENDED, CampaignStatus.REJECTED):
                 raise Conflict("invalid_transition", f"A {status.value} campaign cannot be funded.",

@@ -6,7 +6,7 @@
 
 Every move is one conditional update from the statuses it may start from, so two requests racing to move the same
 campaign cannot both succeed (the loser gets Conflict ``invalid_transition``). Only operators approve and reject
-(``adnet.campaigns.review``); only the owning wallet does the rest.
+(``adnet.campaigns.review``); only the owning wallet and the members its account lets manage do the rest.
 
 What serving shows follows from this: ``adnet.delivery`` indexes ``approved`` campaigns with their ``approved``
 creatives, inside the campaign's dates, with budget left.
@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from tortoise.exceptions import DoesNotExist
 from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import Advertiser
@@ -37,7 +38,7 @@ from adnet.campaigns.budgets import RETURN_KIND, funded_totals
 from adnet.campaigns.campaigns import REVIEWED, UNREVIEWED, can_pay, owned_campaign
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.core import changes
-from adnet.core.errors import Conflict, Invalid
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.webhooks import outbox
@@ -52,7 +53,10 @@ async def move(campaign: Campaign, allowed: Iterable[CampaignStatus], target: Ca
     ``invalid_transition`` (with the current ``currentStatus``) when it is in none of them by the time of the update."""
     allowed = tuple(allowed)
     moved = await Campaign.filter(id=campaign.id, status__in=allowed).update(status=target, updated_at=now, **fields)
-    await campaign.refresh_from_db()
+    try:
+        await campaign.refresh_from_db()
+    except DoesNotExist:  # deleted meanwhile (a draft's deletion, adnet.tasks.drafts)
+        raise NotFound.of("campaign") from None
     if not moved:
         raise Conflict("invalid_transition",
                        f"A campaign in {campaign.status.value} cannot become {target.value}.",

@@ -82,7 +82,7 @@ class Campaign(Model):
     frequency_cap = fields.IntField(null=True, description="most billed impressions per viewer in a period")
     frequency_hours = fields.IntField(default=24, description="the period of frequency_cap, 1 to 24 hours")
     targeting = fields.JSONField(default=dict, description="targeting rules (adnet.campaigns.targeting) - {} = none")
-    category = fields.CharEnumField(Category, max_length=16, default=Category.OTHER,
+    category = fields.CharEnumField(Category, max_length=16, default=Category.OTHER, db_default=Category.OTHER,
                                     description="what it advertises, which publishers may block")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from adnet.accounts.models import MemberRole
 from adnet.campaigns.budgets import funded_totals, returned_totals
 from adnet.campaigns.campaigns import owned_campaign, state_of
 from adnet.campaigns.models import Campaign, Creative
@@ -58,5 +59,6 @@ async def list_campaigns(advertiser_id: str, now: datetime) -> list[CampaignView
 
 
 async def campaign_detail(wallet: str, campaign_id: str, now: datetime) -> CampaignView:
-    """One of the wallet's campaigns with its creatives and tasks."""
-    return (await views([await owned_campaign(wallet, campaign_id)], now, details=True))[0]
+    """One campaign of an advertiser account the wallet owns or is a member of (any role), with its creatives and
+    tasks."""
+    return (await views([await owned_campaign(wallet, campaign_id, MemberRole.VIEWER)], now, details=True))[0]

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from adnet.chain import service as chain_service
 from adnet.cli import chain as chain_cli
 from adnet.cli import operators as operator_cli
+from adnet.cli import reports as reports_cli
 from adnet.cli.state import CHAIN, DATABASE, missing_state
 from adnet.config import ConfigError, Settings, load_settings
 from adnet.core import metrics
@@ -79,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     audit.set_defaults(command=_audit, needs=(DATABASE, CHAIN))
     chain_cli.register(commands)
     operator_cli.register(commands)
+    reports_cli.register(commands)
     return parser
 
 

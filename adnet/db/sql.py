@@ -198,8 +198,9 @@ async def _run_on_postgres(connection: asyncpg.Connection, text: str, values: li
     if text.startswith("SELECT") or " RETURNING " in text:
         rows = await connection.fetch(text, *values)
         return Result(len(rows), [dict(row) for row in rows])
-    status = await connection.execute(text, *values)  # e.g. "UPDATE 3", "INSERT 0 3"
-    return Result(int(status.rsplit(" ", 1)[-1]), [])
+    status = await connection.execute(text, *values)  # e.g. "UPDATE 3", "INSERT 0 3"; "LOCK TABLE" counts none
+    count = status.rsplit(" ", 1)[-1]
+    return Result(int(count) if count.isdigit() else 0, [])
 
 
 def _transaction_on_sqlite(connection: sqlite3.Connection, program: Program[T]) -> T:

@@ -12,7 +12,8 @@ Before billing, the batch locks the billing windows its candidates count in (``a
 beyond a cap of its client network is recorded as ``client_rate_exceeded``, one that would take its campaign's
 spend of the day past ``dailyCap`` as ``daily_cap_reached``, an impression beyond its campaign's frequency cap for
 the viewer its token names as ``frequency_capped`` (``adnet.delivery.frequency``). Every recorded event is also
-counted in ``traffic_daily`` (per day, site, campaign, type and reason), what the reports read.
+counted in ``traffic_daily`` (per day, site, campaign, type and reason), and every billed one in ``report_daily``
+(per day, campaign, site, placement, country and device), what the reports read.
 
 Billing of a batch is one balanced ledger transaction (kind ``ad_billing``): each campaign pays the sum of its
 events' costs (an impression costs CPM/1000, a click its CPC, at the price of the moment, stored with the event),
@@ -101,6 +102,7 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
     spent: dict[str, int] = defaultdict(int)
     stats: dict[tuple[str, date], Counter[str]] = defaultdict(Counter)
     traffic: dict[tuple[date, str, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    reports: dict[tuple[date, str, str, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for event in accepted:
         request, reason = event.reported, reasons[id(event)]
         if reason is None and request.type == EventType.CLICK and event.token_ref not in viewed:
@@ -145,6 +147,12 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
         figures[0] += 1
         figures[1] += cost
         figures[2] += publisher_amount
+        if billable:
+            report = reports[(day, request.campaign_id, request.site_id, event.claims.placement if event.claims else "",
+                              event.country, event.device)]
+            report[0 if request.type == EventType.IMPRESSION else 1] += 1
+            report[2] += cost
+            report[3] += publisher_amount
 
     if rows:
         yield Statement(_INSERT_EVENTS, {"rows": rows})
@@ -158,6 +166,8 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
     if traffic:
         yield Statement(_ADD_TRAFFIC, {"rows": [(*key, events, Decimal(cost), Decimal(publisher_amount))
                                                 for key, (events, cost, publisher_amount) in sorted(traffic.items())]})
+    if reports:
+        yield from report_program(reports)
     duplicate = TrackResult("duplicate")
     return [results.get(id(event), duplicate) for event in events], dict(spent)
 
@@ -177,10 +187,17 @@ _ADD_TRAFFIC = ("INSERT INTO traffic_daily (day, site_id, campaign_id, type, rea
                 "VALUES :rows ON CONFLICT (day, site_id, campaign_id, type, reason) DO UPDATE SET "
                 "events = traffic_daily.events + excluded.events, cost = traffic_daily.cost + excluded.cost, "
                 "publisher_amount = traffic_daily.publisher_amount + excluded.publisher_amount")
+_ADD_REPORTS = ("INSERT INTO report_daily (day, campaign_id, site_id, placement, country, device, impressions, "
+                "clicks, cost, publisher_amount) VALUES :rows "
+                "ON CONFLICT (day, campaign_id, site_id, placement, country, device) DO UPDATE SET "
+                "impressions = report_daily.impressions + excluded.impressions, "
+                "clicks = report_daily.clicks + excluded.clicks, cost = report_daily.cost + excluded.cost, "
+                "publisher_amount = report_daily.publisher_amount + excluded.publisher_amount")
 _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",
     "reported_user_agent", "client_network", "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
+    "country", "device",
 )
 # One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
 _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
@@ -196,8 +213,16 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
         request.viewport_visible, None if request.render_time is None else round(request.render_time),
         request.timestamp, request.page_url, event.client.user_agent, request.user_agent, event.client.network,
         reason is None, reason,
-        Decimal(cost), Decimal(publisher_amount), event.received_at,
+        Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device,
     )
+
+
+def report_program(reports: dict[tuple[date, str, str, str, str, str], list[int]]) -> Program[None]:
+    """Add billed figures to ``report_daily``: per (day, campaign, site, placement, country, device), [impressions,
+    clicks, cost, publisher amount]; one upsert that adds in the database, in a stable order of row locks."""
+    yield Statement(_ADD_REPORTS, {"rows": [
+        (*key, impressions, clicks, Decimal(cost), Decimal(publisher_amount))
+        for key, (impressions, clicks, cost, publisher_amount) in sorted(reports.items())]})
 
 
 def claim_keys(keys: list[tuple[str, str, str]], now: datetime) -> Program[set[tuple[str, str, str]]]:

@@ -7,9 +7,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
 
-from adnet.campaigns.commands import MAX_PLACEMENT_LENGTH
+from adnet.campaigns.commands import MAX_LIST, MAX_PLACEMENT_LENGTH, Description, Placement
 from adnet.campaigns.targeting import normalize_keyword
-from adnet.core.inputs import Command, Fingerprint, Size, WalletAddress, rule
+from adnet.core.inputs import Command, Fingerprint, Price, Size, WalletAddress, WebUrl, rule
 from adnet.delivery.models import EventType
 from adnet.delivery.tokens import MAX_TOKEN_LENGTH
 from adnet.tasks.models import TaskKind
@@ -90,3 +90,32 @@ class TrackEvent(Command):
         if value and (parts.scheme not in ("http", "https") or not parts.netloc):
             raise rule("invalid_field", "an absolute http(s) URL")
         return value
+
+
+class HouseEvent(Command):
+    """An impression or click of a house ad as the embed reports it: only counted, never billed."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    type: EventType = Field(strict=False)
+    site_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH)
+    house_ad_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH)
+
+
+class NewHouseAd(Command):
+    """A publisher's own banner for its site, checked as a campaign's creative is: an http(s) image and landing
+    page, a description, a size."""
+
+    banner_url: WebUrl
+    target_url: WebUrl
+    description: Description = ""
+    size: Size
+
+
+class SiteFloors(Command):
+    """A site's floors, G$ per 1000 impressions: ``floorCpm`` for the whole site ("0" for none), and per placement
+    label a floor that replaces it there. Both are replaced whole."""
+
+    floor_cpm: Price = Field(0, description="the least eCPM a paid campaign must offer here; 0 = none")
+    placement_floors: dict[Placement, Price] = Field(
+        {}, max_length=MAX_LIST, description="placement label -> its floor, replacing floorCpm there")

@@ -23,7 +23,8 @@ class TrackResult:
 
 @dataclass
 class PendingEvent:
-    """An event on its way into a batch: everything decided so far, and its price should it be billed."""
+    """An event on its way into a batch: everything decided so far, its price should it be billed, and where and on
+    what kind of device its client is (for the reports)."""
 
     reported: TrackEvent
     client: Client
@@ -32,3 +33,5 @@ class PendingEvent:
     reason: str | None
     claims: TokenClaims | None
     token_ref: str | None
+    country: str = ""
+    device: str = ""

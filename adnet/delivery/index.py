@@ -1,7 +1,7 @@
 """The serving index: one consistent snapshot, in memory, of everything a serve decision needs, so that ``GET
-/api/serve`` touches no database: active sites (domain and verification), approved campaigns with their approved
-creatives, remaining budgets, today's spend and attached tasks, and standalone units (with their campaign's site
-rules).
+/api/serve`` touches no database: active sites (domain, verification, floors and house ads), approved campaigns
+with their approved creatives, remaining budgets, today's spend and attached tasks, and standalone units (with
+their campaign's site rules).
 
 ``build_index`` reads it whole in a handful of queries whatever the traffic; ``refresh_index`` brings only the
 entries of named sites, campaigns and tasks up to date (what ``adnet.core.changes`` announcements name), in the same
@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from tortoise.expressions import Q
+from tortoise.queryset import QuerySet
 
 from adnet.accounts.models import Site
 from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus, Rotation
@@ -28,7 +30,8 @@ from adnet.core.ids import has_prefix
 from adnet.db import sql
 from adnet.delivery.caps import spent_today
 from adnet.delivery.controls import compile_controls
-from adnet.delivery.sites import SiteEntry
+from adnet.delivery.models import HouseAd
+from adnet.delivery.sites import HouseAdEntry, SiteEntry
 from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
 from adnet.money import ledger
 from adnet.tasks.config import TaskView, task_view
@@ -39,6 +42,8 @@ log = logging.getLogger(__name__)
 BUDGET_SECONDS = 3.0
 REBUILD_SECONDS = 30.0
 UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
+# What a site's entry is read from (``site_entry``).
+SITE_FIELDS = ("id", "domain", "verified", "floor_cpm", "placement_floors", "controls")
 
 
 @dataclass(frozen=True)
@@ -226,10 +231,7 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
         sites_query = sites_query.filter(id__in=list(scope.sites))
         campaigns_query = campaigns_query.filter(id__in=list(scope.campaigns))
         tasks_query = tasks_query.filter(Q(campaign_id__in=list(scope.campaigns)) | Q(id__in=list(scope.units)))
-    sites = {str(site_id): SiteEntry(str(site_id), domain, verified, compile_controls(controls))
-             for site_id, domain, verified, controls
-             in (await sites_query.values_list("id", "domain", "verified", "controls") if _wanted(scope, "sites")
-                 else ())}
+    sites = await _read_sites(sites_query, scope) if _wanted(scope, "sites") else {}
     campaigns = await campaigns_query if _wanted(scope, "campaigns") else []
     campaign_ids = [campaign.id for campaign in campaigns]
     creatives: dict[str, list[CreativeEntry]] = {}
@@ -289,6 +291,26 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index
+
+
+async def _read_sites(query: QuerySet[Site], scope: Scope | None) -> dict[str, SiteEntry]:
+    """The sites ``query`` selects, with their floors, controls and house ads: two queries."""
+    rows = await query.values_list(*SITE_FIELDS)
+    house_ads: dict[str, list[HouseAdEntry]] = {}
+    ads_query = HouseAd.all() if scope is None else HouseAd.filter(site_id__in=[str(row[0]) for row in rows])
+    for ad in await ads_query.order_by("created_at", "id") if rows else ():
+        house_ads.setdefault(ad.site_id, []).append(HouseAdEntry(  # type: ignore[attr-defined]
+            id=ad.id, banner_url=ad.banner_url, target_url=ad.target_url, description=ad.description,
+            size=f"{ad.width}x{ad.height}"))
+    return {str(row[0]): site_entry(row, house_ads=tuple(house_ads.get(str(row[0]), ()))) for row in rows}
+
+
+def site_entry(row: Sequence[Any], house_ads: tuple[HouseAdEntry, ...] = ()) -> SiteEntry:
+    """A site's entry from its ``SITE_FIELDS`` (in that order)."""
+    site_id, domain, verified, floor, placement_floors, controls = row
+    return SiteEntry(str(site_id), domain, verified, floor=int(floor),
+                     placement_floors={label: int(amount) for label, amount in (placement_floors or {}).items()},
+                     house_ads=house_ads, controls=compile_controls(controls))
 
 
 def _wanted(scope: Scope | None, *parts: str) -> bool:

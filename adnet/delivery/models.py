@@ -37,6 +37,10 @@ class TrackingEvent(Model):
                                            description="the userAgent the page reported, kept as information only")
     client_network = fields.CharField(max_length=45, default="",
                                       description="the client's IPv4 /24 or IPv6 /48, never its address")
+    country = fields.CharField(max_length=2, default="", description="where the client was located (ISO 3166-1 "
+                                                                     "alpha-2), empty when unknown")
+    device = fields.CharField(max_length=8, default="", description="desktop, mobile or tablet, from the request's "
+                                                                    "User-Agent")
     billable = fields.BooleanField()
     refusal_reason = fields.CharField(max_length=32, null=True)
     cost = token_amount(default=0)
@@ -134,3 +138,61 @@ class TrafficDaily(Model):
         table = "traffic_daily"
         unique_together = (("day", "site_id", "campaign_id", "type", "reason"),)
         indexes = (("campaign_id", "day"),)
+
+
+class HouseAd(Model):
+    """A publisher's own promotion for one of its sites (``adnet.delivery.house_ads``): shown in a banner slot that no
+    paid campaign fills; its impressions and clicks are counted (``HouseAdDaily``), never billed."""
+
+    id = identifier()
+    site = fields.ForeignKeyField("models.Site", related_name="house_ads", on_delete=fields.CASCADE)
+    banner_url = fields.CharField(max_length=2048)
+    target_url = fields.CharField(max_length=2048)
+    description = fields.CharField(max_length=500, default="")
+    width = fields.IntField()
+    height = fields.IntField()
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "house_ad"
+        indexes = (("site_id", "created_at"),)
+
+
+class HouseAdDaily(Model):
+    """Per UTC day, house ad and event type: how many impressions or clicks the site's pages reported for one of its
+    house ads (``adnet.delivery.house_ads.record_house_event``). Counted, never billed: nothing here moves money."""
+
+    id = fields.BigIntField(primary_key=True)
+    day = fields.DateField()
+    site = fields.ForeignKeyField("models.Site", related_name="house_ad_days", on_delete=fields.CASCADE)
+    house_ad_id = fields.CharField(max_length=48, description="kept after the house ad is deleted")
+    type = fields.CharEnumField(EventType, max_length=16)
+    events = fields.IntField(default=0)
+
+    class Meta:
+        table = "house_ad_daily"
+        unique_together = (("day", "house_ad_id", "type"),)
+        indexes = (("site_id", "day"),)
+
+
+class ReportDaily(Model):
+    """Per UTC day, campaign, site, placement, country and device: the billed impressions and clicks, what they cost
+    the campaign and earned the site (``adnet.reporting.breakdowns``). Added to by every tracking batch in its
+    transaction; rebuilt from the raw events by ``adnet reports rebuild``."""
+
+    id = fields.BigIntField(primary_key=True)
+    day = fields.DateField()
+    campaign = fields.ForeignKeyField("models.Campaign", related_name="report_days", on_delete=fields.RESTRICT)
+    site = fields.ForeignKeyField("models.Site", related_name="report_days", on_delete=fields.RESTRICT)
+    placement = fields.CharField(max_length=64, default="")
+    country = fields.CharField(max_length=2, default="", description="empty when unknown")
+    device = fields.CharField(max_length=8, default="")
+    impressions = fields.IntField(default=0)
+    clicks = fields.IntField(default=0)
+    cost = token_amount(default=0)
+    publisher_amount = token_amount(default=0)
+
+    class Meta:
+        table = "report_daily"
+        unique_together = (("day", "campaign_id", "site_id", "placement", "country", "device"),)
+        indexes = (("campaign_id", "day"), ("site_id", "day"))

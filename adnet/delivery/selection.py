@@ -2,7 +2,9 @@
 
 A campaign is a candidate when it is live, runs on the site and placement, can pay (or the slot takes attached
 tasks), has a creative of the size asked for, its targeting rules allow the viewer now
-(``adnet.delivery.targeting``), and the viewer has not reached its frequency cap (``adnet.delivery.frequency``).
+(``adnet.delivery.targeting``), the viewer has not reached its frequency cap (``adnet.delivery.frequency``), and its
+eCPM reaches the floor its publisher set for the site or placement (``adnet.delivery.house_ads``). A banner slot no
+candidate fills shows one of the site's house ads, if it has one that fits (``house_ad_for``).
 
 Weight = price x pacing, each clamped (price to [``MIN_PRICE_SHARE``, 1] of the best eCPM on offer, pacing to
 [``MIN_PACING``, ``MAX_PACING``]), so the best offer wins most often, a campaign behind its even spend catches up,
@@ -19,6 +21,7 @@ from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.controls import NO_CONTROLS, Controls
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
 from adnet.delivery.rotation import creative_shares
+from adnet.delivery.sites import HouseAdEntry, SiteEntry
 from adnet.delivery.targeting import Viewer
 
 # Click-through rate assumed when turning a CPC into an eCPM (0.2 %, a typical display banner).
@@ -44,16 +47,17 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
     found: list[Candidate] = []
     if BANNER in query.kinds:
         offers: list[tuple[CampaignEntry, list[CreativeEntry]]] = []
+        floor = floor_of(index, query)
         for campaign in index.campaigns.values():
             if not campaign.live(now) or not campaign.runs_on(query.site_id, query.placement):
                 continue
-            if not controls.admits(campaign.id, campaign.advertiser_id, campaign.category):
+            if ecpm(campaign) < floor or not controls.admits(campaign.id, campaign.advertiser_id, campaign.category):
                 continue
             if not (query.attached or campaign.has_budget()):
                 continue
             creatives = campaign.creatives_for(query.size)
-            if creatives and campaign.targeting.allows(viewer, now) and not viewer.capped(
-                    campaign.id, campaign.frequency_cap, campaign.frequency_seconds, now):
+            if creatives and campaign.targeting.allows(viewer, now) and not viewer.capped(campaign.id,
+                                                                                          campaign.frequency_cap):
                 offers.append((campaign, creatives))
         best = max((ecpm(campaign) for campaign, _ in offers), default=0.0)
         for campaign, creatives in offers:
@@ -65,6 +69,21 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
                 unit.campaign_id, unit.advertiser_id, unit.category):
             found.append(Candidate(1.0, unit=unit))
     return found
+
+
+def floor_of(index: Index, query: ServeQuery) -> int:
+    """The least eCPM a paid campaign must offer in the slot: the placement's floor, else the site's (0: none)."""
+    site = index.sites.get(query.site_id)
+    return site.floor_for(query.placement) if site is not None else 0
+
+
+def house_ad_for(site: SiteEntry, query: ServeQuery, rng: random.Random) -> HouseAdEntry | None:
+    """One of the site's house ads that fits a banner slot no paid campaign fills (of the size asked for), drawn
+    evenly; None when the slot takes no banner or none fits."""
+    if BANNER not in query.kinds:
+        return None
+    fitting = [ad for ad in site.house_ads if query.size is None or ad.size == query.size]
+    return rng.choice(fitting) if fitting else None
 
 
 def ecpm(campaign: CampaignEntry) -> float:

@@ -7,13 +7,18 @@ budgets.
 A banner served to a page of another domain than the site's (``adnet.delivery.sites``) is still served, with a token
 that says so: its events are recorded as ``domain_mismatch``, never billed.
 
+A request with a viewer id reads what that viewer was billed of the capped campaigns that may fill the slot, in one
+call to the frequency counts (``adnet.delivery.frequency``: one Redis round trip with ``ADNET_REDIS_URL``, this
+process's memory without); tracking adds what each batch billed.
+
 Sites are registered by the publisher API at any time: a site id missing from the index costs one database lookup,
 whose answer is cached (a known site until it changes or the next rebuild, an unknown one for
 ``UNKNOWN_SITE_SECONDS``), so a new site is served at once and a flood of made-up ids cannot reach the database
-more than once each.
+more than once each. That lookup reads the site's floors; its house ads come with the index's next refresh.
 
 Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
-job and at shutdown (fill rate = filled / requests).
+job and at shutdown (fill rate = filled / requests). A slot that shows a house ad counts as not filled: the fill
+rate is what paid campaigns and units fill.
 
 Leaving out attached tasks a wallet already completed is the one case that reads the database: only when the
 request names a wallet, asks for attached tasks, and the chosen campaign has some; then it is one lookup on the
@@ -38,21 +43,22 @@ from adnet.core.ids import has_prefix
 from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
-from adnet.delivery.controls import compile_controls
 from adnet.delivery.counters import add_daily_stats
-from adnet.delivery.frequency import FrequencyMemory, frequency_window
+from adnet.delivery.frequency import Billed, FrequencyCounts, FrequencyMemory
 from adnet.delivery.index import (
     BUDGET_SECONDS,
     REBUILD_SECONDS,
+    SITE_FIELDS,
     CampaignEntry,
     CreativeEntry,
     Index,
     build_index,
     read_budgets,
     refresh_index,
+    site_entry,
 )
-from adnet.delivery.selection import Candidate, candidates, pick
-from adnet.delivery.sites import SiteEntry, on_site
+from adnet.delivery.selection import Candidate, candidates, house_ad_for, pick
+from adnet.delivery.sites import HouseAdEntry, SiteEntry, on_site
 from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import Completion
@@ -60,6 +66,7 @@ from adnet.tasks.models import Completion
 log = logging.getLogger(__name__)
 
 UNKNOWN_SITE_SECONDS = 5.0
+HOUSE = "HOUSE"
 MAX_UNKNOWN_SITES = 10_000
 MAX_ATTACHED_TASKS = 2
 
@@ -70,12 +77,12 @@ class Server:
     database (``flush_counts``)."""
 
     def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
-                 locator: Locator | None = None) -> None:
+                 locator: Locator | None = None, frequency: FrequencyCounts | None = None) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
         self.locator = locator or Locator()
-        self.frequency = FrequencyMemory()
+        self.frequency = frequency or FrequencyMemory()
         self.index = Index()
         self.stale = asyncio.Event()
         self._changed: set[str] = set()
@@ -134,10 +141,10 @@ class Server:
         refused_at = self._unknown_sites.get(site_id)
         if refused_at is not None and now - refused_at < UNKNOWN_SITE_SECONDS:
             raise NotFound.of("site")
-        found = await Site.get_or_none(id=site_id, active=True).only("id", "domain", "verified", "controls")
+        found = await Site.filter(id=site_id, active=True).first().values_list(*SITE_FIELDS)
         if found is not None:
-            entry = self.index.sites[site_id] = SiteEntry(site_id, found.domain, found.verified,
-                                                          compile_controls(found.controls))
+            # An index refresh that ran during the lookup holds the fuller entry (with the house ads): it stays.
+            entry = self.index.sites.setdefault(site_id, site_entry(found))
             self._unknown_sites.pop(site_id, None)
             return entry
         if len(self._unknown_sites) >= MAX_UNKNOWN_SITES:
@@ -160,11 +167,26 @@ class Server:
         if campaign is not None and campaign.rotation == Rotation.BEST_CTR:
             figures.setdefault(creative_id, [0, 0])[0 if impression else 1] += 1
 
-    def viewed(self, campaign_id: str, viewer: str, at: datetime) -> None:
-        """Remember an impression tracking billed to ``viewer``, when its campaign has a frequency cap."""
-        entry = self.index.campaigns.get(campaign_id)
-        if entry is not None and entry.frequency_cap is not None:
-            self.frequency.add(frequency_window(campaign_id, viewer, at, entry.frequency_seconds), at)
+    async def viewed(self, impressions: list[tuple[str, str, datetime]]) -> None:
+        """Count the impressions (campaign id, viewer, time) a committed tracking batch billed to viewers, those of
+        campaigns with a frequency cap, in one call to the frequency counts."""
+        billed = []
+        for campaign_id, viewer, at in impressions:
+            entry = self.index.campaigns.get(campaign_id)
+            if entry is not None and entry.frequency_cap is not None:
+                billed.append(Billed(campaign_id, viewer, entry.frequency_seconds, at))
+        if billed:
+            await self.frequency.add(billed)
+
+    async def frequency_counts(self, query: ServeQuery, now: datetime) -> dict[str, int]:
+        """What the query's viewer was billed in the current period of each capped campaign that may serve the
+        slot: one read of the frequency counts, none without a viewer id or such a campaign."""
+        if query.viewer is None:
+            return {}
+        periods = {campaign.id: campaign.frequency_seconds for campaign in self.index.campaigns.values()
+                   if campaign.frequency_cap is not None and campaign.live(now)
+                   and campaign.runs_on(query.site_id, query.placement)}
+        return await self.frequency.counts(query.viewer, periods, now) if periods else {}
 
     def count(self, site_id: str, day: date, filled: bool) -> None:
         self._fill[(site_id, day, filled)] += 1
@@ -199,12 +221,13 @@ class Banner:
 
 @dataclass(frozen=True)
 class Decision:
-    """What a slot shows: a banner (``kind`` BANNER), a standalone unit (POLL, FEEDBACK, SURVEY), or nothing
-    (NONE)."""
+    """What a slot shows: a banner (``kind`` BANNER), a standalone unit (POLL, FEEDBACK, SURVEY), the site's own
+    house ad (HOUSE), or nothing (NONE)."""
 
     kind: str
     banner: Banner | None = None
     unit: TaskView | None = None
+    house_ad: HouseAdEntry | None = None
 
 
 NOTHING = Decision(kind="NONE")
@@ -215,7 +238,8 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     site, query, now, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
-        return NOTHING
+        house_ad = house_ad_for(site, query, server.random)
+        return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)
     if choice.unit is not None:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
@@ -227,12 +251,13 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
 @dataclass(frozen=True)
 class Preview:
     """What a slot would show now, as the portal previews it: a banner's creative (with the attached tasks it would
-    show), a standalone unit, or nothing (``kind`` NONE)."""
+    show), a standalone unit, the site's own house ad (HOUSE), or nothing (``kind`` NONE)."""
 
     kind: str
     creative: CreativeEntry | None = None
     tasks: list[TaskView] = field(default_factory=list)
     unit: TaskView | None = None
+    house_ad: HouseAdEntry | None = None
 
 
 async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
@@ -240,7 +265,8 @@ async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
     a tracking token or reading completions (the portal's unit builder; nothing it shows can be billed)."""
     site, query, now, choice = await _choose(server, query, client)
     if choice is None:
-        return Preview(kind="NONE")
+        house_ad = house_ad_for(site, query, server.random)
+        return Preview(kind="NONE") if house_ad is None else Preview(kind=HOUSE, house_ad=house_ad)
     if choice.unit is not None:
         return Preview(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
@@ -255,7 +281,7 @@ async def _choose(server: Server, query: ServeQuery, client: Client
     site = await server.site(query.site_id)
     query = site.controls.narrow(query)
     now = server.clock.now()
-    viewer = Viewer(client, query.keywords, server.locator, viewer_id=query.viewer, frequency=server.frequency)
+    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, now))
     return site, query, now, pick(candidates(server.index, query, now, viewer, site.controls), server.random)
 
 

@@ -11,7 +11,8 @@ shown to come from the site, and counts as a mismatch too. A mismatch is recorde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -21,14 +22,34 @@ from adnet.delivery.controls import NO_CONTROLS, Controls
 
 
 @dataclass(frozen=True)
+class HouseAdEntry:
+    """A publisher's own banner for its site (``adnet.delivery.house_ads``), shown when no paid campaign fills a
+    slot."""
+
+    id: str
+    banner_url: str
+    target_url: str
+    description: str
+    size: str
+
+
+@dataclass(frozen=True)
 class SiteEntry:
     """What serve and track know of a site: its canonical domain, whether its owner proved it, and what its owner
+    set for its slots: the floors (smallest units per 1000 impressions; 0 for none), the house ads, and what it
     blocks or refuses (``adnet.delivery.controls``)."""
 
     id: str
     domain: str
     verified: bool
+    floor: int = 0
+    placement_floors: Mapping[str, int] = field(default_factory=dict)
+    house_ads: tuple[HouseAdEntry, ...] = ()
     controls: Controls = NO_CONTROLS
+
+    def floor_for(self, placement: str) -> int:
+        """The least eCPM a paid campaign must offer in ``placement``: its own floor, else the site's."""
+        return self.placement_floors.get(placement, self.floor)
 
 
 def page_host(origin: str | None, referer: str | None) -> str | None:

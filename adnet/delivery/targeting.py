@@ -16,13 +16,15 @@ reads the database or compiles a pattern per request.
 - Schedule: the weekday and hour of the injected clock's now in the campaign's time zone.
 - Keywords: those the slot passed (``keywords`` on ``/api/serve``); an excluded one always wins.
 
-The viewer also carries the embed's viewer id, when the page sent one, and this process's memory of frequency caps
-(``adnet.delivery.frequency``), so selection skips a campaign the viewer has seen as often as it allows.
+The viewer also carries how many impressions of each capped campaign were billed to the embed's viewer id, when the
+page sent one, in the campaign's current period (``adnet.delivery.frequency``), so selection skips a campaign the
+viewer has seen as often as it allows.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property, lru_cache
@@ -35,7 +37,6 @@ from ua_parser import parse
 
 from adnet.campaigns.targeting import WEEKDAYS, Targeting
 from adnet.delivery.clients import Client
-from adnet.delivery.frequency import FrequencyMemory
 
 log = logging.getLogger(__name__)
 
@@ -114,20 +115,18 @@ def device_of(user_agent: str) -> tuple[str, str]:
 class Viewer:
     """Who a serve request is for, each part worked out at most once and only when a rule asks."""
 
-    def __init__(self, client: Client, keywords: frozenset[str], locator: Locator, *, viewer_id: str | None = None,
-                 frequency: FrequencyMemory | None = None) -> None:
+    def __init__(self, client: Client, keywords: frozenset[str], locator: Locator, *,
+                 seen: Mapping[str, int] | None = None) -> None:
         self.client = client
         self.keywords = keywords
-        self.id = viewer_id
         self._locator = locator
-        self._frequency = frequency
+        self._seen = seen or {}
 
-    def capped(self, campaign_id: str, cap: int | None, seconds: int, now: datetime) -> bool:
-        """Whether this viewer was billed ``cap`` impressions of the campaign in its current period (as far as this
-        process knows); never for a viewer without an id or a campaign without a cap."""
-        if cap is None or self.id is None or self._frequency is None:
-            return False
-        return self._frequency.reached(campaign_id, self.id, cap, seconds, now)
+    def capped(self, campaign_id: str, cap: int | None) -> bool:
+        """Whether this viewer was billed ``cap`` impressions of the campaign in its current period, as far as the
+        frequency counts read for this request know (``seen``: campaign id → impressions); never for a campaign
+        without a cap."""
+        return cap is not None and self._seen.get(campaign_id, 0) >= cap
 
     @cached_property
     def location(self) -> Location | None:

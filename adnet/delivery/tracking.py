@@ -53,6 +53,7 @@ from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
 from adnet.delivery.serving import Server
 from adnet.delivery.sites import on_site
+from adnet.delivery.targeting import device_of
 from adnet.delivery.tokens import TokenClaims, TokenError
 from adnet.money import ledger
 
@@ -102,9 +103,10 @@ class Tracker:
         if request.type == EventType.CLICK and reason is None and claims is not None and not claims.click_active:
             reason = "click_not_priced"
         token_ref = tokens.token_ref(request.tracking_token) if claims and request.tracking_token else None
-        return await self.committer.submit(PendingEvent(reported=request, client=client, received_at=now,
-                                                        price=price, reason=reason, claims=claims,
-                                                        token_ref=token_ref))
+        location = self.server.locator.locate(client)
+        return await self.committer.submit(PendingEvent(
+            reported=request, client=client, received_at=now, price=price, reason=reason, claims=claims,
+            token_ref=token_ref, country=location.country if location else "", device=device_of(client.user_agent)[0]))
 
     def _check_token(self, request: TrackEvent, client: Client, now: datetime
                      ) -> tuple[TokenClaims | None, str | None]:
@@ -139,13 +141,15 @@ class Tracker:
                 await asyncio.sleep(0.005 * attempt)
         for campaign_id, amount in spent.items():
             self.server.spent(campaign_id, amount)
+        viewed: list[tuple[str, str, datetime]] = []
         for event, result in zip(events, results, strict=True):
             if not result.billable:
                 continue
             impression = event.reported.type == EventType.IMPRESSION
             self.server.billed(event.reported.ad_id, impression)
             if impression and event.claims is not None and event.claims.viewer:
-                self.server.viewed(event.reported.campaign_id, event.claims.viewer, event.received_at)
+                viewed.append((event.reported.campaign_id, event.claims.viewer, event.received_at))
+        await self.server.viewed(viewed)
         reasons = Counter(result.reason for result in results if result.reason)
         self.reasons.update(reasons)
         metrics.count_filtered(reasons)

@@ -17,6 +17,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from adnet.accounts.models import MemberRole
 from adnet.core.amounts import to_decimal_string
 from adnet.core.clock import iso
 from adnet.core.csv_text import csv_text
@@ -32,9 +33,10 @@ LATEST_TEXTS = 10
 
 
 async def owned_unit(unit_id: str, wallet: str) -> Task:
-    """The unit ``unit_id`` when ``wallet`` (a signed-in wallet) is its advertiser's: NotFound for no such unit (or a
-    task that is not a unit), Forbidden ``not_owner`` for another advertiser's."""
-    unit = await owned_task(wallet, unit_id)
+    """The unit ``unit_id`` when ``wallet`` (a signed-in wallet) owns its advertiser account or is a member of it,
+    any role: NotFound for no such unit (or a task that is not a unit), Forbidden ``not_owner`` for another
+    advertiser's."""
+    unit = await owned_task(wallet, unit_id, MemberRole.VIEWER)
     if unit.kind not in UNIT_KINDS:
         raise NotFound.of("unit")
     return unit

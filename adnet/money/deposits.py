@@ -72,17 +72,11 @@ class DepositProgress:
     amount: int = 0
 
 
-def prepare(holder: Holder, amount: int, chain: ChainClient) -> DepositPlan:
-    """The unsigned approve and deposit transactions by which the holder's wallet deposits ``amount`` G$."""
-    return DepositPlan(holder=holder, amount=amount,
-                       approve=chain.build_approve_tx(holder.wallet, Token.GS, amount),
-                       deposit=chain.build_deposit_tx(holder.wallet, Token.GS, amount, holder.account_ref))
-
-
-async def check_wallet_funds(holder: Holder, amount: int, chain: ChainClient) -> int:
-    """What the holder's wallet holds in G$ on the chain, when that covers a deposit of ``amount`` (checked before
-    the wallet is asked to approve anything). Refused: Invalid ``insufficient_wallet_balance`` (the deposit would
-    revert), Unavailable ``chain_unavailable``."""
+async def prepare(holder: Holder, amount: int, chain: ChainClient) -> DepositPlan:
+    """The unsigned approve and deposit transactions by which the holder's wallet deposits ``amount`` G$, once the
+    chain shows the wallet holds that much, so the wallet is never asked to approve a deposit that would revert.
+    Refused: Invalid ``insufficient_wallet_balance`` (the wallet holds less; ``walletBalance`` says how much),
+    Unavailable ``chain_unavailable``."""
     try:
         held = await chain.token_balance(Token.GS, holder.wallet)
     except ChainUnavailable:
@@ -91,7 +85,9 @@ async def check_wallet_funds(holder: Holder, amount: int, chain: ChainClient) ->
         raise Invalid("insufficient_wallet_balance",
                       f"Your wallet holds {to_decimal_string(held)} {Token.GS}; the amount is more than that.",
                       field="amount", walletBalance=to_decimal_string(held))
-    return held
+    return DepositPlan(holder=holder, amount=amount,
+                       approve=chain.build_approve_tx(holder.wallet, Token.GS, amount),
+                       deposit=chain.build_deposit_tx(holder.wallet, Token.GS, amount, holder.account_ref))
 
 
 async def credit(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime) -> Deposit:

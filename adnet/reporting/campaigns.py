@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
+from adnet.accounts.models import MemberRole
 from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign
 from adnet.core.amounts import to_decimal_string
@@ -69,8 +70,9 @@ class CampaignReport:
 
 
 async def campaign_report(wallet: str, campaign_id: str, start: date, end: date) -> CampaignReport:
-    """The report of one of the wallet's campaigns (NotFound / Forbidden ``not_owner`` otherwise)."""
-    campaign = await owned_campaign(wallet, campaign_id)
+    """The report of a campaign of an advertiser account the wallet owns or is a member of, any role (NotFound /
+    Forbidden ``not_owner`` otherwise)."""
+    campaign = await owned_campaign(wallet, campaign_id, MemberRole.VIEWER)
     since = datetime.combine(start, time.min, tzinfo=UTC)
     until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
     days = {start + timedelta(days=offset): DayFigures(start + timedelta(days=offset))

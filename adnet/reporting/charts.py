@@ -1,4 +1,5 @@
-"""Charts drawn on the server as SVG: daily earnings, spend or revenue, with no chart library and no script.
+"""Charts drawn on the server as SVG: daily earnings, spend or revenue, and the tallies of units' answers, with no
+chart library and no script.
 
 The SVG uses presentation attributes and CSS classes only (the portal's CSP allows no inline style) and scales with
 its container through its viewBox; ``static/portal.css`` sizes its text by the width the page has, so its labels
@@ -112,3 +113,39 @@ def _day_labels(count: int, slot: float) -> list[tuple[int, float, str]]:
     labels[0] = (LEFT + slot * 0.15, "start")
     labels[count - 1] = (LEFT + (count - 1) * slot + slot * 0.85, "end")
     return [(index, x, anchor) for index, (x, anchor) in sorted(labels.items())]
+
+
+# Answers to polls, feedback and surveys ----------------------------------------------------------------------------
+
+TALLY_WIDTH = 480
+TALLY_ROW = 28
+TALLY_LABEL = 160
+TALLY_COUNT = 56
+
+
+def tally_chart(rows: Sequence[tuple[str, int]], *, ident: str, title: str) -> Markup:
+    """A horizontal bar per ``(label, count)`` (an option's votes, a rating's count) as inline SVG, each bar as long
+    as its share of the largest count; ``ident`` makes the chart's title and description ids unique on the page."""
+    top_count = max((count for _, count in rows), default=0)
+    total = sum(count for _, count in rows)
+    height = TALLY_ROW * max(len(rows), 1) + 8
+    bar_space = TALLY_WIDTH - TALLY_LABEL - TALLY_COUNT
+    description = ("; ".join(f"{label}: {count}" for label, count in rows) + f". {total} in all."
+                   if total else "No answers yet.")
+    parts = [
+        f'<svg class="chart tally-chart" viewBox="0 0 {TALLY_WIDTH} {height}" role="img" '
+        f'aria-labelledby="{escape(ident)}-title {escape(ident)}-desc" xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="{escape(ident)}-title">{escape(title)}</title>'
+        f'<desc id="{escape(ident)}-desc">{escape(description)}</desc>',
+    ]
+    for index, (label, count) in enumerate(rows):
+        y = 4 + index * TALLY_ROW
+        width = bar_space * count / top_count if top_count else 0
+        shown = label if len(label) <= 24 else label[:23] + "\u2026"
+        parts.append(f'<text class="chart-label" x="{TALLY_LABEL - 8}" y="{y + 18}" text-anchor="end">'
+                     f'{escape(shown)}</text>')
+        parts.append(f'<rect class="chart-bar" x="{TALLY_LABEL}" y="{y + 4}" width="{width:.1f}" '
+                     f'height="{TALLY_ROW - 8}"><title>{escape(label)}: {count}</title></rect>')
+        parts.append(f'<text class="chart-label" x="{TALLY_LABEL + width + 6:.1f}" y="{y + 18}">{count}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))  # noqa: S704 - every interpolated text above is escaped

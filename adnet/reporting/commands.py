@@ -1,13 +1,14 @@
-"""What a report is asked for: a range of UTC days."""
+"""What a report is asked for: a range of UTC days, and for a breakdown what its rows are."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
+from enum import StrEnum
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from adnet.core.errors import Invalid
-from adnet.core.inputs import Command, Day
+from adnet.core.inputs import Command, Day, rule
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 92
@@ -32,3 +33,36 @@ class Period(Command):
         if (last - first).days + 1 > MAX_DAYS:
             raise Invalid("invalid_date_range", f"from: at most {MAX_DAYS} days at a time.", field="from")
         return first, last
+
+
+class Dimension(StrEnum):
+    """What a breakdown's rows are: sites (by domain; advertisers only), placements, countries or devices."""
+
+    SITE = "site"
+    PLACEMENT = "placement"
+    COUNTRY = "country"
+    DEVICE = "device"
+
+
+# What a site's breakdown may be by.
+PUBLISHER_DIMENSIONS = (Dimension.PLACEMENT, Dimension.COUNTRY, Dimension.DEVICE)
+
+
+class AdvertiserBreakdownQuery(Period):
+    """An advertiser's breakdown: its rows (``by``), over all its campaigns or one (``campaignId``)."""
+
+    by: Dimension = Field(Dimension.SITE, description="site (by domain), placement, country or device")
+    campaign_id: str | None = Field(None, max_length=48, description="only this campaign of the advertiser's")
+
+
+class SiteBreakdownQuery(Period):
+    """A site's breakdown: its rows (``by``)."""
+
+    by: Dimension = Field(Dimension.PLACEMENT, description="placement, country or device")
+
+    @field_validator("by")
+    @classmethod
+    def _not_by_site(cls, value: Dimension) -> Dimension:
+        if value not in PUBLISHER_DIMENSIONS:
+            raise rule("invalid_field", "placement, country or device")
+        return value

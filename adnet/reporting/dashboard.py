@@ -1,10 +1,10 @@
 """What a publisher reads about its sites: each site with today's and lifetime figures (the API's site list), and
-the portal's dashboard with three periods, a daily earnings series and the fill rate.
+the portal's dashboard with three periods and the fill rate, and the daily earnings of a range of days (its chart).
 
 Counts come from ``SiteDailyStat`` (one row per site and UTC day); earnings from the sites' ad revenue postings
 (``adnet.reporting.earnings``). Days are UTC days.
 
-The 30-day earnings read one posting per billed event of those days: fine for the sizes adnet serves today; a
+The 30-day and daily earnings read one posting per billed event of those days: fine for the sizes adnet serves today; a
 per-day earnings column in ``SiteDailyStat`` is the next step when a site bills millions of events a month.
 """
 
@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from tortoise.expressions import Q
 
-from adnet.accounts.members import member_accounts
+from adnet.accounts.members import PUBLISHERS, member_accounts
 from adnet.accounts.models import Site
 from adnet.delivery.models import SiteDailyStat
 from adnet.reporting.earnings import earned, earnings_since
@@ -64,14 +64,13 @@ class DayEarnings:
 
 @dataclass(frozen=True)
 class Dashboard:
-    """A wallet's sites with their figures, the totals over all of them, the daily earnings of the last
-    ``DASHBOARD_DAYS`` days (oldest first, every day present) and the serve requests filled over those days."""
+    """A wallet's sites with their figures, the totals over all of them, and the serve requests filled over the last
+    ``DASHBOARD_DAYS`` days."""
 
     sites: list[SiteReport]
     today: Figures
     recent: Figures
     lifetime: Figures
-    daily: list[DayEarnings]
     requests: int
     filled: int
 
@@ -93,7 +92,6 @@ async def publisher_dashboard(wallet: str, now: datetime) -> Dashboard:
     first_day = today - timedelta(days=DASHBOARD_DAYS - 1)
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     requests = filled = 0
-    daily: dict[date, int] = {first_day + timedelta(days=offset): 0 for offset in range(DASHBOARD_DAYS)}
     recent: dict[str, int] = defaultdict(int)
     if ids:
         for site_id, impressions, clicks, day_requests, day_filled in await SiteDailyStat.filter(
@@ -103,11 +101,8 @@ async def publisher_dashboard(wallet: str, now: datetime) -> Dashboard:
             counts[site_id][1] += clicks
             requests += day_requests
             filled += day_filled
-        for owner, amount, booked_at in await earnings_since(ids, _start_of(first_day)):
-            day = _utc(booked_at).date()
-            if day in daily:
-                daily[day] += amount
-                recent[owner] += amount
+        for owner, amount, _ in await earnings_since(ids, _start_of(first_day)):
+            recent[owner] += amount
     reports = [
         SiteReport(site_id=summary.site.id, domain=summary.site.domain, name=summary.site.name,
                    active=summary.site.active, today=summary.today, lifetime=summary.lifetime,
@@ -118,15 +113,26 @@ async def publisher_dashboard(wallet: str, now: datetime) -> Dashboard:
     return Dashboard(
         sites=reports, today=_total(report.today for report in reports),
         recent=_total(report.recent for report in reports), lifetime=_total(report.lifetime for report in reports),
-        daily=[DayEarnings(day, amount) for day, amount in sorted(daily.items())], requests=requests, filled=filled,
+        requests=requests, filled=filled,
     )
+
+
+async def daily_earnings(wallet: str, first: date, last: date) -> list[DayEarnings]:
+    """What the wallet's sites (those ``list_sites`` shows) earned on each UTC day from ``first`` to ``last``, both
+    included: oldest first, every day present."""
+    daily = {first + timedelta(days=offset): 0 for offset in range((last - first).days + 1)}
+    ids = await Site.filter(await _accounts_of(wallet), deleted_at=None).values_list("id", flat=True)
+    if ids:
+        for _, amount, booked_at in await earnings_since([str(site_id) for site_id in ids], _start_of(first),
+                                                         _start_of(last + timedelta(days=1))):
+            daily[_utc(booked_at).date()] += amount
+    return [DayEarnings(day, amount) for day, amount in daily.items()]
 
 
 async def list_sites(wallet: str, now: datetime) -> list[SiteSummary]:
     """The sites but deleted ones of the wallet's publisher account and of the accounts it is a member of, oldest
     first, each with today's (UTC) and lifetime impressions, clicks and earnings."""
-    accounts = Q(publisher__wallet=wallet) | Q(publisher_id__in=await member_accounts(wallet))
-    sites = await Site.filter(accounts, deleted_at=None).order_by("created_at", "id")
+    sites = await Site.filter(await _accounts_of(wallet), deleted_at=None).order_by("created_at", "id")
     if not sites:
         return []
     ids = [site.id for site in sites]
@@ -153,6 +159,11 @@ async def list_sites(wallet: str, now: datetime) -> list[SiteSummary]:
     ]
 
 
+async def _accounts_of(wallet: str) -> Q:
+    """The sites of the wallet's publisher account and of the accounts it is a member of, as a filter."""
+    return Q(publisher__wallet=wallet) | Q(publisher_id__in=await member_accounts(PUBLISHERS, wallet))
+
+
 def _total(figures: Iterable[Figures]) -> Figures:
     items = list(figures)
     return Figures(impressions=sum(item.impressions for item in items), clicks=sum(item.clicks for item in items),
@@ -161,7 +172,6 @@ def _total(figures: Iterable[Figures]) -> Figures:
 
 def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
 
 
 def _start_of(day: date) -> datetime:

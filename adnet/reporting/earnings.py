@@ -26,9 +26,12 @@ async def earned(site_ids: list[str]) -> dict[str, int]:
     return totals
 
 
-async def earnings_since(site_ids: list[str], since: datetime) -> list[tuple[str, int, datetime]]:
-    """Every ad revenue posting of the sites from ``since`` on: (site id, amount, when it was booked)."""
+async def earnings_since(site_ids: list[str], since: datetime,
+                         until: datetime | None = None) -> list[tuple[str, int, datetime]]:
+    """Every ad revenue posting of the sites from ``since`` on (and before ``until`` when given): (site id, amount,
+    when it was booked)."""
+    before = {} if until is None else {"created_at__lt": until}
     rows = await LedgerPosting.filter(account__kind="site", account__token=Token.GS, account__owner__in=site_ids,
-                                      created_at__gte=since).exclude(transaction__kind__in=NOT_EARNINGS).values_list(
-        "account__owner", "amount", "created_at")
+                                      created_at__gte=since, **before).exclude(
+        transaction__kind__in=NOT_EARNINGS).values_list("account__owner", "amount", "created_at")
     return [(owner, int(amount), booked_at) for owner, amount, booked_at in rows]

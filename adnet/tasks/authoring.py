@@ -20,13 +20,16 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.members import require_role, role_in
+from adnet.accounts.models import MemberRole
 from adnet.campaigns import campaigns
 from adnet.campaigns.lifecycle import release
 from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.core import changes
-from adnet.core.errors import Conflict, Forbidden, Invalid, NotFound
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 from adnet.money import ledger
 from adnet.money.holders import advertiser_holder
@@ -81,21 +84,24 @@ async def create_task(wallet: str, campaign_id: str, task: NewTask, now: datetim
     _check_window(values, campaign, None)
     values.setdefault("starts_at", campaign.starts_at)
     values.setdefault("ends_at", campaign.ends_at)
-    created = await Task.create(id=new_id("task"), advertiser_id=campaign.advertiser.id, campaign=campaign,
-                                created_at=now, **values)
+    try:
+        created = await Task.create(id=new_id("task"), advertiser_id=campaign.advertiser.id, campaign=campaign,
+                                    created_at=now, **values)
+    except IntegrityError:  # the draft was deleted meanwhile (adnet.tasks.drafts)
+        raise NotFound.of("campaign") from None
     log.info("task created task=%s kind=%s campaign=%s", created.id, created.kind.value, campaign.id)
     return created
 
 
-async def owned_task(wallet: str, task_id: Any) -> Task:
-    """The task ``task_id`` (with its campaign) when ``wallet`` owns it: NotFound / Forbidden ``not_owner``."""
+async def owned_task(wallet: str, task_id: Any, need: MemberRole = MemberRole.MANAGER) -> Task:
+    """The task ``task_id`` (with its campaign) when ``wallet`` owns its advertiser account or holds at least
+    ``need`` on it: NotFound / Forbidden ``not_owner`` or ``insufficient_role``."""
     if not isinstance(task_id, str) or not has_prefix(task_id, "task"):
         raise NotFound.of("task")
     task = await Task.get_or_none(id=task_id).select_related("advertiser", "campaign")
     if task is None:
         raise NotFound.of("task")
-    if task.advertiser.wallet != wallet:
-        raise Forbidden("not_owner", "This task belongs to another wallet.", field="taskId")
+    require_role(await role_in(task.advertiser, wallet), need, "task")
     return task
 
 
@@ -139,6 +145,10 @@ async def allocate_to_task(wallet: str, task_id: str, amount: int, now: datetime
         raise Conflict("task_ended", "This task has ended.")
     try:
         async with in_transaction():
+            # The task's row is locked while its pool is funded, so a deletion (adnet.tasks.drafts) waits for the
+            # allocation and returns its money, or the allocation waits for the deletion and finds no task.
+            if await Task.select_for_update().get_or_none(id=task.id) is None:
+                raise NotFound.of("task")
             await ledger.book(TASK_ALLOCATION_KIND, new_id("ltx"),
                               [(ledger.advertiser(task.advertiser.id), -amount), (ledger.task_pool(task.id), amount)],
                               now=now, memo=f"allocated to task {task.id}")

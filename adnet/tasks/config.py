@@ -57,14 +57,32 @@ class SignMessageConfig(_Config):
         return message
 
 
+MAX_CALL_BYTES = 4096
+
+
+class PreparedCall(_Config):
+    """The transaction the embed prepares for the viewer's wallet to send to the task's contract: ``data`` (the
+    ABI-encoded call, 0x-hex) and ``value`` (wei, as a decimal string)."""
+
+    data: str = Field(pattern=r"^0x([0-9a-fA-F]{2})*$", max_length=2 + 2 * MAX_CALL_BYTES)
+    value: str = Field(default="0", pattern=r"^(0|[1-9][0-9]{0,30})$")
+
+    @field_validator("data")
+    @classmethod
+    def lower_data(cls, value: str) -> str:
+        return value.lower()
+
+
 class OnchainEventConfig(_Config):
     """ONCHAIN_EVENT: a successful transaction from the wallet to ``contract`` that emitted ``eventTopic``
-    from ``emitter`` (default: the contract), with ``confirmations`` blocks on top."""
+    from ``emitter`` (default: the contract), with ``confirmations`` blocks on top. ``call``, when set, is the
+    transaction the embed prepares for the viewer's wallet (any transaction that emits the event still counts)."""
 
     contract: str
     eventTopic: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
     emitter: str | None = None
     confirmations: int = Field(default=1, ge=0, le=100)
+    call: PreparedCall | None = None
 
     @field_validator("contract", "emitter")
     @classmethod

@@ -25,6 +25,10 @@ from tests.auth_helpers import bearer, sign_in
 from tests.chain.helpers import user
 from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
+from tests.images import png
+
+# Creatives are checked against their banner file: cdn.example serves the banners these tests name.
+pytestmark = pytest.mark.usefixtures("banner_cdn")
 
 OPERATOR = Account.from_key("0x" + "42" * 32)
 CREATIVE = {"bannerUrl": "https://cdn.example/banner.png", "targetUrl": "https://shop.example/landing",
@@ -477,3 +481,34 @@ async def test_unregistered_wallet_and_advertiser_withdrawal(client, chain, cloc
     assert sorted(status for status, _ in results) == [201, 201] + [400] * 4
     _, money = await api.call("GET", "/advertisers/account")
     assert (money["available"], money["pendingWithdrawals"]) == ("0.5", "4.5")
+
+
+async def test_a_banner_the_campaign_cannot_show_is_refused_and_nothing_is_stored(client, clock, banner_cdn):
+    """A 250x250 creative in a campaign of other sizes, a file of another size than claimed, an image that is not
+    there: each refused with the field named, and no creative stored."""
+    api = await advertiser_api(client)
+    campaign = await draft(api, clock, sizes=["300x250", "728x90"])
+    banner_cdn.serve("/square.png", png(250, 250))
+    refusals = [({**CREATIVE, "bannerUrl": "https://cdn.example/square.png", "size": "250x250"},
+                 "size_not_in_campaign", "size"),
+                ({**CREATIVE, "bannerUrl": "https://cdn.example/square.png"}, "banner_size_mismatch", "size"),
+                ({**CREATIVE, "bannerUrl": "https://cdn.example/gone.png"}, "banner_unreachable", "bannerUrl")]
+    for creative, code, field in refusals:
+        status, body = await api.call("POST", f"/advertisers/campaigns/{campaign['id']}/creatives", **creative)
+        assert (status, body["error"], body["field"]) == (400, code, field), body
+    assert await Creative.all().count() == 0
+    status, _ = await api.call("POST", f"/advertisers/campaigns/{campaign['id']}/creatives", **CREATIVE)
+    assert status == 201 and "/square.png" in banner_cdn.requested
+
+
+async def test_changing_a_creative_to_a_banner_of_another_size_is_refused(client, clock, banner_cdn):
+    api = await advertiser_api(client)
+    campaign = await draft(api, clock)
+    _, creative = await api.call("POST", f"/advertisers/campaigns/{campaign['id']}/creatives", **CREATIVE)
+    banner_cdn.serve("/wide.png", png(728, 90))
+    status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}",
+                                  bannerUrl="https://cdn.example/wide.png")
+    assert (status, body["error"], body["actualSize"]) == (400, "banner_size_mismatch", "728x90")
+    assert (await Creative.get(id=creative["id"])).banner_url == CREATIVE["bannerUrl"]
+    status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", description="New words")
+    assert status == 200 and body["description"] == "New words"

@@ -13,6 +13,8 @@ from tests.api.test_advertisers import settings as settings  # with the operator
 from tests.conftest import rebuild_index
 from tests.factories import make_site
 
+pytestmark = pytest.mark.usefixtures("banner_cdn")  # its creatives' banners are fetched
+
 RULES = {"geoInclude": ["de", "US-CA"], "geoExclude": ["US-NY"], "devicesInclude": ["mobile", "tablet"],
          "osExclude": ["windows"], "days": ["sat", "sun"], "hours": [18, 19, 20], "timeZone": "Europe/Berlin",
          "keywordsInclude": ["DeFi", "nft"], "keywordsExclude": ["gambling"]}

@@ -1,6 +1,8 @@
 """Members of a publisher account through HTTP: each signs in with its own wallet; a viewer reads the account's
 sites, balances and traffic but changes nothing, a manager manages sites and money (paid to the account's wallet),
-an owner also manages members; a removed member is refused at once, and strangers are refused throughout."""
+an owner also manages members; a removed member is refused at once, and strangers are refused throughout. Adding
+members is refused alike for publisher and advertiser accounts (``test_advertiser_members`` has the rest of
+advertisers')."""
 
 from __future__ import annotations
 
@@ -9,11 +11,11 @@ import asyncio
 import pytest
 from eth_account import Account
 
-from adnet.accounts.models import PublisherMember, Site
+from adnet.accounts.models import AdvertiserMember, PublisherMember, Site
 from adnet.money import ledger
 from adnet.money.models import Withdrawal
 from tests.auth_helpers import bearer, sign_in
-from tests.factories import G, fund, make_publisher, make_site
+from tests.factories import G, fund, make_advertiser, make_publisher, make_site
 
 
 class Wallet:
@@ -30,8 +32,12 @@ class Wallet:
         response = await self.client.get(path, query_string=query, headers=bearer(self.token))
         return response.status_code, await response.get_json()
 
-    async def post(self, path: str, **body):
-        response = await self.client.post(path, json=body, headers=bearer(self.token))
+    async def post(self, path: str, query: dict | None = None, **body):
+        response = await self.client.post(path, json=body, query_string=query, headers=bearer(self.token))
+        return response.status_code, await response.get_json()
+
+    async def patch(self, path: str, **body):
+        response = await self.client.patch(path, json=body, headers=bearer(self.token))
         return response.status_code, await response.get_json()
 
 
@@ -91,16 +97,24 @@ async def test_a_manager_manages_sites_and_money_paid_to_the_account(client, acc
     assert (status, refused["error"]) == (403, "insufficient_role")
 
 
-async def test_an_owner_member_manages_members_and_removal_takes_effect_at_once(client, account):
-    owner, publisher, site = account
-    co_owner, viewer = await signed_in(client), await signed_in(client)
-    await owner.post(members_path(publisher), wallet=co_owner.address, role="owner")
-    status, _ = await co_owner.post(members_path(publisher), wallet=viewer.address, role="viewer")
+async def added_by_a_co_owner(client, clock, owner: Wallet, path: str, role: str) -> tuple[Wallet, Wallet, dict]:
+    """The owner adds a co-owner, who adds a member with ``role``; the member lists both, oldest first: (co-owner,
+    member, the listing)."""
+    co_owner, member = await signed_in(client), await signed_in(client)
+    await owner.post(path, wallet=co_owner.address, role="owner")
+    clock.advance(seconds=1)
+    status, _ = await co_owner.post(path, wallet=member.address, role=role)
     assert status == 201
-    status, listed = await viewer.get(members_path(publisher))
+    status, listed = await member.get(path)
     assert status == 200 and listed["owner"] == owner.address
-    assert [(member["wallet"], member["role"]) for member in listed["members"]] == [
-        (co_owner.address, "owner"), (viewer.address, "viewer")]
+    assert [(row["wallet"], row["role"]) for row in listed["members"]] == [
+        (co_owner.address, "owner"), (member.address, role)]
+    return co_owner, member, listed
+
+
+async def test_an_owner_member_manages_members_and_removal_takes_effect_at_once(client, clock, account):
+    owner, publisher, site = account
+    co_owner, viewer, _ = await added_by_a_co_owner(client, clock, owner, members_path(publisher), "viewer")
 
     status, _ = await co_owner.post(f"{members_path(publisher)}/{viewer.address}/remove")
     assert status == 200
@@ -112,26 +126,38 @@ async def test_an_owner_member_manages_members_and_removal_takes_effect_at_once(
     assert status == 404  # the account's own wallet is no member row: it cannot be removed
 
 
-async def test_adding_is_refused_twice_for_strangers_and_for_bad_input(client, account):
-    owner, publisher, _ = account
+@pytest.fixture(params=["publisher", "advertiser"])
+async def any_account(request, client):
+    """A publisher or an advertiser account, its owner signed in: (owner, its members' path, the members' model,
+    the members' path of an unknown account of the kind)."""
+    owner = await signed_in(client)
+    if request.param == "publisher":
+        made, model = await make_publisher(owner.address.lower()), PublisherMember
+    else:
+        made, model = await make_advertiser(owner.address.lower()), AdvertiserMember
+    kind = f"/api/{request.param}s/accounts"
+    return owner, f"{kind}/{made.id}/members", model, f"{kind}/{made.id[:4]}unknown000000000000/members"
+
+
+async def test_adding_is_refused_twice_for_strangers_and_for_bad_input(client, any_account):
+    owner, path, model, unknown = any_account
     member, stranger = await signed_in(client), await signed_in(client)
-    path = members_path(publisher)
     answers = await asyncio.gather(*[owner.post(path, wallet=member.address, role="viewer") for _ in range(5)])
     assert sorted(status for status, _ in answers) == [201] + [409] * 4
-    assert await PublisherMember.filter(wallet=member.address.lower()).count() == 1
+    assert await model.filter(wallet=member.address.lower()).count() == 1
     assert (await owner.post(path, wallet=owner.address, role="viewer"))[1]["error"] == "already_member"
     status, refused = await stranger.post(path, wallet=stranger.address, role="owner")
     assert (status, refused["error"]) == (403, "not_owner")
     assert (await stranger.get(path))[0] == 403
     assert (await owner.post(path, wallet="0x1234", role="viewer"))[1]["error"] == "invalid_wallet"
     assert (await owner.post(path, wallet=stranger.address, role="admin"))[0] == 400
-    assert (await owner.get("/api/publishers/accounts/pub_unknown000000000000/members"))[0] == 404
+    assert (await owner.get(unknown))[0] == 404
 
 
-async def test_members_are_managed_with_the_session_only(client, account):
-    owner, publisher, _ = account
-    issued = await client.post("/api/keys", json={"name": "k", "scopes": ["sites:manage"]}, headers=bearer(
-        owner.token))
+async def test_members_are_managed_with_the_session_only(client, any_account):
+    owner, path, _, _ = any_account
+    issued = await client.post("/api/keys", json={"name": "k", "scopes": ["sites:manage", "campaigns:manage"]},
+                               headers=bearer(owner.token))
     key = Wallet(client, owner.account, (await issued.get_json())["token"])
-    status, refused = await key.post(members_path(publisher), wallet=Account.create().address, role="viewer")
+    status, refused = await key.post(path, wallet=Account.create().address, role="viewer")
     assert (status, refused["error"]) == (403, "session_required")

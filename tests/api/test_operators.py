@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+import pytest
 from eth_account import Account
 
 from adnet.campaigns.models import Campaign, CampaignStatus
@@ -31,6 +32,9 @@ from tests.api.test_track import page, page_url
 from tests.auth_helpers import sign_in
 from tests.conftest import rebuild_index
 from tests.factories import G, make_site
+
+# Creatives are checked against their banner file: cdn.example serves the banners these tests name.
+pytestmark = pytest.mark.usefixtures("banner_cdn")
 
 OPERATOR_ROUTES = [
     ("GET", "/operators/review", {}), ("GET", "/operators/revenue", {}), ("GET", "/operators/rate", {}),

@@ -8,16 +8,18 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from eth_account import Account
 from web3.exceptions import ContractLogicError
 
 from adnet.chain.contracts import error_name
 from adnet.chain.transact import send_transaction
+from adnet.core.amounts import to_decimal_string
 from adnet.money import ledger
 from adnet.money.holders import account_ref
 from adnet.money.models import Claim, ClaimStatus, Exchange, LedgerPosting, Withdrawal, WithdrawalStatus
 from tests.auth_helpers import bearer, sign_in
 from tests.chain.helpers import advance_chain_time, deposit, mine, user
-from tests.factories import G, fund, make_publisher, make_site
+from tests.factories import G, fund, make_advertiser, make_publisher, make_site
 
 
 @pytest.fixture
@@ -48,6 +50,33 @@ async def balance_of(client, token: str, wallet: str, site_id: str) -> dict:
                                 headers=bearer(token))
     assert response.status_code == 200
     return await response.get_json()
+
+
+async def test_a_deposit_above_what_the_wallet_holds_is_refused_before_anything_is_prepared(client, chain,
+                                                                                          publisher):
+    """The API's prepare routes read the wallet's G$ on the chain, as the portal does: the wallet is never handed
+    an approve and deposit that would revert."""
+    account, token, site = publisher
+    await make_advertiser(account.address.lower())
+    held = await chain.token_balance("G$", account.address)
+    over, exact = to_decimal_string(held + 1), to_decimal_string(held)
+    refusals = [await post(client, "topup/prepare", token, wallet=account.address, siteId=site.id, amount=over),
+                await client.post("/api/advertisers/deposit/prepare", json={"amount": over}, headers=bearer(token))]
+    for refused in refusals:
+        assert refused.status_code == 400
+        assert await refused.get_json() == {
+            "error": "insufficient_wallet_balance", "field": "amount", "walletBalance": exact,
+            "message": f"Your wallet holds {exact} G$; the amount is more than that."}
+    prepared = await post(client, "topup/prepare", token, wallet=account.address, siteId=site.id, amount=exact)
+    approve, _ = (await prepared.get_json())["transactions"]
+    assert prepared.status_code == 200 and approve == {
+        **approve, "data": chain.build_approve_tx(account.address, "G$", held)["data"]}  # exactly the amount
+
+    empty = Account.create()  # a wallet that holds no G$ at all
+    empty_token = await sign_in(client, empty)
+    theirs = await make_site(await make_publisher(empty.address.lower()))
+    nothing = await post(client, "topup/prepare", empty_token, wallet=empty.address, siteId=theirs.id, amount="1")
+    assert nothing.status_code == 400 and (await nothing.get_json())["walletBalance"] == "0"
 
 
 async def test_a_real_top_up_is_credited_once(client, chain, publisher):

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import re
 
+from eth_utils import to_checksum_address
+
+from adnet.tasks.choices import transfer_call
 from adnet.tasks.config import config_json, task_view
 from adnet.tasks.models import TaskKind
 from api.schemas import ClaimOut, public_task
@@ -110,7 +113,8 @@ async def test_signed_in_operations_name_their_security(client):
         # account among them) never do.
         by_key = found[label]["security"][2:]
         path = label.split(" ")[1]
-        if path.startswith(("/api/advertisers", "/api/publishers")) and not path.startswith("/api/publishers/accounts"):
+        if path.startswith(("/api/advertisers", "/api/publishers")) and not path.startswith(
+                ("/api/publishers/accounts", "/api/advertisers/accounts")):
             assert len(by_key) == 1 and len(by_key[0]["apiKey"]) == 1, label
         else:
             assert by_key == [], label
@@ -134,7 +138,8 @@ async def test_responses_are_described_in_the_names_and_types_clients_get(client
     assert schemas["ClaimOut"]["properties"]["chainId"]["type"] == "integer"
     serve = found["GET /api/serve"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert serve["title"] == "ServeOut"
-    assert {option["$ref"].rsplit("/", 1)[1] for option in serve["oneOf"]} == {"BannerOut", "UnitOut", "NothingOut"}
+    assert {option["$ref"].rsplit("/", 1)[1] for option in serve["oneOf"]} == {"BannerOut", "UnitOut", "HouseOut",
+                                                                        "NothingOut"}
     assert set(schemas["BannerOut"]["properties"]) == {"kind", "ad", "bannerClickActive", "attachedTasks"}
 
 
@@ -173,3 +178,16 @@ async def test_public_views_of_every_kind(app):
         {"id": "q2", "type": "text", "prompt": "Why?", "required": False},
     ]}))
     assert public_task(task_view(survey), BASE).model_dump()["totalSteps"] == 2
+
+
+async def test_an_onchain_tasks_prepared_transaction_is_public_with_the_chain(app):
+    config = {"contract": "0x" + "cd" * 20, "eventTopic": "0x" + "ef" * 32,
+              "call": transfer_call("0x" + "ab" * 20, 10**16)}
+    task = await make_task(kind=TaskKind.ONCHAIN_EVENT, config=config_json(TaskKind.ONCHAIN_EVENT, config))
+    served = public_task(task_view(task), BASE, 42).model_dump()
+    assert served["transaction"] == {"to": to_checksum_address("0x" + "cd" * 20), "data": config["call"]["data"],
+                                     "value": "0", "chainId": 42}
+    assert public_task(task_view(task), BASE).model_dump()["transaction"]["chainId"] is None  # a preview
+    plain = {key: value for key, value in config.items() if key != "call"}
+    task = await make_task(kind=TaskKind.ONCHAIN_EVENT, config=config_json(TaskKind.ONCHAIN_EVENT, plain))
+    assert public_task(task_view(task), BASE, 42).model_dump()["transaction"] is None

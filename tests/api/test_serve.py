@@ -2,11 +2,13 @@
 counting, and that a serve reads nothing from the database."""
 
 import asyncio
+from collections import Counter
 from datetime import timedelta
 
 import pytest
 from quart import current_app
 
+from adnet.accounts.models import Site
 from adnet.campaigns.models import CampaignStatus, Category, CreativeStatus
 from adnet.core import changes
 from adnet.core.ids import new_id
@@ -14,7 +16,7 @@ from adnet.delivery.models import SiteDailyStat
 from adnet.delivery.tokens import verify_token
 from adnet.tasks.models import Completion, TaskKind
 from tests.conftest import rebuild_index
-from tests.factories import G, make_campaign, make_creative, make_site, make_task, wallet_address
+from tests.factories import G, make_campaign, make_creative, make_house_ad, make_site, make_task, wallet_address
 from tests.sql import recorded_statements
 
 POLL = {"question": "Which chain?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}
@@ -65,6 +67,8 @@ async def test_serving_performs_no_database_query(client):
     site, campaign, _ = await banner_setup()
     await make_task(kind=TaskKind.POLL, config=POLL)
     await make_task(kind=TaskKind.QUIZ, campaign=campaign, config=QUIZ)
+    await make_house_ad(site, width=728, height=90)
+    await Site.filter(id=site.id).update(placement_floors={"premium": str(1000 * G)})
     blocked = await make_campaign(category=Category.GAMBLING)
     await make_creative(blocked)
     # A second site whose owner's controls (adnet.delivery.controls) block and refuse: applied from the index too.
@@ -72,17 +76,26 @@ async def test_serving_performs_no_database_query(client):
                                            "blocked_campaigns": [new_id("cmp")], "attached_tasks": False})
     await rebuild_index(client.app)
     await get_serve(client, siteId=site.id)  # warm-up outside the count
+    kinds: Counter[str] = Counter()
     with recorded_statements() as queries:
-        for site_id in (site.id, controlled.id):
-            for params in ({}, {"size": "300x250"}, {"kind": "POLL"}, {"attached": "1"}, {"size": "1x1"},
-                           {"kind": "SURVEY"}):
-                for _ in range(5):
-                    response, body = await get_serve(client, siteId=site_id, **params)
-                    assert response.status_code == 200
-                    if site_id == controlled.id:
-                        assert body["kind"] != "SURVEY" and body.get("attachedTasks", []) == []
-                        assert body.get("ad", {}).get("campaignId") != blocked.id
+        for params in ({"siteId": site.id}, {"siteId": site.id, "size": "300x250"},
+                       {"siteId": site.id, "kind": "POLL"}, {"siteId": site.id, "attached": "1"},
+                       {"siteId": site.id, "size": "1x1"}, {"siteId": site.id, "kind": "SURVEY"},
+                       {"siteId": site.id, "size": "728x90"}, {"siteId": site.id, "placement": "premium"}):
+            for _ in range(5):
+                response, body = await get_serve(client, **params)
+                assert response.status_code == 200
+                kinds[params.get("size") or params.get("placement") or ""] += body["kind"] == "HOUSE"
+        for params in ({}, {"size": "300x250"}, {"kind": "POLL"}, {"attached": "1"}, {"size": "1x1"},
+                       {"kind": "SURVEY"}):
+            for _ in range(5):
+                response, body = await get_serve(client, siteId=controlled.id, **params)
+                assert response.status_code == 200
+                assert body["kind"] != "SURVEY" and body.get("attachedTasks", []) == []
+                assert body.get("ad", {}).get("campaignId") != blocked.id
     assert queries == []
+    # The house ad fills the slots no paid campaign does: its own size, and the placement whose floor is too high.
+    assert {key: count for key, count in kinds.items() if count} == {"728x90": 5, "premium": 5}
 
 
 async def test_a_site_registered_after_the_index_costs_one_lookup_then_none(client):

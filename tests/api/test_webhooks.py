@@ -173,7 +173,7 @@ async def test_in_production_no_delivery_reaches_a_private_address(services, sit
     await _endpoint(advertiser.wallet, "https://localhost/hook")
     campaign = await make_campaign(advertiser, status=CampaignStatus.REVIEW)
     await review.approve_campaign("0xoperator", campaign.id, clock.now())
-    production = Fetcher(FetchPolicy.for_webhooks(production=True))
+    production = Fetcher(FetchPolicy.for_environment(production=True))
     assert await delivery.Deliverer(post=production.post, failure=FetchFailed).deliver_due(clock.now()) == 1
     attempt = await WebhookAttempt.get()
     assert attempt.status_code is None and "address" in attempt.error

@@ -357,13 +357,22 @@ def open_portal(browser: Browser, server: LiveServer) -> Iterator[Callable[..., 
 AXE_SCRIPT = Path(__file__).resolve().parent / "fixtures" / "axe-4.14.1.min.js"
 
 
-def serious_violations(page: Page) -> list[str]:
-    """axe-core's serious and critical violations on ``page`` as it is now, as "rule: element" lines. axe runs
-    through the DevTools protocol, which the page's CSP does not govern."""
+def axe_violations(page: Page, context: str | None = None, rules: list[str] | None = None) -> list[dict[str, Any]]:
+    """axe-core's violations on ``page`` as it is now, within the element ``context`` selects (the whole document
+    without one) and of ``rules`` only when given: each ``{"id", "impact", "targets"}``, a target an element's
+    selector. axe runs through the DevTools protocol, which the page's CSP does not govern."""
     page.evaluate(AXE_SCRIPT.read_text())
-    return page.evaluate("""axe.run(document, { resultTypes: ["violations"] }).then((result) => result.violations
-        .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-        .flatMap((violation) => violation.nodes.map((node) => violation.id + ": " + node.target.join(" "))))""")
+    return page.evaluate("""([context, rules]) => axe.run(context ? document.querySelector(context) : document,
+        rules ? { resultTypes: ["violations"], runOnly: rules } : { resultTypes: ["violations"] })
+        .then((result) => result.violations.map((violation) => ({ id: violation.id, impact: violation.impact,
+          targets: violation.nodes.map((node) => node.target.join(" ")) })))""", [context, rules])
+
+
+def serious_violations(page: Page, context: str | None = None) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` (within ``context``, a selector, when given) as
+    "rule: element" lines."""
+    return [f"{violation['id']}: {target}" for violation in axe_violations(page, context)
+            if violation["impact"] in ("serious", "critical") for target in violation["targets"]]
 
 
 def sideways_overflow(page: Page) -> int:

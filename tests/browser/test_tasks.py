@@ -1,20 +1,25 @@
 """Attached tasks in Chromium on a publisher's page of another origin than adnet, with the injected test wallet: a
 VISIT_URL task through the visit link with the time away as its dwell, a SIGN_MESSAGE task signed by the wallet, a
-QUIZ answered wrong then right, and an ONCHAIN_EVENT task proven by a transfer the wallet sends (too early first,
-then confirmed); each refusal is shown as adnet said it, and each claim the SDK's "Redeem on-chain" sends to the
-vault of the embedded chain pays the wallet exactly once."""
+QUIZ answered wrong then right, and an ONCHAIN_EVENT task whose configured transfer the embed has the wallet send,
+then confirms by itself (too early first, then confirmed); each refusal is shown as adnet said it, and each claim
+the SDK's "Redeem on-chain" sends to the vault of the embedded chain pays the wallet exactly once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from eth_abi import encode
 from eth_utils import keccak
 from hexbytes import HexBytes
+from quart import current_app
 
+from adnet.demo import BURN_ADDRESS
+from adnet.tasks.models import Task
 from tests.browser.conftest import LiveServer, PublisherSite, Visitor, publisher_page
 from tests.chain.helpers import mine
+from tests.conftest import rebuild_index
 
 G = 10**18
 TASKS_SLOT = ('<div id="slot-tasks" data-adnet-slot data-kind="BANNER" data-size="300x250" data-placement="sidebar" '
@@ -132,27 +137,69 @@ def test_a_wrong_quiz_answer_is_explained_and_a_right_one_pays(
     redeem_and_check(visitor, server, row, balance_before)
 
 
-def test_an_onchain_task_waits_for_its_confirmation_then_pays(
+def test_an_onchain_task_sends_its_transaction_from_the_wallet_and_confirms_by_itself(
         server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
         live_campaigns: Callable[..., list[str]]) -> None:
+    """The demo's on-chain task is configured with a transfer of 0.01 G$: the embed puts exactly that before the
+    wallet, submits its hash, and, told it needs another confirmation, asks again by itself until it counts."""
     live_campaigns(2)
     row = task_row(visitor, server, publisher_site, "ONCHAIN_EVENT")
-    # The wallet sends G$ to anyone, from the page, as its owner would from any app.
+    token = server.chain.deployment.gs_token
+    burned_before = gs_balance(server, BURN_ADDRESS)
+
+    row.get_by_role("button", name="Send with wallet").click()
+    # Mined, not yet confirmed: the embed says what adnet said and keeps checking on its own.
+    row.get_by_text("needs 1 more confirmation(s); checking again…", exact=False).wait_for()
+    (tx_hash,) = visitor.wallet.sent
+    sent = server.call(lambda: server.chain.w3.eth.get_transaction(tx_hash))
+    assert (sent["to"].lower(), sent["from"].lower()) == (token, visitor.wallet.address)
+    assert sent["input"].to_0x_hex() == "0x" + (keccak(text="transfer(address,uint256)")[:4] + encode(
+        ["address", "uint256"], [BURN_ADDRESS, G // 100])).hex()
+    assert gs_balance(server, BURN_ADDRESS) - burned_before == G // 100
+    balance_before = gs_balance(server, visitor.wallet.address)
+    server.call(lambda: mine(server.chain))
+    row.get_by_text("Done", exact=True).wait_for()  # no click: the embed retried by itself
+
+    (completion,) = visitor.events("complete")
+    assert completion["taskId"] == server.demo["taskIds"]["ONCHAIN_EVENT"][0]
+    assert row.get_by_label("Transaction hash").count() == 0  # nothing to paste
+    visitor.wallet.sent.remove(tx_hash)  # the transfer is the proof; redeeming sends the only other transaction
+    redeem_and_check(visitor, server, row, balance_before)
+
+
+async def _configure(task_id: str, call: dict[str, str] | None, per_wallet: int) -> None:
+    task = await Task.get(id=task_id)
+    await Task.filter(id=task_id).update(config={**task.config, "call": call}, max_per_wallet=per_wallet)
+    await rebuild_index(current_app)
+
+
+@pytest.fixture
+def onchain_without_call(server: LiveServer) -> Iterator[str]:
+    """The demo's on-chain task configured without a transaction to prepare (as the API allows), and completable
+    once more by the visitor's wallet (which the test above may have used on it); then as before."""
+    (task_id,) = server.demo["taskIds"]["ONCHAIN_EVENT"]
+    task = server.call(lambda: Task.get(id=task_id))
+    server.call(lambda: _configure(task_id, None, task.max_per_wallet + 1))
+    yield task_id
+    server.call(lambda: _configure(task_id, task.config["call"], task.max_per_wallet))
+
+
+def test_an_onchain_task_without_a_prepared_transaction_takes_a_pasted_hash(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
+        live_campaigns: Callable[..., list[str]], onchain_without_call: str) -> None:
+    live_campaigns(2)
+    row = task_row(visitor, server, publisher_site, "ONCHAIN_EVENT")
+    assert row.get_by_role("button", name="Send with wallet").count() == 0
     token = server.chain.deployment.gs_token
     data = "0x" + (keccak(text="transfer(address,uint256)")[:4] + encode(["address", "uint256"], [
         "0x" + "11" * 20, G // 100])).hex()
     tx_hash = visitor.page.evaluate("(tx) => window.ethereum.request({method: 'eth_sendTransaction', params: [tx]})",
                                     {"from": visitor.wallet.address, "to": token, "data": data})
-    balance_before = gs_balance(server, visitor.wallet.address)
-
     row.get_by_label("Transaction hash").fill(tx_hash)
     row.get_by_role("button", name="Check").click()
     row.get_by_text("confirmation", exact=False).wait_for()  # mined, not yet confirmed: adnet says to wait
     server.call(lambda: mine(server.chain))
     row.get_by_role("button", name="Check").click()
     row.get_by_text("Done", exact=True).wait_for()
-
     (completion,) = visitor.events("complete")
-    assert completion["taskId"] == server.demo["taskIds"]["ONCHAIN_EVENT"][0]
-    visitor.wallet.sent.remove(tx_hash)  # the transfer is the proof; redeeming sends the only other transaction
-    redeem_and_check(visitor, server, row, balance_before)
+    assert completion["taskId"] == onchain_without_call

@@ -60,7 +60,7 @@ async def test_viem_ethers_and_an_eip1193_provider_send_them_as_they_are(chain, 
         pytest.fail("sending with viem and ethers needs Node 20 (node) on the PATH")
     account = user(2)
     holder = site_holder(await make_site(await make_publisher(account.address.lower())))
-    plan = DepositPlanOut(**deposit_plan_out(deposits.prepare(holder, 3 * G, chain)))
+    plan = DepositPlanOut(**deposit_plan_out(await deposits.prepare(holder, 3 * G, chain)))
     transactions = plan.model_dump(mode="json")["transactions"]
     sender = await asyncio.create_subprocess_exec(
         node, str(SEND_PREPARED), library, str(chain.rpc_url), account.key.to_0x_hex(),

@@ -10,7 +10,7 @@ from adnet.accounts.models import Publisher, Site
 from adnet.delivery.models import AdUnit, SiteDailyStat
 from adnet.tasks.models import TaskKind
 from tests.conftest import rebuild_index
-from tests.factories import make_campaign, make_creative, make_publisher, make_site, make_task
+from tests.factories import make_campaign, make_creative, make_house_ad, make_publisher, make_site, make_task
 
 POLL = {"question": "Which chain?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}
 SIDEBAR = [("name", "Sidebar"), ("kinds", "BANNER"), ("size", "300x250"), ("attachedTasks", "1"),
@@ -55,6 +55,23 @@ async def test_the_builder_previews_what_would_serve_now_without_counting_it(pub
     services = publisher.client.app.extensions["adnet"]
     await services.serving.flush_counts()
     assert await SiteDailyStat.filter(site_id=site.id).count() == 0  # previews are not serve requests
+
+
+async def test_the_preview_shows_the_house_ad_that_fills_a_slot_no_campaign_does(publisher):
+    site = await own_site(publisher)
+    await make_creative(await make_campaign())  # 300x250 only
+    house = await make_house_ad(site, width=728, height=90)
+    await rebuild_index(publisher.client.app)
+    leaderboard = await text(await publisher.post(f"/portal/sites/{site.id}/ad-units/preview",
+                                                  [("kinds", "BANNER"), ("size", "728x90")], htmx=True))
+    assert f'data-house-ad="{house.id}"' in leaderboard and 'alt="Our newsletter"' in leaderboard
+    assert "data-creative" not in leaderboard
+    medium = await text(await publisher.post(f"/portal/sites/{site.id}/ad-units/preview",
+                                             [("kinds", "BANNER"), ("size", "300x250")], htmx=True))
+    assert "data-creative" in medium and "data-house-ad" not in medium
+    nothing = await text(await publisher.post(f"/portal/sites/{site.id}/ad-units/preview",
+                                              [("kinds", "BANNER"), ("size", "160x600")], htmx=True))
+    assert 'id="preview-none"' in nothing
 
 
 async def test_creating_editing_and_deleting_units(publisher):

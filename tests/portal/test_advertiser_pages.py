@@ -19,7 +19,6 @@ from adnet.campaigns import review as operators
 from adnet.campaigns.commands import Rejection
 from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus
 from adnet.chain.transact import send_transaction
-from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.money.models import Deposit, Withdrawal
 from adnet.tasks.models import Task
@@ -29,11 +28,14 @@ from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
 from tests.portal.conftest import Publisher, portal_sign_in
 
+# Creatives are checked against their banner file: cdn.example serves the banners these tests name.
+pytestmark = pytest.mark.usefixtures("banner_cdn")
+
 OPERATOR = Account.from_key("0x" + "42" * 32)
 CREATIVE = {"bannerUrl": "https://cdn.example/banner.png", "targetUrl": "https://shop.example/landing",
             "description": "Sponsored", "mediaType": "image", "size": "300x250"}
 QUIZ = {"kind": "QUIZ", "title": "Quiz", "description": "", "rewardPoints": "5", "rewardGs": "0.5",
-        "maxPerWallet": "1", "config": json.dumps({"question": "2+2?", "answers": ["four"]})}
+        "maxPerWallet": "1", "question": "2+2?", "answers": "four", "choices": "", "maxAttempts": ""}
 
 
 @pytest.fixture
@@ -107,11 +109,11 @@ async def test_pages_need_a_session_and_an_advertiser_account_is_opened_once(cli
 
 
 async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, clock):
-    site = await make_site()
+    site = await make_site(domain="launch-news.example.com")
     fields = campaign_form(clock, name="Launch", startsAt="2026-03-01T08:30", endsAt="2026-03-31T00:00",
                            cpm="2.5", cpc="0", budget="40.000000000000000001", dailyCap="3",
-                           sizes="300x250, 728x90", placements="sidebar article-end", siteAllow=site.id,
-                           category="nft")
+                           sizes="300x250, 728x90", placements="sidebar article-end",
+                           siteAllow=f"https://www.{site.domain}/", category="nft")
     response = await advertiser.post("/portal/advertise/campaigns", fields, htmx=True)
     assert response.status_code == 204 and response.headers["HX-Redirect"].startswith("/portal/advertise/campaigns/")
     campaign = await Campaign.get(id=response.headers["HX-Redirect"].rsplit("/", 1)[1])
@@ -126,27 +128,33 @@ async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, 
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
     assert '<option value="nft" selected>' in page
     assert 'value="2026-03-01T08:30"' in page and 'value="40.000000000000000001"' in page
-    assert 'value="300x250, 728x90"' in page
+    assert 'value="300x250, 728x90"' in page and f'name="siteAllow" type="text" value="{site.domain}"' in page
     listing = await text(await advertiser.get("/portal/advertise"))
     assert f'href="/portal/advertise/campaigns/{campaign.id}">Launch</a>' in listing
 
 
 @pytest.mark.parametrize(("changes", "field", "message"), [
-    ({"name": ""}, "name", "name: this field is required"),
-    ({"cpm": "abc"}, "cpm", "an amount is a decimal string"),
-    ({"cpm": "0", "cpc": "0"}, "cpm", "a campaign prices impressions, clicks or both"),
+    ({"name": ""}, "name", "This field is required."),
+    ({"cpm": "abc"}, "cpm", "A G$ amount of 0 or more, such as 2.5: digits, at most 18 decimals, no sign."),
+    ({"cpm": "-1"}, "cpm", "A G$ amount of 0 or more, such as 2.5: digits, at most 18 decimals, no sign."),
+    ({"budget": "0"}, "budget", "A G$ amount more than 0, such as 2.5: digits, at most 18 decimals, no sign."),
+    ({"cpm": "0", "cpc": "0"}, "cpm", "A campaign prices impressions, clicks or both."),
     ({"endsAt": "2020-01-01T00:00"}, "endsAt", "endsAt must be after startsAt."),
-    ({"startsAt": "tomorrow"}, "startsAt", "startsAt: an ISO 8601 time"),
-    ({"sizes": "big"}, "sizes", "sizes.0: a size WIDTHxHEIGHT, such as 300x250"),
-    ({"siteAllow": new_id("site")}, "siteAllow", "names a site that does not exist"),
+    ({"startsAt": "tomorrow"}, "startsAt", "An ISO 8601 time"),
+    ({"sizes": "big"}, "sizes", "A size WIDTHxHEIGHT, such as 300x250."),
+    ({"siteAllow": "nowhere.example.org"}, "siteAllow",
+     "No site is registered under nowhere.example.org; pick a domain from the list."),
 ])
 async def test_a_refused_campaign_form_says_why_beside_the_field_and_creates_nothing(advertiser, clock, changes,
                                                                                      field, message):
     fragment = await advertiser.post("/portal/advertise/campaigns", campaign_form(clock, **changes), htmx=True)
     assert fragment.headers["HX-Retarget"] == "#campaign-form"
     html = await text(fragment)
-    assert message in html and 'id="settings-error"' in html
-    assert re.search(rf'name="{field}"[^>]*aria-invalid="true"', html), field
+    # The refusal is said right after its field, which points to it.
+    said = re.search(rf'name="{field}"[^>]*aria-invalid="true" aria-describedby="settings-{field}-error">\s*'
+                     rf'<p id="settings-{field}-error" class="error field-error" role="alert">([^<]*)</p>', html)
+    assert said and message in said.group(1).replace("&#39;", "'"), html
+    assert 'id="settings-error"' not in html  # not said a second time at the form's end
     full = await advertiser.post("/portal/advertise/campaigns", campaign_form(clock, **changes))
     assert full.status_code == 400 and message in await text(full) and "<h1>New campaign</h1>" in await text(full)
     assert await Campaign.all().count() == 0
@@ -158,7 +166,9 @@ async def test_creatives_tasks_and_funding_from_the_campaign_page(advertiser, cl
     base = f"/portal/advertise/campaigns/{campaign.id}"
 
     bad = await advertiser.post(f"{base}/creatives", {**CREATIVE, "targetUrl": "javascript:alert(1)"}, htmx=True)
-    assert bad.headers["HX-Retarget"] == "#campaign" and "targetUrl: an absolute http://" in await text(bad)
+    assert bad.headers["HX-Retarget"] == "#campaign"
+    assert ('<p id="creative-targetUrl-error" class="error field-error" role="alert">An http:// or https:// address '
+            "such as https://example.com/landing.</p>") in await text(bad)
     assert await Creative.all().count() == 0
     added = await advertiser.post(f"{base}/creatives", CREATIVE, htmx=True)
     html = await text(added)
@@ -166,10 +176,10 @@ async def test_creatives_tasks_and_funding_from_the_campaign_page(advertiser, cl
     assert creative.status == CreativeStatus.REVIEW and "Creative added; it waits for review." in html
     assert '<img src="https://cdn.example/banner.png" width="300" height="250"' in html
 
-    not_json = await advertiser.post(f"{base}/tasks", {**QUIZ, "config": "{question"}, htmx=True)
-    assert "config: an object" in await text(not_json)
-    wrong_config = await advertiser.post(f"{base}/tasks", {**QUIZ, "config": '{"question": "2+2?"}'}, htmx=True)
-    assert "config.answers" in await text(wrong_config)
+    no_answer = await advertiser.post(f"{base}/tasks", {**QUIZ, "answers": "\r\n  \r\n"}, htmx=True)
+    assert ('<p id="new-QUIZ-answers-error" class="error field-error" role="alert">1 to 20 answers, one per line, '
+            "each at most 200 characters.</p>") in await text(no_answer)
+    assert '<details id="new-QUIZ" open>' in await text(no_answer)
     assert await Task.all().count() == 0
     assert (await advertiser.post(f"{base}/tasks", QUIZ)).status_code == 303
     task = await Task.get(campaign_id=campaign.id)
@@ -183,7 +193,8 @@ async def test_creatives_tasks_and_funding_from_the_campaign_page(advertiser, cl
     beyond = await advertiser.post(f"{base}/allocate", {"amount": "20.5"})
     assert beyond.status_code == 409 and "beyond its budget" in await text(beyond)
     pooled = await advertiser.post(f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "0"}, htmx=True)
-    assert "amount: the amount must be more than zero" in await text(pooled)
+    assert (f'<p id="task-{task.id}-amount-error" class="error field-error" role="alert">A G$ amount more than 0, '
+            "such as 2.5: digits, at most 18 decimals, no sign.</p>") in await text(pooled)
     assert await ledger.balance(ledger.task_pool(task.id)) == 0
     await fund(ledger.advertiser(campaign.advertiser_id), 2 * G)  # type: ignore[attr-defined]
     pooled = await advertiser.post(f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "1.5"}, htmx=True)
@@ -244,7 +255,8 @@ async def test_an_edited_creative_of_an_approved_campaign_goes_back_to_review(ad
     refused = await advertiser.post(f"/portal/advertise/creatives/{creative.id}", {**CREATIVE, "size": "0x1"},
                                     htmx=True)
     html = await text(refused)
-    assert "size: a size WIDTHxHEIGHT, such as 300x250" in html and f'id="creative-{creative.id}-error"' in html
+    assert (f'<p id="creative-{creative.id}-size-error" class="error field-error" role="alert">A size WIDTHxHEIGHT, '
+            "such as 300x250.</p>") in html
     assert (await Creative.get(id=creative.id)).status == CreativeStatus.APPROVED
     changed = await advertiser.post(f"/portal/advertise/creatives/{creative.id}",
                                     {**CREATIVE, "targetUrl": "https://shop.example/new"}, htmx=True)
@@ -329,6 +341,16 @@ async def test_a_deposit_is_sent_by_the_wallet_and_credited_once(advertiser, cha
     assert refused.headers["HX-Retarget"] == "#deposit-form" and "an amount is a decimal string" in await text(refused)
 
 
+async def test_the_withdrawal_form_posted_twice_makes_one_withdrawal(advertiser):
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 5 * G)
+    key = re.search(r'name="idempotency_key" value="([^"]+)"', await text(await advertiser.get("/portal/advertise")))
+    assert key
+    form = {"amount": "2", "idempotency_key": key.group(1)}
+    answers = [await advertiser.post("/portal/advertise/withdraw", form) for _ in range(2)]
+    assert [answer.status_code for answer in answers] == [303, 303]
+    assert await Withdrawal.all().count() == 1 and await balance_of(advertiser) == 3 * G
+
+
 async def test_a_withdrawal_debits_the_available_balance_and_shows_its_claim(advertiser, chain, app):
     await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 5 * G)
     too_much = await advertiser.post("/portal/advertise/withdraw", {"amount": "6"}, htmx=True)
@@ -401,9 +423,61 @@ async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser,
     assert csv_response.mimetype == "text/csv" and lines[-1].startswith("total,2,1,0,0,0.000000,0.002,2,0,0")
     refused = await advertiser.get(f"{base}/report?from=2026-13-01")
     assert refused.status_code == 400 and "from: a day written YYYY-MM-DD" in await text(refused)
+    yesterday = (clock.now().date() - timedelta(days=1)).isoformat()
+    backwards = await advertiser.get(f"{base}/report?from={today}&to={yesterday}")
+    said = await text(backwards)
+    assert backwards.status_code == 400 and "to: the last day is before the first." in said
+    assert re.search(rf'id="report-to" name="to" value="{yesterday}"\s+aria-invalid="true"', said)
+    assert not re.search(r'id="report-from" name="from" value="[^"]*"\s+aria-invalid', said)
 
 
 async def test_operators_get_a_link_to_their_page(client):
     operator = await portal_sign_in(client, OPERATOR)
     page = await text(await operator.get("/portal/advertise"))
     assert 'href="/portal/operator">Operator</a>' in page
+
+
+async def test_a_draft_its_creatives_and_tasks_are_deleted_from_their_buttons(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 10 * G)
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    await advertiser.post(f"{base}/tasks", QUIZ)
+    creative, task = await Creative.get(campaign_id=campaign.id), await Task.get(campaign_id=campaign.id)
+    await advertiser.post(f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "2"})
+    page = await text(await advertiser.get(base))
+    assert "Delete this draft" in page and "Delete this 300x250 creative" in page and "Delete Quiz" in page
+    deleted = await advertiser.post(f"/portal/advertise/creatives/{creative.id}/delete", htmx=True)
+    assert "Deleted the 300x250 creative." in await text(deleted) and not await Creative.exists(id=creative.id)
+    deleted = await advertiser.post(f"/portal/advertise/tasks/{task.id}/delete", htmx=True)
+    assert "Deleted Quiz; 2 G$ returned to your balance." in await text(deleted)
+    assert deleted.headers["HX-Trigger"] == "balance-changed" and await balance_of(advertiser) == 10 * G
+    assert (await advertiser.post(f"{base}/delete", csrf=False)).status_code == 403
+    gone = await advertiser.post(f"{base}/delete", htmx=True)
+    assert (gone.status_code, gone.headers["HX-Redirect"]) == (204, "/portal/advertise")
+    assert "Deleted the draft Spring sale." in await text(await advertiser.get("/portal/advertise"))
+    assert not await Campaign.exists(id=campaign.id)
+
+
+async def test_a_submitted_campaign_offers_no_deletion_and_refuses_one(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    assert (await advertiser.post(f"{base}/submit")).status_code == 303
+    page = await text(await advertiser.get(base))
+    assert "Delete this draft" not in page and "Delete this 300x250 creative" not in page
+    refused = await advertiser.post(f"{base}/delete", htmx=True)
+    assert "cannot be deleted: it may have served" in await text(refused)
+    assert await Campaign.exists(id=campaign.id)
+
+
+async def test_duplicate_opens_the_copy_as_a_draft(advertiser, clock):
+    campaign = await create(advertiser, clock)
+    base = f"/portal/advertise/campaigns/{campaign.id}"
+    await advertiser.post(f"{base}/creatives", CREATIVE)
+    copied = await advertiser.post(f"{base}/duplicate")
+    assert copied.status_code == 303
+    page = await text(await advertiser.get(copied.headers["Location"]))
+    assert "Spring sale (copy)" in page and "This is a new draft copied from Spring sale" in page
+    copy = await Campaign.get(id=copied.headers["Location"].rsplit("/", 1)[1])
+    assert copy.status == CampaignStatus.DRAFT and await Creative.filter(campaign_id=copy.id).count() == 1

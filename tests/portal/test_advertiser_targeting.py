@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
+import pytest
+
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from adnet.campaigns.targeting import Targeting
 from tests.factories import make_campaign
@@ -15,6 +17,7 @@ from tests.portal.conftest import Publisher, portal_sign_in
 from tests.portal.test_advertiser_pages import CREATIVE, OPERATOR, advertiser, campaign_form, settings, text
 
 __all__ = ["advertiser", "settings"]  # the fixtures these tests use
+pytestmark = pytest.mark.usefixtures("banner_cdn")  # its creatives' banners are fetched
 
 TARGETING = [
     ("targeting.geoInclude", "DE"), ("targeting.geoInclude", "FR"), ("targeting.geoInclude", "US-CA, us-ny"),

@@ -121,6 +121,42 @@ async def test_a_withdrawal_debits_at_once_and_follows_the_chain_to_redeemed(pub
     assert redeemed.headers["HX-Trigger"] == "balance-changed"
 
 
+def idempotency_key_of(html: str) -> str:
+    """The idempotency key the page's withdrawal form carries."""
+    found = re.search(r'name="idempotency_key" value="([^"]+)"', html)
+    assert found, "no idempotency key"
+    return found.group(1)
+
+
+async def test_a_withdrawal_form_submitted_twice_makes_one_withdrawal(publisher, site):
+    """The key is drawn per rendering of the form: the same rendering posted twice (a double click, a retry after a
+    lost answer), even at once, gives one withdrawal; a new rendering gives a new one."""
+    await fund(ledger.site(site.id), 10 * G)
+    path = f"/portal/sites/{site.id}/withdraw"
+    first = idempotency_key_of(await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True))
+    form = {"amount": "2", "token": "G$", "idempotency_key": first}
+
+    answers = await asyncio.gather(*[publisher.post(path, form, htmx=True) for _ in range(4)])
+    assert [answer.status_code for answer in answers] == [200] * 4
+    [withdrawal] = await Withdrawal.filter(site_id=site.id)
+    shown = [await answer.get_data(as_text=True) for answer in answers]
+    assert all(f'id="withdrawal-{withdrawal.id}"' in html for html in shown)
+    assert (await publisher.post(path, form)).status_code == 303  # without JavaScript, again the same
+    assert await Withdrawal.filter(site_id=site.id).count() == 1
+    assert await ledger.balance(ledger.site(site.id)) == 8 * G
+
+    other_amount = await publisher.post(path, {**form, "amount": "3"}, htmx=True)
+    assert other_amount.status_code == 409 and other_amount.headers["HX-Retarget"] == "#withdraw-form"
+    assert idempotency_key_of(await other_amount.get_data(as_text=True)) != first  # shown again with a new key
+    second = idempotency_key_of(await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True))
+    assert second != first
+    assert (await publisher.post(path, {**form, "idempotency_key": second})).status_code == 303
+    assert await Withdrawal.filter(site_id=site.id).count() == 2
+    assert await ledger.balance(ledger.site(site.id)) == 6 * G
+    refused = await publisher.post(path, {**form, "idempotency_key": "with space"}, htmx=True)
+    assert refused.status_code == 400 and await Withdrawal.filter(site_id=site.id).count() == 2
+
+
 async def test_a_fake_redeem_hash_changes_nothing(publisher, site):
     await fund(ledger.site(site.id), 2 * G)
     await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "2"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import timedelta
 from decimal import Decimal
 
@@ -56,6 +57,49 @@ async def test_an_empty_dashboard_invites_a_first_site(publisher):
     html = await (await publisher.get("/portal")).get_data(as_text=True)
     assert 'id="no-sites"' in html and 'id="fill-rate">\u2013' in html
     assert "Nothing earned in these days yet" in html and '<rect class="chart-bar"' not in html
+
+
+async def test_the_earnings_chart_shows_the_range_of_days_asked_for(publisher, clock):
+    now = clock.now()
+    site = await make_site(await make_publisher(publisher.wallet))
+    theirs = await make_site()
+    await earn(site.id, G, now)
+    await earn(site.id, 4 * G, now - timedelta(days=40))
+    await earn(site.id, 2 * G, now - timedelta(days=46))
+    await earn(theirs.id, 8 * G, now - timedelta(days=40))  # another account's site
+    first, last = (now - timedelta(days=45)).date(), (now - timedelta(days=35)).date()
+
+    html = await (await publisher.get(f"/portal?from={first}&to={last}")).get_data(as_text=True)
+    assert f"<h2 id=\"chart-heading\">Earnings, {first} to {last}</h2>" in html
+    assert html.count('<rect class="chart-bar"') == 11 and "<h1>Dashboard</h1>" in html
+    assert f"<title>{(now - timedelta(days=40)).date()}: 4 G$</title>" in html
+    assert "total 4 G$" in html and f'id="earnings-from" name="from" value="{first}"' in html
+    assert 'id="earned-recent">1 G$' in html  # the 30-day figures stay the last 30 days
+
+    panel = await publisher.get(f"/portal?from={first}&to={last}", htmx=True)
+    fragment = await panel.get_data(as_text=True)
+    assert panel.status_code == 200 and fragment.lstrip().startswith("<section id=\"earnings\"")
+    assert "<h1>" not in fragment and fragment.count('<rect class="chart-bar"') == 11
+
+
+async def test_a_range_that_is_not_one_is_refused_beside_its_field(publisher, clock):
+    today = clock.now().date()
+    cases = [(f"from={today}&to={today - timedelta(days=1)}", "to", "to: the last day is before the first."),
+             (f"from={today}&to={today + timedelta(days=1)}", "to", "to: the last day cannot be after today (UTC)."),
+             (f"from={today - timedelta(days=92)}&to={today}", "from", "from: at most 92 days at a time."),
+             ("from=2026-13-01", "from", "from: a day written YYYY-MM-DD")]
+    for query, field, message in cases:
+        for htmx in (True, False):
+            response = await publisher.get(f"/portal?{query}", htmx=htmx)
+            html = await response.get_data(as_text=True)
+            assert response.status_code == 400, query
+            assert re.search(rf'id="earnings-{field}" name="{field}" value="[^"]*"\s+aria-invalid="true" '
+                             r'aria-describedby="earnings-error"', html), query
+            assert '<p id="earnings-error" class="error" role="alert">' + message in html
+            assert html.count('<rect class="chart-bar"') == 0 and "Nothing earned in these days yet" in html
+            assert ("<h1>Dashboard</h1>" in html) is not htmx
+    refused = await publisher.get(f"/portal?from={today}&to={today - timedelta(days=1)}", htmx=True)
+    assert 'value="' + str(today - timedelta(days=1)) + '"' in await refused.get_data(as_text=True)  # as typed
 
 
 async def test_the_site_page_shows_what_visitors_answered_there(publisher):

@@ -20,7 +20,7 @@ async def test_a_deposit_is_sent_then_credited_once_for_an_advertiser(app, chain
     account = user(2)
     advertiser = await make_advertiser(account.address.lower())
     holder = advertiser_holder(advertiser)
-    plan = deposits.prepare(holder, 3 * G, chain)
+    plan = await deposits.prepare(holder, 3 * G, chain)
 
     unknown = "0x" + "ab" * 32
     assert await deposits.progress(holder, unknown, chain, clock.now()) == DepositProgress("sent", unknown)

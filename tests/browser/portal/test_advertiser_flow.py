@@ -25,7 +25,6 @@ from tests.conftest import rebuild_index
 ADVERTISER_INDEX = 7  # a funded development account no other browser test signs in with
 BROWSER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
 CAMPAIGN_NAME = "Browser sale"
-QUIZ_CONFIG = '{"question": "Which network pays in G$?", "answers": ["GoodDollar"], "choices": ["GoodDollar", "Other"]}'
 
 
 @pytest.fixture
@@ -79,8 +78,11 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     page.get_by_label("Total budget (G$)").fill("abc")
     page.get_by_label("Banner sizes").fill("300x250")
     page.get_by_role("button", name="Create draft").click()
-    expect(page.locator("#settings-error")).to_contain_text("an amount is a decimal string")
-    expect(page.get_by_label("Total budget (G$)")).to_have_attribute("aria-invalid", "true")
+    budget = page.get_by_label("Total budget (G$)")
+    expect(budget).to_have_attribute("aria-invalid", "true")
+    expect(budget).to_have_accessible_description(re.compile(r"^A G\$ amount more than 0, such as 2.5"))
+    expect(page.locator("#settings-budget-error")).to_have_text(
+        "A G$ amount more than 0, such as 2.5: digits, at most 18 decimals, no sign.")
     page.get_by_label("Total budget (G$)").fill("30")
     page.get_by_role("button", name="Create draft").click()
     expect(page.get_by_role("heading", name=CAMPAIGN_NAME, level=1)).to_be_visible()
@@ -95,12 +97,15 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     page.get_by_role("button", name="Add creative").click()
     expect(page.locator("#campaign-done")).to_have_text("Creative added; it waits for review.")
     expect(page.locator(".creative [data-creative-status]")).to_have_text("review")
-    page.locator("#task-kind").select_option("QUIZ")
-    page.locator("#task-form").get_by_label("Title").fill("Quick quiz")
-    page.get_by_label("Settings of its kind (JSON)").fill(QUIZ_CONFIG)
-    page.get_by_label("Reward per completion (G$)").fill("0.5")
-    page.get_by_role("button", name="Add task").click()
-    expect(page.locator("#campaign-done")).to_have_text("Task added; it is reviewed with the campaign.")
+    quiz = page.locator("#new-QUIZ")
+    quiz.locator("summary").click()
+    quiz.get_by_label("Title").fill("Quick quiz")
+    quiz.get_by_label("Question").fill("Which token pays adnet rewards?")
+    quiz.get_by_label("Accepted answers").fill("G$\nGoodDollar")
+    quiz.get_by_label("Reward per completion (G$)").fill("0.5")
+    quiz.get_by_role("button", name="Add “Answer a quiz”").click()
+    expect(page.locator("#campaign-done")).to_have_text(
+        "Answer a quiz task Quick quiz added; it is reviewed with the campaign.")
     task_row = page.locator("table.tasks tbody tr", has_text="Quick quiz")
     expect(task_row).to_contain_text("QUIZ")
 
@@ -167,6 +172,19 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     csv_link = page.locator("#report-csv")
     csv_text = page.request.get(server.url + csv_link.get_attribute("href")).text()
     assert re.search(r"^total,1,1,0,0,0\.000000,0\.002,2,0,0", csv_text, re.M), csv_text
+
+    # Another range: a refused one is said beside its field; yesterday alone has nothing.
+    yesterday = (server.clock.now().astimezone(UTC).date() - timedelta(days=1)).isoformat()
+    page.get_by_label("From", exact=True).fill(today)
+    page.get_by_label("To", exact=True).fill(yesterday)
+    page.get_by_role("button", name="Show").click()
+    to = page.get_by_label("To", exact=True)
+    expect(to).to_have_attribute("aria-invalid", "true")
+    expect(to).to_have_accessible_description("to: the last day is before the first.")
+    page.get_by_label("From", exact=True).fill(yesterday)
+    page.get_by_role("button", name="Show").click()
+    expect(page.locator("#total-impressions")).to_have_text("0")
+    expect(page.get_by_label("To", exact=True)).not_to_have_attribute("aria-invalid", "true")
 
     # Ended by its owner, it serves no more (and leaves the other browser tests' serving as it found it).
     page.get_by_role("link", name=CAMPAIGN_NAME).click()

@@ -6,7 +6,7 @@ from tortoise.fields.base import OnDelete
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0018_site_controls_and_campaign_categories')]
+    dependencies = [('models', '0021_site_controls_and_campaign_categories')]
 
     initial = False
 

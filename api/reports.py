@@ -1,0 +1,124 @@
+"""Breakdowns of billed traffic (rules in ``adnet.reporting.breakdowns``), as JSON and as CSV:
+
+- ``GET /api/advertisers/reports/breakdown[.csv]``: the advertiser's spend, impressions, clicks and CTR by site
+  (domain), placement, country or device, over its campaigns or one (``campaignId``);
+- ``GET /api/publishers/sites/<siteId>/breakdown[.csv]``: the site's earnings, impressions, clicks and CTR by
+  placement, country or device, for its owner and its members.
+
+A session or an API key with ``reports:read``; ranges of UTC days as every report (``from``, ``to``, at most 92).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from quart import Blueprint, Response
+from quart_rate_limiter import rate_limit
+from quart_schema import document_response
+
+from adnet.accounts.commands import ApiKeyScope
+from adnet.core.amounts import Token
+from adnet.reporting import breakdowns
+from adnet.reporting.commands import AdvertiserBreakdownQuery, Dimension, SiteBreakdownQuery
+from api.http import answer, services, with_query
+from api.openapi import CSV_FILE, other_answer
+from api.ratelimit import settings_limit
+from api.schemas import AmountText, Day, Schema, refusals
+from api.sessions import current_wallet, require_account
+
+blueprint = Blueprint("api_reports", __name__, url_prefix="/api")
+
+ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+
+
+class BreakdownRowOut(Schema):
+    """One row: what ``by`` names (``unknown`` for an empty placement, or a country or device not known), its billed
+    impressions and clicks, the CTR (clicks per impression, six decimals) and the G$ spent or earned."""
+
+    key: str = Field(description="the domain, placement label, country code (ISO 3166-1) or device kind")
+    impressions: int
+    clicks: int
+    ctr: str = Field(description="clicks per impression, e.g. \"0.012500\"")
+    amount: AmountText = Field(description="G$ spent (advertisers) or earned (publishers)")
+
+
+class BreakdownOut(Schema):
+    """The rows, the most spent or earned first, and their total (``key`` "total")."""
+
+    by: Dimension
+    first: Day = Field(serialization_alias="from")
+    last: Day = Field(serialization_alias="to")
+    token: Token
+    rows: list[BreakdownRowOut]
+    total: BreakdownRowOut
+
+
+def breakdown_out(breakdown: breakdowns.Breakdown, amount: str) -> BreakdownOut:
+    def row_out(row: breakdowns.Row) -> BreakdownRowOut:
+        return BreakdownRowOut(key=row.key if row.key is not None else "total", impressions=row.impressions,
+                               clicks=row.clicks, ctr=breakdowns.ctr_text(row), amount=getattr(row, amount))
+
+    return BreakdownOut(by=breakdown.by, first=breakdown.start, last=breakdown.end, token=Token.GS,
+                        rows=[row_out(row) for row in breakdown.rows], total=row_out(breakdown.total))
+
+
+def csv_file(breakdown: breakdowns.Breakdown, amount: str, name: str) -> Response:
+    response = Response(breakdowns.breakdown_csv(breakdown, amount), mimetype="text/csv")
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="{name}-{breakdown.by}-{breakdown.start}-{breakdown.end}.csv"')
+    return response
+
+
+async def _advertiser(query: AdvertiserBreakdownQuery) -> breakdowns.Breakdown:
+    start, end = query.days(services().clock.today())
+    return await breakdowns.advertiser_breakdown(current_wallet(), query.by, start, end, query.campaign_id)
+
+
+async def _site(site_id: str, query: SiteBreakdownQuery) -> breakdowns.Breakdown:
+    start, end = query.days(services().clock.today())
+    return await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end)
+
+
+@blueprint.get("/advertisers/reports/breakdown")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(AdvertiserBreakdownQuery)
+@document_response(BreakdownOut)
+@refusals(400, 403, 404)
+async def advertiser_breakdown(query_args: AdvertiserBreakdownQuery) -> Response:
+    """The advertiser's billed impressions, clicks, CTR and spend from ``from`` to ``to`` by ``by``: site (its
+    domain), placement, country or device; over all its campaigns, or ``campaignId``'s."""
+    return answer(breakdown_out(await _advertiser(query_args), "spend"))
+
+
+@blueprint.get("/advertisers/reports/breakdown.csv")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(AdvertiserBreakdownQuery)
+@refusals(400, 403, 404)
+@other_answer(200, "The breakdown as CSV.", "text/csv", headers=CSV_FILE)
+async def advertiser_breakdown_csv(query_args: AdvertiserBreakdownQuery) -> Response:
+    """The same breakdown as CSV: a header, a line per row, a ``total`` line; ``spend`` in G$."""
+    return csv_file(await _advertiser(query_args), "spend", query_args.campaign_id or "campaigns")
+
+
+@blueprint.get("/publishers/sites/<site_id>/breakdown")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(SiteBreakdownQuery)
+@document_response(BreakdownOut)
+@refusals(400, 403, 404)
+async def site_breakdown(site_id: str, query_args: SiteBreakdownQuery) -> Response:
+    """The site's billed impressions, clicks, CTR and earnings from ``from`` to ``to`` by ``by``: placement,
+    country or device."""
+    return answer(breakdown_out(await _site(site_id, query_args), "earned"))
+
+
+@blueprint.get("/publishers/sites/<site_id>/breakdown.csv")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(SiteBreakdownQuery)
+@refusals(400, 403, 404)
+@other_answer(200, "The breakdown as CSV.", "text/csv", headers=CSV_FILE)
+async def site_breakdown_csv(site_id: str, query_args: SiteBreakdownQuery) -> Response:
+    """The same breakdown as CSV: a header, a line per row, a ``total`` line; ``earned`` in G$."""
+    return csv_file(await _site(site_id, query_args), "earned", site_id)

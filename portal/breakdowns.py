@@ -1,0 +1,136 @@
+"""Breakdowns of billed traffic in the portal (rules in ``adnet.reporting.breakdowns``, the same as the API's): the
+advertiser's page (``/portal/advertise/breakdown``: spend, impressions, clicks and CTR by site, placement, country
+or device, over its campaigns or one) and the site page's section (earnings by placement, country or device), each
+a plain GET form whose table htmx swaps, with its CSV. A bad range is explained beside the form, and the last 30
+days are shown meanwhile."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import Any
+
+from quart import Response, request
+
+from adnet.accounts.models import MemberRole
+from adnet.accounts.sites import owned_site
+from adnet.core.errors import DomainError
+from adnet.reporting import breakdowns
+from adnet.reporting.commands import (
+    PUBLISHER_DIMENSIONS,
+    AdvertiserBreakdownQuery,
+    Dimension,
+    Period,
+    SiteBreakdownQuery,
+)
+from api.errors import status_of
+from api.http import services
+from api.reports import csv_file
+from api.sessions import current_wallet
+from portal.forms import command_of
+from portal.pages import account_page, page, portal_blueprint
+
+blueprint = portal_blueprint("breakdowns")
+
+ADVERTISER_PAGE = "/portal/advertise/breakdown"
+FRAGMENT = "portal/_breakdown.html"
+DIMENSION_LABELS = {Dimension.SITE: "Site", Dimension.PLACEMENT: "Placement", Dimension.COUNTRY: "Country",
+                    Dimension.DEVICE: "Device"}
+
+
+def _values() -> dict[str, str]:
+    return {name: request.args.get(name, "") for name in ("from", "to", "by", "campaignId")}
+
+
+async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], query: Period | None,
+                 error: DomainError | None) -> tuple[breakdowns.Breakdown, DomainError | None]:
+    """The breakdown asked for, or, when the form was refused, the default one beside the refusal."""
+    today = services().clock.today()
+    if query is not None:
+        try:
+            return await make(*query.days(today)), None
+        except DomainError as refused:
+            error = refused
+    return await make(*Period.model_validate({}).days(today)), error
+
+
+def _csv(breakdown: breakdowns.Breakdown, amount: str, name: str) -> Response:
+    """The API's CSV answer, kept by no cache (it is the wallet's)."""
+    response = csv_file(breakdown, amount, name)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def advertiser_context() -> tuple[dict[str, Any], int]:
+    """The advertiser's breakdown the query string asks for (by site over every campaign by default)."""
+    query: AdvertiserBreakdownQuery | None = None
+    error: DomainError | None = None
+    try:
+        query = command_of(AdvertiserBreakdownQuery, request.args)
+    except DomainError as refused:
+        error = refused
+    by = query.by if query else Dimension.SITE
+    campaign_id = query.campaign_id if query else None
+    breakdown, error = await _shown(
+        lambda start, end: breakdowns.advertiser_breakdown(current_wallet(), by, start, end, campaign_id),
+        query, error)
+    campaigns = await breakdowns.campaign_choices(current_wallet())
+    context = {"breakdown": breakdown, "action": ADVERTISER_PAGE, "amount": "spend", "amount_label": "Spend (G$)",
+               "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in Dimension},
+               "campaigns": campaigns, "campaign_id": campaign_id, "values": _values(), "error": error,
+               "failed_form": "breakdown"}
+    return context, status_of(error) if error else 200
+
+
+@blueprint.get(ADVERTISER_PAGE)
+@account_page
+async def advertiser_breakdown() -> tuple[str, int]:
+    """The advertiser's billed traffic by site, placement, country or device, over its campaigns or one."""
+    context, status = await advertiser_context()
+    return await page("portal/advertise/breakdown.html", FRAGMENT, status, **context)
+
+
+@blueprint.get(f"{ADVERTISER_PAGE}.csv")
+@account_page
+async def advertiser_breakdown_csv() -> Response:
+    """The same breakdown as CSV."""
+    query = command_of(AdvertiserBreakdownQuery, request.args)
+    start, end = query.days(services().clock.today())
+    breakdown = await breakdowns.advertiser_breakdown(current_wallet(), query.by, start, end, query.campaign_id)
+    return _csv(breakdown, "spend", query.campaign_id or "campaigns")
+
+
+async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
+    """A site's breakdown the query string asks for (by placement over the last 30 days by default)."""
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
+    query: SiteBreakdownQuery | None = None
+    error: DomainError | None = None
+    try:
+        query = command_of(SiteBreakdownQuery, request.args)
+    except DomainError as refused:
+        error = refused
+    by = query.by if query else Dimension.PLACEMENT
+    breakdown, error = await _shown(
+        lambda start, end: breakdowns.site_breakdown(current_wallet(), site.id, by, start, end), query, error)
+    context = {"site": site, "breakdown": breakdown, "action": f"/portal/sites/{site.id}/breakdown",
+               "amount": "earned", "amount_label": "Earned (G$)",
+               "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in PUBLISHER_DIMENSIONS},
+               "values": _values(), "error": error, "failed_form": "breakdown"}
+    return context, status_of(error) if error else 200
+
+
+@blueprint.get("/portal/sites/<site_id>/breakdown")
+@account_page
+async def site_breakdown(site_id: str) -> tuple[str, int]:
+    """The site's billed traffic and earnings by placement, country or device."""
+    context, status = await site_breakdown_context(site_id)
+    return await page("portal/site_breakdown.html", FRAGMENT, status, **context)
+
+
+@blueprint.get("/portal/sites/<site_id>/breakdown.csv")
+@account_page
+async def site_breakdown_csv(site_id: str) -> Response:
+    """The same breakdown as CSV."""
+    query = command_of(SiteBreakdownQuery, request.args)
+    start, end = query.days(services().clock.today())
+    return _csv(await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end), "earned", site_id)
