@@ -43,6 +43,7 @@ class AdUnitOut(Schema):
     size: str | None
     attached_tasks: bool
     placement: str
+    house_ads: bool
     snippet: str
     created_at: Time
     updated_at: Time
@@ -62,8 +63,8 @@ def ad_unit_out(unit: AdUnit) -> AdUnitOut:
     settings = ad_units.settings_of(unit)
     return AdUnitOut(unit_id=unit.id, site_id=unit.site_id, name=unit.name,  # type: ignore[attr-defined]
                      kinds=list(settings.kinds), size=unit.size, attached_tasks=unit.attached_tasks,
-                     placement=unit.placement, snippet=unit_snippet(settings), created_at=unit.created_at,
-                     updated_at=unit.updated_at)
+                     placement=unit.placement, house_ads=unit.house_ads, snippet=unit_snippet(settings),
+                     created_at=unit.created_at, updated_at=unit.updated_at)
 
 
 def _settings(data: AdUnitRequest) -> AdUnitSettings:

@@ -21,6 +21,7 @@ class Migration(migrations.Migration):
                 ('size', fields.CharField(null=True, description='the banner size WIDTHxHEIGHT, null when responsive', max_length=16)),
                 ('attached_tasks', fields.BooleanField(default=False, description='a banner shows its attached tasks')),
                 ('placement', fields.CharField(default='', description='the placement label serving receives', max_length=64)),
+                ('house_ads', fields.BooleanField(default=True, description='a banner slot no paid campaign fills shows a house ad')),
                 ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
                 ('updated_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
             ],

@@ -31,22 +31,24 @@ class Builder:
     size: str = "300x250"
     attached_tasks: bool = False
     placement: str = ""
+    house_ads: bool = True
 
     @classmethod
     def of_unit(cls, unit: AdUnit) -> Builder:
         return cls(unit_id=unit.id, name=unit.name, kinds=list(unit.kinds), size=unit.size or "",
-                   attached_tasks=unit.attached_tasks, placement=unit.placement)
+                   attached_tasks=unit.attached_tasks, placement=unit.placement, house_ads=unit.house_ads)
 
     @classmethod
     def of_form(cls, form: MultiDict[str, str], unit_id: str | None = None) -> Builder:
         return cls(unit_id=unit_id, name=form.get("name", ""), kinds=form.getlist("kinds"),
                    size=form.get("size", ""), attached_tasks="attachedTasks" in form,
-                   placement=form.get("placement", ""))
+                   placement=form.get("placement", ""), house_ads=form.get("houseAds") != "off")
 
     def settings(self) -> SlotSettings:
         """The slot these fields describe; Invalid, naming the field, for fields the API would refuse."""
         return parse(SlotSettings, {"kinds": self.kinds, "size": self.size or None,
-                                    "attachedTasks": self.attached_tasks, "placement": self.placement})
+                                    "attachedTasks": self.attached_tasks, "placement": self.placement,
+                                    "houseAds": self.house_ads})
 
 
 async def slot_preview(site: Site, slot: SlotSettings) -> dict[str, Any]:

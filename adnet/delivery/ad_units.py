@@ -2,7 +2,8 @@
 instead of by hand.
 
 A unit says what may fill the slot (banners, polls, feedback forms, surveys), a banner's size or none (responsive),
-whether a banner shows its attached tasks, and the placement label serving receives. Its snippet
+whether a banner shows its attached tasks, the placement label serving receives, and whether a banner slot no paid
+campaign fills shows one of the site's house ads. Its snippet
 (``adnet.delivery.sdk.unit_snippet``) is the slot element with the ``data-`` attributes ``static/sdk.js`` reads
 (docs/sdk.md), and ``serve_query`` is the query that slot sends, which the portal's preview asks serving about.
 Names are unique per site (the database decides: 409 ``unit_name_taken``). Units are the site owner's notes for its
@@ -47,6 +48,8 @@ class SlotSettings(Command):
     attached_tasks: bool = Field(False, description="a banner shows up to two of its campaign's attached tasks")
     placement: Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_PLACEMENT_LENGTH)] = Field(
         "", description="where the slot is on the page (sidebar, article-end): campaigns may be limited to it")
+    house_ads: bool = Field(True, description="a banner slot no paid campaign fills shows one of the site's house "
+                                              "ads; false: it stays empty")
 
     @model_validator(mode="after")
     def _banner_settings_need_banners(self) -> Self:
@@ -56,6 +59,8 @@ class SlotSettings(Command):
             if self.attached_tasks:
                 raise rule("invalid_field", "only a unit that shows banners shows attached tasks",
                            at="attachedTasks")
+            if not self.house_ads:
+                raise rule("invalid_field", "only a unit that shows banners turns house ads off", at="houseAds")
         return self
 
 
@@ -69,14 +74,15 @@ class AdUnitSettings(SlotSettings):
 def settings_of(unit: AdUnit) -> AdUnitSettings:
     """The settings a stored unit has."""
     return AdUnitSettings(name=unit.name, kinds=list(unit.kinds), size=unit.size, attached_tasks=unit.attached_tasks,
-                          placement=unit.placement)
+                          placement=unit.placement, house_ads=unit.house_ads)
 
 
 def serve_query(site_id: str, settings: SlotSettings) -> ServeQuery:
     """What a slot of these settings asks ``GET /api/serve`` (docs/sdk.md), without a viewer."""
     return ServeQuery.model_validate({"siteId": site_id, "kind": ",".join(settings.kinds), "size": settings.size,
                                       "placement": settings.placement,
-                                      "attached": "1" if settings.attached_tasks else "0"})
+                                      "attached": "1" if settings.attached_tasks else "0",
+                                      "house": "1" if settings.house_ads else "0"})
 
 
 async def site_units(wallet: str, site_id: object) -> tuple[Site, list[AdUnit]]:
@@ -134,7 +140,8 @@ async def _unit(site: Site, unit_id: object) -> AdUnit:
 
 def _columns(settings: AdUnitSettings) -> dict[str, Any]:
     return {"name": settings.name, "kinds": list(settings.kinds), "size": settings.size,
-            "attached_tasks": settings.attached_tasks, "placement": settings.placement}
+            "attached_tasks": settings.attached_tasks, "placement": settings.placement,
+            "house_ads": settings.house_ads}
 
 
 def _name_taken(settings: AdUnitSettings) -> Conflict:

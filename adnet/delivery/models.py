@@ -70,7 +70,8 @@ class DedupKey(Model):
 
 class AdUnit(Model):
     """A named slot a publisher defines for a site (``adnet.delivery.ad_units``): what may fill it, at which size,
-    with attached tasks or not, under which placement label; the portal writes its embed snippet from it."""
+    with attached tasks or not, under which placement label, with house ads or not; the portal writes its embed
+    snippet from it."""
 
     id = identifier()
     site = fields.ForeignKeyField("models.Site", related_name="ad_units", on_delete=fields.CASCADE)
@@ -79,6 +80,7 @@ class AdUnit(Model):
     size = fields.CharField(max_length=16, null=True, description="the banner size WIDTHxHEIGHT, null when responsive")
     attached_tasks = fields.BooleanField(default=False, description="a banner shows its attached tasks")
     placement = fields.CharField(max_length=64, default="", description="the placement label serving receives")
+    house_ads = fields.BooleanField(default=True, description="a banner slot no paid campaign fills shows a house ad")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

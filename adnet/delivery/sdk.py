@@ -53,7 +53,8 @@ def embed_snippets(public_url: str, site_id: str) -> list[Snippet]:
 def unit_snippet(unit: SlotSettings) -> str:
     """The slot element of an ad unit, with the ``data-`` attributes ``static/sdk.js`` reads (docs/sdk.md): a size
     only for a fixed-size unit (without one the slot is responsive), ``data-tasks`` only when its banners show their
-    attached tasks, a placement only when it has one (quoted for HTML)."""
+    attached tasks, a placement only when it has one (quoted for HTML), ``data-house="off"`` only when its banner
+    slot shows no house ad."""
     attributes = ["data-adnet-slot", f'data-kind="{",".join(unit.kinds)}"']
     if unit.size:
         attributes.append(f'data-size="{unit.size}"')
@@ -61,4 +62,6 @@ def unit_snippet(unit: SlotSettings) -> str:
         attributes.append(f'data-placement="{html.escape(unit.placement, quote=True)}"')
     if unit.attached_tasks:
         attributes.append("data-tasks")
+    if not unit.house_ads:
+        attributes.append('data-house="off"')
     return f"<div {' '.join(attributes)}></div>"

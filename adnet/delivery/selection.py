@@ -79,8 +79,8 @@ def floor_of(index: Index, query: ServeQuery) -> int:
 
 def house_ad_for(site: SiteEntry, query: ServeQuery, rng: random.Random) -> HouseAdEntry | None:
     """One of the site's house ads that fits a banner slot no paid campaign fills (of the size asked for), drawn
-    evenly; None when the slot takes no banner or none fits."""
-    if BANNER not in query.kinds:
+    evenly; None when the slot takes no banner, turns house ads off (``house=0``) or none fits."""
+    if BANNER not in query.kinds or not query.house:
         return None
     fitting = [ad for ad in site.house_ads if query.size is None or ad.size == query.size]
     return rng.choice(fitting) if fitting else None

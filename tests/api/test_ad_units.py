@@ -45,18 +45,20 @@ async def test_a_unit_is_created_read_listed_replaced_and_deleted(client, owner)
                                'data-placement="sidebar" data-tasks></div>')
     status, polls = await call(client, owner, "POST", name="Article end", kinds=["SURVEY", "POLL", "SURVEY"],
                                placement='end "of" <article>')
-    assert status == 201 and polls["size"] is None and polls["attachedTasks"] is False
+    assert status == 201 and polls["size"] is None and polls["attachedTasks"] is False and polls["houseAds"] is True
     assert polls["snippet"] == ('<div data-adnet-slot data-kind="POLL,SURVEY" '
                                 'data-placement="end &quot;of&quot; &lt;article&gt;"></div>')
     assert await call(client, owner, "GET", f"/{unit['unitId']}") == (200, unit)
     status, listing = await call(client, owner, "GET")
     assert status == 200 and [item["name"] for item in listing["units"]] == ["Article end", "Sidebar"]
 
-    status, replaced = await call(client, owner, "PUT", f"/{unit['unitId']}", name="Sidebar", kinds=["BANNER", "POLL"])
+    status, replaced = await call(client, owner, "PUT", f"/{unit['unitId']}", name="Sidebar", kinds=["BANNER", "POLL"],
+                                  houseAds=False)
     assert status == 200
-    assert (replaced["kinds"], replaced["size"], replaced["attachedTasks"], replaced["placement"]) == (
-        ["BANNER", "POLL"], None, False, "")
-    assert replaced["snippet"] == '<div data-adnet-slot data-kind="BANNER,POLL"></div>'
+    assert (replaced["kinds"], replaced["size"], replaced["attachedTasks"], replaced["placement"],
+            replaced["houseAds"]) == (["BANNER", "POLL"], None, False, "", False)
+    assert replaced["snippet"] == '<div data-adnet-slot data-kind="BANNER,POLL" data-house="off"></div>'
+    assert (await AdUnit.get(id=unit["unitId"])).house_ads is False
     assert (await call(client, owner, "POST", f"/{unit['unitId']}/delete")) == (
         200, {"unitId": unit["unitId"], "deleted": True})
     assert (await call(client, owner, "GET", f"/{unit['unitId']}"))[0] == 404
@@ -71,6 +73,7 @@ async def test_a_unit_is_created_read_listed_replaced_and_deleted(client, owner)
     ({"name": "A", "kinds": ["BANNER"], "size": "big"}, "invalid_field", "size"),
     ({"name": "A", "kinds": ["POLL"], "size": "300x250"}, "invalid_field", "size"),
     ({"name": "A", "kinds": ["POLL"], "attachedTasks": True}, "invalid_field", "attachedTasks"),
+    ({"name": "A", "kinds": ["POLL"], "houseAds": False}, "invalid_field", "houseAds"),
     ({"name": "A", "kinds": ["BANNER"], "placement": "p" * 65}, "invalid_field", "placement"),
 ])
 async def test_bad_settings_are_refused_and_create_nothing(client, owner, unit, code, field):

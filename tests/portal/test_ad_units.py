@@ -69,6 +69,10 @@ async def test_the_preview_shows_the_house_ad_that_fills_a_slot_no_campaign_does
     medium = await text(await publisher.post(f"/portal/sites/{site.id}/ad-units/preview",
                                              [("kinds", "BANNER"), ("size", "300x250")], htmx=True))
     assert "data-creative" in medium and "data-house-ad" not in medium
+    switched_off = await text(await publisher.post(f"/portal/sites/{site.id}/ad-units/preview",
+                                                   [("kinds", "BANNER"), ("size", "728x90"), ("houseAds", "off")],
+                                                   htmx=True))
+    assert 'id="preview-none"' in switched_off and 'data-house=&#34;off&#34;' in switched_off
     nothing = await text(await publisher.post(f"/portal/sites/{site.id}/ad-units/preview",
                                               [("kinds", "BANNER"), ("size", "160x600")], htmx=True))
     assert 'id="preview-none"' in nothing
@@ -95,12 +99,16 @@ async def test_creating_editing_and_deleting_units(publisher):
     editing = await text(await publisher.get(f"/portal/sites/{site.id}/ad-units/{unit.id}/edit", htmx=True))
     assert f'action="/portal/sites/{site.id}/ad-units/{unit.id}"' in editing and "Edit Sidebar" in editing
     saved = await publisher.post(f"/portal/sites/{site.id}/ad-units/{unit.id}",
-                                 [("name", "Side"), ("kinds", "BANNER"), ("kinds", "POLL"), ("size", "")])
+                                 [("name", "Side"), ("kinds", "BANNER"), ("kinds", "POLL"), ("size", ""),
+                                  ("houseAds", "off")])
     assert saved.status_code == 303 and saved.headers["Location"] == f"/portal/sites/{site.id}#ad-units"
     await unit.refresh_from_db()
-    assert (unit.name, unit.kinds, unit.size, unit.attached_tasks) == ("Side", ["BANNER", "POLL"], None, False)
+    assert (unit.name, unit.kinds, unit.size, unit.attached_tasks, unit.house_ads) == (
+        "Side", ["BANNER", "POLL"], None, False, False)
     page = await text(await publisher.get(f"/portal/sites/{site.id}"))
-    assert "&lt;div data-adnet-slot data-kind=&#34;BANNER,POLL&#34;&gt;&lt;/div&gt;" in page
+    assert "&lt;div data-adnet-slot data-kind=&#34;BANNER,POLL&#34; data-house=&#34;off&#34;&gt;&lt;/div&gt;" in page
+    editing = await text(await publisher.get(f"/portal/sites/{site.id}/ad-units/{unit.id}/edit", htmx=True))
+    assert 'name="houseAds" value="off" checked' in editing
 
     deleted = await text(await publisher.post(f"/portal/sites/{site.id}/ad-units/{unit.id}/delete", htmx=True))
     assert "Deleted Side." in deleted and 'id="no-ad-units"' in deleted

@@ -20,6 +20,7 @@ def test_kinds_are_kept_once_in_servings_order():
 @pytest.mark.parametrize(("settings", "field"), [
     ({"kinds": ["POLL"], "size": "300x250"}, "size"),
     ({"kinds": ["FEEDBACK"], "attachedTasks": True}, "attachedTasks"),
+    ({"kinds": ["SURVEY"], "houseAds": False}, "houseAds"),
     ({"kinds": []}, "kinds"),
 ])
 def test_banner_settings_need_banners(settings, field):
@@ -34,8 +35,11 @@ def test_the_snippet_and_the_query_of_a_slot():
     assert unit_snippet(fixed) == ('<div data-adnet-slot data-kind="BANNER,POLL" data-size="728x90" '
                                    'data-placement="top&quot;&gt;&lt;script&gt;" data-tasks></div>')
     query = serve_query("site_abcdefghijkl", fixed)
-    assert (query.kinds, query.size, query.attached, query.placement) == (
-        frozenset({"BANNER", "POLL"}), "728x90", True, 'top"><script>')
+    assert (query.kinds, query.size, query.attached, query.placement, query.house) == (
+        frozenset({"BANNER", "POLL"}), "728x90", True, 'top"><script>', True)
+    without_house = parse(SlotSettings, {"kinds": ["BANNER"], "houseAds": False})
+    assert unit_snippet(without_house) == '<div data-adnet-slot data-kind="BANNER" data-house="off"></div>'
+    assert serve_query("site_abcdefghijkl", without_house).house is False
     responsive = parse(SlotSettings, {"kinds": ["BANNER"]})
     assert unit_snippet(responsive) == '<div data-adnet-slot data-kind="BANNER"></div>'
     assert serve_query("site_abcdefghijkl", responsive).size is None
