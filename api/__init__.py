@@ -4,6 +4,7 @@ makes (and, outside production, ``api.dev_rpc``'s relay to the development chain
 domain, and map its result; refusals are mapped to status codes in ``api.errors``."""
 
 from api import (
+    ad_units,
     advertisers,
     auth,
     health,
@@ -27,6 +28,6 @@ from api import (
 BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
-    webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint,
+    webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint)

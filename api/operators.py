@@ -13,7 +13,7 @@ from quart_schema import document_response
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
-from adnet.campaigns.commands import Rejection
+from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.core.amounts import Token
 from adnet.money import rate
 from adnet.money.commands import NewRate
@@ -114,6 +114,26 @@ async def approve_campaign(campaign_id: str) -> Response:
     campaign = await review.approve_campaign(_operator(), campaign_id, services().clock.now())
     return answer(DecisionOut(campaign_id=campaign.id, status=campaign.status.value,
                               rejection_reason=campaign.rejection_reason))
+
+
+class CategoryOut(Schema):
+    """A campaign's category after an operator's correction."""
+
+    campaign_id: str
+    category: str
+
+
+@blueprint.post("/operators/campaigns/<campaign_id>/category")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@with_body(Recategorization)
+@document_response(CategoryOut)
+@refusals(400, 403, 404)
+async def recategorize_campaign(campaign_id: str, data: Recategorization) -> Response:
+    """Correct the campaign's category (any status): publishers that block the new category stop showing it at
+    once."""
+    campaign = await review.recategorize_campaign(_operator(), campaign_id, data, services().clock.now())
+    return answer(CategoryOut(campaign_id=campaign.id, category=campaign.category.value))
 
 
 @blueprint.post("/operators/campaigns/<campaign_id>/reject")

@@ -25,6 +25,7 @@ from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal
 from adnet.money.holders import owned_site_holder
 from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard, traffic
+from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
@@ -313,6 +314,71 @@ def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
                          billed_impressions=figures.billable_impressions, clicks=figures.clicks,
                          billed_clicks=figures.billable_clicks, earned=figures.earned,
                          filtered=traffic.ordered_reasons(figures.filtered))
+
+
+class AdFiguresOut(Schema):
+    """What a campaign or a creative did on the site in the period."""
+
+    impressions: int
+    billed_impressions: int
+    clicks: int
+    billed_clicks: int
+    earned: AmountText
+
+
+class CreativeRunOut(Schema):
+    creative_id: str
+    description: str
+    size: str
+    banner_url: str
+    figures: AdFiguresOut
+
+
+class CampaignRunOut(Schema):
+    campaign_id: str
+    name: str
+    advertiser_id: str
+    advertiser: str = Field(description="the advertiser's name")
+    category: str
+    figures: AdFiguresOut
+    creatives: list[CreativeRunOut]
+
+
+class AdsOut(Schema):
+    site_id: str
+    first: Day = Field(serialization_alias="from")
+    last: Day = Field(serialization_alias="to")
+    token: Token
+    campaigns: list[CampaignRunOut]
+
+
+@blueprint.get("/publishers/sites/<site_id>/ads")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(Period)
+@document_response(AdsOut)
+@refusals(400, 403, 404)
+async def site_ads(site_id: str, query_args: Period) -> Response:
+    """The ads that ran on the site from ``from`` to ``to`` (default: the last 30 days, at most 92): each campaign,
+    by name with its advertiser's name and category, and each of its creatives, with recorded and billed
+    impressions and clicks and what the site earned; most earning first. Read from the raw events, kept
+    ``ADNET_EVENT_RETENTION_DAYS``."""
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
+    start, end = query_args.days(services().clock.today())
+    runs = await site_reports.ads_that_ran(site.id, start, end)
+    return answer(AdsOut(site_id=site.id, first=start, last=end, token=Token.GS, campaigns=[
+        CampaignRunOut(campaign_id=run.campaign_id, name=run.name, advertiser_id=run.advertiser_id,
+                       advertiser=run.advertiser, category=run.category, figures=_ad_figures_out(run.figures),
+                       creatives=[CreativeRunOut(creative_id=creative.creative_id, description=creative.description,
+                                                 size=creative.size, banner_url=creative.banner_url,
+                                                 figures=_ad_figures_out(creative.figures))
+                                  for creative in run.creatives])
+        for run in runs]))
+
+
+def _ad_figures_out(figures: site_reports.AdFigures) -> AdFiguresOut:
+    return AdFiguresOut(impressions=figures.impressions, billed_impressions=figures.billed_impressions,
+                        clicks=figures.clicks, billed_clicks=figures.billed_clicks, earned=figures.earned)
 
 
 @blueprint.get("/publishers/balance")

@@ -441,6 +441,7 @@ class CampaignOut(Schema):
     frequency_hours: int
     rotation: str
     targeting: Targeting
+    category: str
     funded: AmountText
     remaining: AmountText
     spent: AmountText
@@ -484,7 +485,7 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         sizes=campaign.sizes, placements=campaign.placements, site_allow=campaign.site_allow,
         site_deny=campaign.site_deny, frequency_cap=campaign.frequency_cap, frequency_hours=campaign.frequency_hours,
         rotation=campaign.rotation.value,
-        targeting=Targeting.model_validate(campaign.targeting or {}),
+        targeting=Targeting.model_validate(campaign.targeting or {}), category=campaign.category.value,
         funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:

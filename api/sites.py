@@ -1,8 +1,9 @@
 """Managing a publisher's sites under /api/publishers/sites/<siteId>: rename, deactivate, reactivate, delete (rules
-in adnet.accounts.sites and adnet.money.closing).
+in adnet.accounts.sites and adnet.money.closing), and the controls of what a site shows (adnet.delivery.controls).
 
 A session or an API key with ``sites:manage``; the wallet named in the body must be the signed-in one and own the
-site (403 ``not_owner``). A deleted site answers 409 ``site_deleted``.
+site (403 ``not_owner``). A deleted site answers 409 ``site_deleted``. Reading the controls takes ``reports:read``
+and any member.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from adnet.accounts import sites
 from adnet.accounts.commands import ApiKeyScope, SiteRename
 from adnet.accounts.models import Site
 from adnet.core.inputs import Command, WalletAddress
+from adnet.delivery.controls import SiteControls, set_controls, site_controls
 from adnet.money import closing
 from api.http import answer, services, with_body
 from api.ratelimit import settings_limit
 from api.schemas import Schema, Time, refusals
-from api.sessions import named_wallet, require_account
+from api.sessions import current_wallet, named_wallet, require_account
 
 blueprint = Blueprint("api_sites", __name__, url_prefix="/api")
 
@@ -89,3 +91,49 @@ async def delete(site_id: str, data: SiteAction) -> Response:
     unredeemed withdrawals. Registering the domain again restores it."""
     site = await closing.delete_site(named_wallet(data.wallet), site_id, services().clock.now())
     return answer(managed_site_out(site))
+
+
+class ControlsRequest(SiteControls, SiteAction):
+    """The site's controls, replacing the ones it had."""
+
+
+class ControlsOut(Schema):
+    """A site's controls: what it blocks, and whether it shows attached tasks, units and each task kind."""
+
+    site_id: str
+    blocked_advertisers: list[str]
+    blocked_campaigns: list[str]
+    blocked_categories: list[str]
+    attached_tasks: bool
+    units: bool
+    refused_task_kinds: list[str]
+
+
+def controls_out(site: Site, controls: SiteControls) -> ControlsOut:
+    return ControlsOut(site_id=site.id, **controls.model_dump(mode="json", by_alias=False))
+
+
+@blueprint.get("/publishers/sites/<site_id>/controls")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@document_response(ControlsOut)
+@refusals(403, 404)
+async def controls(site_id: str) -> Response:
+    """The site's controls: the advertisers, campaigns and categories it blocks, and the kinds it refuses."""
+    return answer(controls_out(*await site_controls(current_wallet(), site_id)))
+
+
+@blueprint.put("/publishers/sites/<site_id>/controls")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.SITES)
+@with_body(ControlsRequest)
+@document_response(ControlsOut)
+@refusals(400, 404, 409)
+async def replace_controls(site_id: str, data: ControlsRequest) -> Response:
+    """Replace the site's controls; serving applies them at once, from memory. Blocked advertisers
+    (``blockedAdvertisers``, ``adv_…``), campaigns (``blockedCampaigns``, ``cmp_…``) and categories
+    (``blockedCategories``) are never shown on the site; ``attachedTasks: false`` shows banners without their tasks,
+    ``units: false`` shows no standalone polls, feedback forms or surveys, and ``refusedTaskKinds`` leaves out tasks
+    of those kinds, attached or standalone."""
+    controls = SiteControls.model_validate(data.model_dump(by_alias=False, exclude={"wallet"}))
+    return answer(controls_out(*await set_controls(named_wallet(data.wallet), site_id, controls)))

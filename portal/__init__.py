@@ -3,6 +3,7 @@ page and the embed script's own URLs; one blueprint per part (``portal.pages.por
 HTML pages), which the app registers in the order of ``BLUEPRINTS``."""
 
 from portal import (
+    ad_units,
     advertisers,
     auth,
     balance,
@@ -25,4 +26,5 @@ BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
     webhooks.blueprint, members.blueprint, rewards.blueprint, house_ads.blueprint, breakdowns.blueprint,
+    ad_units.blueprint,
 )

@@ -14,7 +14,7 @@ from quart import Response, flash, render_template, request
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
-from adnet.campaigns.commands import Rejection
+from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.campaigns.models import Campaign, Creative
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import Conflict, Invalid
@@ -97,6 +97,20 @@ async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
                                 operator_page_context, **await queue_context(values=form.to_dict(),
                                                                              failed_form=f"decide-{item_id}"))
     message = f"{'Approved' if decision == 'approve' else 'Rejected'} {await _name_of(decided)}."
+    if not wants_fragment():
+        await flash(message)
+        return see_other(HOME)
+    return Response(await render_template("portal/operator/_queue.html", **await queue_context(done=message)))
+
+
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/category")
+@account_form
+async def operator_recategorize(campaign_id: str) -> Response:
+    """Give a campaign in the queue the category it really has; the queue is shown again."""
+    campaign = await review.recategorize_campaign(_operator(), campaign_id, command_of(Recategorization,
+                                                                                      await request.form),
+                                                  services().clock.now())
+    message = f"{campaign.name} is filed under {campaign.category.value}."
     if not wants_fragment():
         await flash(message)
         return see_other(HOME)

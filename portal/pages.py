@@ -18,9 +18,11 @@ from quart import Blueprint, Response, g, redirect, render_template, request
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
+from adnet.campaigns.models import Category
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError
 from adnet.core.wallets import checksummed
+from adnet.tasks.models import TaskKind
 from api.errors import status_of
 from api.http import checked_idempotency_key, services
 from api.ratelimit import settings_limit
@@ -157,8 +159,10 @@ def utc_filter(moment: datetime | int) -> str:
 @blueprint.app_context_processor
 def layout_context() -> dict[str, Any]:
     """What every page's layout uses: the CSRF token of its forms, a new idempotency key for a form that makes a
-    withdrawal, and whether to link the operators' page."""
-    return {"csrf_token": csrf_token, "new_idempotency_key": new_idempotency_key, "is_operator": is_operator}
+    withdrawal, whether to link the operators' page, and the fixed lists of campaign categories and task kinds (the
+    campaign form, the review queue and a site's controls offer them)."""
+    return {"csrf_token": csrf_token, "new_idempotency_key": new_idempotency_key, "is_operator": is_operator,
+            "categories": tuple(Category), "task_kinds": tuple(TaskKind)}
 
 
 # The hidden field of a withdrawal form: a key drawn each time the form is rendered, so a double submit or a retry

@@ -1,5 +1,6 @@
-"""A site's settings in the portal (the Settings section of its page): rename, deactivate and reactivate, delete;
-the rules are ``adnet.accounts.sites``'s and ``adnet.money.closing``'s, the same as the API's."""
+"""A site's settings in the portal (the Settings section of its page): rename, deactivate and reactivate, delete,
+and what the site shows (its controls); the rules are ``adnet.accounts.sites``'s, ``adnet.money.closing``'s and
+``adnet.delivery.controls``', the same as the API's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from adnet.accounts import sites
 from adnet.accounts.commands import SiteRename
 from adnet.accounts.models import Site
 from adnet.core.errors import DomainError
+from adnet.delivery.controls import SiteControls, set_controls, stored_controls
 from adnet.money import closing
 from api.http import services
 from api.sessions import current_wallet
@@ -63,3 +65,20 @@ async def delete_site(site_id: str) -> Response:
     if wants_fragment():
         return Response("", 200, headers={"HX-Redirect": "/portal"})
     return see_other("/portal")
+
+
+@blueprint.post("/portal/sites/<site_id>/controls")
+@account_form
+async def site_controls(site_id: str) -> Response:
+    """Replace what the site blocks and refuses; a refused field is marked in the section, nothing is changed."""
+    form = await request.form
+    try:
+        site, controls = await set_controls(current_wallet(), site_id, command_of(SiteControls, form))
+    except DomainError as error:
+        site = await sites.owned_site(current_wallet(), site_id)
+        return await form_error("portal/_site_controls.html", "#site-controls", error, "portal/site.html",
+                                lambda: site_context(site), site=site, controls=stored_controls(site.controls),
+                                control_values=form.to_dict())
+    if not wants_fragment():
+        return see_other(f"/portal/sites/{site.id}")
+    return Response(await render_template("portal/_site_controls.html", site=site, controls=controls, done=True))

@@ -5,7 +5,7 @@ range of days."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from quart import Response, render_template, request
@@ -17,6 +17,7 @@ from adnet.chain.client import ChainUnavailable
 from adnet.core.amounts import Token
 from adnet.core.errors import Conflict, DomainError
 from adnet.delivery import house_ads
+from adnet.delivery.controls import stored_controls
 from adnet.delivery.sdk import embed_snippets
 from adnet.money import activity, exchanges, ledger
 from adnet.money.holders import site_holder
@@ -25,11 +26,13 @@ from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
+from api.errors import status_of
 from api.http import services
 from api.sessions import current_wallet
 from portal.dashboard import dashboard_context
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.unit_builder import units_context
 
 blueprint = portal_blueprint("sites")
 
@@ -56,10 +59,12 @@ async def funds_of(site: Site) -> Funds:
 async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
     movements, what its money forms can move, its house ads, its traffic of the last 30 days (billed and filtered by
-    reason), unit results, the embed snippets and the export's default range."""
+    reason), unit results, what the site shows (its controls), the ads that ran on it in the last 30 days, the embed
+    snippets, its ad units with the builder, and the export's default range."""
     run = services()
     today = run.clock.today()
-    recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
+    month_ago = today - timedelta(days=29)
+    recent = await traffic.site_traffic(site.id, month_ago, today)
     return {
         "site": site,
         "traffic": recent,
@@ -71,6 +76,9 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
         "funds": await funds_of(site),
         "units": await site_reports.site_unit_results(site.id),
         "house_ads": await house_ads.listed(site),
+        "controls": stored_controls(site.controls),
+        **await _ads_context(site, month_ago, today),
+        **await units_context(site),
         "snippets": embed_snippets(run.settings.public_url, site.id),
         "export_from": (today.replace(day=1)).isoformat(),
         "export_to": today.isoformat(),
@@ -175,3 +183,28 @@ async def export_events(site_id: str) -> Response:
     response.headers["Content-Disposition"] = f'attachment; filename="events-{site.id}-{start}-{end}.csv"'
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+async def _ads_context(site: Site, start: date, end: date) -> dict[str, Any]:
+    return {"ads": await site_reports.ads_that_ran(site.id, start, end), "ads_from": start.isoformat(),
+            "ads_to": end.isoformat(), "retention_days": services().settings.event_retention_days}
+
+
+@blueprint.get("/portal/sites/<site_id>/ads")
+@account_page
+async def site_ads(site_id: str) -> Response:
+    """The ads that ran on the site from ``from`` to ``to`` (UTC days): the panel for htmx, the site page
+    otherwise; a bad range is shown in the panel with its status."""
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
+    try:
+        start, end = command_of(Period, request.args).days(services().clock.today())
+    except DomainError as error:
+        context = {"site": site, "ads": [], "ads_error": error, "ads_from": request.args.get("from", ""),
+                   "ads_to": request.args.get("to", "")}
+        full = {} if wants_fragment() else await site_context(site)
+        body, _ = await page("portal/site.html", "portal/_site_ads.html", **{**full, **context})
+        return Response(body, status_of(error))
+    ads = await _ads_context(site, start, end)
+    if wants_fragment():
+        return Response(await render_template("portal/_site_ads.html", site=site, **ads))
+    return Response(await render_template("portal/site.html", **{**await site_context(site), **ads}))

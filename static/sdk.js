@@ -263,6 +263,7 @@
     this.size = /^\d{1,5}x\d{1,5}$/.test(options.size || attr.size || "") ? (options.size || attr.size) : null;
     this.placement = options.placement || attr.placement || "";
     this.attached = options.attached !== undefined ? !!options.attached : attr.tasks !== undefined;
+    this.house = options.house !== undefined ? !!options.house : attr.house !== "off";
     this.keywords = pageKeywords(options.keywords || attr.keywords || data.keywords);
     this.root = host.shadowRoot || host.attachShadow({ mode: "open" });
     host.__adnet = this;
@@ -284,7 +285,8 @@
   Slot.prototype.load = function () {
     var self = this;
     var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
-      wallet: state.wallet, attached: this.attached ? "1" : null, keywords: this.keywords, viewer: cappingViewer() };
+      wallet: state.wallet, attached: this.attached ? "1" : null,
+      house: this.house ? null : "0", keywords: this.keywords, viewer: cappingViewer() };
     return api("GET", "/api/serve?" + query(params)).then(function (response) {
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);

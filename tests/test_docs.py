@@ -81,3 +81,28 @@ def test_docs_errors_names_every_error_code_the_code_can_answer_with():
             "method_not_allowed", "token_absent", "fetch_failed", "reserved_domain", "internal_error"} <= set(found)
     documented = set(DOCUMENTED_CODE.findall((ROOT / "docs" / "errors.md").read_text()))
     assert {code: where for code, where in found.items() if code not in documented} == {}
+
+
+def sdk_attributes_read() -> set[str]:
+    """The ``data-`` attributes static/sdk.js reads from the page: through ``getAttribute``/``hasAttribute`` and
+    selectors, and through the ``dataset`` of the script tag and of slots (camelCase, turned back into attribute
+    names). What ``getAttribute`` reads from the elements the script draws itself (keys of its ``el(...)`` calls,
+    inside its shadow roots) is its own business."""
+    source = (ROOT / "static" / "sdk.js").read_text()
+    drawn = set(re.findall(r"""["'](data-[a-z-]+)["']:""", source))
+    named = set(re.findall(r"""(?:get|has)Attribute\(["'](data-[a-z-]+)["']\)""", source)) - drawn
+    named |= set(re.findall(r"\[(data-[a-z-]+)[\]=]", source))
+    holders = set(re.findall(r"var (\w+) = \(?[^;]*?\.dataset\b", source))
+    properties = set(re.findall(r"\.dataset\.([a-z]\w*)", source))
+    for holder in holders:
+        properties |= set(re.findall(rf"\b{holder}\.([a-z]\w*)\b(?!\()", source))
+    return named | {"data-" + re.sub(r"[A-Z]", lambda upper: "-" + upper.group().lower(), name)
+                    for name in properties}
+
+
+def test_docs_sdk_names_every_data_attribute_the_embed_reads():
+    read = sdk_attributes_read()
+    assert {"data-site-id", "data-api", "data-kind", "data-size", "data-placement", "data-tasks", "data-keywords",
+            "data-collapse", "data-heading-level", "data-adnet-slot", "data-adnet-rewards"} <= read
+    documented = set(re.findall(r"`(data-[a-z-]+)`", (ROOT / "docs" / "sdk.md").read_text()))
+    assert sorted(read - documented) == []

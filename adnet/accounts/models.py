@@ -75,6 +75,8 @@ class Site(Model):
     placement_floors: dict[str, str] = fields.JSONField(
         default=dict, db_default="{}",
         description="placement label -> its floor (smallest units, as text), replacing floor_cpm there")
+    controls = fields.JSONField(default=dict, db_default="{}", description="what its owner blocks or refuses to show "
+                                                                           "(adnet.delivery.controls) - {} = nothing")
 
     class Meta:
         table = "site"

@@ -6,7 +6,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from adnet.campaigns.models import MediaType, Rotation
+from adnet.campaigns.models import Category, MediaType, Rotation
 from adnet.campaigns.targeting import Targeting
 from adnet.core.inputs import Amount, Changes, Command, Instant, Price, Size, WebUrl, id_of, rule
 
@@ -54,6 +54,7 @@ class NewCampaign(Command):
     frequency_hours: int = Field(24, ge=1, le=MAX_FREQUENCY_HOURS, description="the period of frequencyCap, hours")
     rotation: Rotation = Field(Rotation.EVEN, description="even, weighted (by creative weight) or best_ctr")
     targeting: Targeting = Field(Targeting.model_validate({}), description="who, where and when it is shown")
+    category: Category = Field(Category.OTHER, description="what it advertises (the operator may correct it)")
 
 
 class CampaignChanges(Changes):
@@ -76,6 +77,7 @@ class CampaignChanges(Changes):
     frequency_hours: int | None = Field(None, ge=1, le=MAX_FREQUENCY_HOURS)
     rotation: Rotation | None = None
     targeting: Targeting | None = Field(None, description="replaces the whole targeting when given")
+    category: Category | None = None
 
 
 class NewCreative(Command):
@@ -104,6 +106,12 @@ def _reason(value: str) -> str:
     if not value:
         raise rule("missing_field", "a rejection needs a reason the advertiser can act on")
     return value
+
+
+class Recategorization(Command):
+    """The category an operator gives a campaign."""
+
+    category: Category
 
 
 class Rejection(Command):

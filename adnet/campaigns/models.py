@@ -42,6 +42,23 @@ class MediaType(StrEnum):
     VIDEO = "video"
 
 
+class Category(StrEnum):
+    """What a campaign advertises, from a fixed list: the advertiser picks one, the operator corrects it when
+    reviewing, and publishers block categories on their sites (docs/publishers.md)."""
+
+    DEFI = "defi"
+    EXCHANGE = "exchange"
+    WALLET = "wallet"
+    NFT = "nft"
+    GAMING = "gaming"
+    GAMBLING = "gambling"
+    DAO = "dao"
+    INFRASTRUCTURE = "infrastructure"
+    EDUCATION = "education"
+    MEDIA = "media"
+    OTHER = "other"
+
+
 class Campaign(Model):
     """An advertiser's paid flight. Prices and budget are G$ smallest units, and the remaining budget is the
     campaign's ledger account, not a column here."""
@@ -65,6 +82,8 @@ class Campaign(Model):
     frequency_cap = fields.IntField(null=True, description="most billed impressions per viewer in a period")
     frequency_hours = fields.IntField(default=24, description="the period of frequency_cap, 1 to 24 hours")
     targeting = fields.JSONField(default=dict, description="targeting rules (adnet.campaigns.targeting) - {} = none")
+    category = fields.CharEnumField(Category, max_length=16, default=Category.OTHER, db_default=Category.OTHER,
+                                    description="what it advertises, which publishers may block")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

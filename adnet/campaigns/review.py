@@ -1,9 +1,10 @@
 """Review: what operators (``adnet.accounts.operators``) decide before anything an advertiser wrote is served.
 
-A submitted campaign is reviewed with its creatives and tasks; approving it approves its creatives still in review,
-and it serves from then on (inside its dates, with budget). A creative changed after its campaign was reviewed
-waits in the queue on its own. Rejections carry a reason the advertiser sees. Every decision is a conditional
-update from ``review``, so two operators deciding at once cannot both win.
+A submitted campaign is reviewed with its creatives and tasks, and with the category its advertiser chose, which an
+operator corrects at any time (publishers block categories, so a correction is announced to serving); approving it
+approves its creatives still in review, and it serves from then on (inside its dates, with budget). A creative
+changed after its campaign was reviewed waits in the queue on its own. Rejections carry a reason the advertiser
+sees. Every decision is a conditional update from ``review``, so two operators deciding at once cannot both win.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from tortoise.transactions import in_transaction
 
 from adnet.campaigns.campaigns import REVIEWED
-from adnet.campaigns.commands import Rejection
+from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.campaigns.lifecycle import move, tell_advertiser
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.campaigns.views import CampaignView, views
@@ -72,6 +73,18 @@ async def approve_campaign(operator: str, campaign_id: Any, now: datetime) -> Ca
     changes.announce(campaign.id)
     log.info("campaign approved campaign=%s operator=%s creatives=%d tasks=%d", campaign.id, operator, creatives,
              task_count)
+    return campaign
+
+
+async def recategorize_campaign(operator: str, campaign_id: Any, change: Recategorization, now: datetime) -> Campaign:
+    """Give a campaign the category it really has, whatever its status; serving hears of it at once."""
+    campaign = await _campaign(campaign_id)
+    if campaign.category != change.category:
+        await Campaign.filter(id=campaign.id).update(category=change.category, updated_at=now)
+        log.info("campaign recategorized campaign=%s category=%s was=%s operator=%s", campaign.id,
+                 change.category.value, campaign.category.value, operator)
+        campaign.category = change.category
+        changes.announce(campaign.id)
     return campaign
 
 

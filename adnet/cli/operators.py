@@ -2,6 +2,7 @@
 
 - ``adnet operators review``: the review queue (campaigns in review, creatives waiting alone);
 - ``adnet operators approve campaign|creative ID`` and ``reject campaign|creative ID --reason TEXT``;
+- ``adnet operators category CAMPAIGN_ID CATEGORY``: file a campaign under the category it really has;
 - ``adnet operators rate`` (show), ``rate set G$_PER_SOV`` (the unsigned ``setRate`` transaction for the vault's
   owner; ``--send`` sends it on the development chain with the deployer's key);
 - ``adnet operators revenue``: the platform's G$;
@@ -23,8 +24,9 @@ from typing import Any
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
-from adnet.campaigns.commands import Rejection
+from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.campaigns.lifecycle import settle_due
+from adnet.campaigns.models import Category
 from adnet.chain import devserver
 from adnet.chain.binding import ChainMismatch
 from adnet.chain.client import ChainClient, ChainUnavailable
@@ -70,6 +72,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         if verb == "reject":
             decide.add_argument("--reason", required=True, help="what the advertiser must change")
         decide.set_defaults(command=_command, action=action, needs=(DATABASE,))
+
+    category = actions.add_parser("category", help="file a campaign under the category it really has")
+    category.add_argument("id")
+    category.add_argument("category", help=", ".join(Category))
+    category.set_defaults(command=_command, action=recategorize, needs=(DATABASE,))
 
     rate = actions.add_parser("rate", help="show the vault's protocol rate, or set it")
     rate_actions = rate.add_subparsers(metavar="ACTION")
@@ -128,6 +135,12 @@ async def reject(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     creative = await review.reject_creative(context.operator, args.id, parse(Rejection, {"reason": args.reason}),
                                             now)
     return {"adId": creative.id, "status": creative.status.value, "reason": creative.rejection_reason}
+
+
+async def recategorize(args: argparse.Namespace, context: Context) -> dict[str, Any]:
+    change = parse(Recategorization, {"category": args.category})
+    campaign = await review.recategorize_campaign(context.operator, args.id, change, context.clock.now())
+    return {"campaignId": campaign.id, "category": campaign.category.value}
 
 
 async def show_rate(args: argparse.Namespace, context: Context) -> dict[str, Any]:

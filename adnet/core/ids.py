@@ -8,7 +8,7 @@ import time
 
 PREFIXES = frozenset(
     {"pub", "site", "adv", "cmp", "ad", "task", "tc", "ev", "int", "srv", "wd", "dep", "ex", "ltx", "clm", "key",
-     "wh", "whe", "whd", "wha", "mem", "house"}
+     "wh", "whe", "whd", "wha", "mem", "au", "house"}
 )
 
 

@@ -37,7 +37,7 @@ def _keywords(value: Any) -> frozenset[str]:
 
 def _switch(value: Any) -> bool:
     if value not in ("0", "1"):
-        raise rule("invalid_field", "1 to include attached tasks, or leave it out")
+        raise rule("invalid_field", "0 or 1, or leave it out")
     return value == "1"
 
 
@@ -53,6 +53,9 @@ class ServeQuery(Command):
     wallet: WalletAddress | None = Field(None, description="binds the tracking token to this wallet")
     attached: Annotated[bool, BeforeValidator(_switch), WithJsonSchema({"type": "string", "enum": ["0", "1"]})] = \
         Field(False, description="1: include up to two attached CTA tasks")
+    house: Annotated[bool, BeforeValidator(_switch), WithJsonSchema(
+        {"type": "string", "enum": ["0", "1"], "default": "1"})] = Field(
+        True, description="0: a banner slot no paid campaign fills stays empty instead of showing a house ad")
     viewer: Fingerprint | None = Field(None, description="the embed's viewer id, for campaigns' frequency caps")
     keywords: Annotated[frozenset[str], BeforeValidator(_keywords), WithJsonSchema(
         {"type": "string", "examples": ["defi,wallets"],

@@ -25,10 +25,11 @@ from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
 from adnet.accounts.models import Site
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus, Rotation
+from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus, Rotation
 from adnet.core.ids import has_prefix
 from adnet.db import sql
 from adnet.delivery.caps import spent_today
+from adnet.delivery.controls import compile_controls
 from adnet.delivery.models import HouseAd
 from adnet.delivery.sites import HouseAdEntry, SiteEntry
 from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
@@ -42,7 +43,7 @@ BUDGET_SECONDS = 3.0
 REBUILD_SECONDS = 30.0
 UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
 # What a site's entry is read from (``site_entry``).
-SITE_FIELDS = ("id", "domain", "verified", "floor_cpm", "placement_floors")
+SITE_FIELDS = ("id", "domain", "verified", "floor_cpm", "placement_floors", "controls")
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class TaskEntry:
     order: tuple[datetime, str]
     site_allow: frozenset[str] = frozenset()
     site_deny: frozenset[str] = frozenset()
+    advertiser_id: str | None = None
+    category: str | None = None
 
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
@@ -101,6 +104,8 @@ class CampaignEntry:
     frequency_cap: int | None = None
     frequency_seconds: int = 86_400
     rotation: Rotation = Rotation.EVEN
+    advertiser_id: str = ""
+    category: str = Category.OTHER.value
 
     @property
     def impression_cost(self) -> int:
@@ -251,7 +256,9 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
                               ends_at=task.ends_at, max_per_wallet=task.max_per_wallet, view=task_view(task),
                               order=(task.created_at, task.id),
                               site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
-                              site_deny=frozenset(owner.site_deny or ()) if owner else frozenset())
+                              site_deny=frozenset(owner.site_deny or ()) if owner else frozenset(),
+                              advertiser_id=owner.advertiser_id if owner else None,  # type: ignore[attr-defined]
+                              category=owner.category.value if owner else None)
         except ValueError:
             log.warning("task config invalid, not served task_id=%s", task.id)
             continue
@@ -279,14 +286,15 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
             creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
             frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
-            rotation=campaign.rotation,
+            rotation=campaign.rotation, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+            category=campaign.category.value,
         )
         index.creatives.update((entry.id, entry) for entry in entries)
     return index
 
 
 async def _read_sites(query: QuerySet[Site], scope: Scope | None) -> dict[str, SiteEntry]:
-    """The sites ``query`` selects, with their floors and house ads: two queries."""
+    """The sites ``query`` selects, with their floors, controls and house ads: two queries."""
     rows = await query.values_list(*SITE_FIELDS)
     house_ads: dict[str, list[HouseAdEntry]] = {}
     ads_query = HouseAd.all() if scope is None else HouseAd.filter(site_id__in=[str(row[0]) for row in rows])
@@ -299,10 +307,10 @@ async def _read_sites(query: QuerySet[Site], scope: Scope | None) -> dict[str, S
 
 def site_entry(row: Sequence[Any], house_ads: tuple[HouseAdEntry, ...] = ()) -> SiteEntry:
     """A site's entry from its ``SITE_FIELDS`` (in that order)."""
-    site_id, domain, verified, floor, placement_floors = row
+    site_id, domain, verified, floor, placement_floors, controls = row
     return SiteEntry(str(site_id), domain, verified, floor=int(floor),
                      placement_floors={label: int(amount) for label, amount in (placement_floors or {}).items()},
-                     house_ads=house_ads)
+                     house_ads=house_ads, controls=compile_controls(controls))
 
 
 def _wanted(scope: Scope | None, *parts: str) -> bool:

@@ -1,4 +1,5 @@
-"""What happened on publishers' pages: tracking events, the deduplication keys, and daily counters."""
+"""What happened on publishers' pages: tracking events, the deduplication keys, and daily counters; and the ad units
+publishers define for their pages."""
 
 from enum import StrEnum
 
@@ -65,6 +66,27 @@ class DedupKey(Model):
         table = "dedup_key"
         unique_together = (("fingerprint", "campaign_id", "type"),)
         indexes = (("last_accepted_at",),)
+
+
+class AdUnit(Model):
+    """A named slot a publisher defines for a site (``adnet.delivery.ad_units``): what may fill it, at which size,
+    with attached tasks or not, under which placement label, with house ads or not; the portal writes its embed
+    snippet from it."""
+
+    id = identifier()
+    site = fields.ForeignKeyField("models.Site", related_name="ad_units", on_delete=fields.CASCADE)
+    name = fields.CharField(max_length=120)
+    kinds = fields.JSONField(description="what may fill it: BANNER, POLL, FEEDBACK, SURVEY (at least one)")
+    size = fields.CharField(max_length=16, null=True, description="the banner size WIDTHxHEIGHT, null when responsive")
+    attached_tasks = fields.BooleanField(default=False, description="a banner shows its attached tasks")
+    placement = fields.CharField(max_length=64, default="", description="the placement label serving receives")
+    house_ads = fields.BooleanField(default=True, description="a banner slot no paid campaign fills shows a house ad")
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "ad_unit"
+        unique_together = (("site_id", "name"),)
 
 
 class SiteDailyStat(Model):

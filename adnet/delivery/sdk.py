@@ -1,14 +1,16 @@
 """The embed script (``static/sdk.js``) as publishers get it: its version, which names its long-cached URL, and
-the snippets a publisher pastes into its pages."""
+the snippets a publisher pastes into its pages, generic ones or one written from an ad unit."""
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from adnet.core.files import shipped
+from adnet.delivery.ad_units import SlotSettings
 
 _VERSION = re.compile(r'var VERSION = "([0-9]+\.[0-9]+\.[0-9]+)";')
 
@@ -46,3 +48,20 @@ def embed_snippets(public_url: str, site_id: str) -> list[Snippet]:
         Snippet("units", "Unit slot (polls, feedback, surveys)",
                 '<div data-adnet-slot data-kind="POLL,FEEDBACK,SURVEY" data-placement="article-end"></div>'),
     ]
+
+
+def unit_snippet(unit: SlotSettings) -> str:
+    """The slot element of an ad unit, with the ``data-`` attributes ``static/sdk.js`` reads (docs/sdk.md): a size
+    only for a fixed-size unit (without one the slot is responsive), ``data-tasks`` only when its banners show their
+    attached tasks, a placement only when it has one (quoted for HTML), ``data-house="off"`` only when its banner
+    slot shows no house ad."""
+    attributes = ["data-adnet-slot", f'data-kind="{",".join(unit.kinds)}"']
+    if unit.size:
+        attributes.append(f'data-size="{unit.size}"')
+    if unit.placement:
+        attributes.append(f'data-placement="{html.escape(unit.placement, quote=True)}"')
+    if unit.attached_tasks:
+        attributes.append("data-tasks")
+    if not unit.house_ads:
+        attributes.append('data-house="off"')
+    return f"<div {' '.join(attributes)}></div>"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from adnet.delivery.commands import BANNER, ServeQuery
+from adnet.delivery.controls import NO_CONTROLS, Controls
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
 from adnet.delivery.rotation import creative_shares
 from adnet.delivery.sites import HouseAdEntry, SiteEntry
@@ -40,8 +41,9 @@ class Candidate:
     unit: TaskEntry | None = None
 
 
-def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer) -> list[Candidate]:
-    """Everything ``query`` may show ``viewer`` now, each with its selection weight."""
+def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
+               controls: Controls = NO_CONTROLS) -> list[Candidate]:
+    """Everything ``query`` may show ``viewer`` now on a site with ``controls``, each with its selection weight."""
     found: list[Candidate] = []
     if BANNER in query.kinds:
         offers: list[tuple[CampaignEntry, list[CreativeEntry]]] = []
@@ -49,7 +51,7 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer) -
         for campaign in index.campaigns.values():
             if not campaign.live(now) or not campaign.runs_on(query.site_id, query.placement):
                 continue
-            if ecpm(campaign) < floor:
+            if ecpm(campaign) < floor or not controls.admits(campaign.id, campaign.advertiser_id, campaign.category):
                 continue
             if not (query.attached or campaign.has_budget()):
                 continue
@@ -63,7 +65,8 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer) -
             found.extend(Candidate(weight * share, campaign=campaign, creative=creative) for creative, share
                          in zip(creatives, creative_shares(campaign, creatives, index.creative_stats), strict=True))
     for unit in index.units:
-        if unit.kind.value in query.kinds and unit.live(now) and unit.runs_on(query.site_id):
+        if unit.kind.value in query.kinds and unit.live(now) and unit.runs_on(query.site_id) and controls.admits(
+                unit.campaign_id, unit.advertiser_id, unit.category):
             found.append(Candidate(1.0, unit=unit))
     return found
 
@@ -76,8 +79,8 @@ def floor_of(index: Index, query: ServeQuery) -> int:
 
 def house_ad_for(site: SiteEntry, query: ServeQuery, rng: random.Random) -> HouseAdEntry | None:
     """One of the site's house ads that fits a banner slot no paid campaign fills (of the size asked for), drawn
-    evenly; None when the slot takes no banner or none fits."""
-    if BANNER not in query.kinds:
+    evenly; None when the slot takes no banner, turns house ads off (``house=0``) or none fits."""
+    if BANNER not in query.kinds or not query.house:
         return None
     fitting = [ad for ad in site.house_ads if query.size is None or ad.size == query.size]
     return rng.choice(fitting) if fitting else None

@@ -32,7 +32,7 @@ import logging
 import random
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from adnet.accounts.models import Site
@@ -57,7 +57,7 @@ from adnet.delivery.index import (
     refresh_index,
     site_entry,
 )
-from adnet.delivery.selection import candidates, house_ad_for, pick
+from adnet.delivery.selection import Candidate, candidates, house_ad_for, pick
 from adnet.delivery.sites import HouseAdEntry, SiteEntry, on_site
 from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
@@ -235,10 +235,7 @@ NOTHING = Decision(kind="NONE")
 
 async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
-    site = await server.site(query.site_id)
-    now = server.clock.now()
-    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, now))
-    choice = pick(candidates(server.index, query, now, viewer), server.random)
+    site, query, now, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
@@ -247,24 +244,63 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
     off_site = not on_site(site, origin=client.origin, referer=client.referer)
-    return Decision(kind=BANNER, banner=await _banner(server, query, client, off_site, choice.campaign,
+    return Decision(kind=BANNER, banner=await _banner(server, query, client, site, off_site, choice.campaign,
                                                       choice.creative, now))
 
 
-async def _banner(server: Server, query: ServeQuery, client: Client, off_site: bool, campaign: CampaignEntry,
-                  creative: CreativeEntry, now: datetime) -> Banner:
+@dataclass(frozen=True)
+class Preview:
+    """What a slot would show now, as the portal previews it: a banner's creative (with the attached tasks it would
+    show), a standalone unit, the site's own house ad (HOUSE), or nothing (``kind`` NONE)."""
+
+    kind: str
+    creative: CreativeEntry | None = None
+    tasks: list[TaskView] = field(default_factory=list)
+    unit: TaskView | None = None
+    house_ad: HouseAdEntry | None = None
+
+
+async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
+    """What ``serve`` would decide for ``query`` and ``client`` now, by the same choice, without counting it, issuing
+    a tracking token or reading completions (the portal's unit builder; nothing it shows can be billed)."""
+    site, query, now, choice = await _choose(server, query, client)
+    if choice is None:
+        house_ad = house_ad_for(site, query, server.random)
+        return Preview(kind="NONE") if house_ad is None else Preview(kind=HOUSE, house_ad=house_ad)
+    if choice.unit is not None:
+        return Preview(kind=choice.unit.kind.value, unit=choice.unit.view)
+    assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
+    tasks = await attached_tasks(choice.campaign, None, now, site.controls.task_kinds) if query.attached else []
+    return Preview(kind=BANNER, creative=choice.creative, tasks=tasks)
+
+
+async def _choose(server: Server, query: ServeQuery, client: Client
+                  ) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None]:
+    """The site, the query narrowed by its controls, the time, and the candidate drawn for ``client``; NotFound
+    for an unknown or inactive site."""
+    site = await server.site(query.site_id)
+    query = site.controls.narrow(query)
+    now = server.clock.now()
+    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, now))
+    return site, query, now, pick(candidates(server.index, query, now, viewer, site.controls), server.random)
+
+
+async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
+                  campaign: CampaignEntry, creative: CreativeEntry, now: datetime) -> Banner:
     click_active = campaign.has_budget()
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
         off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
-    tasks = await attached_tasks(campaign, query.wallet, now) if query.attached else []
+    tasks = await attached_tasks(campaign, query.wallet, now, site.controls.task_kinds) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 
 
-async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime) -> list[TaskView]:
-    """Up to two live attached tasks of the campaign, without those ``wallet`` has completed as often as allowed."""
-    live = [task for task in campaign.tasks if task.live(now)]
+async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime,
+                         refused: frozenset[str] = frozenset()) -> list[TaskView]:
+    """Up to two live attached tasks of the campaign, without those of the ``refused`` kinds (the site's controls)
+    and those ``wallet`` has completed as often as allowed."""
+    live = [task for task in campaign.tasks if task.live(now) and task.kind.value not in refused]
     if wallet is not None and live:
         done: Counter[str] = Counter(str(task_id) for task_id in await Completion.filter(
             task_id__in=[task.id for task in live], wallet=wallet).values_list("task_id", flat=True))

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 import idna
 
+from adnet.delivery.controls import NO_CONTROLS, Controls
+
 
 @dataclass(frozen=True)
 class HouseAdEntry:
@@ -34,7 +36,8 @@ class HouseAdEntry:
 @dataclass(frozen=True)
 class SiteEntry:
     """What serve and track know of a site: its canonical domain, whether its owner proved it, and what its owner
-    set for its slots: the floors (smallest units per 1000 impressions; 0 for none) and the house ads."""
+    set for its slots: the floors (smallest units per 1000 impressions; 0 for none), the house ads, and what it
+    blocks or refuses (``adnet.delivery.controls``)."""
 
     id: str
     domain: str
@@ -42,6 +45,7 @@ class SiteEntry:
     floor: int = 0
     placement_floors: Mapping[str, int] = field(default_factory=dict)
     house_ads: tuple[HouseAdEntry, ...] = ()
+    controls: Controls = NO_CONTROLS
 
     def floor_for(self, placement: str) -> int:
         """The least eCPM a paid campaign must offer in ``placement``: its own floor, else the site's."""

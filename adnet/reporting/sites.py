@@ -1,4 +1,5 @@
-"""What a publisher reads about one site: the answers its visitors gave to units there, and its events as CSV.
+"""What a publisher reads about one site: the ads that ran there, the answers its visitors gave to units there, and
+its events as CSV.
 
 Free text answers are not shown here: they belong to the unit's owner. CSV cells a spreadsheet would run as a
 formula are neutralised (``adnet.core.csv_text``).
@@ -8,14 +9,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from tortoise.functions import Count
+
+from adnet.campaigns.models import Campaign, Creative
 from adnet.core.amounts import to_decimal_string
 from adnet.core.clock import iso
 from adnet.core.csv_text import csv_text
-from adnet.delivery.models import TrackingEvent
+from adnet.delivery.models import EventType, TrackingEvent
 from adnet.interactions.models import Interaction
 from adnet.tasks.models import Task, TaskKind
 
@@ -37,6 +41,94 @@ class UnitResult:
     tally: list[tuple[str, int]]
     ratings: list[tuple[int, int]]
     rating_average: float | None
+
+
+@dataclass
+class AdFigures:
+    """What one creative (or one campaign, all its creatives) did on a site in a period: recorded impressions and
+    clicks, those billed, and what the site earned (G$ smallest units)."""
+
+    impressions: int = 0
+    billed_impressions: int = 0
+    clicks: int = 0
+    billed_clicks: int = 0
+    earned: int = 0
+
+    def count(self, kind: str, billable: bool, events: int, earned: int) -> None:
+        if kind == EventType.IMPRESSION:
+            self.impressions += events
+            self.billed_impressions += events if billable else 0
+        else:
+            self.clicks += events
+            self.billed_clicks += events if billable else 0
+        self.earned += earned
+
+    def add(self, other: AdFigures) -> None:
+        """Add another creative's figures (a campaign's are its creatives')."""
+        for item in fields(self):
+            setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
+
+
+@dataclass(frozen=True)
+class CreativeRun:
+    """A creative that ran on the site, named as its advertiser described it, with its figures."""
+
+    creative_id: str
+    description: str
+    size: str
+    banner_url: str
+    figures: AdFigures
+
+
+@dataclass(frozen=True)
+class CampaignRun:
+    """A campaign that ran on the site, by name and advertiser name, with its figures and its creatives'."""
+
+    campaign_id: str
+    name: str
+    advertiser_id: str
+    advertiser: str
+    category: str
+    figures: AdFigures
+    creatives: list[CreativeRun]
+
+
+async def ads_that_ran(site_id: str, start: date, end: date) -> list[CampaignRun]:
+    """The campaigns and creatives whose events ``site_id`` recorded from ``start`` to ``end`` (UTC days,
+    inclusive), most earning first, from the raw events still kept (``adnet.delivery.retention``). One grouped
+    query counts events per creative, type, billing and amount, so earnings are summed exactly here (SQLite has no
+    exact decimal sum)."""
+    since = datetime.combine(start, time.min, tzinfo=UTC)
+    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
+    rows = await TrackingEvent.filter(site_id=site_id, received_at__gte=since, received_at__lt=until).annotate(
+        events=Count("id")).group_by("creative_id", "type", "billable", "publisher_amount").values_list(
+        "creative_id", "type", "billable", "publisher_amount", "events")
+    by_creative: dict[str, AdFigures] = defaultdict(AdFigures)
+    for creative_id, kind, billable, amount, events in rows:
+        by_creative[creative_id].count(kind, bool(billable), int(events), int(amount) * int(events) if billable
+                                       else 0)
+    if not by_creative:
+        return []
+    creatives = await Creative.filter(id__in=list(by_creative)).order_by("id")
+    campaigns = {campaign.id: campaign for campaign in await Campaign.filter(
+        id__in={creative.campaign_id for creative in creatives}).prefetch_related("advertiser")}  # type: ignore[attr-defined]
+    runs: dict[str, CampaignRun] = {}
+    for creative in creatives:
+        campaign = campaigns[creative.campaign_id]  # type: ignore[attr-defined]
+        run = runs.get(campaign.id)
+        if run is None:
+            run = runs[campaign.id] = CampaignRun(
+                campaign_id=campaign.id, name=campaign.name, advertiser_id=campaign.advertiser.id,
+                advertiser=campaign.advertiser.name, category=campaign.category.value, figures=AdFigures(),
+                creatives=[])
+        figures = by_creative[creative.id]
+        run.creatives.append(CreativeRun(creative_id=creative.id, description=creative.description,
+                                         size=f"{creative.width}x{creative.height}", banner_url=creative.banner_url,
+                                         figures=figures))
+        run.figures.add(figures)
+    for run in runs.values():
+        run.creatives.sort(key=lambda item: (-item.figures.earned, -item.figures.impressions, item.creative_id))
+    return sorted(runs.values(), key=lambda item: (-item.figures.earned, -item.figures.impressions, item.name))
 
 
 async def site_unit_results(site_id: str) -> list[UnitResult]:

@@ -100,9 +100,13 @@ async def test_a_house_ad_fills_an_unfilled_slot_and_is_never_billed(client, own
     _, listed = await call(client, owner, "GET", "house-ads")
     assert (listed["houseAds"][0]["impressions"], listed["houseAds"][0]["clicks"]) == (2, 1)
 
-    # A slot of another size, or one that takes no banner, gets no house ad.
+    # A slot of another size, one that takes no banner, or one that turns house ads off gets no house ad.
     assert (await serve(client, site, size="728x90"))["kind"] == "NONE"
     assert (await serve(client, site, kind="POLL"))["kind"] == "NONE"
+    assert [(await serve(client, site, house=switch))["kind"] for switch in ("0", "1")] == ["NONE", "HOUSE"]
+    refused = await client.get("/api/serve", query_string={"siteId": site.id, "house": "off"})
+    body = await refused.get_json()
+    assert refused.status_code == 400 and (body["error"], body["field"]) == ("invalid_field", "house")
 
 
 async def test_concurrent_house_ad_reports_are_all_counted(client, owner):

@@ -9,8 +9,9 @@ import pytest
 from quart import current_app
 
 from adnet.accounts.models import Site
-from adnet.campaigns.models import CampaignStatus, CreativeStatus
+from adnet.campaigns.models import CampaignStatus, Category, CreativeStatus
 from adnet.core import changes
+from adnet.core.ids import new_id
 from adnet.delivery.models import SiteDailyStat
 from adnet.delivery.tokens import verify_token
 from adnet.tasks.models import Completion, TaskKind
@@ -68,6 +69,11 @@ async def test_serving_performs_no_database_query(client):
     await make_task(kind=TaskKind.QUIZ, campaign=campaign, config=QUIZ)
     await make_house_ad(site, width=728, height=90)
     await Site.filter(id=site.id).update(placement_floors={"premium": str(1000 * G)})
+    blocked = await make_campaign(category=Category.GAMBLING)
+    await make_creative(blocked)
+    # A second site whose owner's controls (adnet.delivery.controls) block and refuse: applied from the index too.
+    controlled = await make_site(controls={"blocked_categories": ["gambling"], "refused_task_kinds": ["SURVEY"],
+                                           "blocked_campaigns": [new_id("cmp")], "attached_tasks": False})
     await rebuild_index(client.app)
     await get_serve(client, siteId=site.id)  # warm-up outside the count
     kinds: Counter[str] = Counter()
@@ -80,6 +86,13 @@ async def test_serving_performs_no_database_query(client):
                 response, body = await get_serve(client, **params)
                 assert response.status_code == 200
                 kinds[params.get("size") or params.get("placement") or ""] += body["kind"] == "HOUSE"
+        for params in ({}, {"size": "300x250"}, {"kind": "POLL"}, {"attached": "1"}, {"size": "1x1"},
+                       {"kind": "SURVEY"}):
+            for _ in range(5):
+                response, body = await get_serve(client, siteId=controlled.id, **params)
+                assert response.status_code == 200
+                assert body["kind"] != "SURVEY" and body.get("attachedTasks", []) == []
+                assert body.get("ad", {}).get("campaignId") != blocked.id
     assert queries == []
     # The house ad fills the slots no paid campaign does: its own size, and the placement whose floor is too high.
     assert {key: count for key, count in kinds.items() if count} == {"728x90": 5, "premium": 5}

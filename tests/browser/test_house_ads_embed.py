@@ -18,8 +18,9 @@ from tests.browser.test_banners import bring_into_view, let_time_pass, rendered_
 from tests.conftest import rebuild_index
 from tests.factories import make_site
 
-# A size no demo campaign has: only the house ad fits it.
-SLOT = '<div id="ad" data-adnet-slot data-kind="BANNER" data-size="234x60" data-placement="article"></div>'
+# A size no demo campaign has: only the house ad fits it, except in the slot that turns house ads off.
+SLOT = ('<div id="ad" data-adnet-slot data-kind="BANNER" data-size="234x60" data-placement="article"></div>'
+        '<div id="plain" data-adnet-slot data-kind="BANNER" data-size="234x60" data-house="off"></div>')
 
 
 def counts(server: LiveServer, site_id: str, want: int) -> dict[str, int]:
@@ -53,8 +54,10 @@ def test_a_house_ad_fills_an_unsold_slot_and_its_events_are_counted(
     site, house_ad = server.call(site_with_a_house_ad)
     try:
         sent: list[dict[str, Any]] = []
+        served: list[str] = []
         visitor.page.on("request", lambda request: sent.append(json.loads(request.post_data or "{}"))
                         if request.method == "POST" and "/api/track" in request.url else None)
+        visitor.page.on("request", lambda request: served.append(request.url) if "/api/serve" in request.url else None)
         visitor.page.clock.install()
         page = publisher_page(visitor, server, publisher_site, SLOT, site_id=site.id)
         assert rendered_ad(visitor) == house_ad.id
@@ -62,6 +65,10 @@ def test_a_house_ad_fills_an_unsold_slot_and_its_events_are_counted(
         assert page.locator("#ad").get_by_text("Sponsored").count() == 0
         assert page.locator("#ad a").get_attribute("rel") == "noopener"
         assert page.locator("#ad img").get_attribute("alt") == "Our newsletter"
+        # data-house="off": the slot asks with house=0 and stays empty.
+        page.wait_for_selector('#plain[data-adnet-empty="none"]', state="attached")
+        assert page.locator("#plain").evaluate("slot => slot.shadowRoot.querySelector('img')") is None
+        assert sorted("house=0" in url for url in served) == [False, True]
 
         bring_into_view(visitor)
         let_time_pass(visitor, server, 1100)

@@ -37,18 +37,19 @@ class Publisher:
     def wallet(self) -> str:
         return self.account.address.lower()
 
-    async def post(self, path: str, form: dict[str, str] | None = None, *, htmx: bool = False,
-                   csrf: bool = True, **kwargs: Any):
-        """POST a form with this session's CSRF token (as htmx sends it, in the header, when ``htmx``)."""
-        form = dict(form or {})
+    async def post(self, path: str, form: dict[str, str] | list[tuple[str, str]] | None = None, *,
+                   htmx: bool = False, csrf: bool = True, **kwargs: Any):
+        """POST a form (a dict, or pairs where a name repeats, as checkboxes send it) with this session's CSRF token
+        (as htmx sends it, in the header, when ``htmx``)."""
+        pairs = list(form.items() if isinstance(form, dict) else form or [])
         headers = dict(kwargs.pop("headers", {}))
         if htmx:
             headers.update(HTMX)
             if csrf:
                 headers["X-CSRF-Token"] = self.csrf
         elif csrf:
-            form["csrf_token"] = self.csrf
-        return await self.client.post(path, form=form, headers=headers, **kwargs)
+            pairs.append(("csrf_token", self.csrf))
+        return await self.client.post(path, form=pairs, headers=headers, **kwargs)
 
     async def get(self, path: str, *, htmx: bool = False, **kwargs: Any):
         return await self.client.get(path, headers=HTMX if htmx else {}, **kwargs)

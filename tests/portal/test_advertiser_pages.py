@@ -17,7 +17,7 @@ from adnet.accounts import advertisers
 from adnet.accounts.models import Advertiser
 from adnet.campaigns import review as operators
 from adnet.campaigns.commands import Rejection
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus
 from adnet.chain.transact import send_transaction
 from adnet.money import ledger
 from adnet.money.models import Deposit, Withdrawal
@@ -113,7 +113,7 @@ async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, 
     fields = campaign_form(clock, name="Launch", startsAt="2026-03-01T08:30", endsAt="2026-03-31T00:00",
                            cpm="2.5", cpc="0", budget="40.000000000000000001", dailyCap="3",
                            sizes="300x250, 728x90", placements="sidebar article-end",
-                           siteAllow=f"https://www.{site.domain}/")
+                           siteAllow=f"https://www.{site.domain}/", category="nft")
     response = await advertiser.post("/portal/advertise/campaigns", fields, htmx=True)
     assert response.status_code == 204 and response.headers["HX-Redirect"].startswith("/portal/advertise/campaigns/")
     campaign = await Campaign.get(id=response.headers["HX-Redirect"].rsplit("/", 1)[1])
@@ -124,7 +124,9 @@ async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, 
         5 * G // 2, 0, 40 * G + 1, 3 * G)
     assert (campaign.sizes, campaign.placements, campaign.site_allow) == (
         ["300x250", "728x90"], ["sidebar", "article-end"], [site.id])
+    assert campaign.category == Category.NFT
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert '<option value="nft" selected>' in page
     assert 'value="2026-03-01T08:30"' in page and 'value="40.000000000000000001"' in page
     assert 'value="300x250, 728x90"' in page and f'name="siteAllow" type="text" value="{site.domain}"' in page
     listing = await text(await advertiser.get("/portal/advertise"))

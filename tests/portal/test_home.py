@@ -23,6 +23,7 @@ async def test_the_front_page_offers_a_way_in_to_publishers_advertisers_and_deve
     assert {"/portal/signin?next=/portal", "/portal/signin?next=/portal/advertise", "/docs", "/openapi.json",
             "/demo", "/healthz"} <= links
     assert f"/sdk/{sdk_version()}/sdk.js" in page
+    assert "<code>docs/sdk.md</code>" in page
     for link in links - {"/"}:
         assert (await client.get(link)).status_code == 200, link
     advertisers = await (await client.get("/portal/signin?next=/portal/advertise")).get_data(as_text=True)

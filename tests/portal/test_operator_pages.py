@@ -12,7 +12,7 @@ import pytest
 from eth_account import Account
 from tortoise.transactions import in_transaction
 
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus
 from adnet.core.ids import new_id
 from adnet.money import ledger
 from adnet.money.rate import vault_rate
@@ -112,6 +112,21 @@ async def test_a_rejection_needs_a_reason_and_the_advertiser_sees_it(operator, c
     assert f"Rejected {campaign.name}." in await text(rejected)
     stored = await Campaign.get(id=campaign.id)
     assert (stored.status, stored.rejection_reason) == (CampaignStatus.REJECTED, "Landing page 404")
+
+
+async def test_the_operator_files_a_campaign_under_its_real_category(operator, clock):
+    campaign, _ = await in_review(clock)
+    queue = await text(await operator.get("/portal/operator"))
+    assert f'action="/portal/operator/campaigns/{campaign.id}/category"' in queue
+    assert '<option value="other" selected>' in queue
+    fragment = await operator.post(f"/portal/operator/campaigns/{campaign.id}/category", {"category": "gambling"},
+                                   htmx=True)
+    html = await text(fragment)
+    assert f"{campaign.name} is filed under gambling." in html and '<option value="gambling" selected>' in html
+    assert (await Campaign.get(id=campaign.id)).category == Category.GAMBLING
+    refused = await operator.post(f"/portal/operator/campaigns/{campaign.id}/category", {"category": "weapons"})
+    assert refused.status_code == 400
+    assert (await Campaign.get(id=campaign.id)).category == Category.GAMBLING
 
 
 async def test_a_creative_waiting_alone_is_decided_alone(operator, clock):

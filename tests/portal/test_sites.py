@@ -24,6 +24,7 @@ async def test_registering_without_javascript_goes_to_the_new_sites_page(publish
     # The snippets are shown as text to copy, never as markup that runs in the portal.
     assert f'data-site-id=&#34;{site.id}&#34;&gt;&lt;/script&gt;' in html
     assert 'data-copy="snippet-banner"' in html and "data-adnet-slot data-kind=&#34;BANNER&#34;" in html
+    assert "<code>docs/sdk.md</code>" in html
     assert 'data-kind=&#34;POLL,FEEDBACK,SURVEY&#34;' in html
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus
 from adnet.cli.main import _parser
 from adnet.cli.operators import Context, run_action
 from adnet.core.clock import Clock
@@ -30,6 +30,11 @@ async def test_review_approve_reject_rate_and_revenue(app, settings, chain, caps
     code, error = await run(capsys, settings, chain, "reject", "campaign", waiting.id, "--reason", "late")
     assert code == 1 and "invalid_transition" in error
     assert (await Campaign.get(id=waiting.id)).status == CampaignStatus.APPROVED
+    code, body = await run(capsys, settings, chain, "category", waiting.id, "gambling")
+    assert (code, body) == (0, {"campaignId": waiting.id, "category": "gambling"})
+    code, error = await run(capsys, settings, chain, "category", waiting.id, "weapons")
+    assert code == 1 and "invalid_field" in error
+    assert (await Campaign.get(id=waiting.id)).category == Category.GAMBLING
 
     code, body = await run(capsys, settings, chain, "rate")
     assert (code, body["rate"]) == (0, "2")

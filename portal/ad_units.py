@@ -1,0 +1,96 @@
+"""A site's ad units in the portal (the "Ad units" section of its page): the builder writes a unit's snippet and
+previews what it would show as its fields change, then creates or saves the unit; units are edited and deleted from
+their rows. The rules are ``adnet.delivery.ad_units``', the same as the API's."""
+
+from __future__ import annotations
+
+from quart import Response, render_template, request
+
+from adnet.accounts import sites
+from adnet.accounts.models import MemberRole, Site
+from adnet.core.errors import DomainError
+from adnet.delivery import ad_units
+from adnet.delivery.ad_units import AdUnitSettings
+from api.errors import status_of
+from api.http import services
+from api.sessions import current_wallet
+from portal.forms import command_of
+from portal.pages import account_form, account_page, page, portal_blueprint, see_other, wants_fragment
+from portal.sites import site_context
+from portal.unit_builder import Builder, units_context
+
+blueprint = portal_blueprint("ad_units")
+UNITS = "/portal/sites/<site_id>/ad-units"
+
+
+async def _section(site: Site, done: str) -> Response:
+    """The section again with ``done`` for htmx; a 303 to the site's page otherwise."""
+    if not wants_fragment():
+        return see_other(f"/portal/sites/{site.id}#ad-units")
+    return Response(await render_template("portal/_ad_units.html", **await units_context(site, units_done=done)))
+
+
+async def _builder(site: Site, builder: Builder, status: int = 200, unit_error: DomainError | None = None
+                   ) -> Response:
+    """The builder (htmx, retargeted to it) or the whole site page with it."""
+    if wants_fragment():
+        response = Response(await render_template("portal/_unit_builder.html",
+                                                  **await units_context(site, builder, unit_error=unit_error)), status)
+        response.headers["HX-Retarget"] = "#unit-builder"
+        response.headers["HX-Reswap"] = "outerHTML"
+        return response
+    full = {**await site_context(site), **await units_context(site, builder, unit_error=unit_error)}
+    return Response(await render_template("portal/site.html", **full), status)
+
+
+@blueprint.post(UNITS)
+@blueprint.post(f"{UNITS}/<unit_id>")
+@account_form
+async def save_unit(site_id: str, unit_id: str | None = None) -> Response:
+    """Create a unit from the builder, or save the one it edits; a refusal is marked beside its field."""
+    form = await request.form
+    wallet, now = current_wallet(), services().clock.now()
+    try:
+        settings = command_of(AdUnitSettings, form)
+        unit = (await ad_units.replace_unit(wallet, site_id, unit_id, settings, now) if unit_id
+                else await ad_units.create_unit(wallet, site_id, settings, now))
+    except DomainError as error:
+        site = await sites.owned_site(wallet, site_id)
+        return await _builder(site, Builder.of_form(form, unit_id), status_of(error), unit_error=error)
+    site = await sites.owned_site(wallet, site_id)
+    return await _section(site, f"Saved {unit.name}: copy its snippet into your pages."
+                          if unit_id else f"Created {unit.name}: copy its snippet into your pages.")
+
+
+@blueprint.post(f"{UNITS}/preview")
+@account_form
+async def preview_unit(site_id: str) -> Response:
+    """The snippet and what the builder's settings would show now (htmx: the preview pane; without JavaScript: the
+    page with the builder as it was sent); settings the API would refuse are said in the pane."""
+    form = await request.form
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
+    builder = Builder.of_form(form, form.get("unitId") or None)
+    if not wants_fragment():
+        return await _builder(site, builder)
+    context = await units_context(site, builder)
+    status = status_of(context["preview_error"]) if context["preview_error"] else 200
+    return Response(await render_template("portal/_unit_preview.html", **context), status)
+
+
+@blueprint.get(f"{UNITS}/<unit_id>/edit")
+@account_page
+async def edit_unit(site_id: str, unit_id: str) -> tuple[str, int]:
+    """The builder filled with a unit, to change it (the site page around it without JavaScript)."""
+    site, unit = await ad_units.site_unit(current_wallet(), site_id, unit_id)
+    context = await units_context(site, Builder.of_unit(unit))
+    if wants_fragment():
+        return await page("portal/site.html", "portal/_unit_builder.html", **context)
+    return await page("portal/site.html", "portal/site.html", **{**await site_context(site), **context})
+
+
+@blueprint.post(f"{UNITS}/<unit_id>/delete")
+@account_form
+async def delete_unit(site_id: str, unit_id: str) -> Response:
+    """Delete a unit; the section is shown again."""
+    unit = await ad_units.delete_unit(current_wallet(), site_id, unit_id)
+    return await _section(await sites.owned_site(current_wallet(), site_id), f"Deleted {unit.name}.")
