@@ -113,16 +113,19 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
 
 
 async def stop(services: Services) -> None:
-    """Stop the jobs and the writers, writing what they hold, then release the chain and the database."""
-    await services.jobs.stop()
-    await services.tracker.stop()
-    await services.completions.stop()
-    await services.serving.flush_counts()
-    await services.watcher_lease.release()
-    if services.broadcast is not None:
-        await services.broadcast.stop()
-    services.serving.locator.close()
-    await services.serving.frequency.close()
-    await services.chain_connection.close()
-    await database.close_database()
-    metrics.process_ends()
+    """Stop the jobs and the writers, writing what they hold, then release the chain and the database; these are
+    released also when writing fails (the failure is raised after)."""
+    try:
+        await services.jobs.stop()
+        await services.tracker.stop()
+        await services.completions.stop()
+        await services.serving.flush_counts()
+        await services.watcher_lease.release()
+    finally:
+        if services.broadcast is not None:
+            await services.broadcast.stop()
+        services.serving.locator.close()
+        await services.serving.frequency.close()
+        await services.chain_connection.close()
+        await database.close_database()
+        metrics.process_ends()

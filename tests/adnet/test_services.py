@@ -7,6 +7,9 @@ import asyncio
 import random
 import time
 
+import pytest
+from quart.testing.app import LifespanError
+
 from adnet.app import create_app
 from adnet.campaigns import review
 from adnet.campaigns.models import CampaignStatus, CreativeStatus
@@ -58,3 +61,24 @@ async def test_a_change_made_in_one_process_is_served_by_another_within_a_second
     assert reached_after < 1.0
     assert campaign.id in other.index.campaigns
     assert other.index.built_at == built_at  # the approved campaign was read, not the whole index
+
+
+async def test_stopping_releases_the_database_even_when_writing_what_it_holds_fails(database_url, tmp_path, clock):
+    """A failed last flush (here: the serve counts of a site removed under the server) is raised, and the database
+    is still closed, so the next start in this process opens it again."""
+    app = create_app(make_settings(database_url, tmp_path), clock=clock, rng=random.Random(1))
+    lifespan = app.test_app()
+    await lifespan.__aenter__()
+    running = app.extensions["adnet"]
+
+    async def failing_flush() -> None:
+        raise RuntimeError("FOREIGN KEY constraint failed")
+
+    running.serving.flush_counts = failing_flush
+    with pytest.raises(LifespanError, match="FOREIGN KEY"):
+        await lifespan.__aexit__(None, None, None)
+
+    again = create_app(make_settings(database_url, tmp_path), clock=clock, rng=random.Random(2))
+    async with again.test_app():
+        await empty_database()
+        assert (await make_site()).id

@@ -38,6 +38,7 @@ from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, P
 from quart import current_app
 from web3 import HTTPProvider, Web3
 
+from adnet.accounts.models import Site
 from adnet.app import create_app
 from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.chain.client import ChainClient
@@ -177,6 +178,13 @@ def live_campaigns(server: LiveServer) -> Iterator[Callable[..., list[str]]]:
 
     yield choose
     server.call(lambda: _set_statuses(dict.fromkeys(ids, CampaignStatus.APPROVED)))
+
+
+async def retire_site(site_id: str) -> None:
+    """Take a site a test made off the shared server as its owner's deletion does: its rows stay (the server may
+    still write what it counted for it) and it leaves the serving index."""
+    await Site.filter(id=site_id).update(deleted_at=datetime.now(UTC), active=False)
+    await rebuild_index(current_app)
 
 
 async def _set_statuses(statuses: dict[str, CampaignStatus]) -> None:

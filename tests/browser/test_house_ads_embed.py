@@ -13,7 +13,7 @@ from quart import current_app
 from adnet.accounts.models import Site
 from adnet.core.ids import new_id
 from adnet.delivery.models import HouseAd, HouseAdDaily, TrackingEvent
-from tests.browser.conftest import ADVERTISER_ORIGIN, LiveServer, PublisherSite, Visitor, publisher_page
+from tests.browser.conftest import ADVERTISER_ORIGIN, LiveServer, PublisherSite, Visitor, publisher_page, retire_site
 from tests.browser.test_banners import bring_into_view, let_time_pass, rendered_ad
 from tests.conftest import rebuild_index
 from tests.factories import make_site
@@ -32,12 +32,6 @@ def counts(server: LiveServer, site_id: str, want: int) -> dict[str, int]:
         if sum(found.values()) >= want or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
-
-
-async def forget(site: Site) -> None:
-    """Leave the shared server as it was: the site gone (its house ad and counts with it), and from the index."""
-    await Site.filter(id=site.id).delete()
-    await rebuild_index(current_app)
 
 
 def test_a_house_ad_fills_an_unsold_slot_and_its_events_are_counted(
@@ -83,4 +77,4 @@ def test_a_house_ad_fills_an_unsold_slot_and_its_events_are_counted(
         assert server.call(lambda: TrackingEvent.filter(site_id=site.id).count()) == 0
         assert visitor.console.script_errors() == [] and visitor.console.page_errors == []
     finally:
-        server.call(lambda: forget(site))
+        server.call(lambda: retire_site(site.id))

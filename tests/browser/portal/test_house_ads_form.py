@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from adnet.accounts.models import Publisher, Site
 from adnet.core.wallets import dev_accounts
 from adnet.delivery.models import HouseAd
-from tests.browser.conftest import LiveServer, serious_violations, sideways_overflow, sign_in_to_portal
+from tests.browser.conftest import LiveServer, retire_site, serious_violations, sideways_overflow, sign_in_to_portal
 from tests.factories import make_site
 
 DEMO_PUBLISHER_INDEX = 2  # the demo data's publisher, given a site of its own for each run
@@ -70,4 +70,4 @@ def test_a_publisher_sets_floors_and_house_ads(open_portal, server: LiveServer, 
         assert server.call(lambda: HouseAd.filter(site_id=site.id).count()) == 0
         assert console.script_errors() == []
     finally:
-        server.call(lambda: Site.filter(id=site.id).delete())
+        server.call(lambda: retire_site(site.id))
