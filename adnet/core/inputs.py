@@ -13,7 +13,7 @@ its first offending field, which the API and the portal both show; pydantic's ow
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Annotated, Any, ClassVar, TypeVar, cast
 from urllib.parse import urlsplit
@@ -104,11 +104,36 @@ C = TypeVar("C", bound=Command)
 
 def parse(command: type[C], data: Mapping[str, Any]) -> C:
     """``data``, written as JSON would be (camelCase names), as ``command``; Invalid naming the first offending field
-    otherwise."""
+    otherwise. No text anywhere in ``data`` may hold a NUL character (``\\u0000``), which PostgreSQL stores in no
+    text or JSON column: it is refused here for every command, whichever database runs."""
+    held = _nul_at(data, "")
+    if held is not None:
+        raise Invalid("invalid_field", f"{held}: may not hold a NUL character (\\u0000)", field=held)
     try:
         return command.model_validate(data)
     except ValidationError as error:
         raise refusal(error) from None
+
+
+def _nul_at(value: Any, path: str) -> str | None:
+    """Where in ``value`` (a JSON document's values and names) the first NUL character is; None when there is none."""
+    if isinstance(value, str):
+        return (path or "body") if "\x00" in value else None
+    items: Iterable[tuple[Any, Any]]
+    if isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        at = f"{path}.{key}" if path else str(key)
+        if isinstance(key, str) and "\x00" in key:
+            return path or "body"
+        found = _nul_at(item, at)
+        if found is not None:
+            return found
+    return None
 
 
 class Changes(Command):

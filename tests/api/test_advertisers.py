@@ -512,3 +512,14 @@ async def test_changing_a_creative_to_a_banner_of_another_size_is_refused(client
     assert (await Creative.get(id=creative["id"])).banner_url == CREATIVE["bannerUrl"]
     status, body = await api.call("PATCH", f"/advertisers/creatives/{creative['id']}", description="New words")
     assert status == 200 and body["description"] == "New words"
+
+
+async def test_a_campaign_named_with_a_nul_character_is_refused_and_nothing_is_made(client, clock):
+    """A NUL in any text is a 400 naming its field on every database (PostgreSQL would fail to store it)."""
+    api = await advertiser_api(client)
+    await funded_advertiser(api)
+
+    status, body = await api.call("POST", "/advertisers/campaigns", **campaign_settings(clock, name="Spring\x00sale"))
+
+    assert status == 400 and body["error"] == "invalid_field" and body["field"] == "name"
+    assert "NUL" in body["message"] and await Campaign.all().count() == 0

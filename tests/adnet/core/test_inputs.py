@@ -89,6 +89,18 @@ def test_a_bad_value_is_refused_with_its_code_and_field(data, code, field):
     assert refused(data) == (code, field)
 
 
+@pytest.mark.parametrize(("data", "field"), [
+    ({"fingerprint": "fp\x00"}, "fingerprint"),
+    ({"proof": {"text": "bad\x00byte"}}, "proof.text"),
+    ({"proof": {"answers": ["ok", "\x00"]}}, "proof.answers.1"),
+    ({"proof": {"na\x00me": "value"}}, "proof"),
+    ({"ignored\x00": 1}, "body"),
+])
+def test_no_text_anywhere_may_hold_a_nul_character(data, field):
+    """PostgreSQL stores NUL in no text or JSON column: every command refuses it, naming where it is."""
+    assert refused(data) == ("invalid_field", field)
+
+
 def test_a_body_that_is_not_an_object_is_an_invalid_request():
     assert refused([1]) == ("invalid_request", None)  # type: ignore[arg-type]
 
