@@ -54,18 +54,16 @@ async def operator_page_context(**extra: Any) -> dict[str, Any]:
     """Everything the operators' page shows: the queue, the vault's rate and owner, and platform revenue."""
     run = services()
     current = await rate.vault_rate(run.chain)
-    return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner,
-            "revenue": await revenue.revenue(run.clock.now()), **await revenue_panel(),
-            "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
+    read: list[revenue.Revenue] = []
 
-
-async def revenue_panel() -> dict[str, Any]:
-    """The platform's earnings per day, over the days the query asks for."""
     async def earned(first: date, last: date) -> list[tuple[date, int]]:
-        return (await revenue.revenue(services().clock.now(), first, last)).days
+        read.append(await revenue.revenue(run.clock.now(), first, last))
+        return read[0].days
 
-    return await earnings_panel(HOME, "Platform earnings", "Platform G$ per day", earned,
-                                "The platform has earned nothing in these days yet.")
+    panel = await earnings_panel(HOME, "Platform earnings", "Platform G$ per day", earned,
+                                 "The platform has earned nothing in these days yet.")
+    return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": read[0],
+            **panel, "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
 
 
 @blueprint.get(HOME)
