@@ -31,12 +31,12 @@ async def house_ads_context(site: Site, **extra: Any) -> dict[str, Any]:
     return {"site": site, "house_ads": await house_ads.listed(site), **extra}
 
 
-async def _section(site_id: str) -> Response:
-    """The section again for htmx; a 303 to the site's page otherwise."""
+async def _section(site_id: str, done: str = "") -> Response:
+    """The section again for htmx, saying what was ``done``; a 303 to the site's page otherwise."""
     if not wants_fragment():
         return see_other(f"/portal/sites/{site_id}")
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    return Response(await render_template(SECTION, **await house_ads_context(site)))
+    return Response(await render_template(SECTION, **await house_ads_context(site, done=done)))
 
 
 async def _refused(site_id: str, error: DomainError, form_name: str, values: dict[str, str]) -> Response:
@@ -90,4 +90,4 @@ async def set_floors(site_id: str) -> Response:
         await house_ads.set_floors(current_wallet(), site_id, floors)
     except DomainError as error:
         return await _refused(site_id, error, "floors", values)
-    return await _section(site_id)
+    return await _section(site_id, "Floors saved.")

@@ -21,11 +21,11 @@ from portal.sites import site_context
 blueprint = portal_blueprint("site_settings")
 
 
-async def _settings(site: Site) -> Response:
-    """The section again for htmx; a 303 to the site's page otherwise."""
+async def _settings(site: Site, done: str = "") -> Response:
+    """The section again for htmx, saying what was ``done``; a 303 to the site's page otherwise."""
     if not wants_fragment():
         return see_other(f"/portal/sites/{site.id}")
-    return Response(await render_template("portal/_site_settings.html", site=site))
+    return Response(await render_template("portal/_site_settings.html", site=site, done=done))
 
 
 async def _refused(site_id: str, error: DomainError, **context: object) -> Response:
@@ -43,7 +43,7 @@ async def rename_site(site_id: str) -> Response:
         site = await sites.rename_site(current_wallet(), site_id, command_of(SiteRename, form))
     except DomainError as error:
         return await _refused(site_id, error, values={"name": form.get("name", "")})
-    return await _settings(site)
+    return await _settings(site, f"Renamed to “{site.name}”." if site.name else "Name cleared.")
 
 
 @blueprint.post("/portal/sites/<site_id>/<any(deactivate, reactivate):action>")

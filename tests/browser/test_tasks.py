@@ -13,6 +13,7 @@ import pytest
 from eth_abi import encode
 from eth_utils import keccak
 from hexbytes import HexBytes
+from playwright.sync_api import expect
 from quart import current_app
 
 from adnet.demo import BURN_ADDRESS
@@ -107,7 +108,7 @@ def test_a_sign_message_task_completes_with_the_wallet_and_its_claim_redeems(
 
     visitor.page.evaluate("window.__wallet = window.ethereum; delete window.ethereum")
     row.get_by_role("button", name="Sign with wallet").click()
-    assert row.get_by_text("This task needs a wallet", exact=False).is_visible()
+    expect(row.get_by_text("This task needs a wallet", exact=False)).to_be_visible()
     visitor.page.evaluate("window.ethereum = window.__wallet")
 
     row.get_by_role("button", name="Sign with wallet").click()

@@ -68,6 +68,7 @@ async def test_setting_floors(publisher):
                                     {"floorCpm": "2.5", "placementFloors": "sidebar 0.5\r\ntop = 4\r\n"}, htmx=True)
     html = await fragment.get_data(as_text=True)
     assert fragment.status_code == 200 and 'value="2.5"' in html and "sidebar 0.5\ntop 4\n" in html
+    assert 'role="status">Floors saved.' in html
     stored = await Site.get(id=site.id)
     assert stored.floor_cpm == Decimal(5 * G // 2)
     assert stored.placement_floors == {"sidebar": str(G // 2), "top": str(4 * G)}

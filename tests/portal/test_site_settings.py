@@ -31,6 +31,7 @@ async def test_renaming_with_and_without_javascript(publisher):
     fragment = await publisher.post(f"/portal/sites/{site.id}/rename", {"name": "Daily"}, htmx=True)
     html = await fragment.get_data(as_text=True)
     assert html.lstrip().startswith('<section id="site-settings"') and 'value="Daily"' in html
+    assert 'role="status"' in html and "Renamed to “Daily”." in html
     refused = await publisher.post(f"/portal/sites/{site.id}/rename", {"name": "n" * 121}, htmx=True)
     html = await refused.get_data(as_text=True)
     assert refused.headers["HX-Retarget"] == "#site-settings" and 'role="alert"' in html

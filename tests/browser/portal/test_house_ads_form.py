@@ -41,6 +41,7 @@ def test_a_publisher_sets_floors_and_house_ads(open_portal, server: LiveServer, 
         expect(page.locator("#placement-floors")).to_have_attribute("aria-invalid", "true")
         page.locator("#placement-floors").fill("sidebar 0.25\ntop 3")
         page.get_by_role("button", name="Save floors").click()
+        expect(page.locator("#floors-done")).to_have_text("Floors saved.")
         expect(page.locator("#floors-error")).to_have_count(0)
         expect(page.locator("#floor-cpm")).to_have_value("1.5")
         stored = server.call(lambda: Site.get(id=site.id))
