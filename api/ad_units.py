@@ -18,14 +18,13 @@ from adnet.delivery.ad_units import AdUnitSettings
 from adnet.delivery.models import AdUnit
 from adnet.delivery.sdk import unit_snippet
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import Schema, Time, refusals
 from api.sessions import current_wallet, named_wallet, require_account
 from api.sites import SiteAction
 
 blueprint = Blueprint("api_ad_units", __name__, url_prefix="/api")
 
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 UNITS = "/publishers/sites/<site_id>/ad-units"
 
 

@@ -35,7 +35,7 @@ from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
 from api.openapi import CSV_FILE, other_answer, query_parameter
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import (
     Address,
     AmountText,
@@ -61,7 +61,6 @@ from api.sessions import current_wallet, require_account
 
 blueprint = Blueprint("api_advertisers", __name__, url_prefix="/api")
 
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 class RegisteredOut(Schema):
     advertiser_id: str
     wallet: Address

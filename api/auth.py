@@ -16,7 +16,7 @@ from adnet.accounts import signin
 from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT, settings_limit
 from api.schemas import Address, Schema, Time, refusals
 from api.sessions import SESSION_COOKIE, current_session, require_session
 
@@ -81,7 +81,7 @@ async def auth_verify(data: SignIn) -> Response:
 
 
 @blueprint.post("/auth/logout")
-@rate_limit(limits=settings_limit("rate_limit_account"))
+@rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @document_response(SignedOutOut)
 @refusals(429)
@@ -95,7 +95,7 @@ async def auth_logout() -> Response:
 
 
 @blueprint.get("/auth/me")
-@rate_limit(limits=settings_limit("rate_limit_account"))
+@rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
 @document_response(MeOut)
 async def auth_me() -> Response:

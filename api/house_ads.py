@@ -17,14 +17,12 @@ from adnet.accounts.sites import owned_site
 from adnet.delivery import house_ads
 from adnet.delivery.commands import NewHouseAd, SiteFloors
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import AmountText, Schema, Time, refusals
 from api.sessions import current_wallet, named_wallet, require_account
 from api.sites import SiteAction
 
 blueprint = Blueprint("api_house_ads", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class HouseAdRequest(NewHouseAd, SiteAction):

@@ -15,13 +15,11 @@ from adnet.accounts import api_keys
 from adnet.accounts.commands import ApiKeyScope, NewApiKey
 from adnet.accounts.models import ApiKey
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import Schema, Time, refusals
 from api.sessions import current_wallet, require_session
 
 blueprint = Blueprint("api_keys", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class ApiKeyOut(Schema):

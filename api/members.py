@@ -21,13 +21,11 @@ from adnet.accounts.members import ADVERTISERS, PUBLISHERS, Kind
 from adnet.accounts.models import Member, MemberRole
 from adnet.core.inputs import Command, WalletAddress, parse
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import Address, Schema, Time, refusals
 from api.sessions import current_wallet, require_session
 
 blueprint = Blueprint("api_members", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class MemberWallet(Command):

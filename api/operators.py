@@ -19,7 +19,7 @@ from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import (
     Address,
     AmountText,
@@ -35,8 +35,6 @@ from api.schemas import (
 from api.sessions import current_wallet, require_session
 
 blueprint = Blueprint("api_operators", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class ReviewQueueOut(Schema):

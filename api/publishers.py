@@ -30,7 +30,7 @@ from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
 from api.openapi import CSV_FILE, other_answer
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import (
     Address,
     AmountText,
@@ -51,8 +51,6 @@ from api.schemas import (
 from api.sessions import current_wallet, named_wallet, require_account
 
 blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class WalletNamed(Command):

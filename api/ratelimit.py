@@ -59,6 +59,10 @@ def settings_limit(setting: str) -> list[RateLimit]:
     return [SettingsRateLimit(setting)]
 
 
+# The limit of every route a signed-in account or an API key calls (quart-rate-limiter counts it per route).
+ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+
+
 @dataclass(frozen=True)
 class Admission:
     """A store's decision: ``wait`` None when the request was admitted (and counted), else the whole seconds until

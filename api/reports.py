@@ -21,13 +21,11 @@ from adnet.reporting import breakdowns
 from adnet.reporting.commands import AdvertiserBreakdownQuery, Dimension, SiteBreakdownQuery
 from api.http import answer, services, with_query
 from api.openapi import CSV_FILE, other_answer
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import AmountText, Day, Schema, refusals
 from api.sessions import current_wallet, require_account
 
 blueprint = Blueprint("api_reports", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class BreakdownRowOut(Schema):

@@ -14,7 +14,7 @@ from adnet.accounts.commands import ApiKeyScope
 from adnet.interactions import results
 from api.http import answer, services
 from api.openapi import CSV_FILE, other_answer
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import AmountText, Schema, Time, refusals
 from api.sessions import current_wallet, require_account
 
@@ -160,7 +160,7 @@ def _question_out(question: results.QuestionSummary) -> ChoiceQuestionOut | Rati
 
 
 @blueprint.get("/interactions/<unit_id>/results")
-@rate_limit(limits=settings_limit("rate_limit_account"))
+@rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
 @document_response(UnitResultsOut)
 @refusals(403, 404)
@@ -172,7 +172,7 @@ async def unit_results_json(unit_id: str) -> Response:
 
 
 @blueprint.get("/interactions/<unit_id>/results.csv")
-@rate_limit(limits=settings_limit("rate_limit_account"))
+@rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
 @refusals(403, 404)
 @other_answer(200, "Every response as CSV, one row each.", "text/csv", headers=CSV_FILE)

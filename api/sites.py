@@ -19,13 +19,11 @@ from adnet.core.inputs import Command, WalletAddress
 from adnet.delivery.controls import SiteControls, set_controls, site_controls
 from adnet.money import closing
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import Schema, Time, refusals
 from api.sessions import current_wallet, named_wallet, require_account
 
 blueprint = Blueprint("api_sites", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class SiteAction(Command):

@@ -16,13 +16,11 @@ from adnet.webhooks import endpoints
 from adnet.webhooks.endpoints import DeliveryLog, NewWebhookEndpoint
 from adnet.webhooks.models import DeliveryStatus, WebhookEndpoint, WebhookEventType
 from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import Schema, Time, refusals
 from api.sessions import current_wallet, require_session
 
 blueprint = Blueprint("api_webhooks", __name__, url_prefix="/api")
-
-ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
 class EndpointOut(Schema):

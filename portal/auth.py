@@ -19,7 +19,7 @@ from adnet.accounts.signin import SignedIn, issue_nonce, sign_in, sign_in_messag
 from adnet.core.errors import DomainError
 from api.errors import status_of
 from api.http import services
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT, settings_limit
 from api.sessions import SESSION_COOKIE, current_session
 from portal.csrf import ensure_presession, require_csrf, start_presession
 from portal.forms import command_of
@@ -38,7 +38,7 @@ def _session_cookie(response: Response, signed_in: SignedIn) -> None:
 
 
 @blueprint.get("/portal/signin")
-@rate_limit(limits=settings_limit("rate_limit_account"))
+@rate_limit(limits=ACCOUNT_LIMIT)
 @hide
 async def signin_page() -> Response:
     """The sign-in page: connect a wallet, sign the message, land on the dashboard (or ``next``)."""

@@ -25,7 +25,7 @@ from adnet.core.wallets import checksummed
 from adnet.tasks.models import TaskKind
 from api.errors import status_of
 from api.http import checked_idempotency_key, services
-from api.ratelimit import settings_limit
+from api.ratelimit import ACCOUNT_LIMIT
 from api.sessions import request_session
 from portal.csrf import csrf_token, require_csrf
 
@@ -100,7 +100,7 @@ def require_portal_session(handler: F) -> F:
 def account_page(handler: F) -> F:
     """Route decorator for a signed-in page: the account rate limit, a session (``require_portal_session``), and
     out of the OpenAPI document, which describes the JSON API only."""
-    return cast(F, rate_limit(limits=settings_limit("rate_limit_account"))(hide(require_portal_session(handler))))
+    return cast(F, rate_limit(limits=ACCOUNT_LIMIT)(hide(require_portal_session(handler))))
 
 
 def account_form(handler: F) -> F:
