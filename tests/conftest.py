@@ -8,6 +8,7 @@ import asyncio
 import os
 import random
 from collections.abc import AsyncIterator, Iterator
+from graphlib import TopologicalSorter
 from pathlib import Path
 
 import pytest
@@ -134,15 +135,30 @@ def chain(services):
 
 
 async def empty_database() -> None:
-    """Delete every row of every model's table, keeping the schema and the migration history."""
-    tables = [model._meta.db_table for model in Tortoise.apps["models"].values()]
+    """Delete every row of every model's table, keeping the schema and the migration history. On PostgreSQL the
+    tables are emptied by DELETE, those that refer to others first: a TRUNCATE of every table costs several times
+    as much for the few rows a test leaves, once per test."""
     connection = connections.get("default")
     if connection.capabilities.dialect == "postgres":
-        await connection.execute_script(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+        await connection.execute_script("".join(f"DELETE FROM {table};" for table in _referring_first()))
     else:
+        tables = [model._meta.db_table for model in Tortoise.apps["models"].values()]
         await connection.execute_script(
             "PRAGMA foreign_keys = OFF;" + "".join(f"DELETE FROM {t};" for t in tables) + "PRAGMA foreign_keys = ON;"
         )
+
+
+def _referring_first() -> list[str]:
+    """Every model's table, each before the tables its foreign keys refer to."""
+    order: TopologicalSorter[str] = TopologicalSorter()
+    for model in Tortoise.apps["models"].values():
+        meta = model._meta
+        order.add(meta.db_table)
+        for name in meta.fk_fields | meta.o2o_fields:
+            referred = meta.fields_map[name].related_model._meta.db_table
+            if referred != meta.db_table:
+                order.add(referred, meta.db_table)
+    return list(order.static_order())
 
 
 async def rebuild_index(app) -> None:
