@@ -106,8 +106,9 @@ def parse(command: type[C], data: Mapping[str, Any]) -> C:
     """``data``, written as JSON would be (camelCase names), as ``command``; Invalid naming the first offending field
     otherwise. No text anywhere in ``data`` may hold a NUL character (``\\u0000``), which PostgreSQL stores in no
     text or JSON column: it is refused here for every command, whichever database runs."""
-    held = _nul_at(data, "")
+    held = _nul_at(data)
     if held is not None:
+        held = held or "body"
         raise Invalid("invalid_field", f"{held}: may not hold a NUL character (\\u0000)", field=held)
     try:
         return command.model_validate(data)
@@ -115,10 +116,12 @@ def parse(command: type[C], data: Mapping[str, Any]) -> C:
         raise refusal(error) from None
 
 
-def _nul_at(value: Any, path: str) -> str | None:
-    """Where in ``value`` (a JSON document's values and names) the first NUL character is; None when there is none."""
+def _nul_at(value: Any) -> str | None:
+    """Where in ``value`` (a JSON document's values and names) the first NUL character is, as a dotted path from
+    ``value`` ("" for ``value`` itself, or a name in it); None when there is none. The path is written only once a
+    NUL is found."""
     if isinstance(value, str):
-        return (path or "body") if "\x00" in value else None
+        return "" if "\x00" in value else None
     items: Iterable[tuple[Any, Any]]
     if isinstance(value, Mapping):
         items = value.items()
@@ -127,12 +130,11 @@ def _nul_at(value: Any, path: str) -> str | None:
     else:
         return None
     for key, item in items:
-        at = f"{path}.{key}" if path else str(key)
         if isinstance(key, str) and "\x00" in key:
-            return path or "body"
-        found = _nul_at(item, at)
+            return ""
+        found = _nul_at(item)
         if found is not None:
-            return found
+            return f"{key}.{found}" if found else str(key)
     return None
 
 

@@ -150,10 +150,14 @@ class Index:
     built_at: float = 0.0
     # Billed [impressions, clicks] per creative of the campaigns that rotate by click-through rate.
     creative_stats: dict[str, list[int]] = field(default_factory=dict)
+    # What the rules that change only with the index's entries leave for a slot (``adnet.delivery.selection.offers``),
+    # worked out once per slot and forgotten whenever entries are replaced.
+    offers: dict[Any, Any] = field(default_factory=dict)
 
     def replace(self, scope: Scope, fresh: Index) -> None:
         """Put ``fresh``'s entries of ``scope`` in place of this index's (dropping those ``fresh`` lacks: no longer
         servable), all without an await."""
+        self.offers.clear()
         for site_id in scope.sites:
             site = fresh.sites.get(site_id)
             if site is None:

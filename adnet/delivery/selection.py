@@ -31,7 +31,7 @@ MIN_PACING = 0.25
 MAX_PACING = 4.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """A possible answer: a campaign's creative, or a standalone unit."""
 
@@ -41,33 +41,62 @@ class Candidate:
     unit: TaskEntry | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A campaign that may fill a banner slot as far as the rules that change only with the index go (the site
+    and placement it runs on, the site's floor and controls, the size): its creatives of that size and its eCPM."""
+
+    campaign: CampaignEntry
+    creatives: list[CreativeEntry]
+    ecpm: float
+
+
+# Slots whose offers an index remembers at most (placement labels are the page's own text).
+MAX_REMEMBERED_SLOTS = 10_000
+
+
 def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
                controls: Controls = NO_CONTROLS) -> list[Candidate]:
     """Everything ``query`` may show ``viewer`` now on a site with ``controls``, each with its selection weight."""
     found: list[Candidate] = []
     if BANNER in query.kinds:
-        offers: list[tuple[CampaignEntry, list[CreativeEntry]]] = []
-        floor = floor_of(index, query)
-        for campaign in index.campaigns.values():
-            if not campaign.live(now) or not campaign.runs_on(query.site_id, query.placement):
-                continue
-            if ecpm(campaign) < floor or not controls.admits(campaign.id, campaign.advertiser_id, campaign.category):
-                continue
-            if not (query.attached or campaign.has_budget()):
-                continue
-            creatives = campaign.creatives_for(query.size)
-            if creatives and campaign.targeting.allows(viewer, now) and not viewer.capped(campaign.id,
-                                                                                          campaign.frequency_cap):
-                offers.append((campaign, creatives))
-        best = max((ecpm(campaign) for campaign, _ in offers), default=0.0)
-        for campaign, creatives in offers:
-            weight = campaign_weight(campaign, now, best)
-            found.extend(Candidate(weight * share, campaign=campaign, creative=creative) for creative, share
-                         in zip(creatives, creative_shares(campaign, creatives, index.creative_stats), strict=True))
+        admitted = [offer for offer in offers(index, query, controls)
+                    if offer.campaign.live(now) and (query.attached or offer.campaign.has_budget())
+                    and offer.campaign.targeting.allows(viewer, now)
+                    and not viewer.capped(offer.campaign.id, offer.campaign.frequency_cap)]
+        best = max((offer.ecpm for offer in admitted), default=0.0)
+        for offer in admitted:
+            weight = campaign_weight(offer.campaign, now, best)
+            shares = creative_shares(offer.campaign, offer.creatives, index.creative_stats)
+            for creative, share in zip(offer.creatives, shares, strict=True):
+                found.append(Candidate(weight * share, offer.campaign, creative))
     for unit in index.units:
         if unit.kind.value in query.kinds and unit.live(now) and unit.runs_on(query.site_id) and controls.admits(
                 unit.campaign_id, unit.advertiser_id, unit.category):
             found.append(Candidate(1.0, unit=unit))
+    return found
+
+
+def offers(index: Index, query: ServeQuery, controls: Controls) -> list[Offer]:
+    """The campaigns that run on the slot's site and placement, reach its floor, pass the site's ``controls`` and
+    have creatives of its size: remembered by the index per slot, floor and controls until its campaigns change
+    (what is left to decide per request: the flight, the budget, the targeting and the viewer's frequency cap)."""
+    floor = floor_of(index, query)
+    slot = (query.site_id, query.placement, query.size, floor, controls)
+    found = index.offers.get(slot)
+    if found is None:
+        found = []
+        for campaign in index.campaigns.values():
+            price = ecpm(campaign)
+            if not campaign.runs_on(query.site_id, query.placement) or price < floor or not controls.admits(
+                    campaign.id, campaign.advertiser_id, campaign.category):
+                continue
+            creatives = campaign.creatives_for(query.size)
+            if creatives:
+                found.append(Offer(campaign, creatives, price))
+        if len(index.offers) >= MAX_REMEMBERED_SLOTS:
+            index.offers.clear()
+        index.offers[slot] = found
     return found
 
 

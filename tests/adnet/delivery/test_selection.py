@@ -9,7 +9,8 @@ import pytest
 from adnet.delivery import selection
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import ServeQuery
-from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
+from adnet.delivery.controls import Controls
+from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, Scope, TaskEntry
 from adnet.delivery.selection import (
     MAX_PACING,
     MIN_PACING,
@@ -20,6 +21,7 @@ from adnet.delivery.selection import (
     pacing,
     pick,
 )
+from adnet.delivery.sites import SiteEntry
 from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
 from adnet.tasks.models import TaskKind
@@ -125,3 +127,38 @@ def test_campaign_sizes_restrict_a_size_request():
     sized = entry(sizes=frozenset({"728x90"}))
     assert sized.creatives_for("300x250") == []
     assert sized.creatives_for(None) == list(sized.creatives)
+
+
+def test_a_slots_offers_are_remembered_until_the_campaigns_change():
+    index = Index(campaigns={"cmp_a": entry("cmp_a"), "cmp_b": entry("cmp_b")})
+    query = ServeQuery(site_id="site_x", size="300x250")
+    assert {option.campaign.id for option in candidates(index, query, START, VIEWER)} == {"cmp_a", "cmp_b"}
+    assert len(index.offers) == 1
+    index.campaigns["cmp_b"].remaining = 0  # a budget spent is decided per request, not remembered
+    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
+
+    fresh = Index(campaigns={"cmp_a": entry("cmp_a", site_deny=frozenset({"site_x"})), "cmp_b": entry("cmp_b")})
+    index.replace(Scope(campaigns=frozenset({"cmp_a"})), fresh)
+    assert index.offers == {}
+    assert candidates(index, query, START, VIEWER) == []
+    other = query.model_copy(update={"site_id": "site_y"})
+    assert [option.campaign.id for option in candidates(index, other, START, VIEWER)] == ["cmp_a"]
+
+
+def test_a_sites_controls_and_floor_choose_their_own_offers():
+    index = Index(campaigns={"cmp_a": entry("cmp_a"), "cmp_b": entry("cmp_b", cpm=G)})
+    query = ServeQuery(site_id="site_x")
+    blocking = Controls(campaigns=frozenset({"cmp_a"}))
+    assert [option.campaign.id for option in candidates(index, query, START, VIEWER, blocking)] == ["cmp_b"]
+    assert {option.campaign.id for option in candidates(index, query, START, VIEWER)} == {"cmp_a", "cmp_b"}
+    index.sites["site_x"] = SiteEntry(id="site_x", domain="x.example", verified=True, floor=2 * G)
+    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
+
+
+def test_the_remembered_slots_are_bounded(monkeypatch):
+    monkeypatch.setattr(selection, "MAX_REMEMBERED_SLOTS", 3)
+    index = Index(campaigns={"cmp_a": entry("cmp_a")})
+    for number in range(7):
+        query = ServeQuery(site_id="site_x", placement=f"slot-{number}")
+        assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
+        assert len(index.offers) <= 3
