@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -336,9 +337,15 @@ def browser_headers(client_ip: str) -> dict[str, str]:
             "Origin": "http://127.0.0.1", "X-Forwarded-For": client_ip}
 
 
+# Client networks handed out so far: every served ad goes to a /24 of its own for the whole session, so one
+# test's billed events never count against another's billing caps per client network.
+_NETWORKS = itertools.count()
+
+
 async def serve_ads(client: httpx.AsyncClient, site_id: str, count: int) -> list[dict]:
     """``count`` banners served to the demo site, each with its own tracking token and to a client of its own /24
-    network; ``ad["client"]`` is that client's address, which the ad's events must come from to be billable."""
+    network, never used before in the session; ``ad["client"]`` is that client's address, which the ad's events
+    must come from to be billable."""
     async def one(number: int) -> dict:
         address = f"127.{1 + number // 250}.{number % 250}.1"
         response = await client.get("/api/serve", params={"siteId": site_id, "size": "300x250"},
@@ -348,7 +355,7 @@ async def serve_ads(client: httpx.AsyncClient, site_id: str, count: int) -> list
         assert body["kind"] == "BANNER", body
         return {**body["ad"], "client": address}
 
-    return list(await asyncio.gather(*(one(number) for number in range(count))))
+    return list(await asyncio.gather(*(one(next(_NETWORKS)) for _ in range(count))))
 
 
 def impression(site_id: str, ad: dict, fingerprint: str) -> dict:
