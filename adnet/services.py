@@ -83,7 +83,10 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
         await database.close_database()
         raise
     frequency = RedisFrequency(settings.redis_url) if settings.redis_url else FrequencyMemory()
-    server = Server(clock=clock, rng=rng, tracking_secret=settings.tracking_secret,
+    # Serving's draws and token nonces need no unpredictability (a token's MAC is what cannot be forged): they take
+    # a fast generator seeded from the service's source, not a system call each.
+    draws = random.Random(rng.getrandbits(128))  # noqa: S311
+    server = Server(clock=clock, rng=draws, tracking_secret=settings.tracking_secret,
                     locator=Locator(settings.geoip_database), frequency=frequency)
     await server.rebuild()
     clients.warm_up()

@@ -40,8 +40,10 @@ CPC = G // 10
 
 
 async def setup_ad(**campaign_fields):
+    """A site, and a campaign with one creative that runs on it alone: no other test's campaign shares its slots,
+    so which ad a serve answers never depends on the draw."""
     site = await make_site()
-    campaign = await make_campaign(**{"cpm": CPM, "cpc": CPC, **campaign_fields})
+    campaign = await make_campaign(**{"cpm": CPM, "cpc": CPC, "site_allow": [site.id], **campaign_fields})
     creative = await make_creative(campaign)
     await rebuild_index(current_app)
     return site, campaign, creative
@@ -351,6 +353,7 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     await refused(event_body(crowd[3], site, fingerprint=fingerprint()), "client_rate_exceeded")
 
     unproven = await make_site(verified=False)
+    await make_creative(await make_campaign(cpm=CPM, cpc=CPC, site_allow=[unproven.id]))
     await rebuild_index(current_app)
     on_unproven = await served_and_seen(client, clock, unproven)
     await refused(event_body(on_unproven, unproven, fingerprint=fingerprint()), "site_unverified")
