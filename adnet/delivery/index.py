@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from tortoise.expressions import Q
@@ -111,12 +112,22 @@ class CampaignEntry:
     def impression_cost(self) -> int:
         return self.cpm // 1000
 
+    @cached_property
+    def flight_seconds(self) -> float | None:
+        """How long the campaign runs, in seconds; None when it has no end."""
+        return None if self.ends_at is None else (self.ends_at - self.starts_at).total_seconds()
+
+    @cached_property
+    def cheapest_event(self) -> int:
+        """What the cheapest event it pays for costs: an impression, or a click when it prices only clicks (0 when
+        it prices neither)."""
+        return min((cost for cost in (self.impression_cost, self.cpc) if cost > 0), default=0)
+
     def has_budget(self) -> bool:
         """Whether the campaign can still pay for an impression (or a click when it prices only clicks), within its
         budget and what its daily cap leaves of today."""
-        cheapest = min((cost for cost in (self.impression_cost, self.cpc) if cost > 0), default=0)
         left = self.remaining if self.daily_cap is None else min(self.remaining, self.daily_cap - self.spent_today)
-        return left > 0 and left >= cheapest
+        return left > 0 and left >= self.cheapest_event
 
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)

@@ -59,22 +59,31 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
                controls: Controls = NO_CONTROLS) -> list[Candidate]:
     """Everything ``query`` may show ``viewer`` now on a site with ``controls``, each with its selection weight."""
     found: list[Candidate] = []
-    if BANNER in query.kinds:
+    kinds = query.kinds
+    if BANNER in kinds:
         admitted = [offer for offer in offers(index, query, controls)
                     if offer.campaign.live(now) and (query.attached or offer.campaign.has_budget())
                     and offer.campaign.targeting.allows(viewer, now)
                     and not viewer.capped(offer.campaign.id, offer.campaign.frequency_cap)]
         best = max((offer.ecpm for offer in admitted), default=0.0)
         for offer in admitted:
-            weight = campaign_weight(offer.campaign, now, best)
-            shares = creative_shares(offer.campaign, offer.creatives, index.creative_stats)
-            for creative, share in zip(offer.creatives, shares, strict=True):
-                found.append(Candidate(weight * share, offer.campaign, creative))
-    for unit in index.units:
-        if unit.kind.value in query.kinds and unit.live(now) and unit.runs_on(query.site_id) and controls.admits(
-                unit.campaign_id, unit.advertiser_id, unit.category):
-            found.append(Candidate(1.0, unit=unit))
+            campaign, creatives = offer.campaign, offer.creatives
+            weight = price_share(offer.ecpm, best) * pacing(campaign, now)
+            if len(creatives) == 1:
+                found.append(Candidate(weight, campaign, creatives[0]))
+                continue
+            shares = creative_shares(campaign, creatives, index.creative_stats)
+            for creative, share in zip(creatives, shares, strict=True):
+                found.append(Candidate(weight * share, campaign, creative))
+    if not kinds <= _BANNER_ONLY:
+        for unit in index.units:
+            if unit.kind.value in kinds and unit.live(now) and unit.runs_on(query.site_id) and controls.admits(
+                    unit.campaign_id, unit.advertiser_id, unit.category):
+                found.append(Candidate(1.0, unit=unit))
     return found
+
+
+_BANNER_ONLY = frozenset({BANNER})
 
 
 def offers(index: Index, query: ServeQuery, controls: Controls) -> list[Offer]:
@@ -122,18 +131,21 @@ def ecpm(campaign: CampaignEntry) -> float:
 
 def pacing(campaign: CampaignEntry, now: datetime) -> float:
     """How far the campaign is behind (> 1) or ahead (< 1) of spending its budget evenly over its flight."""
-    if campaign.ends_at is None or campaign.budget <= 0:
+    flight = campaign.flight_seconds
+    if flight is None or campaign.budget <= 0:
         return 1.0
-    flight = (campaign.ends_at - campaign.starts_at).total_seconds()
-    elapsed = min(max((now - campaign.starts_at).total_seconds() / flight, 0.0), 1.0) if flight > 0 else 1.0
-    spent = min(max(1 - campaign.remaining / campaign.budget, 0.0), 1.0)
-    return min(max((elapsed + 0.01) / (spent + 0.01), MIN_PACING), MAX_PACING)
+    elapsed = _clamp((now - campaign.starts_at).total_seconds() / flight, 0.0, 1.0) if flight > 0 else 1.0
+    spent = _clamp(1 - campaign.remaining / campaign.budget, 0.0, 1.0)
+    return _clamp((elapsed + 0.01) / (spent + 0.01), MIN_PACING, MAX_PACING)
 
 
-def campaign_weight(campaign: CampaignEntry, now: datetime, best_ecpm: float) -> float:
-    """Price share of the best offer (clamped so none starves) times pacing (clamped)."""
-    share = ecpm(campaign) / best_ecpm if best_ecpm > 0 else 1.0
-    return min(max(share, MIN_PRICE_SHARE), 1.0) * pacing(campaign, now)
+def price_share(price: float, best_ecpm: float) -> float:
+    """An offer's eCPM as a share of the best one on offer, clamped so none starves."""
+    return _clamp(price / best_ecpm, MIN_PRICE_SHARE, 1.0) if best_ecpm > 0 else 1.0
+
+
+def _clamp(value: float, low: float, high: float) -> float:
+    return low if value < low else high if value > high else value
 
 
 def pick(options: list[Candidate], rng: random.Random) -> Candidate | None:

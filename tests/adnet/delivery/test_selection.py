@@ -16,10 +16,10 @@ from adnet.delivery.selection import (
     MIN_PACING,
     MIN_PRICE_SHARE,
     Candidate,
-    campaign_weight,
     candidates,
     pacing,
     pick,
+    price_share,
 )
 from adnet.delivery.sites import SiteEntry
 from adnet.delivery.targeting import Locator, Viewer
@@ -61,9 +61,9 @@ def test_pacing_is_clamped_and_neutral_without_an_end():
 
 def test_price_share_is_clamped_so_none_starves():
     best = selection.ecpm(entry(cpm=1000 * G))
-    assert campaign_weight(entry(cpm=1000 * G, days=None), START, best) == 1.0
-    assert campaign_weight(entry(cpm=1, days=None), START, best) == MIN_PRICE_SHARE
-    assert campaign_weight(entry(cpm=500 * G, days=None), START, best) == pytest.approx(0.5)
+    assert price_share(selection.ecpm(entry(cpm=1000 * G)), best) == 1.0
+    assert price_share(selection.ecpm(entry(cpm=1)), best) == MIN_PRICE_SHARE
+    assert price_share(selection.ecpm(entry(cpm=500 * G)), best) == pytest.approx(0.5)
 
 
 def test_cpc_counts_at_the_assumed_click_through_rate():
