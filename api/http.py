@@ -62,13 +62,23 @@ def _client_ip(trusted: int) -> str:
     return hops[-trusted]
 
 
+_CLIENT_HEADERS = frozenset({"user-agent", "origin", "referer"})
+
+
 def client() -> Client:
     """Who sent this request: its address, its own User-Agent header, the page it comes from, and the country
-    header of a trusted proxy (``ADNET_COUNTRY_HEADER``, read only when ``ADNET_TRUSTED_PROXIES`` is set)."""
-    headers, settings = request.headers, app_settings()
-    return Client(ip=client_ip(), user_agent=headers.get("User-Agent", "")[:MAX_USER_AGENT_LENGTH],
-                  origin=headers.get("Origin"), referer=headers.get("Referer"),
-                  country=headers.get(settings.country_header) if settings.trusted_proxies else None)
+    header of a trusted proxy (``ADNET_COUNTRY_HEADER``, read only when ``ADNET_TRUSTED_PROXIES`` is set). The first
+    of each header counts. They are read in one pass over the headers: each ``headers.get`` scans them all, and
+    one that is absent (a page's Referer, a proxy's country) raises and catches an exception."""
+    settings = app_settings()
+    country_header = settings.country_header.lower() if settings.trusted_proxies else None
+    found: dict[str, str] = {}
+    for name, value in request.headers.items(lower=True):
+        if name in _CLIENT_HEADERS or name == country_header:
+            found.setdefault(name, value)
+    return Client(ip=client_ip(), user_agent=found.get("user-agent", "")[:MAX_USER_AGENT_LENGTH],
+                  origin=found.get("origin"), referer=found.get("referer"),
+                  country=found.get(country_header) if country_header else None)
 
 
 async def client_ip_key() -> str:

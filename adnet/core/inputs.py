@@ -123,7 +123,7 @@ def _nul_at(value: Any) -> str | None:
     if isinstance(value, str):
         return "" if "\x00" in value else None
     items: Iterable[tuple[Any, Any]]
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):  # the ABC's check costs more than the common case
         items = value.items()
     elif isinstance(value, list):
         items = enumerate(value)
@@ -132,10 +132,19 @@ def _nul_at(value: Any) -> str | None:
     for key, item in items:
         if isinstance(key, str) and "\x00" in key:
             return ""
+        if type(item) is str:  # most of a body: decided here rather than in a call each
+            if "\x00" in item:
+                return str(key)
+            continue
+        if type(item) in _WITHOUT_TEXT:
+            continue
         found = _nul_at(item)
         if found is not None:
             return f"{key}.{found}" if found else str(key)
     return None
+
+
+_WITHOUT_TEXT = frozenset({int, float, bool, type(None)})
 
 
 class Changes(Command):
