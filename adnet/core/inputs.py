@@ -213,8 +213,9 @@ WalletAddress = Annotated[str, BeforeValidator(_wallet), WithJsonSchema(
 
 
 def _fingerprint(value: Any) -> str:
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_FINGERPRINT_LENGTH or not all(
-            "!" <= character <= "~" for character in value):
+    # Printable ASCII but the space: "!" to "~".
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_FINGERPRINT_LENGTH or not (
+            value.isascii() and value.isprintable() and " " not in value):
         raise rule("invalid_field", f"1 to {MAX_FINGERPRINT_LENGTH} printable ASCII characters")
     return value
 

@@ -25,8 +25,9 @@ import crawleruseragents
 from ua_parser import parse
 
 UNKNOWN_NETWORK = "unknown"
-# 0-255 without leading zeros, as ``ipaddress`` reads an IPv4 octet.
-_OCTET = re.compile(r"25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9]")
+# A dotted IPv4 address: four octets 0-255 without leading zeros, as ``ipaddress`` reads them.
+_OCTET = r"25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9]"
+_IPV4 = re.compile(rf"({_OCTET})\.({_OCTET})\.({_OCTET})\.(?:{_OCTET})")
 # Automation that the crawler list does not name: headless and driven browsers.
 HEADLESS_MARKERS = ("headless", "phantomjs", "selenium", "webdriver", "puppeteer", "playwright", "lighthouse")
 
@@ -36,9 +37,9 @@ def network(address: str) -> str:
     """``203.0.113.7`` → ``203.0.113.0/24``; ``2001:db8:1:2::7`` → ``2001:db8:1::/48``; anything else
     ``unknown``. A dotted IPv4 address (nearly every request, each client's new to the cache) is read without
     ``ipaddress``, which costs ten times as much."""
-    octets = address.split(".")
-    if len(octets) == 4 and all(_OCTET.fullmatch(octet) for octet in octets):
-        return f"{octets[0]}.{octets[1]}.{octets[2]}.0/24"
+    dotted = _IPV4.fullmatch(address)
+    if dotted is not None:
+        return f"{dotted[1]}.{dotted[2]}.{dotted[3]}.0/24"
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:

@@ -106,7 +106,7 @@ def token_ref(token: str) -> str:
 
 def _parse_payload(encoded: str) -> TokenClaims:
     try:
-        fields = json.loads(_b64decode(encoded))
+        fields = json.loads(_b64decode(encoded).decode())
         if isinstance(fields, list) and len(fields) == _FIELDS_BEFORE_VIEWER:
             fields = [*fields, ""]
         (ad_id, campaign_id, site_id, placement, size, wallet, issued, expires, click_active, off_site, client,

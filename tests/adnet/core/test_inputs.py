@@ -76,6 +76,9 @@ def test_values_come_out_in_their_canonical_form():
     ({"wallet": "0x70997970c51812dc3A010C7d01b50e0d17dc79C8"}, "invalid_wallet", "wallet"),  # bad checksum
     ({"fingerprint": "é"}, "invalid_field", "fingerprint"),
     ({"fingerprint": "f" * 129}, "invalid_field", "fingerprint"),
+    ({"fingerprint": "fp 1"}, "invalid_field", "fingerprint"),  # printable ASCII but the space
+    ({"fingerprint": "fp\t1"}, "invalid_field", "fingerprint"),
+    ({"fingerprint": "fp\x7f"}, "invalid_field", "fingerprint"),
     ({"startsAt": "2026-05-01T00:00:00"}, "invalid_field", "startsAt"),  # no zone
     ({"day": "2026-5-1"}, "invalid_date", "day"),
     ({"size": "0x250"}, "invalid_field", "size"),

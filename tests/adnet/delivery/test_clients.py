@@ -33,6 +33,11 @@ def test_bots_are_named_by_their_user_agent(user_agent, bot):
     ("203.0.113.250", "203.0.113.0/24"),
     ("2001:db8:1:2::7", "2001:db8:1::/48"),
     ("::ffff:198.51.100.9", "198.51.100.0/24"),
+    ("255.255.255.255", "255.255.255.0/24"),
+    ("256.1.1.1", "unknown"),
+    ("01.2.3.4", "unknown"),  # leading zeros are no IPv4 octet
+    ("1.2.3", "unknown"),
+    ("1.2.3.4.5", "unknown"),
     ("not an address", "unknown"),
     ("", "unknown"),
 ])
