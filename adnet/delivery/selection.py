@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from adnet.delivery.commands import BANNER, ServeQuery
-from adnet.delivery.controls import NO_CONTROLS, Controls
+from adnet.delivery.controls import NO_CONTROLS, UNIT_KINDS, Controls
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
 from adnet.delivery.rotation import creative_shares
 from adnet.delivery.sites import HouseAdEntry, SiteEntry
@@ -75,15 +75,12 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
             shares = creative_shares(campaign, creatives, index.creative_stats)
             for creative, share in zip(creatives, shares, strict=True):
                 found.append(Candidate(weight * share, campaign, creative))
-    if not kinds <= _BANNER_ONLY:
+    if kinds & UNIT_KINDS:
         for unit in index.units:
             if unit.kind.value in kinds and unit.live(now) and unit.runs_on(query.site_id) and controls.admits(
                     unit.campaign_id, unit.advertiser_id, unit.category):
                 found.append(Candidate(1.0, unit=unit))
     return found
-
-
-_BANNER_ONLY = frozenset({BANNER})
 
 
 def offers(index: Index, query: ServeQuery, controls: Controls) -> list[Offer]:
