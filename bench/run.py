@@ -130,17 +130,25 @@ class Phase:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time the process and its children (the server's workers), all their threads, have used
-    so far (Linux ``/proc``)."""
-    ticks = 0
+    """User plus system CPU time the process and its descendants (the server's workers and their SQLite writer
+    processes), all their threads, have used so far (Linux ``/proc``)."""
+    parents, ticks = {}, {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:  # the process ended meanwhile
             continue
-        if stat.parent.name == str(pid) or fields[1] == str(pid):
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+        parents[int(stat.parent.name)] = int(fields[1])
+        ticks[int(stat.parent.name)] = int(fields[11]) + int(fields[12])
+
+    def descends(process: int) -> bool:
+        while process > 1:
+            if process == pid:
+                return True
+            process = parents.get(process, 0)
+        return False
+
+    return sum(used for process, used in ticks.items() if descends(process)) / os.sysconf("SC_CLK_TCK")
 
 
 def reference_loop_ms() -> float:
