@@ -167,7 +167,7 @@ async def transaction(make: Callable[[], Program[T]]) -> T:
         async with in_transaction():
             return await run(make())
     async with client.acquire_connection() as driver:  # the lock every SQLite transaction of this process takes
-        answer = _queue_on_sqlite_thread(driver, _transaction_on_sqlite, make())
+        answer = _queue_on_sqlite_thread(driver, transaction_on_sqlite, make())
     try:
         return await answer
     except sqlite3.OperationalError as exc:
@@ -203,7 +203,9 @@ async def _run_on_postgres(connection: asyncpg.Connection, text: str, values: li
     return Result(int(count) if count.isdigit() else 0, [])
 
 
-def _transaction_on_sqlite(connection: sqlite3.Connection, program: Program[T]) -> T:
+def transaction_on_sqlite(connection: sqlite3.Connection, program: Program[T]) -> T:
+    """``program`` as a transaction of its own on ``connection``, in the calling thread: on the connection's thread
+    (``transaction``) or in a writer process (``adnet.db.writer_process``)."""
     begin_immediate(connection)
     try:
         result = _run_on_sqlite(connection, program)

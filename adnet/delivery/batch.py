@@ -1,6 +1,6 @@
 """The tracking batch: the events of a few milliseconds deduplicated, checked, recorded and billed in one database
-transaction, written as one program of statements (``adnet.db.sql``), so on SQLite the whole batch is one trip to
-the database's thread.
+transaction, written as one program of statements (``adnet.db.sql``), so on a SQLite file the whole batch is one
+message to the worker's writer process (``adnet.db.writer_process``).
 
 Deduplication is one conditional write per event on ``DedupKey``: an upsert that inserts the key, or moves its
 ``last_accepted_at`` only when the hour has passed, and returns the key only when it did either. Whatever runs
@@ -45,7 +45,8 @@ DEDUP_WINDOW = timedelta(hours=1)
 def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps: Caps, *, single_writer: bool
                 ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
     """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
-    transaction of its own, so on SQLite the whole batch is one trip to the database's thread."""
+    transaction of its own (on a SQLite file in the worker's writer process, which is why its arguments are plain
+    picklable values)."""
     keys = [(event.reported.fingerprint, event.reported.campaign_id, event.reported.type.value) for event in events]
     accepted_keys = yield from claim_keys(keys, now)
     first_index = {key: position for position, key in reversed(list(enumerate(keys)))}

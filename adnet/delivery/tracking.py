@@ -23,8 +23,10 @@ the campaign's advertiser, never to the client:
   ``daily_cap_reached`` (the price would take the campaign's spend of the UTC day past its ``dailyCap``).
 
 Writes go through a ``GroupCommitter``: the events of a few milliseconds are written in one database transaction,
-and each request is answered only after that transaction committed. A batch that loses a race with another process
-is rolled back whole and retried.
+and each request is answered only after that transaction committed. On a SQLite file the transaction runs in the
+worker's writer process (``adnet.db.writer_process``), so the batch's work does not take turns with the worker's
+HTTP work at Python's lock. A batch that loses a race with another process, or whose writer process ended, is
+rolled back whole and retried.
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ from adnet.core import metrics
 from adnet.core.clock import Clock
 from adnet.core.errors import NotFound
 from adnet.db import sql
+from adnet.db.config import sqlite_file
 from adnet.db.group_commit import GroupCommitter
+from adnet.db.writer_process import WriterProcess
 from adnet.delivery import tokens
 from adnet.delivery.batch import write_batch
 from adnet.delivery.caps import Caps
@@ -80,6 +84,9 @@ class Tracker:
             self.commit, name="tracking", max_delay=BATCH_DELAY_SECONDS, max_size=BATCH_MAX_EVENTS)
         self.caps = Caps.of(settings)
         self.single_writer = settings.database_url.startswith("sqlite")
+        # A SQLite file's batches run in a writer process (an in-memory database lives in this one's connection).
+        self.writer = (WriterProcess.take(settings.database_url) if sqlite_file(settings.database_url) is not None
+                       else None)
         self.reasons: Counter[str] = Counter()
 
     def start(self) -> None:
@@ -88,6 +95,8 @@ class Tracker:
     async def stop(self) -> None:
         """Commit what is queued and stop (before the database closes)."""
         await self.committer.stop()
+        if self.writer is not None:
+            self.writer.give_back()
 
     async def track(self, request: TrackEvent, client: Client) -> TrackResult:
         """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed; NotFound
@@ -131,8 +140,9 @@ class Tracker:
         for attempt in range(1, _COMMIT_ATTEMPTS + 1):
             now, share_bps = self.clock.now(), self.settings.publisher_share_bps
             try:
-                results, spent = await sql.transaction(partial(write_batch, events, now, share_bps, self.caps,
-                                                               single_writer=self.single_writer))
+                batch = partial(write_batch, events, now, share_bps, self.caps, single_writer=self.single_writer)
+                results, spent = await (self.writer.transaction(batch) if self.writer is not None
+                                        else sql.transaction(batch))
                 break
             except (ledger.InsufficientFunds, IntegrityError, OperationalError):
                 if attempt == _COMMIT_ATTEMPTS:

@@ -66,6 +66,11 @@ class InsufficientFunds(LedgerError):
         super().__init__(f"{account} holds {balance}, cannot pay {-amount}")
         self.account = account
         self.balance = balance
+        self.amount = amount
+
+    def __reduce__(self) -> tuple[type[InsufficientFunds], tuple[AccountKey, int, int]]:
+        """Pickled with its own arguments: a writer process (``adnet.db.writer_process``) sends it back."""
+        return type(self), (self.account, self.balance, self.amount)
 
 
 @dataclass(frozen=True, order=True)

@@ -205,9 +205,10 @@ async def test_200_identical_events_at_once_record_and_bill_exactly_one(client, 
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - CPM // 1000
 
 
-async def test_a_batch_is_written_by_one_program(app, client, clock):
-    """A batch's dedup keys, events, billing and counters are one program of statements (adnet.db.sql): on
-    SQLite one trip to the database's thread between the transaction's beginning and its commit."""
+async def test_a_batch_is_one_transaction_in_the_writer_process(app, client, clock):
+    """A batch's dedup keys, events, billing and counters are one program of statements (adnet.db.sql) run as one
+    transaction: on a SQLite file in the worker's writer process (adnet.db.writer_process), so the worker's own
+    connection sends none of it; on PostgreSQL statement by statement on one connection of the worker."""
     site, campaign, _ = await setup_ad()
     ads = [await serve_ad(client, site) for _ in range(10)]
     clicks = ads[:3]
@@ -215,7 +216,7 @@ async def test_a_batch_is_written_by_one_program(app, client, clock):
     await asyncio.gather(*(post(client, event_body(ad, site, fingerprint=f"fp-{n:04d}"))
                            for n, ad in enumerate(ads)))
     tracker = app.extensions["adnet"].tracker
-    commit, batches = tracker.committer._commit, []
+    commit, batches, sent_to_writer = tracker.committer._commit, [], []
 
     async def counted(batch):
         with trips() as taken, recorded_statements() as sent:
@@ -224,16 +225,30 @@ async def test_a_batch_is_written_by_one_program(app, client, clock):
         return results
 
     tracker.committer._commit = counted
+    if tracker.writer is not None:
+        transaction = tracker.writer.transaction
+
+        async def to_writer(make):
+            sent_to_writer.append(make)
+            return await transaction(make)
+
+        tracker.writer.transaction = to_writer
     responses = await asyncio.gather(*(post(client, event_body(ad, site, type="CLICK", fingerprint=f"fp-{n:04d}"))
                                        for n, ad in enumerate(clicks)))
     assert [response.status_code for response, _ in responses] == [201] * 3
     assert all([await billed(body) for _, body in responses])
     assert sum(size for size, _, _ in batches) == 3
-    for _, taken, sent in batches:
-        tables = " ".join(sent)
-        assert all(name in tables for name in ("dedup_key", "tracking_event", "ledger_account", "site_daily_stat"))
-        if sql.dialect_of(connections.get("default")) == "sqlite":
-            assert taken == ["_transaction_on_sqlite"]
+    if sql.dialect_of(connections.get("default")) == "sqlite":
+        assert len(sent_to_writer) == len(batches)
+        assert all(taken == [] and sent == [] for _, taken, sent in batches)
+    else:
+        assert tracker.writer is None
+        for _, _, sent in batches:
+            tables = " ".join(sent)
+            assert all(name in tables for name in ("dedup_key", "tracking_event", "ledger_account", "site_daily_stat"))
+    assert await DedupKey.filter(type="CLICK").count() == 6  # each click's fingerprint key and token key
+    assert await TrackingEvent.filter(type="CLICK", billable=True).count() == 3
+    assert (await SiteDailyStat.get(site_id=site.id)).billable_clicks == 3
     assert await ledger.balance(ledger.campaign(campaign.id)) == 100 * G - 10 * (CPM // 1000) - 3 * CPC
 
 

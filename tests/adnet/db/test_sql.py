@@ -91,7 +91,7 @@ async def test_a_transaction_of_its_own_is_one_trip_on_sqlite_and_commits(app):
     with trips() as taken:
         result = await sql.transaction(lambda: signers(["0xa", "0xb"]))
     assert result == (2, ["0xa", "0xb"])
-    assert taken == (["_transaction_on_sqlite"] if dialect() == "sqlite" else [])
+    assert taken == (["transaction_on_sqlite"] if dialect() == "sqlite" else [])
     assert await sql.run(signers([])) == (0, ["0xa", "0xb"])
 
 
