@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
@@ -267,8 +267,9 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
         campaign_id = task.campaign_id  # type: ignore[attr-defined]
         try:
             owner = approved.get(campaign_id)
-            entry = TaskEntry(id=task.id, campaign_id=campaign_id, kind=task.kind, starts_at=task.starts_at,
-                              ends_at=task.ends_at, max_per_wallet=task.max_per_wallet, view=task_view(task),
+            entry = TaskEntry(id=task.id, campaign_id=campaign_id, kind=task.kind,
+                              starts_at=task.starts_at.astimezone(UTC), ends_at=_utc(task.ends_at),
+                              max_per_wallet=task.max_per_wallet, view=task_view(task),
                               order=(task.created_at, task.id),
                               site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
                               site_deny=frozenset(owner.site_deny or ()) if owner else frozenset(),
@@ -296,7 +297,8 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
             id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
             remaining=remaining.get(campaign.id, 0),
             daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
-            spent_today=spent.get(campaign.id, 0), starts_at=campaign.starts_at, ends_at=campaign.ends_at,
+            spent_today=spent.get(campaign.id, 0), starts_at=campaign.starts_at.astimezone(UTC),
+            ends_at=_utc(campaign.ends_at),
             sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
             site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
             creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
@@ -326,6 +328,14 @@ def site_entry(row: Sequence[Any], house_ads: tuple[HouseAdEntry, ...] = ()) -> 
     return SiteEntry(str(site_id), domain, verified, floor=int(floor),
                      placement_floors={label: int(amount) for label, amount in (placement_floors or {}).items()},
                      house_ads=house_ads, controls=compile_controls(controls))
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """``moment`` in the clock's own UTC (``datetime.UTC``), as every time of the index is kept. The ORM reads times
+    in a ZoneInfo of UTC, and an aware datetime compares with, or is subtracted from, one of another tzinfo only
+    after asking both for their offsets: ten times the cost of the same tzinfo's, on every campaign of every
+    serve."""
+    return None if moment is None else moment.astimezone(UTC)
 
 
 def _wanted(scope: Scope | None, *parts: str) -> bool:

@@ -1,6 +1,6 @@
 """The serving index holds what may serve, and nothing else; a change is read for what it names alone."""
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 from decimal import Decimal
 
 from adnet.accounts.models import Site
@@ -27,6 +27,20 @@ async def test_index_holds_only_what_may_serve(app, clock):
     assert set(index.campaigns) == {live.id}
     assert set(index.creatives) == {creative.id}
     assert index.campaigns[live.id].remaining == 100 * G
+
+
+async def test_the_index_keeps_its_times_in_the_clocks_utc(app, clock):
+    """Every serve compares each campaign's flight with the clock's now: in the same tzinfo, datetime compares
+    them without asking either for its offset."""
+    campaign = await make_campaign(ends_at=clock.now() + timedelta(days=3))
+    await make_task(campaign=campaign, kind=TaskKind.QUIZ, config={"question": "Q?", "answers": ["a"]})
+    await make_task(kind=TaskKind.POLL, config=POLL)
+    index = await build_index(clock.now())
+    entry = index.campaigns[campaign.id]
+    times = [entry.starts_at, entry.ends_at, *(task.starts_at for task in entry.tasks),
+             *(unit.starts_at for unit in index.units)]
+    assert len(times) == 4 and all(moment.tzinfo is UTC for moment in times)
+    assert entry.ends_at == clock.now() + timedelta(days=3)
 
 
 async def test_a_refresh_reads_only_the_campaigns_it_names(app, clock):
