@@ -1,5 +1,6 @@
 """Reading a JSON body: whole at once, in parts, or never finished (408 once ``BODY_TIMEOUT`` has passed, with
-nothing recorded); and the private Quart interface that lets a body already arrived be read without a timer."""
+nothing recorded); the private Quart interface that lets a body already arrived be read without a timer; and a
+query string read as werkzeug reads it, whether it is split as it stands or decoded."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import asyncio
 import inspect
 import json
 
-from quart import Response
+import pytest
+from quart import Request, Response, request
 from quart.wrappers.request import Body
+from werkzeug.datastructures import Headers
 
 from adnet.delivery.models import TrackingEvent
+from api.http import query_values
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.api.test_track import event_body, page, served_and_seen, setup_ad
 
@@ -57,3 +61,15 @@ def test_quarts_body_still_says_when_it_has_arrived():
     body.set_complete()
     assert body._complete.is_set(), "Quart's Body.set_complete no longer sets _complete"
     assert "self._complete.wait()" in inspect.getsource(Body.__await__), "Quart's Body no longer awaits _complete"
+
+
+@pytest.mark.parametrize("query", [
+    b"", b"siteId=site_a&size=300x250&placement=bench", b"siteId=first&siteId=second", b"attached&house=&&kind=POLL",
+    b"=orphan&a==b&c=d=e", b"placement=side%20bar&keywords=defi%2Cwallets", b"placement=side+bar",
+    b"placement=caf%C3%A9", b"placement=%FF%FE", "placement=café".encode(), b"a=%&b=%zz",
+])
+async def test_a_query_string_reads_as_werkzeug_reads_it(app, query):
+    asked = Request("GET", "http", "/api/serve", query, Headers(), "", "1.1", scope={"type": "http"},
+                    send_push_promise=None)
+    async with app.request_context(asked):
+        assert query_values() == request.args.to_dict()
