@@ -70,28 +70,35 @@ class NothingOut(Schema):
     kind: Literal["NONE"]
 
 
-class ServeOut(RootModel[Annotated[BannerOut | UnitOut | HouseOut | NothingOut, Field(discriminator="kind")]]):
+Served = BannerOut | UnitOut | HouseOut | NothingOut
+
+
+class ServeOut(RootModel[Annotated[Served, Field(discriminator="kind")]]):
     """What the slot shows, by ``kind``."""
 
 
-def served(decision: serving.Decision, base_url: str, chain_id: int) -> ServeOut:
-    """The answer for ``decision``; ``chain_id`` is the chain the tasks' transactions go to."""
+NOTHING = NothingOut(kind="NONE")
+
+
+def served(decision: serving.Decision, base_url: str, chain_id: int) -> Served:
+    """The answer for ``decision`` (``chain_id``: the chain the tasks' transactions go to): the member of ``ServeOut``
+    its kind names, written as it stands. Wrapping it in ``ServeOut``, whose JSON is the same, would validate and
+    serialize it once more on every serve."""
     if decision.banner is not None:
         banner, creative = decision.banner, decision.banner.creative
         ad = AdOut(id=creative.id, campaign_id=creative.campaign_id, banner_url=creative.banner_url,
                    target_url=creative.target_url, description=creative.description, media_type=creative.media_type,
                    tracking_token=banner.tracking_token)
-        return ServeOut(BannerOut(kind="BANNER", ad=ad, banner_click_active=banner.click_active,
-                                  attached_tasks=[public_task(view, base_url, chain_id)
-                                                  for view in banner.attached_tasks]))
+        return BannerOut(kind="BANNER", ad=ad, banner_click_active=banner.click_active,
+                         attached_tasks=[public_task(view, base_url, chain_id) for view in banner.attached_tasks])
     if decision.unit is not None:
-        return ServeOut(UnitOut(kind=decision.kind, task=public_task(decision.unit, base_url, chain_id)))  # type: ignore[arg-type]
+        return UnitOut(kind=decision.kind, task=public_task(decision.unit, base_url, chain_id))  # type: ignore[arg-type]
     if decision.house_ad is not None:
         house_ad = decision.house_ad
-        return ServeOut(HouseOut(kind="HOUSE", ad=HouseAdOut(
+        return HouseOut(kind="HOUSE", ad=HouseAdOut(
             id=house_ad.id, banner_url=house_ad.banner_url, target_url=house_ad.target_url,
-            description=house_ad.description, size=house_ad.size)))
-    return ServeOut(NothingOut(kind="NONE"))
+            description=house_ad.description, size=house_ad.size))
+    return NOTHING
 
 
 @blueprint.get("/serve")
