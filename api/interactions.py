@@ -19,8 +19,6 @@ from api.schemas import Awarded, ClaimOut, Schema, claim_out, refusals
 
 blueprint = Blueprint("api_interactions", __name__, url_prefix="/api")
 
-NO_STORE = {"Cache-Control": "no-store"}
-
 
 class RecordedOut(Schema):
     """A poll's or feedback's response, what it earned and the claim paying its G$ (null: points only)."""

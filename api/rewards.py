@@ -31,7 +31,6 @@ from api.sessions import session_token
 blueprint = Blueprint("api_rewards", __name__, url_prefix="/api")
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-NO_STORE = {"Cache-Control": "no-store"}
 PUBLIC_LIMIT = settings_limit("rate_limit_public")
 
 
@@ -128,7 +127,7 @@ async def rewards_message(data: SignInAddress) -> Response:
     now = run.clock.now()
     grant = await signin.issue_nonce(settings=run.settings, chain_id=run.chain.chain_id, now=now, rng=run.random)
     message = signin.sign_in_message(grant, data.address, now, SessionScope.REWARDS)
-    return answer(RewardsMessageOut(message=message, nonce=grant.nonce, expires_at=grant.expires_at), 200, NO_STORE)
+    return answer(RewardsMessageOut(message=message, nonce=grant.nonce, expires_at=grant.expires_at))
 
 
 @blueprint.post("/rewards/session")
@@ -144,7 +143,7 @@ async def rewards_session(data: SignIn) -> Response:
     signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain, now=run.clock.now(),
                                      rng=run.random, scope=SessionScope.REWARDS)
     return answer(RewardsSessionOut(wallet=signed_in.wallet, token=signed_in.token, expires_at=signed_in.expires_at,
-                                    scope="rewards"), 201, NO_STORE)
+                                    scope="rewards"), 201)
 
 
 @blueprint.get("/rewards")
@@ -163,7 +162,7 @@ async def wallet_rewards() -> Response:
         wallet=found.wallet, points=PointsOut(total=found.points, about=rewards.POINTS_EXPLAINED),
         gs=GsOut(earned=found.gs_earned, redeemable=sum(int(claim.amount) for claim in found.redeemable)),
         rewards=[reward_out(reward) for reward in found.rewards], redeem_all=redeem_all,
-        redeem_all_count=len(batch), redeem_all_claim_refs=[claim.claim_ref for claim in batch]), 200, NO_STORE)
+        redeem_all_count=len(batch), redeem_all_claim_refs=[claim.claim_ref for claim in batch]))
 
 
 def reward_out(reward: rewards.Reward) -> RewardOut:

@@ -19,8 +19,6 @@ from api.schemas import Address, Awarded, ClaimOut, Schema, Time, claim_out, ref
 
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api")
 
-NO_STORE = {"Cache-Control": "no-store"}
-
 
 class CompletionOut(Schema):
     """The completion, what it earned, and the signed claim that pays its G$ (null when the task's budgets are
@@ -95,7 +93,7 @@ async def status(query_args: CompletionsQuery) -> Response:
                             completion_id=row.completion_id, completed_at=row.completed_at,
                             awarded=Awarded(points=row.points, gs=row.gs), claim_status=row.claim_status,
                             claim_ref=row.claim_ref)
-        for row in rows], rewards_api=f"{base_url}/api/rewards", rewards_page=f"{base_url}/rewards"), 200, NO_STORE)
+        for row in rows], rewards_api=f"{base_url}/api/rewards", rewards_page=f"{base_url}/rewards"))
 
 
 @blueprint.get("/tasks/<task_id>/visit")
@@ -106,9 +104,7 @@ async def status(query_args: CompletionsQuery) -> Response:
 async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
     """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect (302) to the advertiser's page."""
     target = await visits.start_visit(task_id, query_args, services().clock.now())
-    response = redirect(target, 302)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return redirect(target, 302)
 
 
 @blueprint.get("/tasks/<task_id>/message")
@@ -121,4 +117,4 @@ async def message(task_id: str, query_args: MessageRequest) -> Response:
     nonce (valid 10 minutes)."""
     run = services()
     issued = await messages.issue_message(task_id, query_args, now=run.clock.now(), rng=run.random)
-    return answer(MessageOut.model_validate(issued), 200, NO_STORE)
+    return answer(MessageOut.model_validate(issued))

@@ -9,7 +9,10 @@ import json
 import pytest
 
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
+from tests.api.test_tasks import visit_task
+from tests.api.test_tasks_verifiers import sign_task
 from tests.api.test_track import event_body, served_and_seen, setup_ad
+from tests.factories import wallet_address
 
 PAGE = {"Origin": "https://publisher.example"}
 PUBLIC_REFUSALS = [
@@ -24,12 +27,14 @@ PUBLIC_REFUSALS = [
 
 
 def assert_open(response) -> None:
+    """Open to any page and kept by no cache, each header written once."""
     headers = response.headers
-    assert headers["Access-Control-Allow-Origin"] == "*"
-    assert {name.strip().lower() for name in headers["Access-Control-Expose-Headers"].split(",")} == {
-        "x-request-id", "retry-after"}
+    assert headers.getlist("Access-Control-Allow-Origin") == ["*"]
+    exposed = headers.getlist("Access-Control-Expose-Headers")
+    assert len(exposed) == 1
+    assert {name.strip().lower() for name in exposed[0].split(",")} == {"x-request-id", "retry-after"}
     assert "Access-Control-Allow-Credentials" not in headers
-    assert headers["Cache-Control"] == "no-store"
+    assert headers.getlist("Cache-Control") == ["no-store"]
 
 
 @pytest.mark.parametrize(("method", "path", "body", "status"), PUBLIC_REFUSALS)
@@ -38,6 +43,24 @@ async def test_every_public_refusal_is_readable_by_any_page(client, method, path
     assert response.status_code == status
     assert_open(response)
     assert (await response.get_json())["error"]
+
+
+async def test_answers_that_must_not_be_kept_are_open_and_kept_by_no_cache(client, clock):
+    """A visit's redirect, a signing message and a rewards sign-in message are what a cache must never give to
+    another viewer: the public routes' one hook says so, once."""
+    site, _, _ = await setup_ad()
+    served = await client.get("/api/serve", query_string={"siteId": site.id}, headers=PAGE)
+    visit = await visit_task()
+    started = await client.get(f"/api/tasks/{visit.id}/visit", query_string={"fingerprint": "fp-0001"},
+                               headers=PAGE)
+    signing = await sign_task()
+    message = await client.get(f"/api/tasks/{signing.id}/message", query_string={"wallet": wallet_address()},
+                               headers=PAGE)
+    rewards = await client.post("/api/rewards/message", json={"address": wallet_address()}, headers=PAGE)
+    assert [served.status_code, started.status_code, message.status_code, rewards.status_code] == [
+        200, 302, 200, 200]
+    for response in (served, started, message, rewards):
+        assert_open(response)
 
 
 @pytest.mark.parametrize("path", ["/api/track", "/api/tasks/complete", "/api/interactions"])
