@@ -215,8 +215,7 @@ def public_routes(blueprints: Iterable[Blueprint]) -> Blueprint:
     """The routes publishers' pages call (serve, track, tasks, answers to units), under one parent blueprint whose
     answers, errors and preflights included, are open to any origin without credentials, let the page read
     ``X-Request-ID`` and ``Retry-After``, and stay out of every cache (``Cache-Control: no-store``, which their
-    handlers leave to this). Made afresh for each app: the blueprints
-    themselves stay as they are defined.
+    handlers leave to this). Made afresh for each app: the blueprints themselves stay as they are defined.
 
     The headers are fixed, so they are written here rather than by quart-cors, which works out its configuration
     again on every answer: that was 6 % of the CPU of a request to /api/track."""
