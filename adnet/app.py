@@ -21,6 +21,7 @@ from adnet.config import Settings, load_settings
 from adnet.core import changes
 from adnet.core.clock import Clock
 from adnet.core.files import shipped
+from adnet.core.redis_link import RedisLink
 from api import dev_rpc, errors, metrics
 from api.errors import RequestRefused
 from api.http import client_ip_key, is_public, public_routes, skip_preflight
@@ -92,8 +93,10 @@ def create_app(
         security_schemes={**SECURITY_SCHEMES, **metrics.SECURITY_SCHEMES},
         openapi_provider_class=AdnetOpenAPI,
     )
+    # One view of Redis for the process: the limiter, the frequency counts, the changes' broadcast and health.
+    redis = RedisLink(settings.redis_url) if settings.redis_url else None
     # Routes without a limit of their own get the public limit per client IP.
-    OwnLimitsFirst(app, settings=settings, key_function=client_ip_key, skip_function=skip_preflight,
+    OwnLimitsFirst(app, settings=settings, redis=redis, key_function=client_ip_key, skip_function=skip_preflight,
                    default_limits=settings_limit("rate_limit_public"))
     for blueprint in (*api.BLUEPRINTS, public_routes(api.PUBLIC_BLUEPRINTS), *portal.BLUEPRINTS):
         app.register_blueprint(blueprint)
@@ -104,7 +107,7 @@ def create_app(
 
     @app.before_serving
     async def startup() -> None:
-        app.extensions["adnet"] = await services.start(settings, clock, rng)
+        app.extensions["adnet"] = await services.start(settings, clock, rng, redis=redis)
 
     @app.after_serving
     async def shutdown() -> None:

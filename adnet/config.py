@@ -4,15 +4,24 @@ Development needs no configuration at all: secrets are generated once and kept i
 data directory, the database is a SQLite file there, and the chain is the embedded development chain.
 Production (``ADNET_ENV=production``) refuses to start on anything that only suits development and names the
 variable to set.
+
+A generated development secret carries a tag derived from the rest of it (``is_development_secret``), so
+production recognises one wherever it comes from: copied out of any data directory's secrets file into the
+environment, or into another secret's variable. Production also refuses the secrets of its own data directory's
+file (those generated before the tag) and the development chain's well-known account keys.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import itertools
 import json
 import math
 import os
 import secrets
+import string
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,6 +47,11 @@ MIN_SECRET_LENGTH = 32
 # digits (128 bits) carry about 113 by this estimate, a 32-character password of repeated words far less.
 MIN_SECRET_BITS = 96
 _RECIPE = "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+# The tag of a development secret: its last characters (text) or bytes (the signer key) are an HMAC of the rest
+# under this public key. A random production secret carries it by chance once in 2**48 (text) or 2**32 (key).
+_DEVELOPMENT_TAG_KEY = b"adnet development secret"
+_TEXT_TAG_BYTES, _KEY_TAG_BYTES, _KEY_BYTES = 6, 4, 32
+_TEXT_TAG_LENGTH = 4 * _TEXT_TAG_BYTES // 3  # base64 characters, no padding
 _SECRET_RECIPES = {"ADNET_SIGNER_KEY": "a new account's key, authorized as a signer on the vault"}
 
 
@@ -154,11 +168,12 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
     except (ValueError, TypeError):
         raise ConfigError("ADNET_SIGNER_KEY must be a 32-byte hex private key") from None
     if production:
-        _check_production_secrets({
+        production_secrets = {
             **{SECRET_VARIABLES[key]: value for key, value in values.items()},
             **{name: value for name in OPTIONAL_SECRET_VARIABLES if (value := get(name)) is not None},
-        })
-        _refuse_development_secrets(values, data_dir)
+        }
+        _check_production_secrets(production_secrets)
+        _refuse_development_secrets(production_secrets, data_dir)
 
     chain_rpc_url = get("ADNET_CHAIN_RPC_URL")
     if production and chain_rpc_url is None:
@@ -274,9 +289,9 @@ def _development_secrets(data_dir: Path, *, create: bool) -> dict[str, str]:
         raise ConfigError(f"no adnet data in {data_dir} (its development secrets are missing): set ADNET_DATA_DIR "
                           "to adnet's data directory, or create one with `adnet migrate`")
     fresh = {
-        "secret_key": secrets.token_urlsafe(48),
-        "tracking_secret": secrets.token_urlsafe(48),
-        "signer_key": "0x" + secrets.token_hex(32),
+        "secret_key": _development_text_secret(),
+        "tracking_secret": _development_text_secret(),
+        "signer_key": _development_signer_key(),
     }
     stored = {**fresh, **{k: v for k, v in stored.items() if isinstance(v, str)}}
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -320,20 +335,56 @@ def secret_weakness(value: str) -> str | None:
     return None
 
 
-def _refuse_development_secrets(values: dict[str, str], data_dir: Path) -> None:
-    """Production must not run on a secret that development generated or that is public: the development
-    secrets file of this data directory, or a key of the development chain's well-known accounts."""
+def _refuse_development_secrets(secrets_by_variable: dict[str, str], data_dir: Path) -> None:
+    """Production must not run on a secret that development generated or that is public: one carrying the
+    development tag (wherever it was copied from), one in this data directory's development secrets file, or a key
+    of the development chain's well-known accounts."""
+    for variable, value in secrets_by_variable.items():
+        if is_development_secret(value):
+            raise ConfigError(f"{variable} is a development secret (adnet generated it for development, in some "
+                              f"data directory's {DEV_SECRETS_FILE}); set a production one")
     path = data_dir / DEV_SECRETS_FILE
     try:
         stored = json.loads(path.read_text())
     except (OSError, ValueError):
         stored = {}
     for key, variable in SECRET_VARIABLES.items():
-        if isinstance(stored, dict) and stored.get(key) == values[key]:
+        if isinstance(stored, dict) and stored.get(key) == secrets_by_variable[variable]:
             raise ConfigError(f"{variable} is a development secret (from {path}); set a production one")
-    signer = Account.from_key(values["signer_key"]).address
+    signer = Account.from_key(secrets_by_variable["ADNET_SIGNER_KEY"]).address
     if signer in {account.address for account in dev_accounts()}:
         raise ConfigError("ADNET_SIGNER_KEY is a well-known development account key; set a production one")
+
+
+def is_development_secret(value: str) -> bool:
+    """Whether ``value`` is a secret adnet generated for development: text whose last characters are the tag of
+    the rest, or a 32-byte key in hex (with or without ``0x``, in any case) whose last bytes are."""
+    body, tag = value[:-_TEXT_TAG_LENGTH], value[-_TEXT_TAG_LENGTH:]
+    if body and hmac.compare_digest(tag.encode(), _text_tag(body).encode()):
+        return True
+    digits = value.lower().removeprefix("0x")
+    if len(digits) != 2 * _KEY_BYTES or not set(digits) <= set(string.hexdigits):
+        return False
+    key = bytes.fromhex(digits)
+    return hmac.compare_digest(key[-_KEY_TAG_BYTES:], _tag(key[:-_KEY_TAG_BYTES], _KEY_TAG_BYTES))
+
+
+def _development_text_secret() -> str:
+    body = secrets.token_urlsafe(42)
+    return body + _text_tag(body)
+
+
+def _development_signer_key() -> str:
+    body = secrets.token_bytes(_KEY_BYTES - _KEY_TAG_BYTES)
+    return "0x" + (body + _tag(body, _KEY_TAG_BYTES)).hex()
+
+
+def _text_tag(body: str) -> str:
+    return base64.urlsafe_b64encode(_tag(body.encode(), _TEXT_TAG_BYTES)).decode()
+
+
+def _tag(body: bytes, size: int) -> bytes:
+    return hmac.new(_DEVELOPMENT_TAG_KEY, body, hashlib.sha256).digest()[:size]
 
 
 def _int(get, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:

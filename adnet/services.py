@@ -23,6 +23,7 @@ from adnet.chain.watcher import Watcher
 from adnet.config import Settings
 from adnet.core import changes, metrics
 from adnet.core.clock import Clock
+from adnet.core.redis_link import RedisLink
 from adnet.db import config as database
 from adnet.delivery import clients
 from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
@@ -69,12 +70,14 @@ class Services:
         return self.serving.invalidate if self.broadcast is None else self.broadcast.announce
 
 
-async def start(settings: Settings, clock: Clock, rng: random.Random) -> Services:
-    """Open the database and the chain, load the index and the client rules, start the writers and the jobs."""
+async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: RedisLink | None) -> Services:
+    """Open the database and the chain, load the index and the client rules, start the writers and the jobs.
+    ``redis``: the process's link to the Redis of ``ADNET_REDIS_URL`` (the app's, which its rate limiter shares),
+    if one is named."""
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
-    health = Health(chain, clock)
+    health = Health(chain, clock, redis=redis)
     await health.check_chain()
     try:
         health.require_signer(production=settings.production)
@@ -82,7 +85,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
         await connection.close()
         await database.close_database()
         raise
-    frequency = RedisFrequency(settings.redis_url) if settings.redis_url else FrequencyMemory()
+    frequency = RedisFrequency(redis.url, redis) if redis is not None else FrequencyMemory()
     # Serving's draws and token nonces need no unpredictability (a token's MAC is what cannot be forged): they take
     # a fast generator seeded from the service's source, not a system call each.
     draws = random.Random(rng.getrandbits(128))  # noqa: S311
@@ -101,7 +104,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random) -> Service
                                    clock=clock, site_checks=site_checks, health=health,
                                    retention_days=settings.event_retention_days, webhooks=webhooks),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
-    broadcast = changes.Broadcast(settings.redis_url, server.invalidate) if settings.redis_url else None
+    broadcast = changes.Broadcast(redis.url, server.invalidate, redis) if redis is not None else None
     if broadcast is not None:
         await broadcast.start()
     tracker.start()

@@ -1,43 +1,50 @@
-"""Rate limits that follow the settings.
+"""Rate limits that follow the settings, kept where each kind of limit needs them.
 
 quart-rate-limiter reads a route's limits when its decorator runs, at import time, before any settings exist.
 ``settings_limit("rate_limit_auth")`` gives a limit that names a setting; on every request the app's limiter
 (``OwnLimitsFirst``) puts the running app's configured count and period in its place, so ``ADNET_RATE_LIMIT_*``
 applies without module-level state.
 
-The limiter admits a request in one step of its store (``AdmittingStore.admit``): the library reads a client's
-state, decides and writes it back in separate calls, which is exact only while one event loop owns the state. A
-process's own memory (``ExpiringMemoryStore``) limits each worker apart; with ``ADNET_REDIS_URL``, ``RedisStore``
-decides in one Redis script, so every worker and host counts against the same figure. The same step tells how far
-ahead the client's shortest limit now stands, which gives the answer's ``RateLimit-*`` headers without reading the
-store again (one Redis round trip a request).
+The limiter admits a request in one step of a store (``AdmittingStore.admit``): the library reads a client's
+state, decides and writes it back in separate calls, which is exact only while one event loop owns the state. The
+same step tells how far ahead the client's shortest limit now stands, which gives the answer's ``RateLimit-*``
+headers without reading the store again. Where a limit is kept depends on what it guards:
+
+- **Limits that guard accounts** (``ACCOUNT_SETTINGS``: sign-in, the signed-in routes, API keys) are exact across
+  every worker and host: in Redis with ``ADNET_REDIS_URL`` (``RedisStore``, one script decides), in the database
+  without it or while Redis does not answer (``DatabaseStore``, one conditional upsert decides,
+  ``adnet.accounts.limits``). They are few, so a database write each costs little.
+- **The public per-address limit** (``rate_limit_public``: serving, tracking, the embed's routes) is in Redis with
+  ``ADNET_REDIS_URL``, and otherwise in each process's memory (``ExpiringMemoryStore``): serving must not touch
+  the database, so without Redis N workers admit up to N times its count from one address. It guards capacity, not
+  money: billing's own caps are exact in the database.
 """
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from flask.sansio.blueprints import Blueprint
 from quart import Quart, Response, g
 from quart_rate_limiter import RateLimit, RateLimiter, RateLimitExceeded
-from quart_rate_limiter.store import MemoryStore, RateLimiterStoreABC
+from quart_rate_limiter.store import MemoryStore
 from redis.asyncio import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from adnet.accounts import limits as database_limits
 from adnet.config import RateLimit as ConfiguredLimit
 from adnet.config import Settings
+from adnet.core.redis_link import RedisLink, RedisUnavailable
 
-log = logging.getLogger(__name__)
-
-LIMIT_SETTINGS = frozenset({"rate_limit_public", "rate_limit_auth", "rate_limit_account", "rate_limit_api_key"})
+# The limits that guard accounts, exact across processes without Redis (in the database).
+ACCOUNT_SETTINGS = frozenset({"rate_limit_auth", "rate_limit_account", "rate_limit_api_key"})
+LIMIT_SETTINGS = ACCOUNT_SETTINGS | {"rate_limit_public"}
 # Where the app keeps its limiter (``OwnLimitsFirst``), for limits that are counted inside a handler.
 LIMITER = "adnet_rate_limiter"
 
@@ -63,6 +70,17 @@ def settings_limit(setting: str) -> list[RateLimit]:
 ACCOUNT_LIMIT = settings_limit("rate_limit_account")
 
 
+@dataclass
+class ConfiguredRateLimit(RateLimit):
+    """A settings limit as the app configured it: its count and period, and which setting it is."""
+
+    setting: str = ""
+
+    @property
+    def guards_accounts(self) -> bool:
+        return self.setting in ACCOUNT_SETTINGS
+
+
 @dataclass(frozen=True)
 class Admission:
     """A store's decision: ``wait`` None when the request was admitted (and counted), else the whole seconds until
@@ -80,12 +98,6 @@ class AdmittingStore(ABC):
     @abstractmethod
     async def admit(self, limits: list[tuple[str, RateLimit]]) -> Admission:
         """Count a request against each ``(key, limit)``; or, when one limit has no room, count nothing."""
-
-    @abstractmethod
-    async def before_serving(self) -> None: ...
-
-    @abstractmethod
-    async def after_serving(self) -> None: ...
 
 
 class ExpiringMemoryStore(MemoryStore, AdmittingStore):
@@ -155,19 +167,18 @@ class RedisStore(AdmittingStore):
     counted by one script, atomic in Redis, so concurrent requests to different workers cannot both take the last
     slot (quart-rate-limiter's own Redis store reads and writes in separate calls, and its keys never expire).
 
-    While Redis cannot be reached, each process limits on its own (``fallback``) rather than refuse or admit
-    everything."""
+    While Redis cannot be reached, ``admit`` raises RedisUnavailable (``adnet.core.redis_link``) and the limiter
+    uses its store without Redis for that limit."""
 
     PREFIX = "adnet:rate:"
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, redis_url: str, link: RedisLink | None = None) -> None:
+        self.link = link or RedisLink(redis_url)
         self._redis: Redis | None = None
         self._admit: Any = None
-        self.fallback = ExpiringMemoryStore()
 
     async def before_serving(self) -> None:
-        self._redis = Redis.from_url(self.url)
+        self._redis = self.link.client()
         self._admit = self._redis.register_script(_ADMIT)
 
     async def after_serving(self) -> None:
@@ -176,38 +187,66 @@ class RedisStore(AdmittingStore):
             self._redis = None
 
     async def admit(self, limits: list[tuple[str, RateLimit]]) -> Admission:
+        keys = [self.PREFIX + key for key, _limit in limits]
         arguments = [figure for _key, limit in limits for figure in (limit.inverse, limit.period.total_seconds())]
-        try:
-            wait, ahead = await self._admit(keys=[self.PREFIX + key for key, _limit in limits], args=arguments)
-        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-            log.warning("rate limits kept in this process error=%r", error)
-            return await self.fallback.admit(limits)
+        wait, ahead = await self.link.call(lambda: self._admit(keys=keys, args=arguments))
         return Admission(math.ceil(float(wait)) if wait else None, float(ahead))
 
 
+class DatabaseStore(AdmittingStore):
+    """Limits in the database (``adnet.accounts.limits``): exact across the workers and hosts of one database,
+    for the limits that guard accounts when there is no Redis, or while it does not answer."""
+
+    async def admit(self, limits: list[tuple[str, RateLimit]]) -> Admission:
+        decision = await database_limits.admit(
+            [database_limits.Limit.of(key, limit.count, limit.period.total_seconds()) for key, limit in limits],
+            database_limits.now())
+        return Admission(None if decision.wait is None else math.ceil(decision.wait), decision.ahead)
+
+
 class OwnLimitsFirst(RateLimiter):
-    """The app's rate limiter: its default limits apply only to routes that declare no limit of their own, and a
-    settings limit is the app's configured one.
+    """The app's rate limiter: its default limits apply only to routes that declare no limit of their own, a
+    settings limit is the app's configured one, and each limit is kept where it must be (the module's docstring).
 
     quart-rate-limiter adds the defaults to every route's own limits; a route that declares the same limit as the
     default would then count each request twice against one key and get half its budget. The limiter reads a
     limit's count and period about sixteen times a request, so each settings limit is made a plain ``RateLimit``
-    once, from the settings the app was built with. Its keys live in Redis with ``ADNET_REDIS_URL``, in an
-    ``ExpiringMemoryStore`` of the process without.
+    (``ConfiguredRateLimit``) once, from the settings the app was built with. ``redis``: the process's link to the
+    Redis of ``ADNET_REDIS_URL``, if one is named.
     """
 
-    def __init__(self, app: Quart, *, settings: Settings, **kwargs: Any) -> None:
-        self.admitting: AdmittingStore = RedisStore(settings.redis_url) if settings.redis_url else ExpiringMemoryStore()
-        # With admitting ours, the library calls only before_serving and after_serving of its store.
-        super().__init__(app, store=cast(RateLimiterStoreABC, self.admitting), **kwargs)
-        self._configured = {name: _rate_limit(getattr(settings, name)) for name in LIMIT_SETTINGS}
+    def __init__(self, app: Quart, *, settings: Settings, redis: RedisLink | None, **kwargs: Any) -> None:
+        self.memory = ExpiringMemoryStore()
+        self.database = DatabaseStore()
+        self.redis = RedisStore(redis.url, redis) if redis is not None else None
+        # Every call the library makes to its store is overridden here; ``memory`` stands as its store.
+        super().__init__(app, store=self.memory, **kwargs)
+        self._configured = {name: _rate_limit(name, getattr(settings, name)) for name in LIMIT_SETTINGS}
         app.extensions[LIMITER] = self
+
+    async def _before_serving(self) -> None:
+        if self.redis is not None:
+            await self.redis.before_serving()
+
+    async def _after_serving(self) -> None:
+        if self.redis is not None:
+            await self.redis.after_serving()
+
+    async def _admitted(self, limits: list[tuple[str, RateLimit]]) -> Admission:
+        """Admit by Redis if there is one and it answers; else by the database for limits that guard accounts, by
+        this process's memory for the public one (a route's limits are all of one kind: its first decides)."""
+        if self.redis is not None:
+            with contextlib.suppress(RedisUnavailable):
+                return await self.redis.admit(limits)
+        first = limits[0][1]
+        store = self.database if isinstance(first, ConfiguredRateLimit) and first.guards_accounts else self.memory
+        return await store.admit(limits)
 
     async def _raise_on_rejection(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         if not rate_limits:
             return
         limits = sorted(rate_limits, key=lambda limit: limit.period)  # the headers speak of the shortest
-        admission = await self.admitting.admit([(await self._create_key(endpoint, limit), limit) for limit in limits])
+        admission = await self._admitted([(await self._create_key(endpoint, limit), limit) for limit in limits])
         g.rate_limit_state = (limits[0], admission.ahead)
         if admission.wait is not None:
             raise RateLimitExceeded(admission.wait)
@@ -225,7 +264,7 @@ class OwnLimitsFirst(RateLimiter):
     async def admit(self, key: str, setting: str) -> None:
         """Count one request against the configured limit ``setting`` under ``key`` (rather than the client's
         address); RateLimitExceeded when it has no room. For limits of what a handler learns, such as an API key."""
-        admission = await self.admitting.admit([(f"{setting}:{key}", self._configured[setting])])
+        admission = await self._admitted([(f"{setting}:{key}", self._configured[setting])])
         if admission.wait is not None:
             raise RateLimitExceeded(admission.wait)
 
@@ -241,5 +280,5 @@ class OwnLimitsFirst(RateLimiter):
         return self._configured[limit.setting] if isinstance(limit, SettingsRateLimit) else limit
 
 
-def _rate_limit(configured: ConfiguredLimit) -> RateLimit:
-    return RateLimit(configured.count, timedelta(seconds=configured.seconds))
+def _rate_limit(setting: str, configured: ConfiguredLimit) -> ConfiguredRateLimit:
+    return ConfiguredRateLimit(configured.count, timedelta(seconds=configured.seconds), setting=setting)

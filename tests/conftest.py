@@ -23,6 +23,7 @@ from adnet.db import config as database
 from adnet.db import migrations
 from adnet.services import Services
 from tests.images import png
+from tests.redis_server import PrivateRedis, free_port
 from tests.site_server import FileNetwork, SiteServer, resolver, serve_site
 
 TEST_SIGNER_KEY = "0x" + "11" * 32
@@ -72,6 +73,16 @@ def redis_url() -> str:
     with redis.Redis.from_url(url) as connection:
         connection.flushdb()
     return url
+
+
+@pytest.fixture
+def private_redis() -> Iterator[PrivateRedis]:
+    """A Redis of the test's own, not started: the test starts and kills it (``tests.redis_server``)."""
+    server = PrivateRedis(free_port())
+    try:
+        yield server
+    finally:
+        server.kill()
 
 
 @pytest.fixture

@@ -200,3 +200,15 @@ class ApiKey(Model):
 
     class Meta:
         table = "api_key"
+
+
+class RateLimitState(Model):
+    """Where a rate limit that guards accounts stands for one client (``adnet.accounts.limits``): the theoretical
+    arrival time of the limit's next request, in microseconds since the epoch. A row whose time has passed means
+    the same as no row; the ``rate-limits`` job deletes those."""
+
+    key = fields.CharField(max_length=64, primary_key=True, description="SHA-256 (hex) of the limit's key")
+    arrival = fields.BigIntField(db_index=True)
+
+    class Meta:
+        table = "rate_limit"

@@ -30,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any
 
+from adnet.core import logs
+
 log = logging.getLogger(__name__)
 
 STATE_FILE = "devchain.sqlite3"
@@ -231,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 = any free port (written to devchain.json)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure()
     try:
         serve(args.state.resolve(), args.host, args.port)
     except DevChainError as exc:

@@ -20,7 +20,7 @@ from adnet.cli import operators as operator_cli
 from adnet.cli import reports as reports_cli
 from adnet.cli.state import CHAIN, DATABASE, missing_state
 from adnet.config import ConfigError, Settings, load_settings
-from adnet.core import metrics
+from adnet.core import logs, metrics
 from adnet.core.clock import Clock
 from adnet.db import config as database
 from adnet.db import migrations
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure()
     needs = _needs(args)
     try:
         settings = load_settings(create_data_dir=not needs)
@@ -103,6 +103,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             server_header=False,
             access_log=False,
             log_level="info",
+            log_config=logs.LOG_CONFIG,  # uvicorn's own lines, and every worker's, as adnet's (adnet.core.logs)
         )
     return 0
 

@@ -8,7 +8,7 @@ unit test) announces to no one. The listener lives in a context variable, not in
 running app hears its own changes only. A listener must be quick and must not fail: it only notes that work is due.
 
 Other processes hear a change through ``Broadcast`` when ``ADNET_REDIS_URL`` names a Redis (publish/subscribe), at
-once; without one, at their next periodic refresh.
+once; without one, or while it does not answer (``adnet.core.redis_link``), at their next periodic refresh.
 """
 
 from __future__ import annotations
@@ -21,15 +21,14 @@ import secrets
 from collections.abc import Callable
 from contextvars import ContextVar
 
-from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
-from redis.exceptions import RedisError
+
+from adnet.core.redis_link import REDIS_ERRORS, RETRY_SECONDS, RedisLink
 
 log = logging.getLogger(__name__)
 
 # Hears the ids of what changed, or None when anything may have changed (after announcements were missed).
 Listener = Callable[[frozenset[str] | None], None]
-RETRY_SECONDS = 1.0
 
 _listener: ContextVar[Listener | None] = ContextVar("adnet_changes_listener", default=None)
 
@@ -56,12 +55,18 @@ class Broadcast:
     process tells its listener that anything may have changed, for what it may have missed. The channel is named
     after the Redis database number, so deployments that share a Redis server on different databases do not hear
     each other.
+
+    A process starts whether Redis answers or not: the subscriber tries again every ``RETRY_SECONDS`` until it
+    gets through, telling the process's ``link`` each time (its subscription is how a process learns first that
+    Redis is back), and the publisher keeps what it could not send for the next try.
     """
 
-    def __init__(self, redis_url: str, listener: Listener) -> None:
+    def __init__(self, redis_url: str, listener: Listener, link: RedisLink | None = None) -> None:
         self.listener = listener
         self.origin = secrets.token_hex(8)
-        self._redis = Redis.from_url(redis_url)
+        self.link = link or RedisLink(redis_url)
+        self._redis = self.link.client(blocking=True)  # the subscriber's, which waits for messages
+        self._publisher = self.link.client()
         self.channel = f"adnet:changes:{self._redis.connection_pool.connection_kwargs.get('db', 0)}"
         self._due = asyncio.Event()
         self._changed: set[str] = set()
@@ -75,9 +80,8 @@ class Broadcast:
             self._due.set()
 
     async def start(self) -> None:
-        """Subscribe, then publish and receive in the background until ``stop``."""
-        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        await pubsub.subscribe(self.channel)
+        """Subscribe (if Redis answers now), then publish and receive in the background until ``stop``."""
+        pubsub = await self._subscribed()
         self._tasks = [asyncio.create_task(self._publish(), name="changes-publish"),
                        asyncio.create_task(self._receive(pubsub), name="changes-receive")]
 
@@ -87,6 +91,7 @@ class Broadcast:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
         await self._redis.aclose()
+        await self._publisher.aclose()
 
     async def _publish(self) -> None:
         while True:
@@ -95,24 +100,41 @@ class Broadcast:
             changed, self._changed = self._changed, set()
             try:
                 message = json.dumps({"origin": self.origin, "changed": sorted(changed)})
-                await self._redis.publish(self.channel, message)
-            except (RedisError, OSError):
-                log.warning("changes not published channel=%s", self.channel, exc_info=True)
+                await self._publisher.publish(self.channel, message)
+            except REDIS_ERRORS as error:
+                self.link.failed(error)
                 self._changed |= changed
                 self._due.set()
                 await asyncio.sleep(RETRY_SECONDS)
 
-    async def _receive(self, pubsub: PubSub) -> None:
-        async with contextlib.aclosing(pubsub):
-            while True:
+    async def _subscribed(self) -> PubSub | None:
+        """A subscription to the channel, or None when Redis does not answer."""
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(self.channel)
+        except REDIS_ERRORS as error:
+            self.link.failed(error)
+            await pubsub.aclose()
+            return None
+        self.link.answered()
+        return pubsub
+
+    async def _receive(self, pubsub: PubSub | None) -> None:
+        while True:
+            if pubsub is None:
+                await asyncio.sleep(RETRY_SECONDS)
+                pubsub = await self._subscribed()
+                if pubsub is None:
+                    continue
+                self.listener(None)  # what was announced while no one here listened
+            async with contextlib.aclosing(pubsub):
                 try:
                     async for message in pubsub.listen():
                         if message["type"] == "message":
                             self._heard(message["data"])
-                except (RedisError, OSError):
-                    log.warning("changes not received channel=%s", self.channel, exc_info=True)
-                    await asyncio.sleep(RETRY_SECONDS)
-                    self.listener(None)
+                except REDIS_ERRORS as error:
+                    self.link.failed(error)
+            pubsub = None
 
     def _heard(self, data: bytes) -> None:
         try:

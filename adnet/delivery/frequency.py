@@ -18,14 +18,15 @@ Two places apply the cap:
   - ``RedisFrequency`` when ``ADNET_REDIS_URL`` names a Redis: one counter per campaign, viewer and period
     (``INCR``, expiring when the period ends), added in one pipeline per batch and read for all the viewer's
     capped candidates in one ``MGET``, so a worker or host skips a campaign another billed up to the cap. While
-    Redis cannot be reached, serving reads no counts and adding loses them: billing still refuses what is over.
+    Redis cannot be reached (``adnet.core.redis_link``, which says so in the log and to health), serving reads no
+    counts and adding loses them: billing still refuses what is over.
   - ``FrequencyMemory`` without: what this process billed, bounded. With several workers, one may offer a campaign
     another billed up to the cap; billing still refuses it.
 """
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import math
 from abc import ABC, abstractmethod
 from collections import Counter
@@ -33,12 +34,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
+from adnet.core.redis_link import RedisLink, RedisUnavailable
 from adnet.delivery.caps import WindowKey, window_start
-
-log = logging.getLogger(__name__)
 
 MAX_ENTRIES = 200_000
 
@@ -112,8 +109,9 @@ class RedisFrequency(FrequencyCounts):
 
     PREFIX = "adnet:frequency:"
 
-    def __init__(self, redis_url: str) -> None:
-        self._redis = Redis.from_url(redis_url)
+    def __init__(self, redis_url: str, link: RedisLink | None = None) -> None:
+        self.link = link or RedisLink(redis_url)
+        self._redis = self.link.client()
 
     @classmethod
     def key(cls, campaign_id: str, viewer: str, moment: datetime, seconds: int) -> str:
@@ -124,11 +122,10 @@ class RedisFrequency(FrequencyCounts):
         if not periods:
             return {}
         campaign_ids = list(periods)
+        keys = [self.key(campaign_id, viewer, now, periods[campaign_id]) for campaign_id in campaign_ids]
         try:
-            values = await self._redis.mget([self.key(campaign_id, viewer, now, periods[campaign_id])
-                                             for campaign_id in campaign_ids])
-        except (RedisError, OSError) as error:
-            log.warning("frequency counts not read error=%r", error)
+            values = await self.link.call(lambda: self._redis.mget(keys))
+        except RedisUnavailable:
             return {}
         return {campaign_id: int(value) for campaign_id, value in zip(campaign_ids, values, strict=True)
                 if value is not None}
@@ -147,10 +144,8 @@ class RedisFrequency(FrequencyCounts):
         for key, count in added.items():
             pipeline.incrby(key, count)
             pipeline.expire(key, left[key])
-        try:
-            await pipeline.execute()
-        except (RedisError, OSError) as error:
-            log.warning("frequency counts not added impressions=%d error=%r", added.total(), error)
+        with contextlib.suppress(RedisUnavailable):  # lost: serving may offer one more, billing refuses it
+            await self.link.call(pipeline.execute)
 
     async def close(self) -> None:
         await self._redis.aclose()

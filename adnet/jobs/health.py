@@ -8,7 +8,10 @@ adnet is degraded, with a named reason, when:
 - ``signer_unauthorized``: the vault's ``isSigner`` is false for adnet's signer, so every claim adnet signs would
   revert ``UnauthorizedSigner``;
 - ``vault_short``: for some token adnet owes more (``adnet audit``'s figure) than the vault holds, so the last
-  claims redeemed would revert.
+  claims redeemed would revert;
+- ``redis_unreachable``: the Redis of ``ADNET_REDIS_URL`` did not answer this process's last call
+  (``adnet.core.redis_link``). The process serves and records without it, so this reason alone leaves
+  ``/healthz`` at 200 (``DEGRADED_ONLY``): it must not take a host out of a load balancer's rotation.
 
 A load balancer polls health often, so only the database is asked per request; the chain is checked at start and
 then by a job every ``HEALTH_SECONDS`` (``check_chain``), which also sets the chain's and the books' gauges.
@@ -28,6 +31,7 @@ from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.core import metrics
 from adnet.core.amounts import Token, to_number
 from adnet.core.clock import Clock
+from adnet.core.redis_link import RedisLink
 from adnet.core.wallets import checksummed
 from adnet.db import config as database
 from adnet.money import audit, ledger
@@ -36,6 +40,8 @@ log = logging.getLogger(__name__)
 
 HEALTH_SECONDS = 15.0
 DATABASE_TIMEOUT_SECONDS = 2.0
+# Reasons that say the process works with less, not that it cannot work.
+DEGRADED_ONLY = frozenset({"redis_unreachable"})
 
 
 class SignerNotAuthorized(Exception):
@@ -60,7 +66,8 @@ class HealthReport:
 
     @property
     def ok(self) -> bool:
-        return not self.reasons
+        """Whether this process can do its work: no reason, or only reasons in ``DEGRADED_ONLY``."""
+        return set(self.reasons) <= DEGRADED_ONLY
 
 
 @dataclass
@@ -70,6 +77,7 @@ class Health:
     chain: ChainClient
     clock: Clock
     ping: Callable[[], Awaitable[None]] = database.ping
+    redis: RedisLink | None = None
     last: ChainCheck | None = field(default=None, init=False)
 
     async def check_chain(self) -> ChainCheck:
@@ -93,10 +101,11 @@ class Health:
         return check
 
     async def report(self) -> HealthReport:
-        """The chain's last check (start-up made one), and the database asked now."""
+        """The chain's last check (start-up made one), the database asked now, and Redis as last seen."""
         reasons = [] if await self._database_answers() else ["database_unreachable"]
         chain = self.last or await self.check_chain()
-        return HealthReport(reasons=reasons + list(chain.reasons), chain=chain)
+        redis = ["redis_unreachable"] if self.redis is not None and not self.redis.reachable else []
+        return HealthReport(reasons=reasons + list(chain.reasons) + redis, chain=chain)
 
     def require_signer(self, *, production: bool) -> None:
         """Refuse to start in production when the last check found the vault does not accept adnet's signer;

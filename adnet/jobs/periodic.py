@@ -17,7 +17,8 @@
 - ``webhooks``: deliver the outbox's due webhook deliveries, retrying failed ones with backoff
   (``adnet.webhooks.delivery``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
-  their hour and billing windows that ended (``adnet.delivery.retention``).
+  their hour and billing windows that ended (``adnet.delivery.retention``);
+- ``rate-limits``: delete the database's rate limit keys whose limit has recovered (``adnet.accounts.limits``).
 
 Every job is safe to run in several processes at once (each write is a conditional update or a unique key). In
 tests only the index and the counters run by themselves; the others run when a test asks (``Scheduler.run``), so
@@ -26,6 +27,7 @@ a test decides when time has passed.
 
 from __future__ import annotations
 
+from adnet.accounts import limits
 from adnet.accounts.ownership import SiteChecks
 from adnet.campaigns.lifecycle import settle_due
 from adnet.chain.client import ChainClient
@@ -49,9 +51,10 @@ WATCHER_LEASE = "chain-watcher"
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
 WEBHOOK_SECONDS = 5.0
+RATE_LIMIT_SWEEP_SECONDS = 300.0
 # Jobs a test runs itself rather than on a timer.
 ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention",
-                                "health", "webhooks"})
+                                "health", "webhooks", "rate-limits"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease, clock: Clock,
@@ -68,4 +71,5 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),
         Job("webhooks", lambda: webhooks.deliver_due(clock.now()), every=WEBHOOK_SECONDS),
+        Job("rate-limits", lambda: limits.sweep(limits.now()), every=RATE_LIMIT_SWEEP_SECONDS),
     ]

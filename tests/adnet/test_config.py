@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from adnet.config import DEV_SECRETS_FILE, ConfigError, load_settings, secret_weakness
+from adnet.config import DEV_SECRETS_FILE, ConfigError, is_development_secret, load_settings, secret_weakness
 from adnet.core.wallets import dev_accounts
 
 # Random values, as production's must be (``secret_weakness``).
@@ -87,6 +87,38 @@ def test_production_refuses_the_secrets_development_generated(tmp_path):
         load_settings(production_env(tmp_path, ADNET_TRACKING_SECRET=development.tracking_secret))
     with pytest.raises(ConfigError, match="ADNET_SIGNER_KEY is a development secret"):
         load_settings(production_env(tmp_path, ADNET_SIGNER_KEY=development.signer_key))
+
+
+@pytest.mark.parametrize("variable", ["ADNET_SECRET_KEY", "ADNET_TRACKING_SECRET", "ADNET_SIGNER_KEY",
+                                      "ADNET_TRACKING_SECRET_PREVIOUS", "ADNET_METRICS_TOKEN"])
+def test_production_refuses_development_secrets_copied_from_another_data_directory(tmp_path, variable):
+    """The secrets of a development data directory, set in production's environment on another one: each is
+    recognised by its development tag, in whichever variable it turns up."""
+    development = load_settings({"ADNET_DATA_DIR": str(tmp_path / "development")})
+    generated = {"ADNET_SECRET_KEY": development.secret_key, "ADNET_TRACKING_SECRET": development.tracking_secret,
+                 "ADNET_SIGNER_KEY": development.signer_key}
+    copied = generated.get(variable, development.tracking_secret)
+
+    with pytest.raises(ConfigError, match=f"^{variable} is a development secret"):
+        load_settings(production_env(tmp_path / "production", **{variable: copied}))
+    assert not (tmp_path / "production" / DEV_SECRETS_FILE).exists()
+
+
+def test_a_development_signer_key_is_recognised_in_any_spelling(tmp_path):
+    key = load_settings({"ADNET_DATA_DIR": str(tmp_path / "development")}).signer_key
+
+    for spelling in (key.upper().replace("0X", "0x"), key.removeprefix("0x")):
+        with pytest.raises(ConfigError, match="ADNET_SIGNER_KEY is a development secret"):
+            load_settings(production_env(tmp_path / "production", ADNET_SIGNER_KEY=spelling))
+
+
+def test_random_secrets_are_not_taken_for_development_ones():
+    generator = random.Random(7)
+    texts = [base64.urlsafe_b64encode(generator.randbytes(36)).decode() for _ in range(2000)]
+    keys = ["0x" + generator.randbytes(32).hex() for _ in range(2000)]
+
+    assert not any(is_development_secret(value) for value in texts + keys)
+    assert not is_development_secret("ünïcode-secret-" + "x" * 40)
 
 
 def test_production_refuses_a_public_development_account_key(tmp_path):

@@ -80,10 +80,8 @@ async def test_the_limiter_reads_a_settings_limit_as_the_apps_configured_limit_m
         database_url, tmp_path, clock):
     from datetime import timedelta
 
-    from quart_rate_limiter import RateLimit
-
     from adnet.app import create_app
-    from api.ratelimit import OwnLimitsFirst
+    from api.ratelimit import ConfiguredRateLimit, OwnLimitsFirst
 
     app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_PUBLIC="7/30"), clock=clock)
     [limiter] = [hook.__self__ for hook in app.before_request_funcs[None]
@@ -93,6 +91,6 @@ async def test_the_limiter_reads_a_settings_limit_as_the_apps_configured_limit_m
         first = limiter._get_limits_for_view_function(view, blueprint)
         again = limiter._get_limits_for_view_function(view, blueprint)
 
-    assert [type(limit) for limit in first] == [RateLimit]
-    assert (first[0].count, first[0].period) == (7, timedelta(seconds=30))
+    assert [type(limit) for limit in first] == [ConfiguredRateLimit]
+    assert (first[0].count, first[0].period, first[0].setting) == (7, timedelta(seconds=30), "rate_limit_public")
     assert again[0] is first[0]

@@ -1,6 +1,7 @@
 """The rate limiter's stores: a process's memory, bounded by the clients of the last limit period, not by every
 client ever seen (quart-rate-limiter's MemoryStore kept every key: the soak run's server grew about 1 MiB a
-minute); and Redis, where workers that share it admit exactly a limit's count between them."""
+minute); Redis, where workers that share it admit exactly a limit's count between them; and the database, for the
+limits that guard accounts (``tests/adnet/accounts/test_limits.py`` has its rule)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 import redis
 from quart_rate_limiter import RateLimit
 
-from api.ratelimit import ExpiringMemoryStore, OwnLimitsFirst, RedisStore
+from adnet.core.redis_link import RedisUnavailable
+from api.ratelimit import DatabaseStore, ExpiringMemoryStore, OwnLimitsFirst, RedisStore
 from tests.conftest import make_settings
 
 THIRTY_A_MINUTE = RateLimit(30, timedelta(minutes=1))
@@ -44,8 +46,11 @@ def limiter_of(app) -> OwnLimitsFirst:
     return limiter
 
 
-async def test_the_apps_limiter_uses_the_expiring_store(app):
-    assert isinstance(limiter_of(app).store, ExpiringMemoryStore)
+async def test_without_redis_the_apps_limiter_keeps_limits_in_memory_and_the_database(app):
+    limiter = limiter_of(app)
+
+    assert limiter.redis is None
+    assert isinstance(limiter.memory, ExpiringMemoryStore) and isinstance(limiter.database, DatabaseStore)
 
 
 async def test_with_redis_the_apps_limiter_uses_it(database_url, tmp_path, clock, redis_url):
@@ -53,7 +58,7 @@ async def test_with_redis_the_apps_limiter_uses_it(database_url, tmp_path, clock
 
     app = create_app(make_settings(database_url, tmp_path, ADNET_REDIS_URL=redis_url), clock=clock)
 
-    assert isinstance(limiter_of(app).store, RedisStore)
+    assert isinstance(limiter_of(app).redis, RedisStore)
 
 
 async def test_memory_admits_a_limits_count_and_a_refusal_counts_nothing():
@@ -113,13 +118,14 @@ async def test_a_redis_key_lasts_until_its_limit_has_recovered(redis_url):
         assert 5_900 < connection.pttl(RedisStore.PREFIX + "key") <= 6_000
 
 
-async def test_while_redis_is_unreachable_each_process_limits_on_its_own():
+async def test_while_redis_is_unreachable_the_store_says_so_and_counts_nothing():
+    """The limiter then admits by its store without Redis (``tests/api/test_redis_outage.py``)."""
     store = RedisStore("redis://127.0.0.1:1/0")  # nothing listens on port 1
     await store.before_serving()
     try:
-        admissions = [await store.admit([("key", THIRTY_A_MINUTE)]) for _ in range(31)]
+        with pytest.raises(RedisUnavailable):
+            await store.admit([("key", THIRTY_A_MINUTE)])
     finally:
         await store.after_serving()
 
-    assert [admission.wait for admission in admissions] == [None] * 30 + [2]
-    assert admissions[-1].ahead > 58
+    assert not store.link.reachable

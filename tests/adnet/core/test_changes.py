@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from adnet.core import changes
+from tests.redis_server import PrivateRedis
 
 
 class Heard:
@@ -89,3 +90,30 @@ async def test_a_message_not_understood_asks_for_everything(redis_url):
 def test_the_channel_is_the_redis_databases_own(database):
     broadcast = changes.Broadcast(f"redis://127.0.0.1:6379/{database}", Heard())
     assert broadcast.channel == f"adnet:changes:{database}"
+
+
+async def test_a_process_starts_without_redis_and_catches_up_when_it_comes(private_redis: PrivateRedis):
+    """Started while its Redis does not answer, a process hears its own changes at once, subscribes when Redis
+    comes, then hears that anything may have changed (for what it missed) and publishes what it announced."""
+    here, there = Heard(), Heard()
+    early = changes.Broadcast(private_redis.url, here)
+    await early.start()
+    try:
+        early.announce(frozenset({"cmp_during"}))
+        assert here.heard == [{"cmp_during"}] and not early.link.reachable
+
+        private_redis.start()
+        await here.reaches(2, within=5)
+        assert early.link.reachable
+        other = changes.Broadcast(private_redis.url, there)
+        await other.start()
+        try:
+            early.announce(frozenset({"cmp_after"}))
+            await there.reaches(1, within=5)
+        finally:
+            await other.stop()
+    finally:
+        await early.stop()
+
+    assert here.heard == [{"cmp_during"}, None, {"cmp_after"}]
+    assert there.heard[-1] == {"cmp_after"}
