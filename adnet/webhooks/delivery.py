@@ -101,15 +101,14 @@ class Deliverer:
 
     post: Post
     failure: type[Exception]
-    round_seconds: float = ROUND_SECONDS
     _senders: dict[str, asyncio.Task[None]] = field(default_factory=dict, init=False, repr=False)
     _accounts: Counter[str] = field(default_factory=Counter, init=False, repr=False)
 
     async def deliver_due(self, now: datetime, limit: int = BATCH) -> int:
         """One round: start a sender for each endpoint with due deliveries, oldest due first, within the bounds of
-        the process and of each account, and wait for them at most ``round_seconds``. Returns how many attempts
+        the process and of each account, and wait for them at most ``ROUND_SECONDS``. Returns how many attempts
         they began meanwhile."""
-        round_ = _Round(ends=time.monotonic() + self.round_seconds)
+        round_ = _Round(ends=time.monotonic() + ROUND_SECONDS)
         started: list[asyncio.Task[None]] = []
         for endpoint_id, wallet in await _due_endpoints(now, limit):
             if len(self._senders) >= MAX_IN_FLIGHT:
