@@ -123,6 +123,7 @@ async def stop(services: Services) -> None:
     released also when writing fails (the failure is raised after)."""
     try:
         await services.jobs.stop()
+        await services.webhooks.stop()
         await services.tracker.stop()
         await services.completions.stop()
         await services.serving.flush_counts()

@@ -1,7 +1,8 @@
 """A site's house ads and floors under /api/publishers/sites/<siteId> (rules in adnet.delivery.house_ads).
 
-A session or an API key with ``sites:manage``; a change names the signed-in wallet, which must manage the site (403
-``not_owner``); reading needs a member's view of it. A deleted site answers 409 ``site_deleted`` to changes.
+A session, or an API key with ``reports:read`` to read and ``sites:manage`` to change (docs/auth.md); a change
+names the signed-in wallet, which must manage the site (403 ``not_owner``); reading needs a member's view of it. A
+deleted site answers 409 ``site_deleted`` to changes.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def floors_out(site: Site) -> FloorsOut:
 
 @blueprint.get("/publishers/sites/<site_id>/house-ads")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_account(ApiKeyScope.SITES)
+@require_account(ApiKeyScope.REPORTS)
 @document_response(HouseAdsOut)
 @refusals(403, 404)
 async def list_house_ads(site_id: str) -> Response:
@@ -89,8 +90,11 @@ async def list_house_ads(site_id: str) -> Response:
 @document_response(HouseAdItemOut, 201)
 @refusals(400, 403, 404, 409)
 async def add_house_ad(site_id: str, data: HouseAdRequest) -> Response:
-    """Add a house ad (served at once; its events counted, never billed). 409 ``too_many_house_ads`` past 20."""
-    added = await house_ads.add_house_ad(named_wallet(data.wallet), site_id, data, services().clock.now())
+    """Add a house ad (served at once; its events counted, never billed). Its ``bannerUrl`` follows the rule of
+    every banner: https in production (400 ``insecure_url``). 409 ``too_many_house_ads`` past 20."""
+    run = services()
+    added = await house_ads.add_house_ad(named_wallet(data.wallet), site_id, data, run.clock.now(),
+                                         run.banners.policy)
     return answer(house_ad_out(house_ads.Listed(added)), 201)
 
 
@@ -110,7 +114,7 @@ async def delete_house_ad(site_id: str, house_ad_id: str, data: SiteAction) -> R
 
 @blueprint.get("/publishers/sites/<site_id>/floors")
 @rate_limit(limits=ACCOUNT_LIMIT)
-@require_account(ApiKeyScope.SITES)
+@require_account(ApiKeyScope.REPORTS)
 @document_response(FloorsOut)
 @refusals(403, 404)
 async def floors(site_id: str) -> Response:

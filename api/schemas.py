@@ -31,6 +31,7 @@ from adnet.campaigns.views import CampaignView
 from adnet.core.amounts import Token, to_decimal_string, to_number
 from adnet.core.clock import iso
 from adnet.core.wallets import checksummed
+from adnet.db.cursors import next_cursor
 from adnet.money.deposits import DepositPlan
 from adnet.money.models import Claim, Deposit, Withdrawal, WithdrawalStatus
 from adnet.tasks.config import (
@@ -257,7 +258,7 @@ def withdrawal_list_out(page: list[Withdrawal], limit: int) -> dict[str, Any]:
     """The fields of a ``WithdrawalListOut``: a page of withdrawals, with the cursor of the next when this one is
     full."""
     return {"withdrawals": [WithdrawalOut(**withdrawal_out(withdrawal)) for withdrawal in page],
-            "next": page[-1].id if len(page) == limit else None}
+            "next": next_cursor(page, limit)}
 
 
 

@@ -1,6 +1,6 @@
-"""Webhook endpoints under /api/webhooks: register one (its signing secret shown once), list them, remove one, and
-read an endpoint's recent deliveries with every attempt (rules in adnet.webhooks; delivery and signatures in
-docs/webhooks.md).
+"""Webhook endpoints under /api/webhooks: register one (its signing secret shown once), list them, resume one its
+circuit breaker paused, remove one, and read an endpoint's recent deliveries with every attempt (rules in
+adnet.webhooks; delivery, isolation and signatures in docs/webhooks.md).
 
 These routes need the wallet's own session (an API key gets 403 ``session_required``): an endpoint's secret is
 what proves adnet's deliveries, so only the wallet itself makes or removes one.
@@ -8,6 +8,9 @@ what proves adnet's deliveries, so only the wallet itself makes or removes one.
 
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -24,12 +27,15 @@ blueprint = Blueprint("api_webhooks", __name__, url_prefix="/api")
 
 
 class EndpointOut(Schema):
-    """An endpoint as its wallet sees it: never its secret."""
+    """An endpoint as its wallet sees it (never its secret): ``paused`` once its circuit breaker opened."""
 
     endpoint_id: str
     url: str
     events: list[WebhookEventType]
     created_at: Time
+    state: Literal["active", "paused"] = Field(description="paused: nothing is sent until it is resumed")
+    paused_at: Time | None
+    consecutive_failures: int = Field(description="failed attempts since its last 2xx answer")
 
 
 class RegisteredEndpointOut(EndpointOut):
@@ -67,6 +73,13 @@ class DeliveriesOut(Schema):
     deliveries: list[DeliveryOut]
 
 
+class ResumedOut(EndpointOut):
+    """The endpoint resumed: ``scheduled`` deliveries are sent now, ``expired`` were given up as too old."""
+
+    scheduled: int
+    expired: int
+
+
 class RemovedOut(Schema):
     endpoint_id: str
     removed: bool
@@ -74,7 +87,8 @@ class RemovedOut(Schema):
 
 def endpoint_out(endpoint: WebhookEndpoint) -> EndpointOut:
     return EndpointOut(endpoint_id=endpoint.id, url=endpoint.url, events=endpoints.events_of(endpoint),
-                       created_at=endpoint.created_at)
+                       created_at=endpoint.created_at, state="active" if endpoint.paused_at is None else "paused",
+                       paused_at=endpoint.paused_at, consecutive_failures=endpoint.consecutive_failures)
 
 
 def delivery_out(log: DeliveryLog) -> DeliveryOut:
@@ -90,10 +104,10 @@ def delivery_out(log: DeliveryLog) -> DeliveryOut:
 @require_session
 @with_body(NewWebhookEndpoint)
 @document_response(RegisteredEndpointOut, 201)
-@refusals(400)
+@refusals(400, 409)
 async def add_endpoint(data: NewWebhookEndpoint) -> Response:
     """Register an endpoint for ``events`` (in production an https URL on a public address, port 443). Its
-    ``secret`` is in this answer only."""
+    ``secret`` is in this answer only. 409 ``too_many_webhook_endpoints`` past 10 endpoints."""
     run = services()
     registered = await endpoints.add_endpoint(current_wallet(), data, run.clock.now(), run.random,
                                               production=run.settings.production)
@@ -121,6 +135,19 @@ async def deliveries(endpoint_id: str) -> Response:
     endpoint = await endpoints.owned_endpoint(current_wallet(), endpoint_id)
     return answer(DeliveriesOut(endpoint_id=endpoint.id, deliveries=[
         delivery_out(log) for log in await endpoints.recent_deliveries(endpoint)]))
+
+
+@blueprint.post("/webhooks/<endpoint_id>/resume")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@document_response(ResumedOut)
+@refusals(404)
+async def resume_endpoint(endpoint_id: str) -> Response:
+    """Resume an endpoint its circuit breaker paused: its pending deliveries are sent now, those whose event is
+    older than 7 days given up. An active endpoint is answered as it is."""
+    resumed = await endpoints.resume_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    return answer(ResumedOut(**endpoint_out(resumed.endpoint).model_dump(), scheduled=resumed.scheduled,
+                             expired=resumed.expired))
 
 
 @blueprint.post("/webhooks/<endpoint_id>/delete")

@@ -63,8 +63,9 @@ async def add_house_ad(site_id: str) -> Response:
     form = await request.form
     values = {name: form.get(name, "") for name in ("bannerUrl", "targetUrl", "description", "size")}
     try:
-        await house_ads.add_house_ad(current_wallet(), site_id, command_of(NewHouseAd, values),
-                                     services().clock.now())
+        run = services()
+        await house_ads.add_house_ad(current_wallet(), site_id, command_of(NewHouseAd, values), run.clock.now(),
+                                     run.banners.policy)
     except DomainError as error:
         return await _refused(site_id, error, "house-ad", values)
     return await _section(site_id)

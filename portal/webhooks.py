@@ -1,15 +1,15 @@
-"""Webhooks in the portal (``/portal/webhooks``): the wallet's endpoints with their recent deliveries and every
-attempt, registering one (its secret shown on the answer, this once) and removing one; the rules are
-``adnet.webhooks``'s, the same as ``/api/webhooks``."""
+"""Webhooks in the portal (``/portal/webhooks``): the wallet's endpoints with their state, recent deliveries and
+every attempt, registering one (its secret shown on the answer, this once), resuming one its circuit breaker
+paused, and removing one; the rules are ``adnet.webhooks``'s, the same as ``/api/webhooks``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from quart import Response, render_template, request
+from quart import Response, render_template, request, url_for
 
 from adnet.core.errors import DomainError
-from adnet.webhooks import endpoints
+from adnet.webhooks import delivery, endpoints
 from adnet.webhooks.endpoints import NewWebhookEndpoint
 from adnet.webhooks.models import WebhookEventType
 from api.http import services
@@ -21,10 +21,13 @@ blueprint = portal_blueprint("webhooks")
 
 
 async def webhooks_context(**extra: Any) -> dict[str, Any]:
-    """What the page shows: each endpoint with its recent deliveries, and the event types one may receive."""
+    """What the page shows: each endpoint with its recent deliveries, the event types one may receive, and the
+    bounds the page explains."""
     found = await endpoints.wallet_endpoints(current_wallet())
     return {"endpoints": [(endpoint, await endpoints.recent_deliveries(endpoint)) for endpoint in found],
-            "event_types": list(WebhookEventType), "events_of": endpoints.events_of, **extra}
+            "event_types": list(WebhookEventType), "events_of": endpoints.events_of,
+            "max_endpoints": endpoints.MAX_ENDPOINTS, "breaker_failures": delivery.BREAKER_FAILURES,
+            "retention_days": endpoints.PAUSED_RETENTION.days, **extra}
 
 
 @blueprint.get("/portal/webhooks")
@@ -53,11 +56,24 @@ async def add_endpoint() -> Response:
     return Response(body, status)
 
 
+@blueprint.post("/portal/webhooks/<endpoint_id>/resume")
+@account_form
+async def resume_endpoint(endpoint_id: str) -> Response:
+    """Resume a paused endpoint (its pending deliveries are sent now): htmx gets the list back, a browser without
+    JavaScript a 303 to the page."""
+    await endpoints.resume_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    return await _endpoints_changed()
+
+
 @blueprint.post("/portal/webhooks/<endpoint_id>/delete")
 @account_form
 async def remove_endpoint(endpoint_id: str) -> Response:
     """Stop sending to an endpoint: htmx gets the list back, a browser without JavaScript a 303 to the page."""
     await endpoints.remove_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    return await _endpoints_changed()
+
+
+async def _endpoints_changed() -> Response:
     if not wants_fragment():
-        return see_other("/portal/webhooks")
+        return see_other(url_for("portal_webhooks.webhooks_page"))
     return Response(await render_template("portal/_webhooks.html", **await webhooks_context()))

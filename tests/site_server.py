@@ -11,6 +11,7 @@ request with the file at its path (a banner CDN).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,11 +36,13 @@ class Answer:
 
 @dataclass(frozen=True)
 class Posted:
-    """A POST the server received (a webhook delivery): its path, headers and body."""
+    """A POST the server received (a webhook delivery): its path, headers and body, and when it was received
+    (``time.monotonic``)."""
 
     path: str
     headers: dict[str, str]
     body: bytes
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import idna
 from pydantic import BeforeValidator, Field, StringConstraints, WithJsonSchema
 
+from adnet.accounts import special_names
 from adnet.accounts.models import MemberRole
 from adnet.core.inputs import Command, WalletAddress, rule
 
@@ -18,9 +19,6 @@ MAX_DOMAIN_INPUT = 2048
 MAX_SITE_NAME = 120  # Site.name's column
 MAX_ADVERTISER_NAME = 120  # Advertiser.name's column
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-# Names that are no one's on the public internet (RFC 6761, 6762, 7686, 8375, and ICANN's .internal): accepted by
-# the syntax, so development can register its local sites, but refused in production (``special_use``).
-SPECIAL_USE_SUFFIXES = ("test", "invalid", "localhost", "example", "local", "onion", "home.arpa", "internal")
 
 
 class InvalidDomain(ValueError):
@@ -65,12 +63,13 @@ def normalize_domain(text: object) -> str:
 
 
 def special_use(domain: str) -> str | None:
-    """Why a canonical domain cannot be anyone's public site, or None when it can: an IP address, or a name
-    reserved for testing, documentation or local networks (``SPECIAL_USE_SUFFIXES``, the name itself or under
-    it)."""
+    """Why a canonical domain cannot be anyone's public site, or None when it can: an IP address, or a name no one
+    owns publicly (``adnet.accounts.special_names``: IANA's special-use names, all of ``.arpa``, ``localdomain``
+    and the like, the name itself or under it). Such names pass ``normalize_domain``, so development can register
+    its local sites; production refuses them."""
     if _ip_literal(domain) is not None:
         return "ip_address"
-    if any(domain == suffix or domain.endswith("." + suffix) for suffix in SPECIAL_USE_SUFFIXES):
+    if special_names.reserved(domain):
         return "reserved_name"
     return None
 

@@ -6,7 +6,8 @@ Domains are stored in one canonical form (``adnet.accounts.commands.normalize_do
 the database, so a wallet registers a domain once however it is spelled and however many of its requests race.
 Registering proves nothing, so it never blocks another wallet: several may register one domain, and the one that
 proves it holds it (``adnet.accounts.ownership``). In production a name no one can own publicly (an IP address,
-``localhost``, ``.test``, ``.example`` ...) is refused. A site's figures and money are read in ``adnet.reporting``.
+a special-use name such as ``localhost``, ``.test``, ``example.com`` or anything under ``.arpa``:
+``adnet.accounts.special_names``) is refused. A site's figures and money are read in ``adnet.reporting``.
 
 A deactivated site is not served from the moment the change is announced (``adnet.core.changes``: the serving
 index drops it) and its events are refused as for an unknown site; reactivating it serves it again. A deleted site
@@ -34,8 +35,9 @@ log = logging.getLogger(__name__)
 
 SPECIAL_USE_REFUSALS = {
     "ip_address": ("ip_address_domain", "An IP address is not a site's domain; register the site's DNS name."),
-    "reserved_name": ("reserved_domain", "This name is reserved for testing, documentation or local networks and "
-                                         "is no one's public site; register the site's public domain."),
+    "reserved_name": ("reserved_domain", "This name is reserved (for testing, documentation, local networks or the "
+                                         "internet's infrastructure) and is no one's public site; register the "
+                                         "site's public domain."),
 }
 
 

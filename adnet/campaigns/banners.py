@@ -1,5 +1,6 @@
 """What a creative's banner must be before it is stored: an https address (plain http in development and test only),
-a size the campaign allows, and, for an image, a file whose real size is the size it claims.
+a size the campaign allows, and, for an image, a file whose real size is the size it claims. The address rule is
+the one for every banner adnet serves, a publisher's house ads included (``check_banner_url``).
 
 A banner that breaks one of these would show as a broken or distorted image on a publisher's page, so it is refused
 when it is added or changed, with the reason beside the field. The file is fetched through the guarded fetcher
@@ -105,16 +106,21 @@ def _svg_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+def check_banner_url(banner_url: str, policy: FetchPolicy) -> None:
+    """Refuse the address of any banner adnet serves (a creative's, a house ad's) whose scheme ``policy`` does not
+    fetch: Invalid ``insecure_url`` for http where it is https only (production)."""
+    if urlsplit(banner_url).scheme.lower() not in policy.schemes:
+        raise Invalid("insecure_url", "bannerUrl: banners are served over https only; an http:// image would be "
+                                      "blocked on https pages.", field="bannerUrl")
+
+
 async def check_banner(fetcher: Fetcher, banner_url: str, size: str, media_type: MediaType,
                        campaign_sizes: list[str]) -> None:
     """Refuse a banner that would not show as the campaign expects (Invalid, naming the field): ``insecure_url``
-    for http where the fetcher's policy is https only, ``size_not_in_campaign`` for a size the campaign does not
-    take, and for an image ``banner_unreachable`` when its file cannot be fetched or read, ``banner_size_mismatch``
-    when the file is not ``size``."""
-    scheme = urlsplit(banner_url).scheme.lower()
-    if scheme not in fetcher.policy.schemes:
-        raise Invalid("insecure_url", "bannerUrl: banners are served over https only; an http:// image would be "
-                                      "blocked on https pages.", field="bannerUrl")
+    for http where the fetcher's policy is https only (``check_banner_url``), ``size_not_in_campaign`` for a size
+    the campaign does not take, and for an image ``banner_unreachable`` when its file cannot be fetched or read,
+    ``banner_size_mismatch`` when the file is not ``size``."""
+    check_banner_url(banner_url, fetcher.policy)
     if campaign_sizes and size not in campaign_sizes:
         raise Invalid("size_not_in_campaign", f"size: {size} is not one of this campaign's sizes "
                                               f"({', '.join(campaign_sizes)}).", field="size")

@@ -3,6 +3,7 @@ rows written at a high rate, the time first and 96 random bits (``new_ordered_id
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 
@@ -29,10 +30,18 @@ def new_ordered_id(prefix: str) -> str:
     return f"{prefix}_{time.time_ns() // 1_000_000:012x}{secrets.token_urlsafe(12)}"
 
 
-def has_prefix(identifier: str, prefix: str) -> bool:
-    """Whether ``identifier`` looks like one of ours of the given type (cheap check before a lookup)."""
+# What follows an id's prefix: the URL-safe base64 of ``secrets.token_urlsafe`` (and hex digits), 8 to 40 of them.
+ID_CHARACTERS = "A-Za-z0-9_-"
+MIN_RANDOM = 8
+MAX_RANDOM = 40
+_RANDOM_PART = re.compile(f"[{ID_CHARACTERS}]{{{MIN_RANDOM},{MAX_RANDOM}}}")
+
+
+def has_prefix(identifier: object, prefix: str) -> bool:
+    """Whether ``identifier`` is shaped as one of ours of the given type: the check before any lookup, so that no
+    query is ever made with another string (too long for the column, a NUL byte, a character no id has)."""
     return (
         isinstance(identifier, str)
         and identifier.startswith(prefix + "_")
-        and 8 <= len(identifier) - len(prefix) - 1 <= 40
+        and _RANDOM_PART.fullmatch(identifier, len(prefix) + 1) is not None
     )

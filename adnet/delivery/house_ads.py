@@ -22,8 +22,10 @@ from datetime import datetime
 from tortoise.functions import Sum
 from tortoise.transactions import in_transaction
 
+from adnet.accounts.fetching import FetchPolicy
 from adnet.accounts.models import MemberRole, Site
 from adnet.accounts.sites import managed_site, owned_site
+from adnet.campaigns.banners import check_banner_url
 from adnet.core import changes
 from adnet.core.errors import Conflict, NotFound
 from adnet.core.ids import has_prefix, new_id
@@ -34,6 +36,7 @@ from adnet.delivery.clients import Client
 from adnet.delivery.commands import HouseEvent, NewHouseAd, SiteFloors
 from adnet.delivery.models import EventType, HouseAd, HouseAdDaily
 from adnet.delivery.serving import Server
+from adnet.delivery.sites import on_site
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +68,13 @@ async def listed(site: Site) -> list[Listed]:
             for house_ad in await HouseAd.filter(site_id=site.id).order_by("created_at", "id")]
 
 
-async def add_house_ad(wallet: str, site_id: object, house_ad: NewHouseAd, now: datetime) -> HouseAd:
-    """A new house ad of the wallet's site, served from the moment it is announced; Conflict ``too_many_house_ads``
-    when the site holds ``MAX_HOUSE_ADS`` already."""
+async def add_house_ad(wallet: str, site_id: object, house_ad: NewHouseAd, now: datetime,
+                       banners: FetchPolicy) -> HouseAd:
+    """A new house ad of the wallet's site, served from the moment it is announced; its banner's address is held to
+    the rule of every banner (``check_banner_url`` under ``banners``, the policy banners are fetched with: https
+    only in production). Conflict ``too_many_house_ads`` when the site holds ``MAX_HOUSE_ADS`` already."""
     site = await managed_site(wallet, site_id)
+    check_banner_url(house_ad.banner_url, banners)
     width, height = dimensions(house_ad.size)
     async with in_transaction():
         await Site.select_for_update().get(id=site.id)
@@ -105,14 +111,15 @@ async def set_floors(wallet: str, site_id: object, floors: SiteFloors) -> Site:
 
 
 async def record_house_event(server: Server, event: HouseEvent, client: Client, now: datetime) -> bool:
-    """Count an impression or click of one of the site's house ads (whether it was counted: not from a bot
-    User-Agent); NotFound for an unknown site or a house ad the site does not serve. The site and its house ads come
-    from the serving index; the count is one upsert, added to in the database, so concurrent reports are all
-    counted."""
+    """Count an impression or click of one of the site's house ads; whether it was counted: only from a page of the
+    site itself (``on_site``, the check tracking makes: its ``Origin``, else its ``Referer``, on the site's domain),
+    and not from a bot's User-Agent. NotFound for an unknown site or a house ad the site does not serve. The site
+    and its house ads come from the serving index; the count is one upsert, added to in the database, so
+    concurrent reports are all counted."""
     site = await server.site(event.site_id)
     if not any(house_ad.id == event.house_ad_id for house_ad in site.house_ads):
         raise NotFound.of("house ad")
-    if client.is_bot:
+    if client.is_bot or not on_site(site, origin=client.origin, referer=client.referer):
         return False
     await sql.run(_count_program(site.id, event, now))
     return True

@@ -14,8 +14,8 @@
   after a stop shares the event loop with requests instead of holding it;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
-- ``webhooks``: deliver the outbox's due webhook deliveries, retrying failed ones with backoff
-  (``adnet.webhooks.delivery``);
+- ``webhooks``: deliver the outbox's due webhook deliveries, endpoints at once with one attempt in flight each,
+  retrying failed ones with backoff and pausing an endpoint that keeps failing (``adnet.webhooks.delivery``);
 - ``retention``: delete raw tracking events older than ``ADNET_EVENT_RETENTION_DAYS``, deduplication keys past
   their hour and billing windows that ended (``adnet.delivery.retention``);
 - ``rate-limits``: delete the database's rate limit keys whose limit has recovered (``adnet.accounts.limits``).

@@ -3,10 +3,13 @@ deposit to credit, a new protocol rate."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
 from adnet.core.amounts import Token
 from adnet.core.inputs import Amount, Command, TokenSymbol, TxHash
+from adnet.db.cursors import Cursor
 
 
 class Funds(Command):
@@ -27,7 +30,8 @@ class WithdrawalPage(Command):
     withdrawal id of the previous page)."""
 
     limit: int = Field(50, ge=1, le=100, description="how many, newest first (at most 100)")
-    before: str | None = Field(None, max_length=64, description="list the withdrawals older than this one")
+    before: Annotated[str, Cursor("wd")] | None = Field(
+        None, description="the next of the previous page: list the withdrawals older than its last")
 
 
 class ExchangeOrder(Command):

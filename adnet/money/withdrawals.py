@@ -22,13 +22,13 @@ from decimal import Decimal
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
+from adnet.db import cursors
 from adnet.money import ledger
 from adnet.money.claims import claim_ref_for, issue_claim
 from adnet.money.holders import Holder
@@ -114,13 +114,9 @@ async def _replay(holder: Holder, idempotency_key: str, amount: int, token: Toke
 
 async def listed(holder: Holder, *, limit: int = MAX_LISTED, before: str | None = None) -> list[Withdrawal]:
     """The holder's withdrawals with their claims, newest first: at most ``limit``, and only those older than the
-    withdrawal ``before`` when it names one of the holder's (a page's last id, to read the next page)."""
-    query = Withdrawal.filter(**holder.record)
-    if before is not None:
-        cursor = await Withdrawal.get_or_none(id=before, **holder.record)
-        if cursor is None:
-            raise Invalid("invalid_cursor", "before names no withdrawal of this account.", field="before")
-        query = query.filter(Q(created_at__lt=cursor.created_at) | Q(created_at=cursor.created_at, id__lt=cursor.id))
+    withdrawal the cursor ``before`` names (``adnet.db.cursors``: Invalid ``invalid_cursor`` unless it is one of
+    the holder's)."""
+    query = await cursors.older_than(Withdrawal.filter(**holder.record), before)
     return await query.order_by("-created_at", "-id").limit(min(limit, MAX_LISTED)).select_related("claim")
 
 

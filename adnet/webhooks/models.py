@@ -31,7 +31,12 @@ class DeliveryStatus(StrEnum):
 
 class WebhookEndpoint(Model):
     """A URL a wallet's account registered for some events, with the secret its deliveries are signed with (shown
-    to the wallet once)."""
+    to the wallet once).
+
+    ``slot`` bounds a wallet's endpoints in the database: an endpoint in use holds one of the wallet's
+    ``MAX_ENDPOINTS`` slots (unique per wallet), a removed one none (``adnet.webhooks.endpoints``). ``held_until``
+    is when the next attempt to it may begin: the lease of the attempt in flight, or the backoff after a failed
+    one; ``paused_at`` is set when its circuit breaker opened (``adnet.webhooks.delivery``)."""
 
     id = identifier()
     wallet = wallet(db_index=True)
@@ -40,9 +45,15 @@ class WebhookEndpoint(Model):
     secret = fields.CharField(max_length=64, description="the HMAC key of its signatures")
     created_at = fields.DatetimeField()
     deleted_at = fields.DatetimeField(null=True)
+    slot = fields.SmallIntField(null=True, description="its place among the wallet's endpoints in use, null once "
+                                                       "removed")
+    consecutive_failures = fields.IntField(default=0, db_default=0, description="failed attempts since its last 2xx")
+    held_until = fields.DatetimeField(null=True, description="no attempt before: one in flight, or a backoff")
+    paused_at = fields.DatetimeField(null=True, description="when its circuit breaker opened, null while active")
 
     class Meta:
         table = "webhook_endpoint"
+        unique_together = (("wallet", "slot"),)
 
 
 class WebhookEvent(Model):

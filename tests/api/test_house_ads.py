@@ -134,6 +134,29 @@ async def test_house_ad_reports_that_name_nothing_served_are_refused(client, own
     assert await counts(site) == {}
 
 
+async def test_house_ad_events_count_only_from_the_sites_own_pages(client, owner):
+    _, _, site = owner
+    _, added = await call(client, owner, "POST", "house-ads", **HOUSE_AD)
+    await until_served(client, site, "HOUSE")
+
+    async def report_from(headers: dict[str, str]) -> dict:
+        response = await client.post("/api/track/house", json={"type": "CLICK", "siteId": site.id,
+                                                               "houseAdId": added["houseAdId"]},
+                                     headers={"User-Agent": page(site)["User-Agent"], **headers},
+                                     **from_address(fresh_address()))
+        assert response.status_code == 201
+        return await response.get_json()
+
+    elsewhere = [{"Origin": "https://attacker.example"}, {"Origin": f"https://{site.domain}.attacker.example"},
+                 {"Referer": "https://attacker.example/page"}, {"Origin": "null"}, {}]
+    for headers in elsewhere:
+        assert await report_from(headers) == {"status": "ignored"}, headers
+    assert await counts(site) == {}
+    for headers in [{"Origin": f"https://{site.domain}"}, {"Referer": f"https://news.{site.domain}/story"}]:
+        assert await report_from(headers) == {"status": "counted"}, headers
+    assert await counts(site) == {(added["houseAdId"], "CLICK"): 2}
+
+
 async def test_a_paid_campaign_fills_the_slot_before_any_house_ad(client, owner):
     _, _, site = owner
     assert (await call(client, owner, "POST", "house-ads", **HOUSE_AD))[0] == 201
@@ -257,7 +280,8 @@ async def test_serving_house_ads_and_floors_reads_nothing_from_the_database(clie
     assert kinds == {"HOUSE": 10, "BANNER": 5, "NONE": 5}
 
 
-async def test_an_api_key_needs_the_sites_scope(client, owner):
+async def test_an_api_key_reads_with_reports_read_and_changes_with_sites_manage(client, owner):
+    """As docs/auth.md's scope table says: ``reports:read`` covers every read, a manage scope only changes."""
     account, session, site = owner
     manager = (await issue(client, session, "sites:manage"))["token"]
     reader = (await issue(client, session, "reports:read"))["token"]
@@ -268,12 +292,18 @@ async def test_an_api_key_needs_the_sites_scope(client, owner):
     floors = await client.put(f"{path}/floors", json={"wallet": account.address, "floorCpm": "1"},
                               headers=bearer(manager))
     assert floors.status_code == 200 and (await floors.get_json())["floorCpm"] == "1"
-    listed = await client.get(f"{path}/house-ads", headers=bearer(manager))
+    listed = await client.get(f"{path}/house-ads", headers=bearer(reader))
     assert len((await listed.get_json())["houseAds"]) == 1
-    for refused in (await client.get(f"{path}/house-ads", headers=bearer(reader)),
+    read = await client.get(f"{path}/floors", headers=bearer(reader))
+    assert (await read.get_json())["floorCpm"] == "1"
+    for refused in (await client.get(f"{path}/house-ads", headers=bearer(manager)),
+                    await client.get(f"{path}/floors", headers=bearer(manager)),
                     await client.put(f"{path}/floors", json={"wallet": account.address, "floorCpm": "2"},
-                                     headers=bearer(reader))):
-        assert refused.status_code == 403 and (await refused.get_json())["error"] == "scope_denied"
+                                     headers=bearer(reader)),
+                    await client.post(f"{path}/house-ads", json={"wallet": account.address, **HOUSE_AD},
+                                      headers=bearer(reader))):
+        body = await refused.get_json()
+        assert refused.status_code == 403 and body["error"] == "scope_denied"
     assert (await call(client, owner, "GET", "floors"))[1]["floorCpm"] == "1"
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 from eth_account import Account
 
 from adnet.tasks.models import TaskKind
@@ -41,6 +44,21 @@ async def test_the_owner_downloads_the_csv(client):
     lines = (await response.get_data(as_text=True)).splitlines()
     assert lines[0] == "interactionId,createdAt,siteId,wallet,points,gs,rating,text"
     assert lines[1].endswith(",4,'=1+1 formula")
+
+
+async def test_the_csv_neutralises_a_formula_after_any_separator(client):
+    """A viewer's text that a spreadsheet splitting on ``;`` (or ``|``, a tab, a line break) would cut into a cell
+    starting a formula is exported with an apostrophe before the formula, wherever it begins."""
+    account = Account.create()
+    unit = await make_unit(TaskKind.FEEDBACK, FEEDBACK, advertiser=await make_advertiser(account.address.lower()))
+    token = await sign_in(client, account)
+    texts = ["Nice;=HYPERLINK(\"http://evil.example\")", "a|@SUM(1)", "tab\t+1", "ok, -2+3"]
+    for device, text in enumerate(texts):
+        await post(client, unit, await make_site(), {"rating": 4, "text": text}, fingerprint=f"device-{device}")
+    response = await client.get(f"/api/interactions/{unit.id}/results.csv", headers=bearer(token))
+    rows = list(csv.reader(io.StringIO(await response.get_data(as_text=True))))
+    assert sorted(row[7] for row in rows[1:]) == sorted([
+        "Nice;'=HYPERLINK(\"http://evil.example\")", "a|'@SUM(1)", "tab\t'+1", "ok, '-2+3"])
 
 
 async def test_results_need_the_owners_session(client):

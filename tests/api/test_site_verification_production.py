@@ -56,7 +56,9 @@ REFUSED = {
     "localhost": "reserved_domain", "http://localhost:3000/": "reserved_domain", "shop.localhost": "reserved_domain",
     "news.test": "reserved_domain", "x.invalid": "reserved_domain", "site.example": "reserved_domain",
     "printer.local": "reserved_domain", "abc.onion": "reserved_domain", "nas.home.arpa": "reserved_domain",
-    "db.internal": "reserved_domain", "127.0.0.1": "ip_address_domain", "http://10.0.0.1:8080/": "ip_address_domain",
+    "db.internal": "reserved_domain", "localhost.localdomain": "reserved_domain",
+    "1.0.0.127.in-addr.arpa": "reserved_domain", "example.com": "reserved_domain", "127.0.0.1": "ip_address_domain",
+    "http://10.0.0.1:8080/": "ip_address_domain",
     "169.254.169.254": "ip_address_domain", "[::1]": "ip_address_domain",
     "https://[2606:4700::1111]/": "ip_address_domain", "example": "invalid_domain", "www.example": "invalid_domain",
 }
@@ -71,52 +73,52 @@ async def test_names_no_one_owns_publicly_are_refused(client, owner):
 
 
 async def test_a_public_name_registers(client, owner):
-    response = await register(client, owner, "https://www.News.example.com/")
+    response = await register(client, owner, "https://www.News.newsroom.io/")
     assert response.status_code == 201
-    assert (await response.get_json())["domain"] == "news.example.com"
+    assert (await response.get_json())["domain"] == "news.newsroom.io"
 
 
 @pytest.mark.parametrize("address", ["127.0.0.1", "10.0.0.5", "169.254.169.254", "::1"])
 async def test_a_domain_resolving_to_a_private_address_is_never_fetched(client, owner, services, address):
-    site_id = (await (await register(client, owner, "intranet.example.com")).get_json())["siteId"]
-    network = network_with(services, {"intranet.example.com": [address]}, http_response(200, b"anything"))
+    site_id = (await (await register(client, owner, "intranet.newsroom.io")).get_json())["siteId"]
+    network = network_with(services, {"intranet.newsroom.io": [address]}, http_response(200, b"anything"))
     response = await verify(client, owner, site_id)
     body = await response.get_json()
     assert (response.status_code, body["error"]) == (400, "fetch_failed")
     assert {check["result"] for check in body["checks"]} == {
-        "intranet.example.com resolves to an address that is not public"}
-    assert all(check["url"].startswith("https://intranet.example.com/") for check in body["checks"])
+        "intranet.newsroom.io resolves to an address that is not public"}
+    assert all(check["url"].startswith("https://intranet.newsroom.io/") for check in body["checks"])
     assert network.connected == []
     assert (await Site.get(id=site_id)).state == SiteState.UNVERIFIED
 
 
 async def test_a_redirect_to_a_private_address_or_to_http_is_not_followed(client, owner, services):
-    site_id = (await (await register(client, owner, "shop.example.com")).get_json())["siteId"]
+    site_id = (await (await register(client, owner, "shop.newsroom.io")).get_json())["siteId"]
     token = (await Site.get(id=site_id)).verification_token
     page = f'<html><head><meta name="{META_NAME}" content="{token}"></head></html>'.encode()
     network = network_with(
-        services, {"shop.example.com": [PUBLIC], "admin.shop.example.com": ["10.0.0.7"]},
-        http_response(302, headers={"Location": "https://admin.shop.example.com/"}),
-        http_response(301, headers={"Location": "http://shop.example.com/.well-known/adnet.txt"}),
-        http_response(302, headers={"Location": f"https://shop.example.com:{8443}/ads.txt"}),
+        services, {"shop.newsroom.io": [PUBLIC], "admin.shop.newsroom.io": ["10.0.0.7"]},
+        http_response(302, headers={"Location": "https://admin.shop.newsroom.io/"}),
+        http_response(301, headers={"Location": "http://shop.newsroom.io/.well-known/adnet.txt"}),
+        http_response(302, headers={"Location": f"https://shop.newsroom.io:{8443}/ads.txt"}),
         http_response(200, page))
     response = await verify(client, owner, site_id)
     body = await response.get_json()
     assert (response.status_code, body["error"]) == (400, "fetch_failed")
     assert [check["result"] for check in body["checks"]] == [
-        "admin.shop.example.com resolves to an address that is not public",
+        "admin.shop.newsroom.io resolves to an address that is not public",
         "http URL refused: adnet fetches https only",
         "a URL on port 8443: adnet fetches the default port only"]
     assert network.connected == [(PUBLIC, 443)] * 3  # never the private address, never port 80 or 8443
-    assert network.tls_names == ["shop.example.com"] * 3
+    assert network.tls_names == ["shop.newsroom.io"] * 3
 
 
 async def test_a_public_site_verifies_over_https(client, owner, services):
-    site_id = (await (await register(client, owner, "shop.example.com")).get_json())["siteId"]
+    site_id = (await (await register(client, owner, "shop.newsroom.io")).get_json())["siteId"]
     token = (await Site.get(id=site_id)).verification_token
-    network = network_with(services, {"shop.example.com": [PUBLIC]}, http_response(
+    network = network_with(services, {"shop.newsroom.io": [PUBLIC]}, http_response(
         200, f'<html><head><meta name="{META_NAME}" content="{token}"></head></html>'.encode()))
     response = await verify(client, owner, site_id)
     assert response.status_code == 200
     assert (await response.get_json())["verification"]["state"] == "verified"
-    assert network.connected == [(PUBLIC, 443)] and network.tls_names == ["shop.example.com"]
+    assert network.connected == [(PUBLIC, 443)] and network.tls_names == ["shop.newsroom.io"]

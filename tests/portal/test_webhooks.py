@@ -1,5 +1,6 @@
 """Webhooks in the portal: an endpoint added (its secret shown once), its deliveries and every attempt listed after
-the job delivered, a refused form adding nothing, removal."""
+the job delivered, a refused form adding nothing (also past the bound on endpoints), a paused endpoint shown and
+resumed, removal."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from urllib.parse import urlencode
 
 from adnet.campaigns import review
 from adnet.campaigns.models import CampaignStatus
+from adnet.webhooks import delivery
+from adnet.webhooks.endpoints import MAX_ENDPOINTS
 from adnet.webhooks.models import WebhookEndpoint
 from tests.factories import make_advertiser, make_campaign
 from tests.portal.conftest import HTMX
@@ -52,3 +55,37 @@ async def test_removing_an_endpoint(publisher):
     assert response.status_code == 303
     page = await (await publisher.get("/portal/webhooks")).get_data(as_text=True)
     assert f'id="webhook-{endpoint.id}"' not in page and 'id="no-webhooks"' in page
+
+
+async def test_a_paused_endpoint_is_shown_and_resumed(publisher, services, site_server, clock):
+    site_server.pages["/hook"] = Answer(200)
+    await add(publisher, site_server.url("/hook"), ["campaign.approved"])
+    endpoint = await WebhookEndpoint.get(wallet=publisher.wallet)
+    await WebhookEndpoint.filter(id=endpoint.id).update(paused_at=clock.now(),
+                                                        consecutive_failures=delivery.BREAKER_FAILURES)
+    campaign = await make_campaign(await make_advertiser(publisher.wallet), status=CampaignStatus.REVIEW)
+    await review.approve_campaign("0xoperator", campaign.id, clock.now())
+    assert await services.jobs.run("webhooks") == 0
+
+    page = await (await publisher.get("/portal/webhooks")).get_data(as_text=True)
+    state = page[page.index(f'id="webhook-state-{endpoint.id}"'):]
+    assert state.startswith(f'id="webhook-state-{endpoint.id}" class="error" role="status">Paused since')
+    assert f'action="/portal/webhooks/{endpoint.id}/resume"' in page
+
+    fragment = await publisher.post(f"/portal/webhooks/{endpoint.id}/resume", htmx=True)
+    html = await fragment.get_data(as_text=True)
+    assert fragment.status_code == 200 and html.startswith('<section id="webhooks"')
+    assert f'id="webhook-state-{endpoint.id}" class="muted">Active' in html and "/resume" not in html
+    assert await services.jobs.run("webhooks") == 1 and len(site_server.posted) == 1
+
+    without_js = await publisher.post(f"/portal/webhooks/{endpoint.id}/resume")
+    assert without_js.status_code == 303 and without_js.headers["Location"] == "/portal/webhooks"
+
+
+async def test_an_endpoint_past_the_bound_is_refused_beside_the_form(publisher):
+    for index in range(MAX_ENDPOINTS):
+        assert (await add(publisher, f"https://hooks.example/{index}", ["deposit.credited"])).status_code == 201
+    refused = await add(publisher, "https://hooks.example/more", ["deposit.credited"], htmx=True)
+    assert refused.status_code == 409 and refused.headers["HX-Retarget"] == "#add-webhook"
+    assert "at most 10 webhook endpoints" in await refused.get_data(as_text=True)
+    assert await WebhookEndpoint.filter(wallet=publisher.wallet).count() == MAX_ENDPOINTS

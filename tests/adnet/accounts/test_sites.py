@@ -41,8 +41,12 @@ REFUSED = ["", "   ", "com", "http://", "mailto:someone@example.com", "https://u
 SPECIAL_USE = {"localhost": "reserved_domain", "a.localhost": "reserved_domain", "news.test": "reserved_domain",
                "x.invalid": "reserved_domain", "site.example": "reserved_domain", "nas.home.arpa": "reserved_domain",
                "printer.local": "reserved_domain", "abc.onion": "reserved_domain", "db.internal": "reserved_domain",
+               "localhost.localdomain": "reserved_domain", "1.0.0.127.in-addr.arpa": "reserved_domain",
+               "arpa": "reserved_domain", "example.com": "reserved_domain", "www2.example.org": "reserved_domain",
+               "x.alt": "reserved_domain", "ipv4only.arpa": "reserved_domain", "printer.lan": "reserved_domain",
                "10.0.0.1": "ip_address_domain", "::1": "ip_address_domain"}
-PUBLIC = ["example.com", "test.example.com", "localhost.example.com", "example.org", "testing.io", "local.news"]
+PUBLIC = ["newsroom.io", "test.newsroom.io", "localhost.newsroom.io", "example.co.uk", "myexample.com", "testing.io",
+          "local.news", "arpa.io", "localdomain.com", "alt.org", "home.example.co"]
 
 
 @pytest.mark.parametrize(("raw", "expected"), CANONICAL.items())
@@ -90,15 +94,15 @@ async def test_a_refused_registration_leaves_no_publisher_behind(app, clock):
 
 
 async def test_a_domain_another_wallet_registered_or_verified_is_still_registrable(app, clock):
-    holder = await make_site(domain="taken.example.com")
+    holder = await make_site(domain="taken.newsroom.io")
     assert holder.verified
     registrations = await asyncio.gather(*(
-        register_site(wallet, SiteRegistration(domain="www.TAKEN.example.com"), clock.now(), allow_special_names=False)
+        register_site(wallet, SiteRegistration(domain="www.TAKEN.newsroom.io"), clock.now(), allow_special_names=False)
         for wallet in [wallet_address() for _ in range(5)] * 2))
     assert sum(registration.created for registration in registrations) == 5
     assert len({registration.site.id for registration in registrations}) == 5
     assert all(not registration.site.verified for registration in registrations)
-    assert await Site.filter(domain="taken.example.com").count() == 6
+    assert await Site.filter(domain="taken.newsroom.io").count() == 6
 
 
 async def test_a_site_belongs_to_its_publishers_wallet_only(app):

@@ -226,3 +226,40 @@ async def test_the_limits_unique_keys_are_all_in_the_schema(fresh_database_url):
             ("completion", ("task_id", "wallet", "wallet_slot")),
             ("completion", ("task_id", "fingerprint", "fingerprint_slot")), ("completion", ("tx_hash",)),
             ("task_visit", ("task_id", "fingerprint"))} <= keys
+
+
+async def test_webhook_endpoints_in_use_take_their_slots_in_order(fresh_database_url):
+    """0023 numbers each wallet's endpoints in use in the order they were registered (a removed one holds no slot),
+    so the unique key added after it holds, and a wallet cannot take a slot twice afterwards."""
+    await run_migrations(config=tortoise_config(fresh_database_url), target="models.0022_ad_units")
+    await Tortoise.close_connections()
+    await db.open_database(fresh_database_url)
+    try:
+        connection = connections.get("default")
+        await connection.execute_script(
+            "INSERT INTO webhook_endpoint (id, wallet, url, events, secret, created_at, deleted_at) VALUES "
+            "('wh_b', '0x01', 'https://a.example/', 'site.verified', 's', '2026-01-02T00:00:00+00:00', NULL), "
+            "('wh_a', '0x01', 'https://a.example/', 'site.verified', 's', '2026-01-02T00:00:00+00:00', NULL), "
+            "('wh_c', '0x01', 'https://a.example/', 'site.verified', 's', '2026-01-01T00:00:00+00:00', "
+            "'2026-01-03T00:00:00+00:00'), "
+            "('wh_d', '0x01', 'https://a.example/', 'site.verified', 's', '2026-01-03T00:00:00+00:00', NULL), "
+            "('wh_e', '0x02', 'https://b.example/', 'site.verified', 's', '2026-01-05T00:00:00+00:00', NULL)")
+    finally:
+        await db.close_database()
+
+    await migrations.migrate(fresh_database_url)
+    await db.open_database(fresh_database_url)
+    try:
+        connection = connections.get("default")
+        rows = await connection.execute_query_dict(
+            "SELECT id, slot, consecutive_failures, paused_at FROM webhook_endpoint ORDER BY id")
+        with pytest.raises(IntegrityError):
+            await connection.execute_script(
+                "INSERT INTO webhook_endpoint (id, wallet, url, events, secret, created_at, slot, "
+                "consecutive_failures) VALUES ('wh_f', '0x01', 'https://a.example/', 'site.verified', 's', "
+                "'2026-01-06T00:00:00+00:00', 1, 0)")
+    finally:
+        await db.close_database()
+    assert [(row["id"], row["slot"], row["consecutive_failures"], row["paused_at"]) for row in rows] == [
+        ("wh_a", 0, 0, None), ("wh_b", 1, 0, None), ("wh_c", None, 0, None), ("wh_d", 2, 0, None),
+        ("wh_e", 0, 0, None)]

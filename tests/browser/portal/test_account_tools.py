@@ -1,12 +1,14 @@
 """The portal's account tools in headless Chromium, against the live server: an API key issued (its token shown
 once, working on the API at once) and revoked; a site renamed, deactivated and deleted from its page; a webhook
-endpoint added with its secret shown once."""
+endpoint added with its secret shown once, and one its circuit breaker paused resumed."""
 
 from __future__ import annotations
 
 from playwright.sync_api import expect
 
 from adnet.core.wallets import dev_accounts
+from adnet.webhooks.delivery import BREAKER_FAILURES
+from adnet.webhooks.models import WebhookEndpoint
 from tests.browser.conftest import sign_in_to_portal
 
 ACCOUNT_INDEX = 9  # a funded development account no other browser test signs in with
@@ -74,4 +76,26 @@ def test_a_webhook_endpoint_is_added_with_its_secret_shown_once(open_portal, ser
     page.reload()
     expect(page.locator("#webhook-secret")).to_have_count(0)
     assert secret not in page.content()
+    assert console.page_errors == [] and console.script_errors() == []
+
+
+def test_a_paused_webhook_endpoint_is_shown_and_resumed(open_portal, server):
+    page, console = open_portal(ACCOUNT_INDEX)
+    sign_in_to_portal(page)
+    page.get_by_role("link", name="Webhooks").click()
+    page.get_by_label("URL").fill("https://hooks.example/paused")
+    page.get_by_label("site.verified").check()
+    page.get_by_role("button", name="Add endpoint").click()
+    card = page.locator("#webhooks article", has_text="https://hooks.example/paused")
+    expect(card).to_contain_text("Active")
+    server.call(lambda: WebhookEndpoint.filter(url="https://hooks.example/paused").update(
+        paused_at=server.clock.now(), consecutive_failures=BREAKER_FAILURES))
+
+    page.reload()
+    card = page.locator("#webhooks article", has_text="https://hooks.example/paused")
+    expect(card.get_by_role("status")).to_contain_text("Paused since")
+    card.get_by_role("button", name="Resume").click()
+    card = page.locator("#webhooks article", has_text="https://hooks.example/paused")
+    expect(card).to_contain_text("Active")
+    expect(card.get_by_role("button", name="Resume")).to_have_count(0)
     assert console.page_errors == [] and console.script_errors() == []
