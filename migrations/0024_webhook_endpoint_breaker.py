@@ -25,7 +25,7 @@ async def number_endpoints(apps, editor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0022_ad_units')]
+    dependencies = [('models', '0023_rate_limits')]
 
     initial = False
 
