@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import importlib.util
 import json
 import logging
 import os
@@ -38,8 +39,31 @@ MAX_REQUEST_BYTES = 4 * 1024 * 1024
 START_TIMEOUT_SECONDS = 60.0
 
 
+# What the development chain runs on: eth-tester over py-evm (whose package is ``eth``), installed by the extra.
+REQUIRED_MODULES = ("eth_tester", "eth")
+INSTALL_HINT = ("the development chain needs py-evm and eth-tester, which this installation lacks: install them "
+                "with `pip install 'adnet[devchain]'`, or set ADNET_CHAIN_RPC_URL to a JSON-RPC node")
+
+
 class DevChainError(Exception):
     """The development chain cannot be started or reached."""
+
+
+class DevChainNotInstalled(Exception):
+    """The development chain was asked for where its packages (the ``devchain`` extra) are not installed; the
+    ``adnet`` command says what to install and exits 2, as for a configuration error."""
+
+
+def require_installed() -> None:
+    """Raise DevChainNotInstalled unless the development chain's packages can be imported (looked up, not imported:
+    the process that starts the chain never runs it)."""
+    for name in REQUIRED_MODULES:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ImportError:
+            found = False
+        if not found:
+            raise DevChainNotInstalled(INSTALL_HINT)
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,7 @@ def info_path(state: Path) -> Path:
 def serve(state: Path, host: str = "127.0.0.1", port: int = 0) -> None:
     """Serve the chain stored at ``state`` until SIGTERM or SIGINT; commits are per request, so stopping at any
     moment keeps every answered transaction."""
+    require_installed()
     from adnet.chain.devchain import DevChain
 
     lock = _lock(state.with_name(state.name + ".lock"), wait=False)
@@ -162,6 +187,7 @@ def wait_until_ready(process: subprocess.Popen, state: Path, timeout: float = ST
 
 
 def _start(state: Path) -> tuple[subprocess.Popen, DevChainInfo]:
+    require_installed()
     process = start_process(state)
     return process, wait_until_ready(process, state)
 

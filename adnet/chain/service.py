@@ -21,6 +21,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import aiohttp
 from eth_account import Account
@@ -31,10 +32,12 @@ from adnet.chain import devserver
 from adnet.chain.binding import bind, bound_deployment, check
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.deploy import Deployment, chain_identity, deploy_development
-from adnet.chain.devchain import DevChain, InProcessProvider
 from adnet.config import Settings
 from adnet.core.clock import Clock
 from adnet.core.wallets import dev_accounts
+
+if TYPE_CHECKING:
+    from adnet.chain.devchain import DevChain
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +124,8 @@ async def _connect_dev_chain(settings: Settings, clock: Clock) -> ChainConnectio
 
 
 async def _connect_test_chain(settings: Settings, clock: Clock) -> ChainConnection:
+    from adnet.chain.devchain import InProcessProvider  # the development chain's packages: not in production
+
     template, template_deployment = await _test_template(settings.signer_address)
     chain = template.copy(time_source=lambda: clock.now().timestamp())
     w3 = AsyncWeb3(InProcessProvider(chain))
@@ -146,6 +151,8 @@ _test_templates: dict[str, tuple[DevChain, Deployment]] = {}
 
 
 async def _test_template(signer: str) -> tuple[DevChain, Deployment]:
+    from adnet.chain.devchain import DevChain, InProcessProvider
+
     if signer not in _test_templates:
         template = DevChain.in_memory(time_source=lambda: TEST_GENESIS_TIME)
         accounts = dev_accounts()

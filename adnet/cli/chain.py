@@ -98,6 +98,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     status.set_defaults(command=_status, needs=(DATABASE, CHAIN))
 
 
+def require_development_chain(settings: Settings) -> None:
+    """Before ``adnet serve`` does anything: DevChainNotInstalled where it would have to start the development chain
+    and its packages are not installed."""
+    state = devserver.state_path(settings.data_dir)
+    if settings.chain_rpc_url is None and not settings.production and devserver.running(state) is None:
+        devserver.require_installed()
+
+
 @contextlib.contextmanager
 def serving(settings: Settings) -> Iterator[None]:
     """Around ``adnet serve``: on the embedded chain, keep one development chain process running for every worker,
