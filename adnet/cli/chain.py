@@ -108,12 +108,13 @@ def require_development_chain(settings: Settings) -> None:
 
 @contextlib.contextmanager
 def serving(settings: Settings) -> Iterator[None]:
-    """Around ``adnet serve``: on the embedded chain, keep one development chain process running for every worker,
-    with its contracts deployed and bound before the workers start (so they never race to deploy)."""
+    """Around ``adnet serve``: on the embedded chain, keep one development chain process running for every worker
+    (supervised: restarted should it die, ``devserver.Supervisor``), with its contracts deployed and bound before
+    the workers start (so they never race to deploy)."""
     if settings.chain_rpc_url is not None or settings.production:
         yield
         return
-    with _terminate_unwinds(), devserver.ensure_running(devserver.state_path(settings.data_dir)):
+    with _terminate_unwinds(), devserver.supervised(devserver.state_path(settings.data_dir)):
         _run(settings, _ready)
         yield
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,7 @@ from adnet.chain.devchain import DEV_CHAIN_ID, DevChain, InProcessProvider
 from adnet.chain.models import ChainBinding
 from adnet.chain.service import connect
 from adnet.core.wallets import dev_accounts
+from tests.auth_helpers import sign, siwe_message
 from tests.chain.conftest import rpc
 from tests.chain.helpers import G
 from tests.conftest import make_settings
@@ -225,23 +229,62 @@ async def test_the_development_chain_survives_a_crash_and_a_restart(unbound_data
 
 
 
-def test_adnet_serve_stopped_by_sigterm_stops_its_development_chain(tmp_path):
-    """A service manager stops ``adnet serve`` with SIGTERM: the chain process it started goes with it."""
+def test_adnet_serve_restarts_its_development_chain_and_stops_it_with_itself(tmp_path):
+    """The development chain killed under a running ``adnet serve`` is reaped (no zombie) and started again on
+    the same address with its state, and the worker's next request that needs the chain is answered without a
+    restart of its own. A service manager then stops ``adnet serve`` with SIGTERM: the chain goes with it."""
     port = free_port()
     env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(tmp_path),
            "ADNET_DATABASE_URL": f"sqlite://{tmp_path / 'adnet.sqlite3'}", "ADNET_PORT": str(port)}
     server = subprocess.Popen([sys.executable, "-m", "adnet", "serve"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     state = devserver.state_path(tmp_path)
+    base = f"http://127.0.0.1:{port}"
     try:
         chain = wait_for(lambda: devserver.running(state), within=90)
         wait_for(lambda: answers(port), within=60)
+        assert contract_wallet_sign_in(base) == (401, "invalid_signature")  # the chain said: no contract there
+        block = rpc(chain.url, "eth_blockNumber")["result"]
+
+        os.kill(chain.pid, signal.SIGKILL)
+        again = wait_for(lambda: (found := devserver.running(state)) and found.pid != chain.pid and found, within=60)
+        assert again.url == chain.url and again.genesis_hash == chain.genesis_hash
+        assert rpc(again.url, "eth_blockNumber")["result"] == block  # its state kept
+        assert process_state(chain.pid) is None, "the killed chain process was not reaped"
+        assert contract_wallet_sign_in(base) == (401, "invalid_signature")
+
         server.send_signal(signal.SIGTERM)
         assert server.wait(60) == 128 + signal.SIGTERM
-        assert wait_for(lambda: not alive(chain.pid), within=15)
+        assert wait_for(lambda: not alive(again.pid), within=15)
     finally:
         if server.poll() is None:
             server.kill()
+
+
+def contract_wallet_sign_in(base: str) -> tuple[int, str]:
+    """Sign in for a wallet with a signature by another account: only the chain can tell whether the wallet is a
+    contract that accepts it (EIP-1271), so the answer is 401 when the chain answers and 503 when it does not."""
+    with urllib.request.urlopen(f"{base}/api/auth/nonce", timeout=10) as response:  # noqa: S310 - a local server
+        grant = json.loads(response.read())
+    message = siwe_message(dev_accounts()[2].address, nonce=grant["nonce"], domain=grant["domain"],
+                           uri=grant["uri"] + "/portal", scheme=grant["uri"].split("://", 1)[0],
+                           chain_id=grant["chainId"], issued_at=datetime.now(UTC))
+    request = urllib.request.Request(f"{base}/api/auth/verify", method="POST", headers={  # noqa: S310
+        "Content-Type": "application/json"}, data=json.dumps({
+            "message": message, "signature": sign(dev_accounts()[1], message)}).encode())
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            return response.status, ""
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())["error"]
+
+
+def process_state(pid: int) -> str | None:
+    """The state letter of process ``pid`` (``Z`` for a zombie), None when there is no such process."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None
 
 
 def free_port() -> int:
