@@ -163,7 +163,7 @@ def _deploy(settings: Settings, args: argparse.Namespace) -> int:
     url = settings.chain_rpc_url
 
     async def run() -> int:
-        w3 = http_web3(url)
+        w3 = http_web3(url, settings.chain_timeout_seconds)
         try:
             deployment = await deploy(w3, deployer, signer=settings.signer_address, rate=rate, gs_token=gs_token,
                                       sov_token=sov_token, owner=owner)
