@@ -2,20 +2,32 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Two install sets, each stamped: what `make run` needs to serve in development (`.[devchain]`: adnet and the
+# development chain), and the developer's tools besides (`.[dev]`, which includes `.[devchain]`). Installing one after
+# the other adds only what is missing, and a stamp older than pyproject.toml installs its set again.
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PYTEST_ARGS ?=
 PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
 
 .PHONY: run test chromium test-postgres lint wheel-check contracts contracts-check bench screenshots clean reliability soak
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-## run: install, migrate SQLite, prepare the development chain, load demo data, serve on 127.0.0.1:8000
-run: $(STAMP)
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP) $(RUN_STAMP)
+
+# An environment installed for the tests serves too.
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	@if [ $(STAMP) -nt pyproject.toml ]; then touch $@; else \
+		echo "$(BIN)/pip install --quiet -e '.[devchain]'"; $(BIN)/pip install --quiet -e '.[devchain]' && touch $@; fi
+
+## run: install what serving needs, migrate SQLite, prepare the development chain, load demo data, serve on
+## 127.0.0.1:8000
+run: $(RUN_STAMP)
 	$(BIN)/adnet migrate
 	$(BIN)/adnet demo
 	$(BIN)/adnet serve

@@ -43,6 +43,9 @@ SECRET_VARIABLES = {
 # Other secrets production may be given; each is held to the same strength and none may repeat another.
 OPTIONAL_SECRET_VARIABLES = ("ADNET_TRACKING_SECRET_PREVIOUS", "ADNET_METRICS_TOKEN")
 MIN_SECRET_LENGTH = 32
+# How long one chain call may take (ADNET_CHAIN_TIMEOUT_SECONDS): a request that needs a hung node answers 503
+# chain_unavailable after about this long, well within a client's patience.
+DEFAULT_CHAIN_TIMEOUT_SECONDS = 3
 # The least a production secret's characters must carry, estimated from their frequencies (Shannon): 32 random hex
 # digits (128 bits) carry about 113 by this estimate, a 32-character password of repeated words far less.
 MIN_SECRET_BITS = 96
@@ -111,6 +114,7 @@ class Settings:
     cap_campaign_clicks: RateLimit
     event_retention_days: int
     site_recheck_hours: int = 24
+    chain_timeout_seconds: int = DEFAULT_CHAIN_TIMEOUT_SECONDS
     site_check_port: int | None = None
     redis_url: str | None = None
     metrics_token: str | None = None
@@ -256,6 +260,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
         cap_campaign_clicks=_cap(get, "ADNET_CAP_CAMPAIGN_CLICKS", "1/300"),
         event_retention_days=_int(get, "ADNET_EVENT_RETENTION_DAYS", 90, minimum=1),
         site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
+        chain_timeout_seconds=_int(get, "ADNET_CHAIN_TIMEOUT_SECONDS", DEFAULT_CHAIN_TIMEOUT_SECONDS, minimum=1,
+                                   maximum=60),
         site_check_port=site_check_port,
         redis_url=redis_url,
         metrics_token=get("ADNET_METRICS_TOKEN"),

@@ -30,7 +30,7 @@ from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
 from adnet.delivery.serving import Server
 from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
-from adnet.jobs.health import Health, SignerNotAuthorized
+from adnet.jobs.health import HEALTH_SECONDS, Health, SignerNotAuthorized
 from adnet.jobs.leases import Lease
 from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, WATCHER_LEASE, periodic_jobs
 from adnet.jobs.scheduler import Scheduler
@@ -77,7 +77,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
-    health = Health(chain, clock, redis=redis)
+    health = Health(chain, clock, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS)
     await health.check_chain()
     try:
         health.require_signer(production=settings.production)

@@ -5,11 +5,13 @@ vault events, the protocol rate, balances), and builds the unsigned transactions
 claim) as plain dicts, so the browser needs no ABI code. It also carries the claim signer, which it gets from the
 settings, so domain code that signs claims needs nothing else.
 
-A node that does not answer raises ``ChainUnavailable``; callers turn that into a 503 that changed nothing.
+A node that does not answer, or not within the call's budget (``ADNET_CHAIN_TIMEOUT_SECONDS``), raises
+``ChainUnavailable``; callers turn that into a 503 that changed nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Sequence
@@ -27,6 +29,7 @@ from web3.types import TxReceipt
 from adnet.chain.contracts import token_artifact, vault_artifact
 from adnet.chain.deploy import Deployment
 from adnet.chain.transact import send_transaction
+from adnet.config import DEFAULT_CHAIN_TIMEOUT_SECONDS
 from adnet.core.wallets import checksummed
 
 if TYPE_CHECKING:
@@ -36,7 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RATE_CACHE_SECONDS = 30.0
-RELAY_TIMEOUT_SECONDS = 30.0
 T = TypeVar("T")
 
 
@@ -86,7 +88,10 @@ class ChainClient:
         confirmations: int,
         rpc_url: str | None = None,
         devchain: DevChain | None = None,
+        timeout: float = DEFAULT_CHAIN_TIMEOUT_SECONDS,
     ) -> None:
+        """``timeout``: the seconds a call relayed to the node (``relay``) may take; the web3 calls have theirs in
+        their provider (``adnet.chain.service.http_web3``)."""
         self.w3 = w3
         self.deployment = deployment
         self.signer = signer
@@ -94,6 +99,7 @@ class ChainClient:
         self.confirmations = confirmations
         self.rpc_url = rpc_url
         self.devchain = devchain
+        self.timeout = timeout
         self.vault = w3.eth.contract(address=AsyncWeb3.to_checksum_address(deployment.vault),
                                      abi=vault_artifact().abi)
         self._token_abi = token_artifact().abi
@@ -241,11 +247,11 @@ class ChainClient:
         if self.rpc_url is None:
             raise ChainUnavailable("no JSON-RPC endpoint to relay to")
         try:
-            async with httpx.AsyncClient(timeout=RELAY_TIMEOUT_SECONDS) as http:
+            async with asyncio.timeout(self.timeout), httpx.AsyncClient(timeout=self.timeout) as http:
                 response = await http.post(self.rpc_url, json=request)
             return response.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            raise ChainUnavailable(str(exc)) from exc
+        except (httpx.HTTPError, ValueError, TimeoutError) as exc:
+            raise ChainUnavailable(f"the chain's node does not answer: {type(exc).__name__}") from exc
 
     def _decode(self, entry: Any) -> DepositEvent | ClaimedEvent | None:
         if entry["address"].lower() != self.vault_address or not entry["topics"]:

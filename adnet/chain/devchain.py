@@ -42,8 +42,9 @@ from eth_tester import EthereumTester, PyEVMBackend
 from eth_tester.backends.pyevm.main import _get_block_by_number, get_account_keys_from_mnemonic
 from eth_tester.backends.pyevm.serializers import serialize_transaction, serialize_transaction_receipt
 from eth_tester.exceptions import TransactionFailed, TransactionNotFound
+from eth_tester.exceptions import ValidationError as TesterValidationError
 from eth_typing import BlockNumber, Hash32
-from eth_utils import ValidationError, to_hex
+from eth_utils import ValidationError, to_canonical_address, to_hex
 from eth_utils.toolz import assoc
 from rlp.exceptions import RLPException
 from web3._utils.encoding import Web3JsonEncoder
@@ -52,6 +53,7 @@ from web3.providers.eth_tester.defaults import API_ENDPOINTS
 from web3.providers.eth_tester.middleware import request_formatters, result_formatters
 from web3.types import RPCEndpoint, RPCResponse
 
+from adnet.chain.tx_object import INVALID_PARAMS, TRANSACTION_REJECTED, TransactionRefused, read_transaction
 from adnet.core.wallets import DEV_ACCOUNT_COUNT, DEV_HD_PATH, DEV_MNEMONIC
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,9 @@ _DELEGATED_READS = frozenset({
     "eth_getLogs", "eth_estimateGas", "eth_gasPrice", "eth_maxPriorityFeePerGas", "eth_feeHistory",
     "eth_syncing", "eth_accounts", "net_listening",
 })
+# anvil's default tip (1 gwei), for a transaction that names only its fee cap.
+DEFAULT_PRIORITY_FEE = 10**9
+_TRANSACTION_METHODS = frozenset({"eth_sendTransaction", "eth_call", "eth_estimateGas"})
 _FEE_FIELDS = frozenset({"gas_price", "max_fee_per_gas", "max_priority_fee_per_gas"})
 METHODS = _WRITES | _DELEGATED_READS | {"eth_chainId", "net_version", "web3_clientVersion", "eth_call"}
 
@@ -184,13 +189,14 @@ class _Backend(PyEVMBackend):
     def estimate_gas(self, transaction, block_number="latest"):
         # One execution instead of py-evm's binary search (a dozen executions): the gas it consumed before
         # refunds, plus a quarter for the 63/64 rule of nested calls and for state that changes before mining.
-        computation, gas_limit = self._execute(transaction, block_number)
+        computation, gas_limit = self._execute(transaction, block_number, funded=True)
         needed = gas_limit - computation.get_gas_remaining()
         return min(needed + needed // 4, self.chain.header.gas_limit)
 
-    def _execute(self, transaction, block_number):
+    def _execute(self, transaction, block_number, *, funded: bool = False):
         """Run ``transaction`` on the state of ``block_number`` and throw the changes away. As on geth and anvil,
-        a call pays no fee, so any sender may call with the whole block's gas."""
+        a call pays no fee, so any sender may call with the whole block's gas; ``funded`` (a gas estimate), as on
+        anvil, the sender is lent the ``value`` it sends beyond its balance."""
         fee_free = {key: value for key, value in transaction.items() if key not in _FEE_FIELDS}
         fee_free.update(max_fee_per_gas=0, max_priority_fee_per_gas=0)
         fee_free.setdefault("gas", self.chain.header.gas_limit)
@@ -198,6 +204,9 @@ class _Backend(PyEVMBackend):
         header = _get_block_by_number(self.chain, block_number).header.copy(base_fee_per_gas=0)
         state = self.chain.get_vm(at_header=header).state
         snapshot = state.snapshot()
+        sender = to_canonical_address(transaction["from"])
+        if funded and state.get_balance(sender) < unsigned.value:
+            state.set_balance(sender, unsigned.value)
         spoof = cast(SignedTransactionAPI, SpoofTransaction(unsigned, from_=transaction["from"]))
         computation = state.apply_transaction(spoof)
         state.revert(snapshot)
@@ -286,14 +295,20 @@ class DevChain:
         params = request.get("params") or []
         if method not in METHODS:
             return _error(request_id, -32601, f"method {method} is not available on the development chain")
+        if not isinstance(params, list):
+            return _error(request_id, INVALID_PARAMS, "invalid params: expected a list")
         with self._lock:
             try:
-                result = self._dispatch(method, list(params))
+                result = self._dispatch(method, params)
             except _Reverted as exc:
                 return _revert(request_id, exc.data)
             except TransactionFailed as exc:
                 return _revert(request_id, _revert_data(exc))
-            except (ValidationError, PyEVMError, RLPException, ValueError, TypeError, KeyError) as exc:
+            except TransactionRefused as exc:
+                self._discard_if_write(method)
+                return _error(request_id, exc.code, str(exc))
+            except (ValidationError, TesterValidationError, PyEVMError, RLPException, ValueError, TypeError,
+                    KeyError) as exc:
                 self._discard_if_write(method)
                 return _error(request_id, -32000, str(exc) or type(exc).__name__)
             except Exception:
@@ -329,13 +344,13 @@ class DevChain:
             self._stamp_pending_block()
             self._tester.mine_blocks(1)
             return "0x0"
+        if method in _TRANSACTION_METHODS:
+            params = [self._transaction(method, params), *params[1:]]
         if method == "eth_call":
             return self._call(params)
         if method in ("eth_sendRawTransaction", "eth_sendTransaction"):
             self._stamp_pending_block()
         formatter: Callable | None = request_formatters.get(RPCEndpoint(method))
-        if method == "eth_estimateGas" and params:
-            params = [{"from": "0x" + "00" * 20, **params[0]}, *params[1:]]
         if formatter is not None:
             params = formatter(params)
         namespace, _, endpoint = method.partition("_")
@@ -351,10 +366,52 @@ class DevChain:
 
     def _call(self, params: list) -> str:
         formatter = request_formatters[RPCEndpoint("eth_call")]
-        transaction = {"from": "0x" + "00" * 20, **params[0]}
         block = params[1] if len(params) > 1 else "latest"
-        transaction, block = formatter([transaction, block])
+        transaction, block = formatter([params[0], block])
         return self._tester.call(transaction, block)
+
+    def _transaction(self, method: str, params: list) -> dict[str, Any]:
+        """The transaction object of ``params`` as anvil reads it (``adnet.chain.tx_object``), completed as anvil
+        completes it: a call from the zero address; a transaction from development account 0 by default, its
+        ``gas`` estimated when not given. The object's ``chainId``, when given, must be this chain's (a gas
+        estimate ignores it, as on anvil); a nonce other than the sender's next one is refused, since every
+        transaction is mined at once and none waits in a pool."""
+        if not params:
+            raise TransactionRefused(INVALID_PARAMS, "expected params sequence with length 1 but got 0")
+        transaction = read_transaction(params[0])
+        fields = transaction.fields
+        if method == "eth_sendTransaction":
+            if transaction.chain_id not in (None, DEV_CHAIN_ID):
+                raise TransactionRefused(INVALID_PARAMS, f"transaction-provided chain ID ({transaction.chain_id}) "
+                                                         f"does not match the signer's chain ID ({DEV_CHAIN_ID})")
+            fields.setdefault("from", to_hex(self._backend.get_accounts()[0]))
+            if fields["from"] not in {to_hex(account) for account in self._backend.get_accounts()}:
+                raise TransactionRefused(INVALID_PARAMS, "No Signer available")
+            self._check_nonce(fields)
+            if "maxFeePerGas" in fields and "maxPriorityFeePerGas" not in fields:
+                fields["maxPriorityFeePerGas"] = hex(min(DEFAULT_PRIORITY_FEE, int(fields["maxFeePerGas"], 16)))
+            if "gas" not in fields:
+                estimate = [{key: value for key, value in fields.items() if key != "nonce"}, "latest"]
+                fields["gas"] = hex(self._tester.estimate_gas(*request_formatters[RPCEndpoint("eth_estimateGas")](
+                    estimate)))
+            return fields
+        if method == "eth_call" and transaction.chain_id not in (None, DEV_CHAIN_ID):
+            raise TransactionRefused(TRANSACTION_REJECTED, "invalid chain id for signer")
+        fields.pop("nonce", None)  # a call or an estimate runs whatever the sender's nonce
+        if method == "eth_estimateGas":
+            fields.pop("gas", None)  # the estimate is what it needs, up to the block's gas limit
+        return {"from": "0x" + "00" * 20, **fields}
+
+    def _check_nonce(self, fields: dict[str, Any]) -> None:
+        if "nonce" not in fields:
+            return
+        expected = self._tester.get_nonce(fields["from"])
+        given = int(fields.pop("nonce"), 16)
+        if given < expected:
+            raise TransactionRefused(TRANSACTION_REJECTED, "nonce too low")
+        if given > expected:
+            raise TransactionRefused(TRANSACTION_REJECTED, f"nonce too high: the development chain mines every "
+                                                           f"transaction at once, so the next is {expected}")
 
     def _stamp_pending_block(self) -> None:
         """Stamp the block about to be mined with our clock (py-evm stamped it with the wall clock when the previous

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import importlib.util
 import json
 import logging
 import os
@@ -23,6 +24,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,8 +42,31 @@ MAX_REQUEST_BYTES = 4 * 1024 * 1024
 START_TIMEOUT_SECONDS = 60.0
 
 
+# What the development chain runs on: eth-tester over py-evm (whose package is ``eth``), installed by the extra.
+REQUIRED_MODULES = ("eth_tester", "eth")
+INSTALL_HINT = ("the development chain needs py-evm and eth-tester, which this installation lacks: install them "
+                "with `pip install 'adnet[devchain]'`, or set ADNET_CHAIN_RPC_URL to a JSON-RPC node")
+
+
 class DevChainError(Exception):
     """The development chain cannot be started or reached."""
+
+
+class DevChainNotInstalled(Exception):
+    """The development chain was asked for where its packages (the ``devchain`` extra) are not installed; the
+    ``adnet`` command says what to install and exits 2, as for a configuration error."""
+
+
+def require_installed() -> None:
+    """Raise DevChainNotInstalled unless the development chain's packages can be imported (looked up, not imported:
+    the process that starts the chain never runs it)."""
+    for name in REQUIRED_MODULES:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ImportError:
+            found = False
+        if not found:
+            raise DevChainNotInstalled(INSTALL_HINT)
 
 
 @dataclass(frozen=True)
@@ -64,6 +89,7 @@ def info_path(state: Path) -> Path:
 def serve(state: Path, host: str = "127.0.0.1", port: int = 0) -> None:
     """Serve the chain stored at ``state`` until SIGTERM or SIGINT; commits are per request, so stopping at any
     moment keeps every answered transaction."""
+    require_installed()
     from adnet.chain.devchain import DevChain
 
     lock = _lock(state.with_name(state.name + ".lock"), wait=False)
@@ -126,6 +152,89 @@ def ensure_running(state: Path) -> Iterator[DevChainInfo]:
             stop(process)
 
 
+@contextlib.contextmanager
+def supervised(state: Path) -> Iterator[DevChainInfo]:
+    """``ensure_running``, and for as long as the block runs a ``Supervisor`` that keeps the chain up."""
+    with _lock(state.with_name(state.name + ".start.lock"), wait=True):
+        info = running(state)
+        process = None
+        if info is None:
+            process, info = _start(state)
+    supervisor = Supervisor(state, info, process)
+    supervisor.start()
+    try:
+        yield info
+    finally:
+        supervisor.stop()
+
+
+class Supervisor:
+    """Keeps the development chain of ``state`` serving for the process that needs it (``adnet serve``).
+
+    A thread waits on the chain process this process started, so an exit is reaped at once (no zombie), and starts
+    it again with its state kept (``var/devchain.sqlite3``: every answered transaction was committed) on the same
+    address, so the workers' clients, which connect per request, reach it again without a restart of their own.
+    A chain started by another process is looked for every ``CHECK_SECONDS`` and started anew once it is gone. A
+    chain that fails to start is tried again after a pause that doubles up to ``MAX_BACKOFF_SECONDS``."""
+
+    CHECK_SECONDS = 1.0
+    MAX_BACKOFF_SECONDS = 30.0
+
+    def __init__(self, state: Path, info: DevChainInfo, process: subprocess.Popen | None) -> None:
+        self.state = state
+        self.info = info
+        self.process = process
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="devchain-supervisor", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop watching, then stop the chain process if this process started it."""
+        self._stopping.set()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+        self._thread.join()
+        if self.process is not None:
+            stop(self.process)
+
+    def _watch(self) -> None:
+        backoff = self.CHECK_SECONDS
+        while not self._stopping.is_set():
+            if self.process is not None:
+                try:
+                    status = self.process.wait(timeout=self.CHECK_SECONDS)  # reaps it as it exits
+                except subprocess.TimeoutExpired:
+                    continue
+                if self._stopping.is_set():
+                    return
+                log.warning("devchain exited pid=%d status=%s: starting it again at %s", self.process.pid, status,
+                            self.info.url)
+                self.process = None
+            elif self._stopping.wait(self.CHECK_SECONDS) or running(self.state) is not None:
+                continue
+            try:
+                self._restart()
+            except DevChainError as exc:
+                log.error("devchain could not be started again: %s; next try in %.0f s", exc, backoff)
+                self._stopping.wait(backoff)
+                backoff = min(backoff * 2, self.MAX_BACKOFF_SECONDS)
+            else:
+                backoff = self.CHECK_SECONDS
+
+    def _restart(self) -> None:
+        with _lock(self.state.with_name(self.state.name + ".start.lock"), wait=True):
+            if running(self.state) is not None:
+                return
+            port = urllib.parse.urlsplit(self.info.url).port
+            self.process = start_process(self.state, port=port or 0)
+            self.info = wait_until_ready(self.process, self.state)
+        self.restarts += 1
+        log.info("devchain started again pid=%d url=%s", self.info.pid, self.info.url)
+
+
 def stop(process: subprocess.Popen) -> None:
     """Stop a development chain process we started: SIGTERM, then SIGKILL if it does not exit."""
     if process.poll() is None:
@@ -137,14 +246,14 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
-def start_process(state: Path) -> subprocess.Popen:
-    """Start ``python -m adnet.chain.devserver`` for ``state`` in its own session (a Ctrl-C in the terminal reaches
-    the app first, which then stops the chain)."""
+def start_process(state: Path, port: int = 0) -> subprocess.Popen:
+    """Start ``python -m adnet.chain.devserver`` for ``state`` on ``port`` (0: any free port) in its own session (a
+    Ctrl-C in the terminal reaches the app first, which then stops the chain)."""
     state.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         info_path(state).unlink()
     return subprocess.Popen(  # noqa: S603 - our own interpreter and module, no shell
-        [sys.executable, "-m", "adnet.chain.devserver", "--state", str(state)],
+        [sys.executable, "-m", "adnet.chain.devserver", "--state", str(state), "--port", str(port)],
         start_new_session=True,
     )
 
@@ -164,6 +273,7 @@ def wait_until_ready(process: subprocess.Popen, state: Path, timeout: float = ST
 
 
 def _start(state: Path) -> tuple[subprocess.Popen, DevChainInfo]:
+    require_installed()
     process = start_process(state)
     return process, wait_until_ready(process, state)
 

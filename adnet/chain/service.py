@@ -21,24 +21,30 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from eth_account import Account
 from web3 import AsyncHTTPProvider, AsyncWeb3
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
+from web3.types import RPCEndpoint, RPCResponse
 
 from adnet.chain import devserver
 from adnet.chain.binding import bind, bound_deployment, check
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.chain.deploy import Deployment, chain_identity, deploy_development
-from adnet.chain.devchain import DevChain, InProcessProvider
-from adnet.config import Settings
+from adnet.config import DEFAULT_CHAIN_TIMEOUT_SECONDS, Settings
 from adnet.core.clock import Clock
 from adnet.core.wallets import dev_accounts
 
+if TYPE_CHECKING:
+    from adnet.chain.devchain import DevChain
+
 log = logging.getLogger(__name__)
 
-REQUEST_TIMEOUT_SECONDS = 15
+# eth_getLogs may take longer than other calls: its cost grows with the range, and only the watcher, a background
+# job that reads up to 2000 blocks at a time, asks it.
+LOGS_TIMEOUT_SECONDS = 30.0
 # Test chains start from a fixed genesis in the past, so any test clock is later than every template block.
 TEST_GENESIS_TIME = 1_577_836_800  # 2020-01-01T00:00:00Z
 
@@ -69,21 +75,45 @@ async def connect(settings: Settings, *, clock: Clock) -> ChainConnection:
     return await _connect_dev_chain(settings, clock)
 
 
-def http_web3(url: str) -> AsyncWeb3:
-    """AsyncWeb3 over HTTP JSON-RPC, with a timeout and two quick retries on connection errors."""
-    provider = AsyncHTTPProvider(
-        url,
-        request_kwargs={"timeout": aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS)},
-        exception_retry_configuration=ExceptionRetryConfiguration(
-            errors=(aiohttp.ClientConnectionError, TimeoutError), retries=3, backoff_factor=0.1),
-    )
-    return AsyncWeb3(provider)
+class TimedHTTPProvider(AsyncHTTPProvider):
+    """web3's HTTP provider with a budget per call: whatever happens on the way (a connection refused and retried,
+    a node that accepts and never answers, one that answers slowly), a call returns or raises ``TimeoutError``
+    within ``timeout`` seconds (``LOGS_TIMEOUT_SECONDS`` for ``eth_getLogs``), which ``ChainClient`` turns into
+    ``ChainUnavailable`` and the web layer into a prompt 503 ``chain_unavailable``. A refused connection is
+    retried quickly inside the budget (a restarting development chain); a timeout is not retried."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        super().__init__(
+            url,
+            request_kwargs={"timeout": aiohttp.ClientTimeout(total=None, sock_connect=timeout)},
+            exception_retry_configuration=ExceptionRetryConfiguration(
+                errors=(aiohttp.ClientConnectionError,), retries=3, backoff_factor=0.1),
+        )
+        self.timeout = timeout
+
+    def budget(self, method: str) -> float:
+        """The seconds a call of ``method`` may take."""
+        return max(self.timeout, LOGS_TIMEOUT_SECONDS) if method == "eth_getLogs" else self.timeout
+
+    async def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
+        async with asyncio.timeout(self.budget(method)):
+            return await super().make_request(method, params)
+
+    async def make_batch_request(self, batch_requests: list[tuple[RPCEndpoint, Any]]
+                                 ) -> list[RPCResponse] | RPCResponse:
+        async with asyncio.timeout(max(self.budget(method) for method, _ in batch_requests)):
+            return await super().make_batch_request(batch_requests)
+
+
+def http_web3(url: str, timeout: float = DEFAULT_CHAIN_TIMEOUT_SECONDS) -> AsyncWeb3:
+    """AsyncWeb3 over HTTP JSON-RPC, each call within ``timeout`` seconds (``TimedHTTPProvider``)."""
+    return AsyncWeb3(TimedHTTPProvider(url, timeout))
 
 
 def _client(settings: Settings, w3: AsyncWeb3, deployment: Deployment, **kwargs) -> ChainClient:
     return ChainClient(w3, deployment, signer=Account.from_key(settings.signer_key),
                        claim_deadline_seconds=settings.claim_deadline_seconds,
-                       confirmations=settings.chain_confirmations, **kwargs)
+                       confirmations=settings.chain_confirmations, timeout=settings.chain_timeout_seconds, **kwargs)
 
 
 async def _connect_node(settings: Settings, clock: Clock, url: str) -> ChainConnection:
@@ -92,7 +122,7 @@ async def _connect_node(settings: Settings, clock: Clock, url: str) -> ChainConn
         raise ChainConfigError("ADNET_CHAIN_RPC_URL is set but ADNET_VAULT_ADDRESS, ADNET_GS_TOKEN_ADDRESS and "
                                "ADNET_SOV_TOKEN_ADDRESS are not all set: run `adnet chain deploy` and set what it "
                                "prints")
-    w3 = http_web3(url)
+    w3 = http_web3(url, settings.chain_timeout_seconds)
     try:
         chain_id, genesis_hash = await _identity(w3, url)
         configured = Deployment(chain_id=chain_id, genesis_hash=genesis_hash, vault=vault, gs_token=gs_token,
@@ -110,7 +140,7 @@ async def _connect_dev_chain(settings: Settings, clock: Clock) -> ChainConnectio
     state = devserver.state_path(settings.data_dir)
     stack = contextlib.ExitStack()
     info = await asyncio.to_thread(stack.enter_context, devserver.ensure_running(state))
-    w3 = http_web3(info.url)
+    w3 = http_web3(info.url, settings.chain_timeout_seconds)
     try:
         deployment = await _development_deployment(settings, clock, w3, where=f"the development chain ({state})")
     except BaseException:
@@ -121,6 +151,8 @@ async def _connect_dev_chain(settings: Settings, clock: Clock) -> ChainConnectio
 
 
 async def _connect_test_chain(settings: Settings, clock: Clock) -> ChainConnection:
+    from adnet.chain.devchain import InProcessProvider  # the development chain's packages: not in production
+
     template, template_deployment = await _test_template(settings.signer_address)
     chain = template.copy(time_source=lambda: clock.now().timestamp())
     w3 = AsyncWeb3(InProcessProvider(chain))
@@ -146,6 +178,8 @@ _test_templates: dict[str, tuple[DevChain, Deployment]] = {}
 
 
 async def _test_template(signer: str) -> tuple[DevChain, Deployment]:
+    from adnet.chain.devchain import DevChain, InProcessProvider
+
     if signer not in _test_templates:
         template = DevChain.in_memory(time_source=lambda: TEST_GENESIS_TIME)
         accounts = dev_accounts()

@@ -98,14 +98,23 @@ def register(commands: argparse._SubParsersAction) -> None:
     status.set_defaults(command=_status, needs=(DATABASE, CHAIN))
 
 
+def require_development_chain(settings: Settings) -> None:
+    """Before ``adnet serve`` does anything: DevChainNotInstalled where it would have to start the development chain
+    and its packages are not installed."""
+    state = devserver.state_path(settings.data_dir)
+    if settings.chain_rpc_url is None and not settings.production and devserver.running(state) is None:
+        devserver.require_installed()
+
+
 @contextlib.contextmanager
 def serving(settings: Settings) -> Iterator[None]:
-    """Around ``adnet serve``: on the embedded chain, keep one development chain process running for every worker,
-    with its contracts deployed and bound before the workers start (so they never race to deploy)."""
+    """Around ``adnet serve``: on the embedded chain, keep one development chain process running for every worker
+    (supervised: restarted should it die, ``devserver.Supervisor``), with its contracts deployed and bound before
+    the workers start (so they never race to deploy)."""
     if settings.chain_rpc_url is not None or settings.production:
         yield
         return
-    with _terminate_unwinds(), devserver.ensure_running(devserver.state_path(settings.data_dir)):
+    with _terminate_unwinds(), devserver.supervised(devserver.state_path(settings.data_dir)):
         _run(settings, _ready)
         yield
 
@@ -154,7 +163,7 @@ def _deploy(settings: Settings, args: argparse.Namespace) -> int:
     url = settings.chain_rpc_url
 
     async def run() -> int:
-        w3 = http_web3(url)
+        w3 = http_web3(url, settings.chain_timeout_seconds)
         try:
             deployment = await deploy(w3, deployer, signer=settings.signer_address, rate=rate, gs_token=gs_token,
                                       sov_token=sov_token, owner=owner)

@@ -2,7 +2,8 @@
 
 Every subcommand reads the same settings as the server (``ADNET_*``); a configuration problem is printed as one
 line and exits with status 2. So does a command that reads a database (or chain) that does not exist yet: it
-creates nothing (``adnet.cli.state``).
+creates nothing (``adnet.cli.state``); and one that needs the development chain where its packages are not
+installed (the ``devchain`` extra): it names them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import logging
 import sys
 from collections.abc import Callable
 
+from adnet.chain import devserver
 from adnet.chain import service as chain_service
 from adnet.cli import chain as chain_cli
 from adnet.cli import operators as operator_cli
@@ -45,7 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"adnet: {missing}", file=sys.stderr)
         return 2
     command: Callable[[Settings, argparse.Namespace], int] = args.command
-    return command(settings, args)
+    try:
+        return command(settings, args)
+    except devserver.DevChainNotInstalled as exc:
+        print(f"adnet: {exc}", file=sys.stderr)
+        return 2
 
 
 def _needs(args: argparse.Namespace) -> frozenset[str]:
@@ -87,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
+    chain_cli.require_development_chain(settings)
     asyncio.run(migrations.migrate(settings.database_url))
     if args.workers > 1:  # each worker's metrics go to files that /metrics adds up
         metrics.share_between_processes(settings.data_dir / "metrics")

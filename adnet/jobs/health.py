@@ -14,7 +14,10 @@ adnet is degraded, with a named reason, when:
   ``/healthz`` at 200 (``DEGRADED_ONLY``): it must not take a host out of a load balancer's rotation.
 
 A load balancer polls health often, so only the database is asked per request; the chain is checked at start and
-then by a job every ``HEALTH_SECONDS`` (``check_chain``), which also sets the chain's and the books' gauges.
+then by a job every ``HEALTH_SECONDS`` (``check_chain``), which also sets the chain's and the books' gauges. A check
+has ``CHECK_TIMEOUT_SECONDS`` (and each chain call its own budget, ``ADNET_CHAIN_TIMEOUT_SECONDS``), so a hung node is
+``chain_unreachable`` by the next check; and a last check older than two intervals counts as ``chain_unreachable``
+too, whatever it found, so a check that stopped running never leaves an old "ok" standing.
 Production refuses to start with a signer the vault does not accept; development starts and logs it as an error.
 """
 
@@ -24,7 +27,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from adnet.chain.client import ChainClient, ChainUnavailable
@@ -39,6 +42,7 @@ from adnet.money import audit, ledger
 log = logging.getLogger(__name__)
 
 HEALTH_SECONDS = 15.0
+CHECK_TIMEOUT_SECONDS = HEALTH_SECONDS / 2
 DATABASE_TIMEOUT_SECONDS = 2.0
 # Reasons that say the process works with less, not that it cannot work.
 DEGRADED_ONLY = frozenset({"redis_unreachable"})
@@ -72,27 +76,27 @@ class HealthReport:
 
 @dataclass
 class Health:
-    """This process's view of its health: the database asked on demand, the chain's last check kept."""
+    """This process's view of its health: the database asked on demand, the chain's last check kept.
+
+    ``interval`` is how often the health job checks the chain (None where it runs only on demand, in tests): a
+    last check older than two intervals is reported as ``chain_unreachable``."""
 
     chain: ChainClient
     clock: Clock
     ping: Callable[[], Awaitable[None]] = database.ping
     redis: RedisLink | None = None
+    interval: float | None = None
+    check_timeout: float = CHECK_TIMEOUT_SECONDS
     last: ChainCheck | None = field(default=None, init=False)
 
     async def check_chain(self) -> ChainCheck:
-        """Ask the node, the vault and the books, keep the result for ``report`` and set the gauges."""
-        node = await self.chain.health()
-        reasons: list[str] = []
-        if node["status"] == "wrong_chain":
-            reasons.append("wrong_chain")
-        elif node["status"] != "ok":
-            reasons.append("chain_unreachable")
-        else:
-            try:
-                reasons += await self._check_vault()
-            except ChainUnavailable:
-                reasons.append("chain_unreachable")
+        """Ask the node, the vault and the books (within ``check_timeout``), keep the result for ``report`` and
+        set the gauges."""
+        try:
+            async with asyncio.timeout(self.check_timeout):
+                node, reasons = await self._ask_chain()
+        except TimeoutError:
+            node, reasons = {"status": "unavailable: TimeoutError"}, ["chain_unreachable"]
         check = ChainCheck(reasons=tuple(reasons), node=node, checked_at=self.clock.now())
         if self.last is None or self.last.reasons != check.reasons:
             log.log(logging.WARNING if reasons else logging.INFO, "chain health reasons=%s vault=%s signer=%s",
@@ -101,11 +105,26 @@ class Health:
         return check
 
     async def report(self) -> HealthReport:
-        """The chain's last check (start-up made one), the database asked now, and Redis as last seen."""
+        """The chain's last check (start-up made one), unless it is overdue, the database asked now, and Redis as
+        last seen."""
         reasons = [] if await self._database_answers() else ["database_unreachable"]
         chain = self.last or await self.check_chain()
+        if self.interval is not None and self.clock.now() - chain.checked_at > timedelta(seconds=2 * self.interval):
+            chain = ChainCheck(reasons=("chain_unreachable",), node={"status": "unavailable: check overdue"},
+                               checked_at=chain.checked_at)
         redis = ["redis_unreachable"] if self.redis is not None and not self.redis.reachable else []
         return HealthReport(reasons=reasons + list(chain.reasons) + redis, chain=chain)
+
+    async def _ask_chain(self) -> tuple[dict[str, Any], list[str]]:
+        node = await self.chain.health()
+        if node["status"] == "wrong_chain":
+            return node, ["wrong_chain"]
+        if node["status"] != "ok":
+            return node, ["chain_unreachable"]
+        try:
+            return node, await self._check_vault()
+        except ChainUnavailable:
+            return node, ["chain_unreachable"]
 
     def require_signer(self, *, production: bool) -> None:
         """Refuse to start in production when the last check found the vault does not accept adnet's signer;

@@ -143,3 +143,13 @@ async def chain(app, chain_kind: str, settings: Settings, request: pytest.Fixtur
     yield client
     await client.close()
     rpc(url, "evm_revert", [snapshot])
+
+
+@pytest.fixture
+def app_chain(app, chain: ChainClient) -> Iterator[ChainClient]:
+    """The app serves, prepares, completes tasks and signs claims on the chain under test."""
+    services = app.extensions["adnet"]
+    original = services.chain
+    services.chain = chain
+    yield chain
+    services.chain = original

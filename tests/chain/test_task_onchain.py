@@ -4,10 +4,8 @@ redeemed, one wallet's several claims all redeem, and an unredeemed claim expire
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 
-import pytest
 from hexbytes import HexBytes
 from web3 import AsyncWeb3
 
@@ -25,16 +23,6 @@ from tests.chain.helpers import G, advance_chain_time, mine, revert_reason, user
 from tests.factories import make_task
 
 pytestmark = ON_BOTH_CHAINS
-
-
-@pytest.fixture
-def app_chain(app, chain: ChainClient) -> Iterator[ChainClient]:
-    """The app completes tasks and signs claims on the chain under test."""
-    services = app.extensions["adnet"]
-    original = services.chain
-    services.chain = chain
-    yield chain
-    services.chain = original
 
 
 async def transfer_from(chain: ChainClient, index: int) -> str:
