@@ -25,6 +25,7 @@ import pytest
 import redis
 from filelock import FileLock
 from quart import Quart
+from quart.testing import TestApp
 from tortoise import Tortoise, connections
 
 from adnet.accounts.fetching import Fetcher
@@ -44,6 +45,18 @@ REDIS_DATABASES = 16
 SLOW_FIRST = ("tests/reliability/", "tests/browser/", "tests/chain/", "tests/adnet/db/", "tests/adnet/cli/")
 # Test files outside tests/reliability whose tests share a server their module starts.
 MODULE_SERVERS = frozenset({"tests/chain/test_real_chain.py"})
+
+
+class PatientTestApp(TestApp):
+    """Quart's test app, given a minute to start and stop rather than six seconds: an app's first start builds the
+    development chain, and parallel workers on two busy cores can take longer than that. A start cut short would
+    leave the ORM's global context behind and fail every later test of the worker."""
+
+    def __init__(self, app: Quart, startup_timeout: int = 60, shutdown_timeout: int = 60) -> None:
+        super().__init__(app, startup_timeout, shutdown_timeout)
+
+
+Quart.test_app_class = PatientTestApp
 
 
 def worker_number() -> int:
