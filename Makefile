@@ -10,7 +10,7 @@ RUN_STAMP := $(VENV)/.installed-run
 PYTEST_ARGS ?=
 # The suite runs in this many processes (pytest-xdist); 0 runs it in this one.
 PYTEST_WORKERS ?= 3
-PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS)
 PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
 
 .PHONY: run test chromium test-postgres lint wheel-check contracts contracts-check bench screenshots clean reliability soak

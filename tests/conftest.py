@@ -27,6 +27,7 @@ from filelock import FileLock
 from quart import Quart
 from quart.testing import TestApp
 from tortoise import Tortoise, connections
+from xdist.scheduler import LoadScopeScheduling
 
 from adnet.accounts.fetching import Fetcher
 from adnet.app import create_app
@@ -65,10 +66,13 @@ def worker_number() -> int:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Give this worker its own PostgreSQL database (``<name>_gw<n>``) and Redis database (counting down from the
-    configured one), in the environment, where every fixture and every server a test starts reads them."""
+    """Schedule a parallel run by shared servers (in the process that runs the workers); give each worker its own
+    PostgreSQL database (``<name>_gw<n>``) and Redis database (counting down from the configured one), in the
+    environment, where every fixture and every server a test starts reads them."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
+        if config.pluginmanager.hasplugin("xdist"):
+            config.pluginmanager.register(SharedServers())
         return
     database_url = os.environ.get("ADNET_TEST_DATABASE_URL")
     if database_url:
@@ -82,18 +86,29 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Order the slow directories first (stable within each), so parallel workers finish together, and keep the
-    tests that share a server on one worker (``--dist loadgroup``): the browser tests share their package's live
-    server, the reliability tests and the real chain's their module's."""
+    """Order the slow directories first (stable within each), so parallel workers finish together."""
     def rank(item: pytest.Item) -> int:
         path = item.nodeid
         return next((index for index, prefix in enumerate(SLOW_FIRST) if path.startswith(prefix)), len(SLOW_FIRST))
 
     items.sort(key=rank)
-    for item in items:
-        group = shared_server_group(item.nodeid.partition("::")[0])
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+
+
+class SharedServerScheduling(LoadScopeScheduling):
+    """pytest-xdist's scheduling by scope, where a scope is the group of tests that share a server
+    (``shared_server_group``), run in order on one worker, and every other test is a scope of its own. (xdist's
+    ``loadgroup`` marks groups by renaming tests, which pytest 9.2's node ids no longer allow.)"""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return shared_server_group(nodeid.partition("::")[0]) or nodeid
+
+
+class SharedServers:
+    """The plugin that gives a parallel run (``-n``, any ``--dist``) this suite's scheduling."""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> SharedServerScheduling:
+        return SharedServerScheduling(config, log)
 
 
 def shared_server_group(path: str) -> str | None:
