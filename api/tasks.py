@@ -68,7 +68,8 @@ class MessageOut(Schema):
 async def complete(data: CompleteTask) -> Response:
     """Verify a completion's proof and answer with the awarded points and G$ and the signed claim that pays them
     (``transaction``, null when the task's budgets are empty). A repeat past the limit is 409 ``already_completed``
-    with the earlier ``completionId`` and its ``transaction``."""
+    with the earlier ``completionId`` and its ``transaction``; a site where the task's campaign may not pay, 409
+    ``not_allowed_on_site``."""
     run = services()
     result = await completion.complete_task(data, now=run.clock.now(), chain=run.chain, writer=run.completions)
     done = result.completion
