@@ -87,10 +87,10 @@ async def complete_task(request: CompleteTask, *, now: datetime, chain: ChainCli
     the same time; without one it has its own.
 
     Refused: Invalid (``invalid_proof`` naming the missing or extra proof
-    keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), NotFound (task, site, transaction), Conflict
-    (``already_completed`` with ``completionId`` and ``transaction``, ``task_inactive``, ``task_not_started``,
-    ``task_ended``, ``not_allowed_on_site``, ``too_many_attempts``, ``tx_already_used``, ``not_confirmed``),
-    Unavailable ``chain_unavailable``."""
+    keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), Unauthorized ``invalid_signature``, NotFound
+    (task, site, transaction), Conflict (``already_completed`` with ``completionId`` and ``transaction``,
+    ``task_inactive``, ``task_not_started``, ``task_ended``, ``not_allowed_on_site``, ``too_many_attempts``,
+    ``tx_already_used``, ``not_confirmed``), Unavailable ``chain_unavailable``."""
     wallet, fingerprint, proof, site_id = request.wallet, request.fingerprint, request.proof, request.site_id
     task, config, previous = await _task_and_previous(request.task_id, wallet, fingerprint, site_id, now)
     _check_proof_keys(task, proof)
