@@ -182,6 +182,17 @@ async def test_tracking_records_the_rules_reason_and_bills_nothing(client, clock
     assert await ledger.balance(ledger.site(world.site.id)) == site_balance
 
 
+async def test_tracking_reads_the_rule_of_a_campaign_no_longer_served_from_the_database(client, clock):
+    world = await make_world()
+    ad = await served_and_seen(client, clock, world.site)
+    await Campaign.filter(id=world.campaign.id).update(status="paused", site_deny=[world.site.id])
+    await rebuild_index(current_app)
+    assert world.campaign.id not in current_app.extensions["adnet"].serving.index.campaigns
+    response, body = await post(client, event_body(ad, world.site))
+    assert response.status_code == 201 and not await billed(body)
+    assert (await TrackingEvent.get(id=body["eventId"])).refusal_reason == "site_excluded"
+
+
 @pytest.mark.parametrize("rule", list(PAYING_RULES))
 async def test_a_task_completion_on_a_refused_site_pays_nothing(client, rule):
     world = await make_world()
