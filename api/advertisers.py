@@ -26,7 +26,6 @@ from adnet.core.amounts import Token
 from adnet.money import deposits, withdrawals
 from adnet.money.commands import DepositReport, Funds, WithdrawalPage
 from adnet.money.holders import advertiser_holder
-from adnet.money.models import DepositStatus
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
@@ -52,6 +51,7 @@ from api.schemas import (
     creative_out,
     deposit_out,
     deposit_plan_out,
+    deposit_status,
     refusals,
     task_out,
     withdrawal_list_out,
@@ -204,15 +204,17 @@ async def advertiser_deposit_prepare(data: Funds) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(DepositReport)
 @document_response(DepositOut, 201)
+@document_response(DepositOut, 200)
 @document_response(DepositOut, 202)
 @refusals(400, 404, 409, 503)
 async def advertiser_deposit(data: DepositReport) -> Response:
-    """Credit a G$ deposit the wallet made to the vault: 201 credited, 202 pending its confirmations, 409 when the
-    transaction was credited before."""
+    """Credit a G$ deposit the wallet made to the vault: 201 credited now, 200 credited before (by the chain
+    watcher or an earlier post of the hash: the same deposit, credited once), 202 pending its confirmations, 409
+    ``already_credited`` when it was credited to another account."""
     run = services()
-    credited = await deposits.credit(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.tx_hash, run.chain,
+    recorded = await deposits.credit(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.tx_hash, run.chain,
                                      run.clock.now())
-    return answer(DepositOut(**deposit_out(credited)), 201 if credited.status == DepositStatus.CREDITED else 202)
+    return answer(DepositOut(**deposit_out(recorded.deposit)), deposit_status(recorded))
 
 
 @blueprint.post("/advertisers/withdraw")

@@ -31,8 +31,8 @@ from adnet.campaigns.views import CampaignView
 from adnet.core.amounts import Token, to_decimal_string, to_number
 from adnet.core.clock import iso
 from adnet.core.wallets import checksummed
-from adnet.money.deposits import DepositPlan
-from adnet.money.models import Claim, Deposit, Withdrawal, WithdrawalStatus
+from adnet.money.deposits import DepositPlan, RecordedDeposit
+from adnet.money.models import Claim, Deposit, DepositStatus, Withdrawal, WithdrawalStatus
 from adnet.tasks.config import (
     FeedbackConfig,
     OnchainEventConfig,
@@ -242,6 +242,14 @@ def deposit_out(deposit: Deposit) -> dict[str, Any]:
     """The fields of a ``DepositOut``."""
     return {"deposit_id": deposit.id, "tx_hash": deposit.tx_hash, "token": deposit.token_symbol,
             "amount": int(deposit.amount), "status": deposit.status.value}
+
+
+def deposit_status(recorded: RecordedDeposit) -> int:
+    """The status of a posted deposit's answer: 201 credited by this post, 200 credited before it (by the chain
+    watcher or an earlier post), 202 pending its confirmations."""
+    if recorded.deposit.status != DepositStatus.CREDITED:
+        return 202
+    return 201 if recorded.credited_now else 200
 
 
 def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
