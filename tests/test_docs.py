@@ -2,10 +2,13 @@
 its tests), and docs/errors.md names every error code the code can answer with."""
 
 import ast
+import base64
+import hashlib
 import re
 from pathlib import Path
 
 from adnet.accounts.sites import SPECIAL_USE_REFUSALS
+from adnet.delivery.sdk import sdk_version
 from api.errors import HTTP_CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,3 +109,14 @@ def test_docs_sdk_names_every_data_attribute_the_embed_reads():
             "data-collapse", "data-heading-level", "data-adnet-slot", "data-adnet-rewards"} <= read
     documented = set(re.findall(r"`(data-[a-z-]+)`", (ROOT / "docs" / "sdk.md").read_text()))
     assert sorted(read - documented) == []
+
+
+def test_docs_sdk_gives_the_integrity_of_the_served_script():
+    """docs/sdk.md's pinned snippet names the current version and the SHA-384 of static/sdk.js, the file served at
+    that version's URL: a change of the script that forgets its version or the docs fails here."""
+    docs = (ROOT / "docs" / "sdk.md").read_text()
+    pinned = re.findall(r'src="[^"]*/sdk/([0-9.]+)/sdk\.js"\s+integrity="(sha384-[A-Za-z0-9+/=]+)"', docs)
+    served = (ROOT / "static" / "sdk.js").read_bytes()
+    digest = "sha384-" + base64.b64encode(hashlib.sha384(served).digest()).decode()
+    assert pinned == [(sdk_version(), digest)]
+    assert f"The integrity of version {sdk_version()} " in docs
