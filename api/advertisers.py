@@ -36,6 +36,7 @@ from api.http import REPLAYED, answer, idempotent, services, with_body, with_que
 from api.openapi import CSV_FILE, other_answer, query_parameter
 from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import (
+    CAMPAIGN_ID_ALIAS,
     Address,
     AmountText,
     CampaignOut,
@@ -105,6 +106,16 @@ class DeletedOut(Schema):
     """What a deletion removed, and the G$ it returned to the unallocated balance (a budget, a task's pool)."""
 
     id: str
+    deleted: bool
+    returned: AmountText
+
+
+class CampaignDeletedOut(Schema):
+    """A deleted campaign, named ``campaignId`` as in every answer (``id`` repeats it, deprecated), and the G$ its
+    budget and task pools returned to the unallocated balance."""
+
+    campaign_id: str
+    id: str = Field(deprecated=True, description=CAMPAIGN_ID_ALIAS)
     deleted: bool
     returned: AmountText
 
@@ -320,13 +331,13 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
 @blueprint.delete("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
-@document_response(DeletedOut)
+@document_response(CampaignDeletedOut)
 @refusals(403, 404, 409)
 async def delete_campaign(campaign_id: str) -> Response:
     """Delete a draft or rejected campaign, which has never served, with its creatives and tasks; what its budget
     and task pools held returns to the unallocated balance. 409 ``campaign_locked`` once submitted: end it instead."""
     returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
-    return answer(DeletedOut(id=campaign_id, deleted=True, returned=returned))
+    return answer(CampaignDeletedOut(campaign_id=campaign_id, id=campaign_id, deleted=True, returned=returned))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/duplicate")

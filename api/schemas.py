@@ -426,10 +426,16 @@ class TaskOut(Schema):
                 for key, value in config.items()}
 
 
-class CampaignOut(Schema):
-    """A campaign with its state and money; one campaign's answer also lists its creatives and tasks."""
+CAMPAIGN_ID_ALIAS = ("The campaign's id again, under the name campaign answers used before campaignId "
+                     "(deprecated: read campaignId; kept for clients written against it).")
 
-    id: str
+
+class CampaignOut(Schema):
+    """A campaign with its state and money; one campaign's answer also lists its creatives and tasks. Its id is
+    ``campaignId``, as in every other answer; ``id`` repeats it for clients written before (deprecated)."""
+
+    campaign_id: str
+    id: str = Field(deprecated=True, description=CAMPAIGN_ID_ALIAS)
     advertiser_id: str
     name: str
     status: str
@@ -485,7 +491,7 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
     """A campaign as the API shows it; with ``details``, its creatives and tasks."""
     campaign = view.campaign
     out = CampaignOut(
-        id=campaign.id, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+        campaign_id=campaign.id, id=campaign.id, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
         name=campaign.name, status=campaign.status.value, state=view.state,
         rejection_reason=campaign.rejection_reason, starts_at=campaign.starts_at, ends_at=campaign.ends_at,
         cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),

@@ -101,7 +101,7 @@ def operator_name(settings: Settings, wallet: str | None) -> str:
 async def review_queue(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     queue = await review.review_queue(context.clock.now())
     return {
-        "campaigns": [{"id": view.campaign.id, "name": view.campaign.name,
+        "campaigns": [{"campaignId": view.campaign.id, "id": view.campaign.id, "name": view.campaign.name,
                        "advertiserId": view.campaign.advertiser_id,  # type: ignore[attr-defined]
                        "creatives": [_creative(creative) for creative in view.creatives],
                        "tasks": [{"id": task.id, "kind": task.kind.value, "title": task.title}
