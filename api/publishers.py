@@ -23,7 +23,6 @@ from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal, WithdrawalPage
 from adnet.money.holders import owned_site_holder
-from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
@@ -44,6 +43,7 @@ from api.schemas import (
     WithdrawalOut,
     deposit_out,
     deposit_plan_out,
+    deposit_status,
     refusals,
     withdrawal_list_out,
     withdrawal_out,
@@ -414,16 +414,18 @@ async def topup_prepare(data: TopUpPrepareRequest) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpRequest)
 @document_response(SiteDepositOut, 201)
+@document_response(SiteDepositOut, 200)
 @document_response(SiteDepositOut, 202)
 @refusals(400, 403, 404, 409, 503)
 async def topup(data: TopUpRequest) -> Response:
-    """Credit the site with a G$ deposit the wallet made to the vault: 201 credited, 202 pending until its
-    confirmations (the watcher credits it then), 409 when the transaction was credited before."""
+    """Credit the site with a G$ deposit the wallet made to the vault: 201 credited now, 200 credited before (by
+    the chain watcher or an earlier post of the hash: the same deposit, credited once), 202 pending until its
+    confirmations (the watcher credits it then), 409 ``already_credited`` when it was credited to another
+    account."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    deposit = await deposits.credit(holder, data.tx_hash, run.chain, run.clock.now())
-    return answer(SiteDepositOut(site_id=data.site_id, **deposit_out(deposit)), (
-        201 if deposit.status == DepositStatus.CREDITED else 202))
+    recorded = await deposits.credit(holder, data.tx_hash, run.chain, run.clock.now())
+    return answer(SiteDepositOut(site_id=data.site_id, **deposit_out(recorded.deposit)), deposit_status(recorded))
 
 
 @blueprint.post("/publishers/withdraw")

@@ -218,7 +218,7 @@ async def advertise_deposit() -> Response:
     try:
         report = command_of(DepositReport, form)
         progress = await deposits.progress(advertiser_holder(advertiser), report.tx_hash, run.chain, run.clock.now())
-    except Invalid as error:
+    except (Invalid, Conflict) as error:  # Conflict: a hash credited to another account
         return await _home_refused("deposit", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Deposit {progress.tx_hash}: {progress.state}.")

@@ -10,6 +10,8 @@
 
 Shell access to the server is the credential here, as for every ``adnet`` command; ``--operator WALLET`` names who
 acts in the logs and must be one of ``ADNET_OPERATORS`` when given. Output is JSON, one document per command.
+What a command changes reaches the running servers as their own changes do (``adnet.jobs.changelog.announced``:
+through Redis, or the database's change log without it), not at their next whole rebuild of the index.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from adnet.core.clock import Clock
 from adnet.core.errors import DomainError
 from adnet.core.inputs import parse
 from adnet.db import config as database
+from adnet.jobs.changelog import announced
 from adnet.money import rate as vault_rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
@@ -101,7 +104,7 @@ def operator_name(settings: Settings, wallet: str | None) -> str:
 async def review_queue(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     queue = await review.review_queue(context.clock.now())
     return {
-        "campaigns": [{"id": view.campaign.id, "name": view.campaign.name,
+        "campaigns": [{"campaignId": view.campaign.id, "id": view.campaign.id, "name": view.campaign.name,
                        "advertiserId": view.campaign.advertiser_id,  # type: ignore[attr-defined]
                        "creatives": [_creative(creative) for creative in view.creatives],
                        "tasks": [{"id": task.id, "kind": task.kind.value, "title": task.title}
@@ -190,13 +193,15 @@ def _command(settings: Settings, args: argparse.Namespace) -> int:
     async def run() -> int:
         await database.open_database(settings.database_url)
         try:
-            if CHAIN not in args.needs:
-                return await run_action(args, Context(settings, operator, Clock()))
-            connection = await connect(settings, clock=Clock())
-            try:
-                return await run_action(args, Context(settings, operator, Clock(), connection.client))
-            finally:
-                await connection.close()
+            # What the action changes is served by the running servers at once (adnet.jobs.changelog).
+            async with announced(settings):
+                if CHAIN not in args.needs:
+                    return await run_action(args, Context(settings, operator, Clock()))
+                connection = await connect(settings, clock=Clock())
+                try:
+                    return await run_action(args, Context(settings, operator, Clock(), connection.client))
+                finally:
+                    await connection.close()
         finally:
             await database.close_database()
 

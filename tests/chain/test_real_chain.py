@@ -138,7 +138,7 @@ async def status_after(chain: ChainClient, holder: Holder, tx_hash: str, clock, 
     """The deposit's status once credited, or after ``seconds`` of asking."""
     deadline = time.monotonic() + seconds
     while True:
-        status = (await deposits.credit(holder, tx_hash, chain, clock.now())).status
+        status = (await deposits.credit(holder, tx_hash, chain, clock.now())).deposit.status
         if status == DepositStatus.CREDITED or time.monotonic() > deadline:
             return status
         await asyncio.sleep(0.2)
