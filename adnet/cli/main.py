@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 
@@ -85,8 +86,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    """Serve where ``--host`` and ``--port`` (or the settings) say. Both are passed on as ``ADNET_HOST`` and
+    ``ADNET_PORT``: each worker reads its settings from the environment (``adnet.app.create_server_app``), and
+    without ``ADNET_PUBLIC_URL`` the public URL, which sign-in messages, links and the embed snippet name, is
+    the address served (``adnet.config.served_url``)."""
     import uvicorn
 
+    host, port = args.host or settings.host, args.port or settings.port
+    os.environ.update(ADNET_HOST=host, ADNET_PORT=str(port))
     asyncio.run(migrations.migrate(settings.database_url))
     if args.workers > 1:  # each worker's metrics go to files that /metrics adds up
         metrics.share_between_processes(settings.data_dir / "metrics")
@@ -94,8 +101,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         uvicorn.run(
             "adnet.app:create_server_app",
             factory=True,
-            host=args.host or settings.host,
-            port=args.port or settings.port,
+            host=host,
+            port=port,
             workers=args.workers,
             loop="uvloop",
             http="httptools",
