@@ -1,19 +1,23 @@
-"""Demo data: everything the demo page needs, valid, funded, and created once however often it is loaded."""
+"""Demo data: everything the demo page needs, valid, funded, and created once however often it is loaded; its
+banners named under the public URL wherever adnet is served."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
 from adnet.accounts.models import ProofMethod, Site, SiteState, VerifiedDomain
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from adnet.config import load_settings
+from adnet.core.wallets import dev_accounts
 from adnet.demo import DemoRefused, create_demo, load_demo
 from adnet.money import ledger
 from adnet.tasks.config import parse_config
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 from tests.adnet.test_config import production_env
+from tests.portal.conftest import portal_sign_in
 
 
 @pytest.fixture
@@ -30,6 +34,9 @@ async def test_the_demo_holds_every_kind_of_ad_and_unit(app, settings, deploymen
     for campaign in campaigns:
         sizes = {(c.width, c.height) for c in await Creative.filter(campaign=campaign)}
         assert sizes == {(300, 250), (728, 90), (320, 50)}
+        # adnet's own files, stored without an origin, so they show wherever adnet is served
+        assert all(re.fullmatch(r"/static/demo/banner-\d-\d+x\d+\.svg", banner)
+                   for banner in await Creative.filter(campaign=campaign).values_list("banner_url", flat=True))
         assert await ledger.balance(ledger.campaign(campaign.id)) == int(campaign.budget)
     # The demo shows targeting rules that still let a desktop browser anywhere see every campaign.
     rules = {campaign.name: campaign.targeting for campaign in campaigns}
@@ -85,3 +92,31 @@ async def test_production_refuses_demo_data(tmp_path):
     with pytest.raises(DemoRefused):
         await load_demo(settings)
     assert not (tmp_path / "prod.sqlite3").exists()
+
+
+async def test_the_demo_banners_are_named_under_the_public_url(app, client, settings, deployment, clock):
+    summary = await create_demo(settings, deployment, now=clock.now())
+    await app.extensions["adnet"].serving.rebuild()
+    answer = await client.get("/api/serve", query_string={"siteId": summary["siteId"], "size": "300x250"},
+                              headers={"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0"})
+    banner = (await answer.get_json())["ad"]["bannerUrl"]
+    assert re.fullmatch(r"http://adnet\.test/static/demo/banner-\d-300x250\.svg", banner)
+    image = await client.get(banner.removeprefix(settings.public_url))
+    assert image.status_code == 200 and image.mimetype == "image/svg+xml"
+
+    advertiser = await portal_sign_in(app.test_client(), dev_accounts()[1])
+    campaign_id = summary["campaignIds"][0]
+    page = await (await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}")).get_data(as_text=True)
+    creative = await Creative.filter(campaign_id=campaign_id, width=300).first()
+    assert creative is not None
+    assert f'<img src="{creative.banner_url}"' in page  # a page names the path: it shows on any origin
+    assert f'value="{settings.public_url}{creative.banner_url}"' in page  # the form's URL field, absolute
+    # Given back unchanged by the form, the banner keeps its path: only the weight changed, so no new review.
+    changed = await advertiser.post(f"/portal/advertise/creatives/{creative.id}", {
+        "bannerUrl": settings.public_url + creative.banner_url, "targetUrl": creative.target_url,
+        "description": creative.description, "mediaType": "image", "size": "300x250", "weight": "3"})
+    assert changed.status_code == 303, await changed.get_data(as_text=True)
+    await creative.refresh_from_db()
+    assert (creative.banner_url.startswith("/static/demo/"), creative.weight, creative.status.value) == (
+        True, 3, "approved")
+

@@ -3,7 +3,8 @@ attached task of each verifier, and targeting rules: page keywords excluded, dev
 feedback unit and a three-question survey, and one publisher whose site is this server's own host, so the demo page
 at ``/demo`` serves all of it. The site cannot prove its domain (it is adnet's own), so it is marked verified
 directly, with the method ``demo`` the re-check job leaves alone outside production, and it earns like any verified
-site.
+site. The creatives' banners are adnet's own files (``static/demo``), stored as paths on adnet, so they show
+wherever adnet is served (``adnet.campaigns.banners.banner_address``).
 
 The advertiser and the publisher are development accounts 1 and 2 of the development chain, so a browser wallet
 holding their keys can sign in as them. Loading is idempotent: the demo advertiser's wallet is unique, so a second
@@ -214,7 +215,7 @@ async def _create(settings: Settings, deployment: Deployment, advertiser_wallet:
         for width, height in BANNER_SIZES[index:] + BANNER_SIZES[:index]:
             await Creative.create(
                 id=new_id("ad"), campaign=campaign,
-                banner_url=f"{origin}/static/demo/banner-{index + 1}-{width}x{height}.svg",
+                banner_url=f"/static/demo/banner-{index + 1}-{width}x{height}.svg",
                 target_url=f"https://example.com/demo/{index + 1}", description=spec.description,
                 width=width, height=height, status=CreativeStatus.APPROVED, created_at=now,
                 updated_at=now,
