@@ -73,8 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     makemigrations.add_argument("--name", default=None)
     makemigrations.set_defaults(command=_makemigrations)
 
-    demo = commands.add_parser("demo", help="load demo data (idempotent)")
+    demo = commands.add_parser("demo", help="load demo data and a month of its traffic (idempotent)")
     demo.add_argument("--json", action="store_true", help="print what exists as JSON")
+    demo.add_argument("--bare", action="store_true", help="the accounts, campaigns and units only, without history")
     demo.set_defaults(command=_demo, needs=(DATABASE,))
     audit = commands.add_parser("audit", help="check that the ledger balances and the vault covers what it owes")
     audit.add_argument("--no-chain", action="store_true", help="check the books only, without the vault")
@@ -133,7 +134,7 @@ def _demo(settings: Settings, args: argparse.Namespace) -> int:
         print(f"adnet: {chain_cli.DEPLOYER_KEY_VARIABLE}: {exc}", file=sys.stderr)
         return 2
     try:
-        summary = asyncio.run(load_demo(settings, minter=minter))
+        summary = asyncio.run(load_demo(settings, minter=minter, bare=args.bare))
     except DemoRefused as exc:
         print(f"adnet: {exc}", file=sys.stderr)
         return 2

@@ -136,7 +136,7 @@ class AdnetServer:
         """Migrate and load the demo data (which deploys the development chain)."""
         if self.database_url.startswith("postgres"):
             run_coroutine(recreate_postgres(self.database_url))
-        for args in (("migrate",), ("demo", "--json")):
+        for args in (("migrate",), ("demo", "--bare", "--json")):
             result = self.run(*args)
             if result.returncode != 0:
                 raise RuntimeError(f"adnet {' '.join(args)} failed: {result.stderr[-2000:]}")
