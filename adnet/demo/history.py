@@ -85,9 +85,9 @@ SEED = 20_26
 FIRST_DAY_VIEWS = 35
 LAST_DAY_VIEWS = 80
 WEEKEND = 0.75
-# Each day is played in steps of four hours (from midnight, UTC); each step's share of the day's page views.
-STEP_HOURS = 4
-STEP_SHARES = (0.05, 0.1, 0.22, 0.23, 0.24, 0.16)
+# Each day is played in steps of six hours (from midnight, UTC); each step's share of the day's page views.
+STEP_HOURS = 6
+STEP_SHARES = (0.1, 0.28, 0.34, 0.28)
 # When, within a step, visitors report what they saw: impressions once in view, then clicks, task steps and answers.
 REPORT_AFTER = timedelta(seconds=4)
 ACT_AFTER = timedelta(seconds=25)
@@ -98,7 +98,7 @@ HURRIED_SCRIPT = 0.02
 REPLAYED = 0.01
 CLICK_FRAUD = 0.004
 TASK_TAKEN = 0.2
-UNIT_ANSWERED = 0.05
+UNIT_ANSWERED = 0.04
 BOT_VIEW = 0.05
 COPYCAT_VIEW = 0.02
 NEWS_VIEW = 0.4
