@@ -391,9 +391,9 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
     only), of a size the campaign takes, and an image file of that size (400 ``insecure_url``,
     ``size_not_in_campaign``, ``banner_unreachable``, ``banner_size_mismatch``). It waits for review: with the
     campaign, or alone when the campaign is already approved."""
-    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now(),
-                                             services().banners)
-    return answer(creative_out(creative), 201)
+    run = services()
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data, run.clock.now(), run.banners)
+    return answer(creative_out(creative, run.settings.public_url), 201)
 
 
 @blueprint.patch("/advertisers/creatives/<creative_id>")
@@ -405,9 +405,10 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now(),
-                                               services().banners)
-    return answer(creative_out(creative))
+    run = services()
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data, run.clock.now(), run.banners,
+                                             run.settings.public_url)
+    return answer(creative_out(creative, run.settings.public_url))
 
 
 @blueprint.delete("/advertisers/creatives/<creative_id>")

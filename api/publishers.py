@@ -18,6 +18,7 @@ from adnet.accounts.commands import ApiKeyScope, SiteRegistration
 from adnet.accounts.models import MemberRole, ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
 from adnet.accounts.sites import managed_site, owned_site, register_site
+from adnet.campaigns.banners import banner_address
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
@@ -364,11 +365,13 @@ async def site_ads(site_id: str, query_args: Period) -> Response:
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     runs = await site_reports.ads_that_ran(site.id, start, end)
+    public_url = services().settings.public_url
     return answer(AdsOut(site_id=site.id, first=start, last=end, token=Token.GS, campaigns=[
         CampaignRunOut(campaign_id=run.campaign_id, name=run.name, advertiser_id=run.advertiser_id,
                        advertiser=run.advertiser, category=run.category, figures=_ad_figures_out(run.figures),
                        creatives=[CreativeRunOut(creative_id=creative.creative_id, description=creative.description,
-                                                 size=creative.size, banner_url=creative.banner_url,
+                                                 size=creative.size,
+                                                 banner_url=banner_address(creative.banner_url, public_url),
                                                  figures=_ad_figures_out(creative.figures))
                                   for creative in run.creatives])
         for run in runs]))

@@ -25,6 +25,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from quart_schema import document_response
 
+from adnet.campaigns.banners import banner_address
 from adnet.campaigns.models import Creative
 from adnet.campaigns.targeting import Targeting
 from adnet.campaigns.views import CampaignView
@@ -465,9 +466,11 @@ class CampaignOut(Schema):
     tasks: list[TaskOut] | None = None
 
 
-def creative_out(creative: Creative) -> CreativeOut:
+def creative_out(creative: Creative, base_url: str) -> CreativeOut:
+    """``creative`` as its advertiser and operators read it, its banner's address under ``base_url`` (adnet's public
+    URL) when it is one of adnet's own files."""
     return CreativeOut(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
-                       banner_url=creative.banner_url, target_url=creative.target_url,
+                       banner_url=banner_address(creative.banner_url, base_url), target_url=creative.target_url,
                        description=creative.description, media_type=creative.media_type.value,
                        size=f"{creative.width}x{creative.height}", status=creative.status.value,
                        rejection_reason=creative.rejection_reason, weight=creative.weight,
@@ -504,6 +507,6 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:
-        out.creatives = [creative_out(creative) for creative in view.creatives]
+        out.creatives = [creative_out(creative, base_url) for creative in view.creatives]
         out.tasks = [task_out(task, base_url) for task in view.tasks]
     return out

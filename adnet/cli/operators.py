@@ -26,6 +26,7 @@ from typing import Any
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
+from adnet.campaigns.banners import banner_address
 from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.campaigns.lifecycle import settle_due
 from adnet.campaigns.models import Category
@@ -103,19 +104,21 @@ def operator_name(settings: Settings, wallet: str | None) -> str:
 
 async def review_queue(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     queue = await review.review_queue(context.clock.now())
+    public_url = context.settings.public_url
     return {
         "campaigns": [{"campaignId": view.campaign.id, "id": view.campaign.id, "name": view.campaign.name,
                        "advertiserId": view.campaign.advertiser_id,  # type: ignore[attr-defined]
-                       "creatives": [_creative(creative) for creative in view.creatives],
+                       "creatives": [_creative(creative, public_url) for creative in view.creatives],
                        "tasks": [{"id": task.id, "kind": task.kind.value, "title": task.title}
                                  for task in view.tasks]}
                       for view in queue.campaigns],
-        "creatives": [_creative(creative) for creative in queue.creatives],
+        "creatives": [_creative(creative, public_url) for creative in queue.creatives],
     }
 
 
-def _creative(creative: Any) -> dict[str, Any]:
-    return {"id": creative.id, "campaignId": creative.campaign_id, "bannerUrl": creative.banner_url,
+def _creative(creative: Any, public_url: str) -> dict[str, Any]:
+    return {"id": creative.id, "campaignId": creative.campaign_id,
+            "bannerUrl": banner_address(creative.banner_url, public_url),
             "targetUrl": creative.target_url, "size": f"{creative.width}x{creative.height}",
             "mediaType": creative.media_type.value}
 

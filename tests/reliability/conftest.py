@@ -126,13 +126,13 @@ class AdnetServer:
 
     def prepare(self) -> None:
         """Migrate (the database starts as a copy of a migrated one; ``adnet migrate`` then makes the data
-        directory) and load the demo data (which deploys the development chain)."""
+        directory) and load the demo data without its month of history (which deploys the development chain)."""
         path = sqlite_file(self.database_url)
         if path is None:
             migrated_postgres(self.database_url)
         else:
             migrated_sqlite(path)
-        for args in (("migrate",), ("demo", "--json")):
+        for args in (("migrate",), ("demo", "--bare", "--json")):
             result = self.run(*args)
             if result.returncode != 0:
                 raise RuntimeError(f"adnet {' '.join(args)} failed: {result.stderr[-2000:]}")

@@ -3,7 +3,7 @@ from tortoise.migrations import operations as ops
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0022_ad_units')]
+    dependencies = [('models', '0024_webhook_endpoint_breaker')]
 
     initial = False
 
