@@ -26,6 +26,7 @@ from tests.chain.helpers import user
 from tests.conftest import make_settings, rebuild_index
 from tests.factories import G, fund, make_site
 from tests.images import png
+from tests.waiting import eventually
 
 # Creatives are checked against their banner file: cdn.example serves the banners these tests name.
 pytestmark = pytest.mark.usefixtures("banner_cdn")
@@ -112,12 +113,11 @@ async def serve(client, site, **params) -> dict:
 
 async def served_after_rebuild(client, site, **params) -> dict:
     """What the site gets once the index rebuilt in the background (the domain only invalidated it)."""
-    for _ in range(100):
+    async def answer() -> dict | None:
         body = await serve(client, site, **params)
-        if body["kind"] != "NONE":
-            return body
-        await asyncio.sleep(0.01)
-    return body
+        return body if body["kind"] != "NONE" else None
+
+    return await eventually(answer, "an ad served after the rebuild")
 
 
 async def test_deposit_campaign_review_serve_track_report(client, chain, clock):

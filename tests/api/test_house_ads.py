@@ -25,6 +25,7 @@ from tests.auth_helpers import bearer, sign_in
 from tests.conftest import rebuild_index
 from tests.factories import G, make_campaign, make_creative, make_publisher, make_site
 from tests.sql import recorded_statements
+from tests.waiting import eventually
 
 HOUSE_AD = {"bannerUrl": "https://publisher.example/newsletter.png", "targetUrl": "https://publisher.example/join",
             "description": "Our newsletter", "size": "300x250"}
@@ -66,14 +67,13 @@ async def counts(site) -> dict[tuple[str, str], int]:
     return {(row.house_ad_id, row.type.value): row.events for row in await HouseAdDaily.filter(site_id=site.id)}
 
 
-async def until_served(client, site, kind: str, tries: int = 100, **params) -> dict:
-    """Wait (at most ``tries`` times 20 ms) for the serving index's job to take an announced change."""
-    for _ in range(tries):
+async def until_served(client, site, kind: str, **params) -> dict:
+    """The site's serve answer once it is of ``kind``: the serving index's job takes an announced change."""
+    async def answer() -> dict | None:
         body = await serve(client, site, **params)
-        if body["kind"] == kind:
-            return body
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"/api/serve never answered {kind} for the site")
+        return body if body["kind"] == kind else None
+
+    return await eventually(answer, f"/api/serve answering {kind} for the site")
 
 
 async def test_a_house_ad_fills_an_unfilled_slot_and_is_never_billed(client, owner):

@@ -4,7 +4,6 @@ vault's cover."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 
 import pytest
@@ -20,6 +19,7 @@ from tests.api.test_track import event_body, post, serve_ad, setup_ad
 from tests.chain.helpers import funded_claim, user
 from tests.conftest import make_settings
 from tests.factories import G, fund
+from tests.waiting import eventually
 
 TOKEN = "metrics-token-" + "m" * 32
 SCRAPER = {"Authorization": f"Bearer {TOKEN}"}
@@ -115,11 +115,9 @@ async def test_claims_and_the_vaults_cover_follow_the_books_and_the_chain(client
 async def test_each_run_of_a_periodic_job_is_timed(client, services):
     before = await scrape(client)
     services.serving.invalidate(None)  # wakes the serving-index job
-    for _ in range(200):
-        after = await scrape(client)
-        if value(after, "adnet_job_duration_seconds_count", job="serving-index") > value(
-                before, "adnet_job_duration_seconds_count", job="serving-index"):
-            break
-        await asyncio.sleep(0.01)
-    assert value(after, "adnet_job_duration_seconds_count", job="serving-index") - value(
-        before, "adnet_job_duration_seconds_count", job="serving-index") >= 1
+    runs_before = value(before, "adnet_job_duration_seconds_count", job="serving-index")
+
+    async def timed_run() -> bool:
+        return value(await scrape(client), "adnet_job_duration_seconds_count", job="serving-index") > runs_before
+
+    assert await eventually(timed_run, "a timed run of the serving-index job")

@@ -4,7 +4,6 @@ the protocol rate changes on the embedded chain; and the holes of comparable net
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import pytest
@@ -32,6 +31,7 @@ from tests.api.test_track import page, page_url
 from tests.auth_helpers import sign_in
 from tests.conftest import rebuild_index
 from tests.factories import G, make_site
+from tests.waiting import eventually
 
 # Creatives are checked against their banner file: cdn.example serves the banners these tests name.
 pytestmark = pytest.mark.usefixtures("banner_cdn")
@@ -218,9 +218,6 @@ async def test_an_approval_reaches_the_serving_index_without_waiting_for_its_ref
     await index.rebuild()
     assert campaign["id"] not in index.index.campaigns
     assert (await (await operator_api(client)).call("POST", f"/operators/campaigns/{campaign['id']}/approve"))[0] == 200
-    for _ in range(200):  # the approval's announcement wakes the index job, far sooner than its 3 s refresh
-        if campaign["id"] in index.index.campaigns:
-            break
-        await asyncio.sleep(0.005)
-    assert campaign["id"] in index.index.campaigns
+    # The approval's announcement wakes the index job, far sooner than its 3 s refresh.
+    await eventually(lambda: campaign["id"] in index.index.campaigns, "the approved campaign in the index")
     assert (await serve(client, site))["kind"] == "BANNER"

@@ -1,7 +1,6 @@
 """GET /api/serve through HTTP: the response shapes, who is a candidate, validation, CORS, caching, fill-rate
 counting, and that a serve reads nothing from the database."""
 
-import asyncio
 from collections import Counter
 from datetime import timedelta
 
@@ -18,6 +17,7 @@ from adnet.tasks.models import Completion, TaskKind
 from tests.conftest import rebuild_index
 from tests.factories import G, make_campaign, make_creative, make_house_ad, make_site, make_task, wallet_address
 from tests.sql import recorded_statements
+from tests.waiting import eventually
 
 POLL = {"question": "Which chain?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}
 QUIZ = {"question": "2+2?", "answers": ["four-secret"], "choices": ["3", "four-secret"]}
@@ -266,10 +266,7 @@ async def test_an_announced_change_rebuilds_the_index_in_the_background(app, cli
     changes.listen(app.extensions["adnet"].serving.invalidate)  # as every request and job of the app does
     changes.announce(campaign.id)
     server = app.extensions["adnet"].serving
-    for _ in range(200):
-        if campaign.id in server.index.campaigns:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: campaign.id in server.index.campaigns, "the campaign in the index")
     _, body = await get_serve(client, siteId=site.id)
     assert body["kind"] == "BANNER"
 

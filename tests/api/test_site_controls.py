@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 
 import pytest
@@ -23,6 +22,7 @@ from tests.auth_helpers import bearer, sign_in
 from tests.conftest import rebuild_index
 from tests.factories import make_advertiser, make_campaign, make_creative, make_publisher, make_site, make_task
 from tests.sql import recorded_statements
+from tests.waiting import eventually
 
 POLL = {"question": "Which chain?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}
 QUIZ = {"question": "2+2?", "answers": ["four"], "choices": ["3", "four"]}
@@ -60,15 +60,6 @@ async def served(client, site, **params) -> list[dict]:
 
 def campaigns_of(answers: list[dict]) -> set[str]:
     return {answer["ad"]["campaignId"] for answer in answers if answer["kind"] == "BANNER"}
-
-
-async def until(check, tries: int = 100) -> None:
-    """Wait (at most ``tries`` times 20 ms) for the serving index's job to hear the announced change."""
-    for _ in range(tries):
-        if await check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("serving never honoured the change")
 
 
 async def two_campaigns(client, **first_fields) -> tuple[Campaign, Campaign]:
@@ -134,13 +125,13 @@ async def test_a_blocked_advertiser_campaign_or_category_is_not_served(client, o
 
     async def honoured() -> bool:
         return campaigns_of(await served(client, site)) == {other.id}
-    await until(honoured)
+    await eventually(honoured, "serving honouring the change")
     assert campaigns_of(await served(client, site)) == {other.id}
     assert (await put_controls(client, owner))[0] == 200  # unblocked: served again
 
     async def again() -> bool:
         return blocked.id in campaigns_of(await served(client, site))
-    await until(again)
+    await eventually(again, "serving honouring the change")
 
 
 async def test_a_blocked_advertisers_units_are_not_served(client, owner):
@@ -154,7 +145,7 @@ async def test_a_blocked_advertisers_units_are_not_served(client, owner):
 
     async def honoured() -> bool:
         return {answer["kind"] for answer in await served(client, site, kind="POLL")} == {"NONE"}
-    await until(honoured)
+    await eventually(honoured, "serving honouring the change")
 
 
 async def test_units_off_and_refused_kinds_leave_units_out(client, owner):
@@ -168,12 +159,12 @@ async def test_units_off_and_refused_kinds_leave_units_out(client, owner):
 
     async def no_polls() -> bool:
         return {answer["task"]["id"] for answer in await served(client, site, kind="POLL,FEEDBACK")} == {feedback.id}
-    await until(no_polls)
+    await eventually(no_polls, "serving honouring the change")
     assert (await put_controls(client, owner, units=False))[0] == 200
 
     async def no_units() -> bool:
         return {answer["kind"] for answer in await served(client, site, kind="POLL,FEEDBACK")} == {"NONE"}
-    await until(no_units)
+    await eventually(no_units, "serving honouring the change")
 
 
 async def test_attached_tasks_off_or_refused_by_kind(client, owner):
@@ -192,12 +183,12 @@ async def test_attached_tasks_off_or_refused_by_kind(client, owner):
 
     async def no_quiz() -> bool:
         return await tasks_shown() == {frozenset((visit.id,))}
-    await until(no_quiz)
+    await eventually(no_quiz, "serving honouring the change")
     assert (await put_controls(client, owner, attachedTasks=False))[0] == 200
 
     async def none_attached() -> bool:
         return await tasks_shown() == {frozenset()}
-    await until(none_attached)
+    await eventually(none_attached, "serving honouring the change")
     answers = await served(client, site, attached="1")
     assert campaigns_of(answers) == {campaign.id}  # the banner still serves, without its tasks
 
@@ -231,7 +222,7 @@ async def test_an_operator_correcting_a_category_reaches_serving(client, owner):
 
     async def honoured() -> bool:
         return campaigns_of(await served(client, site)) == {other.id}
-    await until(honoured)
+    await eventually(honoured, "serving honouring the change")
     status, body = await operator.call("POST", f"/operators/campaigns/{campaign.id}/category", category="weapons")
     assert (status, body["error"]) == (400, "invalid_field")
     publisher = await sign_in(client, Account.create())

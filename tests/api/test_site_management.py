@@ -15,6 +15,7 @@ from adnet.core.amounts import Token
 from adnet.money import ledger
 from tests.auth_helpers import bearer, sign_in
 from tests.factories import G, fund, make_campaign, make_creative, make_publisher, make_site
+from tests.waiting import eventually
 
 
 @pytest.fixture
@@ -43,14 +44,12 @@ async def serve_status(client, site) -> int:
     return response.status_code
 
 
-async def until_serve_answers(client, site, status: int, tries: int = 100) -> None:
-    """Wait (at most ``tries`` times 20 ms) for the serving index's job to hear the announced change: it rebuilds
-    at once when woken."""
-    for _ in range(tries):
-        if await serve_status(client, site) == status:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"/api/serve never answered {status} for the site")
+async def until_serve_answers(client, site, status: int) -> None:
+    """Wait for the serving index's job to hear the announced change: it rebuilds at once when woken."""
+    async def answered() -> bool:
+        return await serve_status(client, site) == status
+
+    await eventually(answered, f"/api/serve answering {status} for the site")
 
 
 async def test_rename(client, owner):

@@ -10,7 +10,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -24,6 +24,7 @@ from adnet.webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoi
 from tests.auth_helpers import bearer, sign_in
 from tests.factories import EPOCH, make_advertiser, make_campaign
 from tests.site_server import Answer
+from tests.waiting import eventually
 
 
 @dataclass
@@ -57,14 +58,6 @@ async def tarpit() -> AsyncIterator[Tarpit]:
         await server.wait_closed()
 
 
-async def until(condition: Callable[[], bool], seconds: float = 5.0) -> None:
-    """Wait until ``condition`` holds (another task or thread makes it so), at most ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the condition did not come to hold"
-        await asyncio.sleep(0.01)
-
-
 async def endpoint_of(wallet: str, url: str) -> WebhookEndpoint:
     """An endpoint of ``wallet`` for every event type, registered as the API does."""
     registered = await add_endpoint(wallet, NewWebhookEndpoint(url=url, events=list(WebhookEventType)),
@@ -96,7 +89,7 @@ async def test_silent_endpoints_of_one_account_do_not_delay_another_account(serv
         [posted] = site_server.posted
         assert posted.at - began < 1.0  # delivered while the silent endpoints hold their connections
         assert returned - began < delivery.ROUND_SECONDS + 1.0  # the round did not wait for them
-        await until(lambda: len(silent.connections) == delivery.MAX_PER_ACCOUNT)
+        await eventually(lambda: len(silent.connections) == delivery.MAX_PER_ACCOUNT, "every delivery slot taken")
         assert await WebhookDelivery.filter(status=DeliveryStatus.DELIVERED).count() == 1
 
         # While those attempts still hang, a new event of the healthy account goes out in the next round, and the
