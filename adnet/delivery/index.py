@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -245,32 +245,55 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
     sites = await _read_sites(sites_query, scope) if _wanted(scope, "sites") else {}
     campaigns = await campaigns_query if _wanted(scope, "campaigns") else []
     campaign_ids = [campaign.id for campaign in campaigns]
+    creatives = await _read_creatives(campaign_ids)
+    remaining, spent = await _read_campaign_budgets(now, scope, campaign_ids)
+    tasks = await tasks_query if _wanted(scope, "campaigns", "units") else []
+    units, attached = _task_entries(tasks, {campaign.id: campaign for campaign in campaigns})
+    best_ctr = [campaign.id for campaign in campaigns if campaign.rotation == Rotation.BEST_CTR]
+    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic(),
+                  creative_stats=await creative_stats(best_ctr) if best_ctr else {})
+    for campaign in campaigns:
+        try:
+            entry = campaign_entry(campaign, creatives=tuple(creatives.get(campaign.id, ())),
+                                   tasks=tuple(attached.get(campaign.id, ())),
+                                   remaining=remaining.get(campaign.id, 0), spent_today=spent.get(campaign.id, 0))
+        except ValueError:
+            log.warning("campaign targeting invalid, not served campaign_id=%s", campaign.id)
+            continue
+        index.campaigns[campaign.id] = entry
+        index.creatives.update((creative.id, creative) for creative in entry.creatives)
+    return index
+
+
+async def _read_creatives(campaign_ids: list[str]) -> dict[str, list[CreativeEntry]]:
+    """The approved creatives of the campaigns, by campaign: one query."""
     creatives: dict[str, list[CreativeEntry]] = {}
     for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED) \
             if campaign_ids else ():
         creatives.setdefault(creative.campaign_id, []).append(_creative_entry(creative))  # type: ignore[attr-defined]
+    return creatives
+
+
+async def _read_campaign_budgets(now: datetime, scope: Scope | None,
+                                 campaign_ids: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """The remaining budget and today's spend of every campaign (``scope`` None), or of those read."""
     if scope is None:
-        remaining, spent = await read_budgets(now)
-    else:
-        remaining = {key.owner: amount for key, amount in
-                     (await ledger.balances_of(ledger.campaign(campaign_id) for campaign_id in campaign_ids)).items()}
-        spent = await spent_today(now, campaign_ids) if campaign_ids else {}
-    tasks = await tasks_query if _wanted(scope, "campaigns", "units") else []
-    attached: dict[str, list[TaskEntry]] = {}
+        return await read_budgets(now)
+    remaining = {key.owner: amount for key, amount in
+                 (await ledger.balances_of(ledger.campaign(campaign_id) for campaign_id in campaign_ids)).items()}
+    return remaining, await spent_today(now, campaign_ids) if campaign_ids else {}
+
+
+def _task_entries(tasks: Iterable[Task],
+                  approved: Mapping[str, Campaign]) -> tuple[list[TaskEntry], dict[str, list[TaskEntry]]]:
+    """The standalone units and, by campaign, the attached tasks that may be served, in the order they were made:
+    a task of a campaign that is not ``approved`` is left out, and so is one whose settings are invalid."""
     units: list[TaskEntry] = []
-    approved = {campaign.id: campaign for campaign in campaigns}
+    attached: dict[str, list[TaskEntry]] = {}
     for task in sorted(tasks, key=lambda task: (task.created_at, task.id)):
         campaign_id = task.campaign_id  # type: ignore[attr-defined]
         try:
-            owner = approved.get(campaign_id)
-            entry = TaskEntry(id=task.id, campaign_id=campaign_id, kind=task.kind,
-                              starts_at=task.starts_at.astimezone(UTC), ends_at=_utc(task.ends_at),
-                              max_per_wallet=task.max_per_wallet, view=task_view(task),
-                              order=(task.created_at, task.id),
-                              site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
-                              site_deny=frozenset(owner.site_deny or ()) if owner else frozenset(),
-                              advertiser_id=owner.advertiser_id if owner else None,  # type: ignore[attr-defined]
-                              category=owner.category.value if owner else None)
+            entry = task_entry(task, approved.get(campaign_id))
         except ValueError:
             log.warning("task config invalid, not served task_id=%s", task.id)
             continue
@@ -279,31 +302,36 @@ async def _read(now: datetime, scope: Scope | None) -> Index:
                 units.append(entry)
         elif task.surface == TaskSurface.ATTACHED and campaign_id in approved:
             attached.setdefault(campaign_id, []).append(entry)
-    best_ctr = [campaign.id for campaign in campaigns if campaign.rotation == Rotation.BEST_CTR]
-    index = Index(sites=sites, units=tuple(units), built_at=time.monotonic(),
-                  creative_stats=await creative_stats(best_ctr) if best_ctr else {})
-    for campaign in campaigns:
-        entries = tuple(creatives.get(campaign.id, ()))
-        try:
-            targeting = compile_rules(campaign.targeting)
-        except ValueError:
-            log.warning("campaign targeting invalid, not served campaign_id=%s", campaign.id)
-            continue
-        index.campaigns[campaign.id] = CampaignEntry(
-            id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
-            remaining=remaining.get(campaign.id, 0),
-            daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
-            spent_today=spent.get(campaign.id, 0), starts_at=campaign.starts_at.astimezone(UTC),
-            ends_at=_utc(campaign.ends_at),
-            sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
-            site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
-            creatives=entries, tasks=tuple(attached.get(campaign.id, ())), targeting=targeting,
-            frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
-            rotation=campaign.rotation, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
-            category=campaign.category.value,
-        )
-        index.creatives.update((entry.id, entry) for entry in entries)
-    return index
+    return units, attached
+
+
+def task_entry(task: Task, owner: Campaign | None) -> TaskEntry:
+    """A task's entry, with the site rules and owner of its campaign (``owner``; None for a unit of no campaign,
+    or of a campaign not served). ValueError when its settings are invalid."""
+    return TaskEntry(id=task.id, campaign_id=task.campaign_id, kind=task.kind,  # type: ignore[attr-defined]
+                     starts_at=task.starts_at.astimezone(UTC), ends_at=_utc(task.ends_at),
+                     max_per_wallet=task.max_per_wallet, view=task_view(task), order=(task.created_at, task.id),
+                     site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
+                     site_deny=frozenset(owner.site_deny or ()) if owner else frozenset(),
+                     advertiser_id=owner.advertiser_id if owner else None,  # type: ignore[attr-defined]
+                     category=owner.category.value if owner else None)
+
+
+def campaign_entry(campaign: Campaign, *, creatives: tuple[CreativeEntry, ...], tasks: tuple[TaskEntry, ...],
+                   remaining: int, spent_today: int) -> CampaignEntry:
+    """A campaign's entry with its creatives, attached tasks and money. ValueError when its targeting is
+    invalid."""
+    return CampaignEntry(
+        id=campaign.id, cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
+        remaining=remaining, daily_cap=int(campaign.daily_cap) if campaign.daily_cap is not None else None,
+        spent_today=spent_today, starts_at=campaign.starts_at.astimezone(UTC), ends_at=_utc(campaign.ends_at),
+        sizes=frozenset(campaign.sizes or ()), placements=frozenset(campaign.placements or ()),
+        site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
+        creatives=creatives, tasks=tasks, targeting=compile_rules(campaign.targeting),
+        frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
+        rotation=campaign.rotation, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+        category=campaign.category.value,
+    )
 
 
 async def _read_sites(query: QuerySet[Site], scope: Scope | None) -> dict[str, SiteEntry]:
