@@ -161,30 +161,38 @@ class Rules:
     keywords_exclude: frozenset[str] = frozenset()
 
     def allows(self, viewer: Viewer, now: datetime) -> bool:
-        """Whether the campaign may be shown to ``viewer`` at ``now``: the cheapest checks first."""
-        if self.keywords_exclude and self.keywords_exclude & viewer.keywords:
+        """Whether the campaign may be shown to ``viewer`` at ``now``: the cheapest checks first, each only where the
+        campaign limits that dimension (so a viewer's location or device is looked up only when a rule needs it)."""
+        if (self.keywords_include or self.keywords_exclude) and not _admits_any(
+                self.keywords_include, self.keywords_exclude, viewer.keywords):
             return False
-        if self.keywords_include and not self.keywords_include & viewer.keywords:
+        if self.zone is not None and not self.on_schedule(now):
             return False
-        if self.zone is not None:
-            local = now.astimezone(self.zone)
-            if (self.days and local.weekday() not in self.days) or (self.hours and local.hour not in self.hours):
-                return False
-        if self.devices_include or self.devices_exclude:
-            device = viewer.device
-            if device in self.devices_exclude or (self.devices_include and device not in self.devices_include):
-                return False
-        if self.os_include or self.os_exclude:
-            system = viewer.os
-            if system in self.os_exclude or (self.os_include and system not in self.os_include):
-                return False
-        if self.geo_include or self.geo_exclude:
-            location = viewer.location
-            if location is None or location.codes & self.geo_exclude:
-                return False
-            if self.geo_include and not location.codes & self.geo_include:
-                return False
-        return True
+        if (self.devices_include or self.devices_exclude) and not _admits(
+                self.devices_include, self.devices_exclude, viewer.device):
+            return False
+        if (self.os_include or self.os_exclude) and not _admits(self.os_include, self.os_exclude, viewer.os):
+            return False
+        return not (self.geo_include or self.geo_exclude) or self.locates(viewer.location)
+
+    def on_schedule(self, now: datetime) -> bool:
+        """Whether ``now``, in the campaign's time zone, is on one of its days and hours (any, when it names none)."""
+        local = now.astimezone(self.zone)
+        return (not self.days or local.weekday() in self.days) and (not self.hours or local.hour in self.hours)
+
+    def locates(self, location: Location | None) -> bool:
+        """Whether the geo rules allow ``location``: an unknown one never, an excluded code always refuses."""
+        return location is not None and _admits_any(self.geo_include, self.geo_exclude, location.codes)
+
+
+def _admits(include: frozenset[str], exclude: frozenset[str], value: str) -> bool:
+    """Whether ``value`` passes an include and an exclude list (an empty include list admits anything)."""
+    return value not in exclude and (not include or value in include)
+
+
+def _admits_any(include: frozenset[str], exclude: frozenset[str], values: frozenset[str]) -> bool:
+    """Whether ``values`` pass: none of them excluded, and one of them included when there is an include list."""
+    return not exclude & values and (not include or bool(include & values))
 
 
 NO_RULES = Rules()
