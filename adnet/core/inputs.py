@@ -110,7 +110,8 @@ def parse(command: type[C], data: Mapping[str, Any]) -> C:
     """``data``, written as JSON would be (camelCase names), as ``command``; Invalid naming the first offending field
     otherwise. No text anywhere in ``data`` may hold a NUL character (``\\u0000``), which PostgreSQL stores in no
     text or JSON column: it is refused here for every command, whichever database runs."""
-    held = _nul_at(_without(data, command.UNSTORED_TEXT) if command.UNSTORED_TEXT else data)
+    held = _nul_at(_without(data, command.UNSTORED_TEXT) if command.UNSTORED_TEXT and isinstance(data, Mapping)
+                   else data)
     if held is not None:
         held = held or "body"
         raise Invalid("invalid_field", f"{held}: may not hold a NUL character (\\u0000)", field=held)

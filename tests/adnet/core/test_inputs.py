@@ -104,8 +104,14 @@ def test_no_text_anywhere_may_hold_a_nul_character(data, field):
     assert refused(data) == ("invalid_field", field)
 
 
-def test_a_body_that_is_not_an_object_is_an_invalid_request():
-    assert refused([1]) == ("invalid_request", None)  # type: ignore[arg-type]
+@pytest.mark.parametrize("body", [[1], 48, "text", None])
+def test_a_body_that_is_not_an_object_is_an_invalid_request(body):
+    class Signed(Command):
+        UNSTORED_TEXT: ClassVar[frozenset[str]] = frozenset({"signature"})
+        signature: str
+
+    assert refused(body) == ("invalid_request", None)
+    assert refused(body, Signed) == ("invalid_request", None)  # a command with text it leaves to the domain
 
 
 def test_a_missing_field_is_named():
