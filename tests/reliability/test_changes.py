@@ -15,9 +15,9 @@ import pytest
 from adnet.campaigns.models import CampaignStatus, CreativeStatus
 from adnet.delivery.index import REBUILD_SECONDS
 from adnet.jobs.changelog import POLL_SECONDS
-from tests.conftest import redis_for_tests
+from tests.conftest import redis_for_tests, run_coroutine
 from tests.factories import make_campaign, make_creative
-from tests.reliability.conftest import AdnetServer, books, browser_headers, run_coroutine, running_server
+from tests.reliability.conftest import AdnetServer, books, browser_headers, running_server
 
 # Served by every worker within: the change log's poll and an index refresh without Redis, a second with it.
 SERVED_WITHIN = {"changelog": POLL_SECONDS + 1.0, "redis": 1.0}
