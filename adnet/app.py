@@ -128,9 +128,9 @@ def create_server_app(settings: Settings | None = None) -> Quart:
 
     A worker holds a large heap that lives as long as the process: the modules (web3, eth-account, pydantic's
     schemas, the ORM), the app and the serving index. Python's full collection walks all of it, and under load it
-    runs every few seconds; on the benchmark machine each took 110-155 ms, during which no request was answered,
-    enough to put a 500-requests/s phase's p99 past 100 ms on its own. Frozen, a full collection took 2-4 ms.
-    Frozen objects are still freed when nothing refers to them; only a reference cycle among them would stay."""
+    runs every few seconds, during which no request is answered: the latency tail follows it. Frozen, a full
+    collection walks only what came after (docs/serving.md has the figures). Frozen objects are still freed
+    when nothing refers to them; only a reference cycle among them would stay."""
     app = create_app(settings)
     app.before_serving(_freeze_heap)  # after create_app's start-up, which loads the serving index
     return app

@@ -194,7 +194,8 @@ def with_query(command: type[Command]) -> Callable[[F], F]:
 def query_values() -> dict[str, str]:
     """The request's query parameters, the first value of each. A query string of plain ASCII with no escape (no
     ``%``, no ``+``), what a page's embed sends to ``/api/serve``, reads the same split as it stands; werkzeug's
-    ``request.args`` reads any other (through urllib's ``parse_qsl`` into a MultiDict, six times the cost)."""
+    ``request.args`` reads any other (through urllib's ``parse_qsl`` into a MultiDict, at several times the
+    cost)."""
     raw = request.query_string
     if not raw.isascii() or b"%" in raw or b"+" in raw:
         return request.args.to_dict()

@@ -103,10 +103,10 @@ class AdmittingStore(ABC):
 class ExpiringMemoryStore(MemoryStore, AdmittingStore):
     """quart-rate-limiter's in-memory store, less the keys whose limit has fully recovered.
 
-    The library's ``MemoryStore`` keeps an entry per client address and limit for ever, so a server's memory grew
-    with every new client address (the soak run measured about 1 MiB a minute at 100 requests/s from many
-    addresses). A key whose theoretical arrival time has passed means the same as no key (the limiter takes the
-    later of it and now), so at most every ``sweep_seconds`` a write drops all such keys.
+    The library's ``MemoryStore`` keeps an entry per client address and limit for ever, so a server's memory would
+    grow with every new client address (``make soak`` shows it flat). A key whose theoretical arrival time has
+    passed means the same as no key (the limiter takes the later of it and now), so at most every ``sweep_seconds``
+    a write drops all such keys.
     """
 
     def __init__(self, sweep_seconds: float = 60.0) -> None:

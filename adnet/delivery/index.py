@@ -357,7 +357,7 @@ def site_entry(row: Sequence[Any], house_ads: tuple[HouseAdEntry, ...] = ()) -> 
 def _utc(moment: datetime | None) -> datetime | None:
     """``moment`` in the clock's own UTC (``datetime.UTC``), as every time of the index is kept. The ORM reads times
     in a ZoneInfo of UTC, and an aware datetime compares with, or is subtracted from, one of another tzinfo only
-    after asking both for their offsets: ten times the cost of the same tzinfo's, on every campaign of every
+    after asking both for their offsets, many times the cost of the same tzinfo's, on every campaign of every
     serve."""
     return None if moment is None else moment.astimezone(UTC)
 
