@@ -19,7 +19,7 @@ class Token(StrEnum):
 
 
 DECIMALS = 18
-UNIT = 10**DECIMALS
+UNIT: int = 10**DECIMALS
 _AMOUNT = re.compile(r"^(0|[1-9][0-9]{0,21})(\.[0-9]{1,18})?$")
 
 

@@ -140,7 +140,7 @@ class Broadcast:
             await pubsub.subscribe(self.channel)
         except REDIS_ERRORS as error:
             self.link.failed(error)
-            await pubsub.aclose()
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
             return None
         self.link.answered()
         return pubsub

@@ -75,7 +75,7 @@ def share_between_processes(directory: Path) -> None:
 def process_ends() -> None:
     """Drop this process's share of the gauges that sum over live workers (its queues are gone with it)."""
     if SHARED_DIRECTORY in os.environ:
-        multiprocess.mark_process_dead(os.getpid())
+        multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
 
 
 def exposition() -> tuple[bytes, str]:
@@ -83,5 +83,5 @@ def exposition() -> tuple[bytes, str]:
     if SHARED_DIRECTORY not in os.environ:
         return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     return generate_latest(registry), CONTENT_TYPE_LATEST

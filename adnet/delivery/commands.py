@@ -38,7 +38,7 @@ def _keywords(value: Any) -> frozenset[str]:
 def _switch(value: Any) -> bool:
     if value not in ("0", "1"):
         raise rule("invalid_field", "0 or 1, or leave it out")
-    return value == "1"
+    return bool(value == "1")
 
 
 class ServeQuery(Command):

@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.core.amounts import Token, to_decimal_string
@@ -84,7 +85,7 @@ async def audit(chain: ChainClient | None) -> AuditReport:
     return report
 
 
-async def _check_transactions(report: AuditReport, accounts: dict[int, dict]) -> None:
+async def _check_transactions(report: AuditReport, accounts: dict[int, dict[str, Any]]) -> None:
     """Sum postings per transaction and token, and per account, in batches of postings ordered by id."""
     per_transaction: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     per_account: dict[int, int] = defaultdict(int)
@@ -121,7 +122,7 @@ async def _check_transactions(report: AuditReport, accounts: dict[int, dict]) ->
                                    f"{per_account.get(account_id, 0)}")
 
 
-def owed_per_token(accounts: Iterable[Mapping]) -> dict[str, int]:
+def owed_per_token(accounts: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """What adnet owes per token: the sum of every account but ``external`` (balances, budgets, pools,
     outstanding claims), from rows of ``kind``, ``token`` and ``balance``."""
     owed: dict[str, int] = defaultdict(int)
@@ -142,7 +143,7 @@ async def vault_cover(chain: ChainClient, owed: Mapping[str, int]) -> list[Cover
             for token in Token]
 
 
-def _check_accounts(report: AuditReport, accounts: dict[int, dict]) -> None:
+def _check_accounts(report: AuditReport, accounts: dict[int, dict[str, Any]]) -> None:
     external: dict[str, int] = defaultdict(int)
     for account in accounts.values():
         value = int(Decimal(account["balance"]))
@@ -157,7 +158,7 @@ def _check_accounts(report: AuditReport, accounts: dict[int, dict]) -> None:
                                    f"{-external.get(token, 0)} deposited")
 
 
-async def _check_outstanding_claims(report: AuditReport, accounts: dict[int, dict]) -> None:
+async def _check_outstanding_claims(report: AuditReport, accounts: dict[int, dict[str, Any]]) -> None:
     outstanding: dict[str, int] = defaultdict(int)
     for symbol, amount in await Claim.filter(status=ClaimStatus.ISSUED).values_list("token_symbol", "amount"):
         outstanding[symbol] += int(Decimal(amount))
@@ -181,9 +182,9 @@ async def _check_vault(report: AuditReport, chain: ChainClient) -> None:
             report.problems.append(f"{cover.token}: adnet owes {cover.owed} but the vault holds only {cover.held}")
 
 
-def _key(account: dict) -> ledger.AccountKey:
+def _key(account: dict[str, Any]) -> ledger.AccountKey:
     return ledger.AccountKey(account["kind"], account["owner"], account["token"])
 
 
-def _name(account: dict) -> str:
+def _name(account: dict[str, Any]) -> str:
     return f"{account['kind']}:{account['owner']}:{account['token']}"
