@@ -179,8 +179,15 @@ def connect(database_url: str) -> sqlite3.Connection:
 
 
 def serve(database_url: str, source: BinaryIO, sink: BinaryIO) -> None:
-    """The child: run each transaction ``source`` brings, answer each on ``sink``, end with ``source``."""
-    connection = connect(database_url)
+    """The child: run each transaction ``source`` brings, answer each on ``sink``, end with ``source``. A file it
+    cannot open is the first transaction's answer (SQLite's own error, not a traceback on the worker's standard
+    error), and the child ends: the next transaction starts another."""
+    try:
+        connection = connect(database_url)
+    except sqlite3.Error as exc:
+        if read_frame(source) is not None:
+            write_frame(sink, pickle.dumps(("raised", OperationalError(exc)), protocol=pickle.HIGHEST_PROTOCOL))
+        return
     while (frame := read_frame(source)) is not None:
         make = pickle.loads(frame)  # noqa: S301 - from the worker that started this process, on a private pipe
         try:
