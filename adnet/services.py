@@ -25,6 +25,7 @@ from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.core.redis_link import RedisLink
 from adnet.db import config as database
+from adnet.db.outage import DatabaseLink
 from adnet.delivery import clients
 from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
 from adnet.delivery.serving import Server
@@ -60,6 +61,7 @@ class Services:
     site_checks: SiteChecks
     banners: Fetcher
     health: Health
+    database: DatabaseLink
     broadcast: changes.Broadcast | None
     watcher_lease: Lease
     webhooks: Deliverer
@@ -77,7 +79,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
-    health = Health(chain, clock, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS)
+    link = DatabaseLink(database.ping)
+    health = Health(chain, clock, link, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS)
     await health.check_chain()
     try:
         health.require_signer(production=settings.production)
@@ -103,7 +106,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    clock=clock, site_checks=site_checks, health=health,
                                    retention_days=settings.event_retention_days, webhooks=webhooks),
-                     on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
+                     on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else (), database=link)
     broadcast = changes.Broadcast(redis.url, server.invalidate, redis) if redis is not None else None
     if broadcast is not None:
         await broadcast.start()
@@ -112,7 +115,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
                        site_checks=site_checks, banners=banner_fetcher(settings.production), broadcast=broadcast,
-                       watcher_lease=watcher_lease, health=health, webhooks=webhooks)
+                       watcher_lease=watcher_lease, health=health, database=link, webhooks=webhooks)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started
@@ -134,5 +137,6 @@ async def stop(services: Services) -> None:
         services.serving.locator.close()
         await services.serving.frequency.close()
         await services.chain_connection.close()
+        await services.database.close()
         await database.close_database()
         metrics.process_ends()

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 from adnet.core import metrics
+from adnet.db.outage import is_outage
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,8 @@ class GroupCommitter(Generic[Item, Result]):
         try:
             results = await self._commit([item for item, _, _ in batch])
         except Exception as exc:  # every waiting request learns its batch failed; the loop goes on
-            log.exception("batch commit failed writer=%s size=%d", self._name, len(batch))
+            if not is_outage(exc):  # an outage is each request's to report, once per outage (adnet.db.outage)
+                log.exception("batch commit failed writer=%s size=%d", self._name, len(batch))
             for _, future, _ in batch:
                 if not future.done():
                     future.set_exception(exc)

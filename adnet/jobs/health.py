@@ -2,7 +2,8 @@
 
 adnet is degraded, with a named reason, when:
 
-- ``database_unreachable``: the database does not answer a round trip within ``DATABASE_TIMEOUT_SECONDS``;
+- ``database_unreachable``: the database does not answer a round trip within ``PROBE_TIMEOUT_SECONDS``
+  (``adnet.db.outage``);
 - ``chain_unreachable``: the chain's node does not answer;
 - ``wrong_chain``: the node answers with another chain id than the one the database is bound to;
 - ``signer_unauthorized``: the vault's ``isSigner`` is false for adnet's signer, so every claim adnet signs would
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,14 +36,14 @@ from adnet.core.amounts import Token, to_number
 from adnet.core.clock import Clock
 from adnet.core.redis_link import RedisLink
 from adnet.core.wallets import checksummed
-from adnet.db import config as database
+from adnet.db import config as db_config
+from adnet.db.outage import DatabaseLink
 from adnet.money import audit, ledger
 
 log = logging.getLogger(__name__)
 
 HEALTH_SECONDS = 15.0
 CHECK_TIMEOUT_SECONDS = HEALTH_SECONDS / 2
-DATABASE_TIMEOUT_SECONDS = 2.0
 # Reasons that say the process works with less, not that it cannot work.
 DEGRADED_ONLY = frozenset({"redis_unreachable"})
 
@@ -83,7 +83,7 @@ class Health:
 
     chain: ChainClient
     clock: Clock
-    ping: Callable[[], Awaitable[None]] = database.ping
+    database: DatabaseLink = field(default_factory=lambda: DatabaseLink(db_config.ping))
     redis: RedisLink | None = None
     interval: float | None = None
     check_timeout: float = CHECK_TIMEOUT_SECONDS
@@ -107,7 +107,7 @@ class Health:
     async def report(self) -> HealthReport:
         """The chain's last check (start-up made one), unless it is overdue, the database asked now, and Redis as
         last seen."""
-        reasons = [] if await self._database_answers() else ["database_unreachable"]
+        reasons = [] if await self.database.ping() else ["database_unreachable"]
         chain = self.last or await self.check_chain()
         if self.interval is not None and self.clock.now() - chain.checked_at > timedelta(seconds=2 * self.interval):
             chain = ChainCheck(reasons=("chain_unreachable",), node={"status": "unavailable: check overdue"},
@@ -152,11 +152,3 @@ class Health:
         return [reason for reason, wrong in (("signer_unauthorized", not signer_ok),
                                              ("vault_short", any(cover.short for cover in covers))) if wrong]
 
-    async def _database_answers(self) -> bool:
-        try:
-            async with asyncio.timeout(DATABASE_TIMEOUT_SECONDS):
-                await self.ping()
-        except Exception:  # any failure is a reason, never an error: health must always answer
-            log.warning("database health check failed", exc_info=True)
-            return False
-        return True

@@ -13,6 +13,7 @@ from adnet.chain.client import ChainClient
 from adnet.chain.deploy import DEV_VAULT_FUNDING
 from adnet.chain.service import http_web3
 from adnet.core.wallets import dev_accounts
+from adnet.db.outage import DatabaseLink
 from adnet.money import ledger
 from tests.conftest import TEST_SIGNER_KEY, make_settings
 from tests.factories import fund
@@ -89,7 +90,7 @@ async def test_degraded_when_the_database_does_not_answer(client, services):
         raise ConnectionRefusedError("the database's port is closed")
 
     await services.jobs.run("health")
-    services.health.ping = refused
+    services.health.database = DatabaseLink(refused)
     status, body = await health(client)
 
     assert status == 503 and body["reasons"] == ["database_unreachable"]
