@@ -8,6 +8,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PYTEST_ARGS ?=
+# The suite runs in this many processes (pytest-xdist); 0 runs it in this one.
+PYTEST_WORKERS ?= 3
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS)
 PG_URL ?= postgres://postgres:adnet@127.0.0.1:5432/adnet_test
 
 .PHONY: run test chromium test-postgres lint wheel-check contracts contracts-check bench screenshots clean reliability soak
@@ -34,7 +37,7 @@ run: $(RUN_STAMP)
 
 ## test: install and run the whole suite (SQLite, embedded chain)
 test: $(STAMP) chromium
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
 
 # The browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
 chromium:
@@ -43,7 +46,7 @@ chromium:
 
 ## test-postgres: the same suite against PostgreSQL at $(PG_URL)
 test-postgres: $(STAMP) chromium
-	ADNET_TEST_DATABASE_URL=$(PG_URL) $(BIN)/pytest $(PYTEST_ARGS)
+	ADNET_TEST_DATABASE_URL=$(PG_URL) $(PYTEST) $(PYTEST_ARGS)
 
 ## lint: ruff (with the bandit rules), mypy, and the import contracts of pyproject.toml (lint-imports)
 lint: $(STAMP)

@@ -42,11 +42,17 @@ API_DESCRIPTION = (
     "docs/errors.md.\n\n"
     "**Values.** Token amounts are decimal strings (`\"12.5\"`), addresses EIP-55, times ISO 8601 in UTC."
 )
-_CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
-    "media-src 'self' https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; "
-    "object-src 'none'"
-)
+
+
+def content_security_policy(public_origin: str) -> str:
+    """The pages' Content-Security-Policy. Images and videos may also come from adnet's public origin: the embed
+    on ``/demo`` shows the demo's banners at the addresses the serve answer names, under the public URL, which a
+    browser that reached adnet by another name (``localhost`` for ``127.0.0.1``) does not count as 'self'."""
+    return (
+        f"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' {public_origin} https: data:; "
+        f"media-src 'self' {public_origin} https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; "
+        "form-action 'self'; object-src 'none'"
+    )
 
 
 class SessionCookies(SecureCookieSessionInterface):
@@ -136,6 +142,8 @@ async def _freeze_heap() -> None:
 
 
 def _register_request_hooks(app: Quart, settings: Settings) -> None:
+    policy = content_security_policy(settings.public_origin)
+
     @app.before_request
     async def assign_request_id() -> None:
         incoming = request.headers.get("X-Request-ID", "")
@@ -168,7 +176,7 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
         headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
         headers["X-Frame-Options"] = "DENY"
         headers["Permissions-Policy"] = "camera=(), microphone=(), geolocation=()"
-        headers.setdefault("Content-Security-Policy", _CSP)
+        headers.setdefault("Content-Security-Policy", policy)
         if g.get("session") is not None:
             # A signed-in answer shows an account (balances, sites, campaigns): never kept by a browser or proxy,
             # where the next person at the machine, or behind the proxy, could read it back.

@@ -198,7 +198,7 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
 
     host = get("ADNET_HOST", "127.0.0.1") or "127.0.0.1"
     port = _int(get, "ADNET_PORT", 8000, minimum=1, maximum=65535)
-    public_url = (get("ADNET_PUBLIC_URL", f"http://{host}:{port}") or "").rstrip("/")
+    public_url = (get("ADNET_PUBLIC_URL") or served_url(host, port)).rstrip("/")
     parts = urlsplit(public_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"ADNET_PUBLIC_URL must be an absolute http(s) URL, got {public_url!r}")
@@ -269,6 +269,13 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
         country_header=get("ADNET_COUNTRY_HEADER", "CF-IPCountry") or "CF-IPCountry",
         generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
     )
+
+
+def served_url(host: str, port: int) -> str:
+    """The public URL where none is configured: the address adnet listens on (``ADNET_HOST`` and ``ADNET_PORT``,
+    which ``adnet serve --host --port`` set), an IPv6 address in brackets. Behind a proxy, or listening on every
+    address (``0.0.0.0``), ``ADNET_PUBLIC_URL`` must say where browsers reach adnet."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _cap(get, name: str, default: str) -> RateLimit:

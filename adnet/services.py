@@ -1,7 +1,8 @@
 """The running service's parts, built once when a process starts serving and handed to what needs them.
 
 ``start`` opens the database, connects the chain (checking the database is bound to it, and, in production, that
-the vault accepts adnet's claim signer), loads the serving index,
+the vault accepts adnet's claim signer), starts hearing the other processes' changes (through Redis, or the
+database's change log without it), loads the serving index,
 starts the tracking and completion writers and the jobs; ``stop`` lets each finish what it holds (queued events
 and completions are written, counted serve decisions saved) before the database closes. The app keeps the
 ``Services`` of its process (``adnet.app``); request handlers reach them through it, domain code gets what it needs
@@ -31,6 +32,7 @@ from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
 from adnet.delivery.serving import Server
 from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
+from adnet.jobs.changelog import ChangeLog
 from adnet.jobs.health import HEALTH_SECONDS, Health, SignerNotAuthorized
 from adnet.jobs.leases import Lease
 from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, WATCHER_LEASE, periodic_jobs
@@ -62,14 +64,15 @@ class Services:
     banners: Fetcher
     health: Health
     database: DatabaseLink
-    broadcast: changes.Broadcast | None
+    announcements: changes.Broadcast | ChangeLog
     watcher_lease: Lease
     webhooks: Deliverer
 
     @property
     def announce(self) -> changes.Listener:
-        """What hears this process's changes: its serving index, and through Redis every other process's."""
-        return self.serving.invalidate if self.broadcast is None else self.broadcast.announce
+        """What hears this process's changes: its serving index at once, and every other process's through Redis
+        or, without one, through the database's change log."""
+        return self.announcements.announce
 
 
 async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: RedisLink | None) -> Services:
@@ -94,6 +97,14 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     draws = random.Random(rng.getrandbits(128))  # noqa: S311
     server = Server(clock=clock, rng=draws, tracking_secret=settings.tracking_secret,
                     locator=Locator(settings.geoip_database), frequency=frequency)
+    # Listening to the other processes starts before the index is read, so no change falls between the two.
+    changelog: ChangeLog | None = None
+    announcements: changes.Broadcast | ChangeLog
+    if redis is not None:
+        announcements = changes.Broadcast(redis.url, server.invalidate, redis)
+    else:
+        announcements = changelog = ChangeLog(server.invalidate, clock)
+    await announcements.start()
     await server.rebuild()
     clients.warm_up()
     tracker = Tracker(clock=clock, settings=settings, server=server)
@@ -105,17 +116,16 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    clock=clock, site_checks=site_checks, health=health,
-                                   retention_days=settings.event_retention_days, webhooks=webhooks),
+                                   retention_days=settings.event_retention_days, webhooks=webhooks,
+                                   changelog=changelog),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else (), database=link)
-    broadcast = changes.Broadcast(redis.url, server.invalidate, redis) if redis is not None else None
-    if broadcast is not None:
-        await broadcast.start()
     tracker.start()
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, banners=banner_fetcher(settings.production), broadcast=broadcast,
-                       watcher_lease=watcher_lease, health=health, database=link, webhooks=webhooks)
+                       site_checks=site_checks, banners=banner_fetcher(settings.production),
+                       announcements=announcements, watcher_lease=watcher_lease, health=health, database=link,
+                       webhooks=webhooks)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started
@@ -132,8 +142,7 @@ async def stop(services: Services) -> None:
         await services.serving.flush_counts()
         await services.watcher_lease.release()
     finally:
-        if services.broadcast is not None:
-            await services.broadcast.stop()
+        await services.announcements.stop()
         services.serving.locator.close()
         await services.serving.frequency.close()
         await services.chain_connection.close()

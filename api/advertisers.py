@@ -26,7 +26,6 @@ from adnet.core.amounts import Token
 from adnet.money import deposits, withdrawals
 from adnet.money.commands import DepositReport, Funds, WithdrawalPage
 from adnet.money.holders import advertiser_holder
-from adnet.money.models import DepositStatus
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
@@ -37,6 +36,7 @@ from api.http import REPLAYED, answer, idempotent, services, with_body, with_que
 from api.openapi import CSV_FILE, other_answer, query_parameter
 from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import (
+    CAMPAIGN_ID_ALIAS,
     Address,
     AmountText,
     CampaignOut,
@@ -52,6 +52,7 @@ from api.schemas import (
     creative_out,
     deposit_out,
     deposit_plan_out,
+    deposit_status,
     refusals,
     task_out,
     withdrawal_list_out,
@@ -105,6 +106,16 @@ class DeletedOut(Schema):
     """What a deletion removed, and the G$ it returned to the unallocated balance (a budget, a task's pool)."""
 
     id: str
+    deleted: bool
+    returned: AmountText
+
+
+class CampaignDeletedOut(Schema):
+    """A deleted campaign, named ``campaignId`` as in every answer (``id`` repeats it, deprecated), and the G$ its
+    budget and task pools returned to the unallocated balance."""
+
+    campaign_id: str
+    id: str = Field(deprecated=True, description=CAMPAIGN_ID_ALIAS)
     deleted: bool
     returned: AmountText
 
@@ -204,15 +215,17 @@ async def advertiser_deposit_prepare(data: Funds) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(DepositReport)
 @document_response(DepositOut, 201)
+@document_response(DepositOut, 200)
 @document_response(DepositOut, 202)
 @refusals(400, 404, 409, 503)
 async def advertiser_deposit(data: DepositReport) -> Response:
-    """Credit a G$ deposit the wallet made to the vault: 201 credited, 202 pending its confirmations, 409 when the
-    transaction was credited before."""
+    """Credit a G$ deposit the wallet made to the vault: 201 credited now, 200 credited before (by the chain
+    watcher or an earlier post of the hash: the same deposit, credited once), 202 pending its confirmations, 409
+    ``already_credited`` when it was credited to another account."""
     run = services()
-    credited = await deposits.credit(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.tx_hash, run.chain,
+    recorded = await deposits.credit(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.tx_hash, run.chain,
                                      run.clock.now())
-    return answer(DepositOut(**deposit_out(credited)), 201 if credited.status == DepositStatus.CREDITED else 202)
+    return answer(DepositOut(**deposit_out(recorded.deposit)), deposit_status(recorded))
 
 
 @blueprint.post("/advertisers/withdraw")
@@ -318,13 +331,13 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
 @blueprint.delete("/advertisers/campaigns/<campaign_id>")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.CAMPAIGNS)
-@document_response(DeletedOut)
+@document_response(CampaignDeletedOut)
 @refusals(403, 404, 409)
 async def delete_campaign(campaign_id: str) -> Response:
     """Delete a draft or rejected campaign, which has never served, with its creatives and tasks; what its budget
     and task pools held returns to the unallocated balance. 409 ``campaign_locked`` once submitted: end it instead."""
     returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
-    return answer(DeletedOut(id=campaign_id, deleted=True, returned=returned))
+    return answer(CampaignDeletedOut(campaign_id=campaign_id, id=campaign_id, deleted=True, returned=returned))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/duplicate")
@@ -378,9 +391,9 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
     only), of a size the campaign takes, and an image file of that size (400 ``insecure_url``,
     ``size_not_in_campaign``, ``banner_unreachable``, ``banner_size_mismatch``). It waits for review: with the
     campaign, or alone when the campaign is already approved."""
-    creative = await creatives.add_creative(current_wallet(), campaign_id, data, services().clock.now(),
-                                             services().banners)
-    return answer(creative_out(creative), 201)
+    run = services()
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data, run.clock.now(), run.banners)
+    return answer(creative_out(creative, run.settings.public_url), 201)
 
 
 @blueprint.patch("/advertisers/creatives/<creative_id>")
@@ -392,9 +405,10 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    creative = await creatives.edit_creative(current_wallet(), creative_id, data, services().clock.now(),
-                                               services().banners)
-    return answer(creative_out(creative))
+    run = services()
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data, run.clock.now(), run.banners,
+                                             run.settings.public_url)
+    return answer(creative_out(creative, run.settings.public_url))
 
 
 @blueprint.delete("/advertisers/creatives/<creative_id>")

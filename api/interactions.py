@@ -89,6 +89,7 @@ async def submit_interaction(data: Submission) -> Response:
     ``step``, ``totalSteps`` and the next ``question``, then ``completed``. A recorded response carries
     ``awarded`` and ``transaction`` (the claim paying its G$, or null). A second response of the respondent, or
     one past the unit's ``maxPerFingerprint`` responses on the device whatever the wallet: 409
-    ``already_completed`` with the earlier ``interactionId``."""
+    ``already_completed`` with the earlier ``interactionId``; a site where the unit's campaign may not pay, 409
+    ``not_allowed_on_site``."""
     run = services()
     return answer(interaction_out(await submission.submit(data, now=run.clock.now(), chain=run.chain)), 201)

@@ -98,7 +98,8 @@ async def operator_review_queue() -> Response:
     run = services()
     queue = await review.review_queue(run.clock.now())
     return answer(ReviewQueueOut(campaigns=[campaign_out(view, run.settings.public_url) for view in queue.campaigns],
-                                 creatives=[creative_out(creative) for creative in queue.creatives]))
+                                 creatives=[creative_out(creative, run.settings.public_url)
+                                            for creative in queue.creatives]))
 
 
 @blueprint.post("/operators/campaigns/<campaign_id>/approve")

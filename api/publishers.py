@@ -18,12 +18,12 @@ from adnet.accounts.commands import ApiKeyScope, SiteRegistration
 from adnet.accounts.models import MemberRole, ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
 from adnet.accounts.sites import managed_site, owned_site, register_site
+from adnet.campaigns.banners import banner_address
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command, WalletAddress
 from adnet.money import deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, Withdrawal, WithdrawalPage
 from adnet.money.holders import owned_site_holder
-from adnet.money.models import DepositStatus
 from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
@@ -44,6 +44,7 @@ from api.schemas import (
     WithdrawalOut,
     deposit_out,
     deposit_plan_out,
+    deposit_status,
     refusals,
     withdrawal_list_out,
     withdrawal_out,
@@ -364,11 +365,13 @@ async def site_ads(site_id: str, query_args: Period) -> Response:
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
     runs = await site_reports.ads_that_ran(site.id, start, end)
+    public_url = services().settings.public_url
     return answer(AdsOut(site_id=site.id, first=start, last=end, token=Token.GS, campaigns=[
         CampaignRunOut(campaign_id=run.campaign_id, name=run.name, advertiser_id=run.advertiser_id,
                        advertiser=run.advertiser, category=run.category, figures=_ad_figures_out(run.figures),
                        creatives=[CreativeRunOut(creative_id=creative.creative_id, description=creative.description,
-                                                 size=creative.size, banner_url=creative.banner_url,
+                                                 size=creative.size,
+                                                 banner_url=banner_address(creative.banner_url, public_url),
                                                  figures=_ad_figures_out(creative.figures))
                                   for creative in run.creatives])
         for run in runs]))
@@ -414,16 +417,18 @@ async def topup_prepare(data: TopUpPrepareRequest) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @with_body(TopUpRequest)
 @document_response(SiteDepositOut, 201)
+@document_response(SiteDepositOut, 200)
 @document_response(SiteDepositOut, 202)
 @refusals(400, 403, 404, 409, 503)
 async def topup(data: TopUpRequest) -> Response:
-    """Credit the site with a G$ deposit the wallet made to the vault: 201 credited, 202 pending until its
-    confirmations (the watcher credits it then), 409 when the transaction was credited before."""
+    """Credit the site with a G$ deposit the wallet made to the vault: 201 credited now, 200 credited before (by
+    the chain watcher or an earlier post of the hash: the same deposit, credited once), 202 pending until its
+    confirmations (the watcher credits it then), 409 ``already_credited`` when it was credited to another
+    account."""
     run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    deposit = await deposits.credit(holder, data.tx_hash, run.chain, run.clock.now())
-    return answer(SiteDepositOut(site_id=data.site_id, **deposit_out(deposit)), (
-        201 if deposit.status == DepositStatus.CREDITED else 202))
+    recorded = await deposits.credit(holder, data.tx_hash, run.chain, run.clock.now())
+    return answer(SiteDepositOut(site_id=data.site_id, **deposit_out(recorded.deposit)), deposit_status(recorded))
 
 
 @blueprint.post("/publishers/withdraw")

@@ -132,6 +132,10 @@ class ExpiringMemoryStore(MemoryStore, AdmittingStore):
             await self.set(key, arrival + timedelta(seconds=limit.inverse))
         return Admission(None, (arrivals[0] - now).total_seconds() + limits[0][1].inverse)
 
+    async def before_serving(self) -> None:
+        """An app that starts serving starts with no counts (a test app may start several times)."""
+        self._tats = {}
+
     def __len__(self) -> int:
         return len(self._tats)
 
@@ -225,6 +229,7 @@ class OwnLimitsFirst(RateLimiter):
         app.extensions[LIMITER] = self
 
     async def _before_serving(self) -> None:
+        await self.memory.before_serving()
         if self.redis is not None:
             await self.redis.before_serving()
 

@@ -25,6 +25,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from quart_schema import document_response
 
+from adnet.campaigns.banners import banner_address
 from adnet.campaigns.models import Creative
 from adnet.campaigns.targeting import Targeting
 from adnet.campaigns.views import CampaignView
@@ -32,8 +33,8 @@ from adnet.core.amounts import Token, to_decimal_string, to_number
 from adnet.core.clock import iso
 from adnet.core.wallets import checksummed
 from adnet.db.cursors import next_cursor
-from adnet.money.deposits import DepositPlan
-from adnet.money.models import Claim, Deposit, Withdrawal, WithdrawalStatus
+from adnet.money.deposits import DepositPlan, RecordedDeposit
+from adnet.money.models import Claim, Deposit, DepositStatus, Withdrawal, WithdrawalStatus
 from adnet.tasks.config import (
     FeedbackConfig,
     OnchainEventConfig,
@@ -245,6 +246,14 @@ def deposit_out(deposit: Deposit) -> dict[str, Any]:
             "amount": int(deposit.amount), "status": deposit.status.value}
 
 
+def deposit_status(recorded: RecordedDeposit) -> int:
+    """The status of a posted deposit's answer: 201 credited by this post, 200 credited before it (by the chain
+    watcher or an earlier post), 202 pending its confirmations."""
+    if recorded.deposit.status != DepositStatus.CREDITED:
+        return 202
+    return 201 if recorded.credited_now else 200
+
+
 def withdrawal_out(withdrawal: Withdrawal) -> dict[str, Any]:
     """The fields of a ``WithdrawalOut`` (a route adds whose withdrawal it is); its claim must be loaded
     (``select_related("claim")``)."""
@@ -419,10 +428,16 @@ class TaskOut(Schema):
                 for key, value in config.items()}
 
 
-class CampaignOut(Schema):
-    """A campaign with its state and money; one campaign's answer also lists its creatives and tasks."""
+CAMPAIGN_ID_ALIAS = ("The campaign's id again, under the name campaign answers used before campaignId "
+                     "(deprecated: read campaignId; kept for clients written against it).")
 
-    id: str
+
+class CampaignOut(Schema):
+    """A campaign with its state and money; one campaign's answer also lists its creatives and tasks. Its id is
+    ``campaignId``, as in every other answer; ``id`` repeats it for clients written before (deprecated)."""
+
+    campaign_id: str
+    id: str = Field(deprecated=True, description=CAMPAIGN_ID_ALIAS)
     advertiser_id: str
     name: str
     status: str
@@ -451,9 +466,11 @@ class CampaignOut(Schema):
     tasks: list[TaskOut] | None = None
 
 
-def creative_out(creative: Creative) -> CreativeOut:
+def creative_out(creative: Creative, base_url: str) -> CreativeOut:
+    """``creative`` as its advertiser and operators read it, its banner's address under ``base_url`` (adnet's public
+    URL) when it is one of adnet's own files."""
     return CreativeOut(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
-                       banner_url=creative.banner_url, target_url=creative.target_url,
+                       banner_url=banner_address(creative.banner_url, base_url), target_url=creative.target_url,
                        description=creative.description, media_type=creative.media_type.value,
                        size=f"{creative.width}x{creative.height}", status=creative.status.value,
                        rejection_reason=creative.rejection_reason, weight=creative.weight,
@@ -478,7 +495,7 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
     """A campaign as the API shows it; with ``details``, its creatives and tasks."""
     campaign = view.campaign
     out = CampaignOut(
-        id=campaign.id, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+        campaign_id=campaign.id, id=campaign.id, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
         name=campaign.name, status=campaign.status.value, state=view.state,
         rejection_reason=campaign.rejection_reason, starts_at=campaign.starts_at, ends_at=campaign.ends_at,
         cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),
@@ -490,6 +507,6 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:
-        out.creatives = [creative_out(creative) for creative in view.creatives]
+        out.creatives = [creative_out(creative, base_url) for creative in view.creatives]
         out.tasks = [task_out(task, base_url) for task in view.tasks]
     return out

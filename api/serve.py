@@ -9,6 +9,7 @@ from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
+from adnet.campaigns.banners import banner_address
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
 from api.http import answer, client, services, with_query
@@ -81,12 +82,14 @@ NOTHING = NothingOut(kind="NONE")
 
 
 def served(decision: serving.Decision, base_url: str, chain_id: int) -> Served:
-    """The answer for ``decision`` (``chain_id``: the chain the tasks' transactions go to): the member of ``ServeOut``
-    its kind names, written as it stands. Wrapping it in ``ServeOut``, whose JSON is the same, would validate and
+    """The answer for ``decision`` (``base_url``: adnet's public URL, under which adnet's own files and links lie;
+    ``chain_id``: the chain the tasks' transactions go to): the member of ``ServeOut`` its kind names, written as
+    it stands. Wrapping it in ``ServeOut``, whose JSON is the same, would validate and
     serialize it once more on every serve."""
     if decision.banner is not None:
         banner, creative = decision.banner, decision.banner.creative
-        ad = AdOut(id=creative.id, campaign_id=creative.campaign_id, banner_url=creative.banner_url,
+        ad = AdOut(id=creative.id, campaign_id=creative.campaign_id,
+                   banner_url=banner_address(creative.banner_url, base_url),
                    target_url=creative.target_url, description=creative.description, media_type=creative.media_type,
                    tracking_token=banner.tracking_token)
         return BannerOut(kind="BANNER", ad=ad, banner_click_active=banner.click_active,

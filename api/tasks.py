@@ -64,11 +64,12 @@ class MessageOut(Schema):
 @rate_limit(limits=settings_limit("rate_limit_public"))
 @with_body(CompleteTask)
 @document_response(CompletionOut, 201)
-@refusals(400, 404, 409, 429, 503)
+@refusals(400, 401, 404, 409, 429, 503)
 async def complete(data: CompleteTask) -> Response:
     """Verify a completion's proof and answer with the awarded points and G$ and the signed claim that pays them
     (``transaction``, null when the task's budgets are empty). A repeat past the limit is 409 ``already_completed``
-    with the earlier ``completionId`` and its ``transaction``."""
+    with the earlier ``completionId`` and its ``transaction``; a SIGN_MESSAGE signature that is not the wallet's,
+    401 ``invalid_signature``; a site where the task's campaign may not pay, 409 ``not_allowed_on_site``."""
     run = services()
     result = await completion.complete_task(data, now=run.clock.now(), chain=run.chain, writer=run.completions)
     done = result.completion

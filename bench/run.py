@@ -1,8 +1,8 @@
 """The adnet benchmark, in one command: ``python -m bench.run`` (from the repository, with the venv's python).
 
 It makes a fresh data directory with a file (SQLite) database, applies the migrations, loads the demo data
-(``adnet demo``), starts the server (``bench/server.py``: ``adnet serve`` plus a trivial route) on a free loopback
-port, and measures three endpoints of that one server:
+(``adnet demo --bare``: no history), starts the server (``bench/server.py``: ``adnet serve`` plus a trivial
+route) on a free loopback port, and measures three endpoints of that one server:
 
 - ``GET /bench/ceiling``: a trivial JSON answer through the same middleware, the most the stack can do;
 - ``GET /api/serve`` for the demo site, in the demo's banner sizes;
@@ -373,8 +373,8 @@ def prepare(data_dir: Path, database_url: str) -> tuple[dict[str, str], dict]:
     env.pop("ADNET_CHAIN_RPC_URL", None)
     subprocess.run(adnet_command("migrate"), env=env, cwd=ROOT, check=True, timeout=120,  # noqa: S603
                    stdout=subprocess.DEVNULL)
-    demo = subprocess.run(adnet_command("demo", "--json"), env=env, cwd=ROOT, check=True, timeout=300,  # noqa: S603
-                          capture_output=True, text=True)
+    demo = subprocess.run(adnet_command("demo", "--bare", "--json"),  # noqa: S603
+                          env=env, cwd=ROOT, check=True, timeout=300, capture_output=True, text=True)
     return env, json.loads(demo.stdout)
 
 

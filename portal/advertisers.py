@@ -218,7 +218,7 @@ async def advertise_deposit() -> Response:
     try:
         report = command_of(DepositReport, form)
         progress = await deposits.progress(advertiser_holder(advertiser), report.tx_hash, run.chain, run.clock.now())
-    except Invalid as error:
+    except (Invalid, Conflict) as error:  # Conflict: a hash credited to another account
         return await _home_refused("deposit", error, form.to_dict())
     if not wants_fragment():
         await flash(f"Deposit {progress.tx_hash}: {progress.state}.")
@@ -428,8 +428,9 @@ async def advertise_edit_creative(creative_id: str) -> Response:
     creative = await creatives.owned_creative(current_wallet(), creative_id)
     campaign_id = creative.campaign.id
     try:
+        run = services()
         await creatives.edit_creative(current_wallet(), creative_id, command_of(CreativeChanges, form),
-                                      services().clock.now(), services().banners)
+                                      run.clock.now(), run.banners, run.settings.public_url)
     except DomainError as error:
         return await _campaign_refused(campaign_id, f"creative-{creative_id}", error, form)
     return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")

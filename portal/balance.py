@@ -99,7 +99,7 @@ async def topup(site_id: str) -> Response:
     holder = await owned_site_holder(current_wallet(), site_id)
     try:
         progress = await deposits.progress(holder, command_of(DepositReport, form).tx_hash, run.chain, run.clock.now())
-    except Invalid as error:
+    except (Invalid, Conflict) as error:  # Conflict: a hash credited to another account
         site = await owned_site(current_wallet(), site_id)
         return await form_error("portal/_deposit_credit_form.html", "#topup-credit", error, "portal/site.html",
                                 lambda: site_context(site), values=form.to_dict(), failed_form="topup-credit",

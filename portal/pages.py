@@ -18,6 +18,7 @@ from quart import Blueprint, Response, g, redirect, render_template, request
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
+from adnet.campaigns.banners import banner_address
 from adnet.campaigns.models import Category
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError
@@ -146,6 +147,13 @@ def address_filter(address: str) -> str:
 def percent_filter(ratio: float | None, digits: int = 2) -> str:
     """A ratio as a percentage, or an en dash when there is none."""
     return "\u2013" if ratio is None else f"{ratio * 100:.{digits}f} %"
+
+
+@blueprint.app_template_filter("banner_address")
+def banner_address_filter(stored: str) -> str:
+    """A creative's banner as an absolute address (``adnet.campaigns.banners.banner_address``), for a form's URL
+    field; an image on a page may use the stored address as it is."""
+    return banner_address(stored, services().settings.public_url)
 
 
 @blueprint.app_template_filter("utc")

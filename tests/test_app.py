@@ -65,7 +65,8 @@ async def test_security_headers_on_every_response(client):
         assert "Strict-Transport-Security" not in headers  # only in production
 
 
-async def test_internal_error_leaks_nothing(app):
+async def test_internal_error_leaks_nothing(own_app):
+    app = own_app
     broken = Blueprint("broken", __name__)
 
     @broken.get("/api/test-broken")
@@ -89,7 +90,8 @@ async def test_openapi_document_and_docs_page(client):
     assert "swagger" in (await docs.get_data(as_text=True)).lower()
 
 
-async def test_session_cookies_are_signed_by_a_serializer_built_once_per_secret(app):
+async def test_session_cookies_are_signed_by_a_serializer_built_once_per_secret(own_app):
+    app = own_app
     sessions = app.session_interface
     signer = sessions.get_signing_serializer(app)
     assert sessions.get_signing_serializer(app) is signer

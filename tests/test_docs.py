@@ -2,11 +2,17 @@
 its tests), and docs/errors.md names every error code the code can answer with."""
 
 import ast
+import base64
+import hashlib
 import re
 from pathlib import Path
 
 from adnet.accounts.sites import SPECIAL_USE_REFUSALS
+from adnet.app import create_app
+from adnet.campaigns.commands import NewCampaign
+from adnet.delivery.sdk import sdk_version
 from api.errors import HTTP_CODES
+from tests.conftest import make_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMED = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
@@ -106,3 +112,59 @@ def test_docs_sdk_names_every_data_attribute_the_embed_reads():
             "data-collapse", "data-heading-level", "data-adnet-slot", "data-adnet-rewards"} <= read
     documented = set(re.findall(r"`(data-[a-z-]+)`", (ROOT / "docs" / "sdk.md").read_text()))
     assert sorted(read - documented) == []
+
+
+def test_docs_sdk_gives_the_integrity_of_the_served_script():
+    """docs/sdk.md's pinned snippet names the current version and the SHA-384 of static/sdk.js, the file served at
+    that version's URL: a change of the script that forgets its version or the docs fails here."""
+    docs = (ROOT / "docs" / "sdk.md").read_text()
+    pinned = re.findall(r'src="[^"]*/sdk/([0-9.]+)/sdk\.js"\s+integrity="(sha384-[A-Za-z0-9+/=]+)"', docs)
+    served = (ROOT / "static" / "sdk.js").read_bytes()
+    digest = "sha384-" + base64.b64encode(hashlib.sha384(served).digest()).decode()
+    assert pinned == [(sdk_version(), digest)]
+    assert f"The integrity of version {sdk_version()} " in docs
+
+
+_PARAMETER = re.compile(r"<(?:[^<>:]+:)?[^<>]+>")
+_ANY = re.compile(r"<any\(([^)]*)\):[^>]+>")
+ROUTE_METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+
+def app_routes(*prefixes: str) -> set[str]:
+    """Every ``METHOD /path`` of the app under ``prefixes``, each path parameter written ``{}`` and each
+    ``<any(a, b):name>`` written out as one route per value."""
+    app = create_app(make_settings("sqlite://:memory:", Path("var-unused")))
+    routes = set()
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith(prefixes):
+            continue
+        found = _ANY.search(rule.rule)
+        paths = ([rule.rule[:found.start()] + value.strip().strip("'\"") + rule.rule[found.end():]
+                  for value in found.group(1).split(",")] if found else [rule.rule])
+        routes |= {f"{method} {_PARAMETER.sub('{}', path)}" for path in paths
+                   for method in (rule.methods or set()) & ROUTE_METHODS}
+    return routes
+
+
+def test_docs_advertisers_names_every_advertiser_and_operator_route():
+    """docs/advertisers.md's route table has a row for every route under /api/advertisers/ and /api/operators/,
+    and none the app does not have."""
+    routes = app_routes("/api/advertisers/", "/api/operators/")
+    assert {"POST /api/advertisers/campaigns/{}/submit", "POST /api/advertisers/campaigns/{}/resume",
+            "PATCH /api/advertisers/creatives/{}", "POST /api/operators/campaigns/{}/approve"} <= routes
+    table = re.findall(r"^\| `(GET|POST|PUT|PATCH|DELETE) (/api/[^`]+)` \|", (ROOT / "docs" / "advertisers.md")
+                       .read_text(), re.M)
+    documented = [f"{method} {re.sub(r'{[^}]*}', '{}', path)}" for method, path in table]
+    assert sorted(routes - set(documented)) == []
+    assert sorted(set(documented) - routes) == []
+    assert len(documented) == len(set(documented))
+
+
+def test_docs_advertisers_says_which_campaign_settings_are_required():
+    """The settings docs/advertisers.md says creating a campaign requires are those NewCampaign requires."""
+    docs = (ROOT / "docs" / "advertisers.md").read_text()
+    sentence = re.search(r"Creating a campaign requires ([^;.]+)", docs)
+    assert sentence is not None
+    required = {field.alias or name for name, field in NewCampaign.model_fields.items() if field.is_required()}
+    assert set(re.findall(r"`(\w+)`", sentence.group(1))) == required
+    assert "startsAt" in required

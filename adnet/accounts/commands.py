@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 from urllib.parse import urlsplit
 
 import idna
@@ -153,7 +153,10 @@ class NewApiKey(Command):
 
 
 class SignIn(Command):
-    """A signed Sign-In with Ethereum message (EIP-4361) and its signature."""
+    """A signed Sign-In with Ethereum message (EIP-4361) and its signature. Any text in either reaches the sign-in's
+    own checks (``invalid_message``, ``invalid_signature``), a NUL character included: neither is stored."""
+
+    UNSTORED_TEXT: ClassVar[frozenset[str]] = frozenset({"message", "signature"})
 
     message: str = Field(description="the EIP-4361 text, as signed")
     signature: str = Field(description="0x-prefixed hex")

@@ -25,6 +25,7 @@ of a fetch passes it, whatever URL led there. Tests give ``Fetcher`` their own r
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import logging
 import socket
@@ -167,6 +168,13 @@ class GuardedNetwork(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings of every fetch: certifi's authorities, verified. Made once per process: loading the
+    authorities is what building a context costs, and a context is safe to share between connections."""
+    return ssl.create_default_context(cafile=certifi.where())
+
+
 class Fetcher:
     """GETs a publisher's URLs under a ``FetchPolicy``, through the address guard."""
 
@@ -176,7 +184,7 @@ class Fetcher:
         self.user_agent = user_agent
         self._network = GuardedNetwork(global_addresses_only=policy.global_addresses_only, resolve=resolve,
                                        inner=network, port=policy.port)
-        self._tls = ssl.create_default_context(cafile=certifi.where())
+        self._tls = tls_context()
 
     def url(self, scheme: str, domain: str, path: str) -> str:
         """The URL of ``path`` on ``domain`` (an IPv6 literal in brackets), on the policy's port if it sets one."""

@@ -2,7 +2,7 @@
 
 A wallet proves it is who it says by signing a SIWE message that carries a nonce we issued. The ``siwe`` package
 parses the message; ``sign_in`` checks the rest before it opens a session (not ``siwe``'s own ``verify``, which lets
-ecrecover's errors escape on a well-formed but unrecoverable signature and never asks a contract wallet
+ecrecover's errors escape on a malformed or unrecoverable signature and never asks a contract wallet
 asynchronously):
 
 - the message is at most ``MAX_MESSAGE_LENGTH`` characters and parses as EIP-4361;
@@ -11,7 +11,8 @@ asynchronously):
 - it was issued within ``MAX_ISSUED_AT_SKEW`` of now, carries an expiration no later than ``MAX_MESSAGE_LIFETIME``
   after issue, and that expiration has not passed (nor is a ``Not Before`` still ahead);
 - the signature is the address's (EIP-191), or the address is a contract that accepts it (EIP-1271, on the chain;
-  also a signature ecrecover cannot read, which a contract wallet's need not be);
+  also a signature ecrecover cannot read, which a contract wallet's need not be): any other string is
+  ``invalid_signature`` (``adnet.chain.signatures.check_wallet_signature``);
 - the nonce is one we issued, unexpired, and not used: it is consumed by one conditional update, in the same
   database transaction that creates the session, so a message opens at most one session;
 - its URI says what the session may do: a message whose URI is ``REWARDS_PATH`` (or under it) opens only a rewards
@@ -42,7 +43,7 @@ from adnet.accounts.commands import SignIn
 from adnet.accounts.models import AuthNonce, Session, SessionScope
 from adnet.accounts.sessions import SESSION_LIFETIME, token_hash
 from adnet.chain.client import ChainClient, ChainUnavailable
-from adnet.chain.signatures import wallet_signed
+from adnet.chain.signatures import check_wallet_signature
 from adnet.config import Settings
 from adnet.core.errors import Invalid, Unauthorized, chain_unavailable
 from adnet.core.wallets import normalize_wallet
@@ -203,15 +204,11 @@ def _instant(value: siwe.ISO8601Datetime, name: str) -> datetime:
     return moment
 
 
-async def _check_signature(parsed: siwe.SiweMessage, signature: Any, chain: ChainClient) -> str:
-    """The message's address, once the signature is its own (EOA, or EIP-1271 contract)."""
-    if not isinstance(signature, str) or not signature.startswith("0x") or len(signature) > 2 + 2 * 4096:
-        raise Unauthorized("invalid_signature", "signature is a 0x-hex signature of the message.",
-                           field="signature")
+async def _check_signature(parsed: siwe.SiweMessage, signature: object, chain: ChainClient) -> str:
+    """The message's address, once the signature is its own (EOA, or EIP-1271 contract): InvalidSignature for
+    anything else (``adnet.chain.signatures.check_wallet_signature``)."""
     try:
-        signed = await wallet_signed(chain, parsed.address, parsed.prepare_message(), signature)
+        await check_wallet_signature(chain, parsed.address, parsed.prepare_message(), signature)
     except ChainUnavailable:
         raise chain_unavailable("The chain cannot be reached to check a contract wallet") from None
-    if not signed:
-        raise Unauthorized("invalid_signature", "The signature is not the message's address's.", field="signature")
     return normalize_wallet(parsed.address)

@@ -8,6 +8,9 @@ when it is added or changed, with the reason beside the field. The file is fetch
 size is read from the first bytes of the file: PNG, GIF, JPEG and WebP headers, and an SVG's ``width`` and
 ``height`` (or its ``viewBox``). A video's size is not read (its container keeps it anywhere in the file); a video
 banner is only held to the https rule and the campaign's sizes.
+
+Advertisers' banners are absolute addresses. adnet's own files (the demo's banners) are stored as paths on adnet and
+named with the public URL in answers (``banner_address``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,14 @@ _JPEG_FRAMES = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 _JPEG_STANDALONE = frozenset({0x01, *range(0xD0, 0xD8)})
 _SVG_ROOT = re.compile(rb"<svg\b[^>]*>", re.IGNORECASE)
 _PIXELS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:px)?\s*$")
+
+
+def banner_address(stored: str, public_url: str) -> str:
+    """Where a browser loads a creative's banner: its stored address, or for one of adnet's own files (the demo's
+    banners), stored as a path on adnet such as ``/static/demo/banner-1-300x250.svg``, that path under
+    ``public_url``. adnet's own files are never stored with an origin, so they show wherever adnet is served; a
+    page of adnet may name the path as it is."""
+    return public_url + stored if stored.startswith("/") else stored
 
 
 def image_size(header: bytes) -> tuple[int, int] | None:

@@ -20,7 +20,7 @@ from tortoise.exceptions import IntegrityError
 from adnet.accounts.fetching import Fetcher
 from adnet.accounts.members import require_role, role_in
 from adnet.accounts.models import MemberRole
-from adnet.campaigns.banners import check_banner
+from adnet.campaigns.banners import banner_address, check_banner
 from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.commands import CreativeChanges, NewCreative
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
@@ -50,17 +50,22 @@ async def add_creative(wallet: str, campaign_id: str, creative: NewCreative, now
 
 
 async def edit_creative(wallet: str, creative_id: Any, edit: CreativeChanges, now: datetime,
-                        fetcher: Fetcher) -> Creative:
+                        fetcher: Fetcher, public_url: str) -> Creative:
     """Change a creative of the wallet's campaign; when its content changed, it goes back to review (and stops
     serving until approved), while the campaign's other creatives keep serving. A change of its banner, size or
-    media is checked as a new banner is (``check_banner``)."""
+    media is checked as a new banner is (``check_banner``); a form that gives them back unchanged fetches nothing.
+    A banner of adnet's own, stored as a path, is named by its address under ``public_url``
+    (``banner_address``): that address given back is the same banner, kept as stored."""
     creative = await owned_creative(wallet, creative_id)
     _check_creatives_editable(creative.campaign)
-    if edit.model_fields_set & {"banner_url", "size", "media_type"}:
-        await check_banner(fetcher, edit.banner_url or creative.banner_url,
-                           edit.size or f"{creative.width}x{creative.height}",
-                           edit.media_type or creative.media_type, creative.campaign.sizes)
+    current = (banner_address(creative.banner_url, public_url), f"{creative.width}x{creative.height}",
+               creative.media_type)
+    banner = (edit.banner_url or current[0], edit.size or current[1], edit.media_type or current[2])
+    if banner != current:
+        await check_banner(fetcher, *banner, creative.campaign.sizes)
     values = _stored(edit.changed())
+    if values.get("banner_url") == current[0]:
+        values["banner_url"] = creative.banner_url
     content = any(getattr(creative, field) != value for field, value in values.items() if field != "weight")
     review = {"status": CreativeStatus.REVIEW, "rejection_reason": ""} if content else {}
     await Creative.filter(id=creative.id).update(updated_at=now, **review, **values)

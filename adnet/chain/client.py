@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import aiohttp
 import httpx
@@ -34,9 +34,23 @@ from adnet.core.wallets import checksummed
 
 if TYPE_CHECKING:
     from adnet.chain.devchain import DevChain
-    from adnet.money.models import Claim
 
 log = logging.getLogger(__name__)
+
+
+class Claim(Protocol):
+    """What the vault needs of a signed claim to pay it: the chain's own view of one, which the claims adnet keeps
+    (``adnet.money.models.Claim``) satisfy."""
+
+    chain_id: int
+    vault: str
+    recipient: str
+    token: str
+    amount: Any  # an integer amount in the smallest unit, as the ledger stores it
+    claim_ref: str
+    nonce: int
+    deadline: int
+    signature: str
 
 RATE_CACHE_SECONDS = 30.0
 T = TypeVar("T")

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 
@@ -78,8 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     makemigrations.add_argument("--name", default=None)
     makemigrations.set_defaults(command=_makemigrations)
 
-    demo = commands.add_parser("demo", help="load demo data (idempotent)")
+    demo = commands.add_parser("demo", help="load demo data and a month of its traffic (idempotent)")
     demo.add_argument("--json", action="store_true", help="print what exists as JSON")
+    demo.add_argument("--bare", action="store_true", help="the accounts, campaigns and units only, without history")
     demo.set_defaults(command=_demo, needs=(DATABASE,))
     audit = commands.add_parser("audit", help="check that the ledger balances and the vault covers what it owes")
     audit.add_argument("--no-chain", action="store_true", help="check the books only, without the vault")
@@ -91,9 +93,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    """Serve where ``--host`` and ``--port`` (or the settings) say. Both are passed on as ``ADNET_HOST`` and
+    ``ADNET_PORT``: each worker reads its settings from the environment (``adnet.app.create_server_app``), and
+    without ``ADNET_PUBLIC_URL`` the public URL, which sign-in messages, links and the embed snippet name, is
+    the address served (``adnet.config.served_url``)."""
     import uvicorn
 
     chain_cli.require_development_chain(settings)
+    host, port = args.host or settings.host, args.port or settings.port
+    os.environ.update(ADNET_HOST=host, ADNET_PORT=str(port))
     asyncio.run(migrations.migrate(settings.database_url))
     if args.workers > 1:  # each worker's metrics go to files that /metrics adds up
         metrics.share_between_processes(settings.data_dir / "metrics")
@@ -101,8 +109,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         uvicorn.run(
             "adnet.app:create_server_app",
             factory=True,
-            host=args.host or settings.host,
-            port=args.port or settings.port,
+            host=host,
+            port=port,
             workers=args.workers,
             loop="uvloop",
             http="httptools",
@@ -134,7 +142,7 @@ def _demo(settings: Settings, args: argparse.Namespace) -> int:
         print(f"adnet: {chain_cli.DEPLOYER_KEY_VARIABLE}: {exc}", file=sys.stderr)
         return 2
     try:
-        summary = asyncio.run(load_demo(settings, minter=minter))
+        summary = asyncio.run(load_demo(settings, minter=minter, bare=args.bare))
     except DemoRefused as exc:
         print(f"adnet: {exc}", file=sys.stderr)
         return 2

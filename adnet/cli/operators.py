@@ -10,6 +10,8 @@
 
 Shell access to the server is the credential here, as for every ``adnet`` command; ``--operator WALLET`` names who
 acts in the logs and must be one of ``ADNET_OPERATORS`` when given. Output is JSON, one document per command.
+What a command changes reaches the running servers as their own changes do (``adnet.jobs.changelog.announced``:
+through Redis, or the database's change log without it), not at their next whole rebuild of the index.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
+from adnet.campaigns.banners import banner_address
 from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.campaigns.lifecycle import settle_due
 from adnet.campaigns.models import Category
@@ -38,6 +41,7 @@ from adnet.core.clock import Clock
 from adnet.core.errors import DomainError
 from adnet.core.inputs import parse
 from adnet.db import config as database
+from adnet.jobs.changelog import announced
 from adnet.money import rate as vault_rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
@@ -100,19 +104,21 @@ def operator_name(settings: Settings, wallet: str | None) -> str:
 
 async def review_queue(args: argparse.Namespace, context: Context) -> dict[str, Any]:
     queue = await review.review_queue(context.clock.now())
+    public_url = context.settings.public_url
     return {
-        "campaigns": [{"id": view.campaign.id, "name": view.campaign.name,
+        "campaigns": [{"campaignId": view.campaign.id, "id": view.campaign.id, "name": view.campaign.name,
                        "advertiserId": view.campaign.advertiser_id,  # type: ignore[attr-defined]
-                       "creatives": [_creative(creative) for creative in view.creatives],
+                       "creatives": [_creative(creative, public_url) for creative in view.creatives],
                        "tasks": [{"id": task.id, "kind": task.kind.value, "title": task.title}
                                  for task in view.tasks]}
                       for view in queue.campaigns],
-        "creatives": [_creative(creative) for creative in queue.creatives],
+        "creatives": [_creative(creative, public_url) for creative in queue.creatives],
     }
 
 
-def _creative(creative: Any) -> dict[str, Any]:
-    return {"id": creative.id, "campaignId": creative.campaign_id, "bannerUrl": creative.banner_url,
+def _creative(creative: Any, public_url: str) -> dict[str, Any]:
+    return {"id": creative.id, "campaignId": creative.campaign_id,
+            "bannerUrl": banner_address(creative.banner_url, public_url),
             "targetUrl": creative.target_url, "size": f"{creative.width}x{creative.height}",
             "mediaType": creative.media_type.value}
 
@@ -190,13 +196,15 @@ def _command(settings: Settings, args: argparse.Namespace) -> int:
     async def run() -> int:
         await database.open_database(settings.database_url)
         try:
-            if CHAIN not in args.needs:
-                return await run_action(args, Context(settings, operator, Clock()))
-            connection = await connect(settings, clock=Clock())
-            try:
-                return await run_action(args, Context(settings, operator, Clock(), connection.client))
-            finally:
-                await connection.close()
+            # What the action changes is served by the running servers at once (adnet.jobs.changelog).
+            async with announced(settings):
+                if CHAIN not in args.needs:
+                    return await run_action(args, Context(settings, operator, Clock()))
+                connection = await connect(settings, clock=Clock())
+                try:
+                    return await run_action(args, Context(settings, operator, Clock(), connection.client))
+                finally:
+                    await connection.close()
         finally:
             await database.close_database()
 

@@ -4,11 +4,14 @@ Approving a campaign, funding it, editing a creative or a task, verifying a site
 calls ``announce`` with the ids of what it changed (sites, campaigns, creatives, tasks). A serving process
 (``adnet.services``) has its serving index listen in the context of every request and job it runs (``listen``), so
 the index brings those entries up to date at once there; code that runs with no one listening (a CLI command, a
-unit test) announces to no one. The listener lives in a context variable, not in a process-wide list, so each
-running app hears its own changes only. A listener must be quick and must not fail: it only notes that work is due.
+unit test) announces to no one unless it listens itself (``listening``: an ``adnet operators`` command collects
+what it changed and tells the serving processes when it ends). The listener lives in a context variable, not in a
+process-wide list, so each running app hears its own changes only. A listener must be quick and must not fail: it
+only notes that work is due.
 
 Other processes hear a change through ``Broadcast`` when ``ADNET_REDIS_URL`` names a Redis (publish/subscribe), at
-once; without one, or while it does not answer (``adnet.core.redis_link``), at their next periodic refresh.
+once; without one, through the database's change log (``adnet.jobs.changelog``), which each serving process reads
+every second; while a configured Redis does not answer (``adnet.core.redis_link``), at their next periodic refresh.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
 from redis.asyncio.client import PubSub
@@ -36,6 +39,16 @@ _listener: ContextVar[Listener | None] = ContextVar("adnet_changes_listener", de
 def listen(listener: Listener) -> None:
     """Have ``listener`` hear the announcements of the current context and of the tasks it starts from now on."""
     _listener.set(listener)
+
+
+@contextlib.contextmanager
+def listening(listener: Listener) -> Iterator[None]:
+    """Have ``listener`` hear the announcements made inside the block, then the listener heard before again."""
+    token = _listener.set(listener)
+    try:
+        yield
+    finally:
+        _listener.reset(token)
 
 
 def announce(changed: str, *more: str) -> None:
@@ -93,14 +106,27 @@ class Broadcast:
         await self._redis.aclose()
         await self._publisher.aclose()
 
+    @classmethod
+    async def tell(cls, redis_url: str, changed: frozenset[str]) -> None:
+        """Publish ``changed`` once to every serving process on this Redis, from a process that serves nothing (an
+        ``adnet`` command). Raises RedisError or OSError when Redis cannot be reached."""
+        broadcast = cls(redis_url, lambda _changed: None)
+        try:
+            await broadcast._publisher.publish(broadcast.channel, broadcast._message(changed))
+        finally:
+            await broadcast._redis.aclose()
+            await broadcast._publisher.aclose()
+
+    def _message(self, changed: set[str] | frozenset[str]) -> str:
+        return json.dumps({"origin": self.origin, "changed": sorted(changed)})
+
     async def _publish(self) -> None:
         while True:
             await self._due.wait()
             self._due.clear()
             changed, self._changed = self._changed, set()
             try:
-                message = json.dumps({"origin": self.origin, "changed": sorted(changed)})
-                await self._publisher.publish(self.channel, message)
+                await self._publisher.publish(self.channel, self._message(changed))
             except REDIS_ERRORS as error:
                 self.link.failed(error)
                 self._changed |= changed

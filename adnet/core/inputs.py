@@ -97,6 +97,10 @@ class Command(BaseModel):
     """A request to the domain, validated and immutable."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+    # Fields (JSON names, dotted for one inside another) whose text the domain checks and never stores: the NUL
+    # refusal of ``parse`` leaves them to that check, which answers with its own code (a sign-in message's
+    # ``invalid_message``, a signature's ``invalid_signature``).
+    UNSTORED_TEXT: ClassVar[frozenset[str]] = frozenset()
 
 
 C = TypeVar("C", bound=Command)
@@ -106,7 +110,7 @@ def parse(command: type[C], data: Mapping[str, Any]) -> C:
     """``data``, written as JSON would be (camelCase names), as ``command``; Invalid naming the first offending field
     otherwise. No text anywhere in ``data`` may hold a NUL character (``\\u0000``), which PostgreSQL stores in no
     text or JSON column: it is refused here for every command, whichever database runs."""
-    held = _nul_at(data)
+    held = _nul_at(_without(data, command.UNSTORED_TEXT) if command.UNSTORED_TEXT else data)
     if held is not None:
         held = held or "body"
         raise Invalid("invalid_field", f"{held}: may not hold a NUL character (\\u0000)", field=held)
@@ -114,6 +118,21 @@ def parse(command: type[C], data: Mapping[str, Any]) -> C:
         return command.model_validate(data)
     except ValidationError as error:
         raise refusal(error) from None
+
+
+def _without(data: Mapping[str, Any], paths: Iterable[str]) -> Mapping[str, Any]:
+    """``data`` without the values at ``paths`` (dotted names; a path through something else than an object is
+    left as it is)."""
+    kept = dict(data)
+    for path in paths:
+        head, _, rest = path.partition(".")
+        if head not in kept:
+            continue
+        if not rest:
+            del kept[head]
+        elif isinstance(kept[head], Mapping):
+            kept[head] = _without(kept[head], (rest,))
+    return kept
 
 
 def _nul_at(value: Any) -> str | None:

@@ -68,16 +68,17 @@ async def close_database() -> None:
     await Tortoise.close_connections()
 
 
-async def recreate_postgres(database_url: str) -> None:
-    """Drop the PostgreSQL database ``database_url`` names (closing its connections) and create it empty, through
-    the server's maintenance database: how the test suites and the benchmark start from nothing."""
+async def recreate_postgres(database_url: str, template: str | None = None) -> None:
+    """Drop the PostgreSQL database ``database_url`` names (closing its connections) and create it empty, or as a
+    copy of the database named ``template`` (which no one may be connected to), through the server's maintenance
+    database: how the test suites and the benchmark start from nothing."""
     import asyncpg
 
     base, name = database_url.rsplit("/", 1)
     admin = await asyncpg.connect(base.replace("postgres://", "postgresql://", 1) + "/postgres")
     try:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        await admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     finally:
         await admin.close()
 

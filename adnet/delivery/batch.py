@@ -24,18 +24,17 @@ recorded as ``budget_exhausted``.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from adnet.core.amounts import Token
 from adnet.core.ids import new_id, new_ordered_id
 from adnet.db.sql import Program, Statement
-from adnet.delivery.caps import Caps, WindowKey, add_to_windows, lock_windows, spend_window
+from adnet.delivery.billing import Decisions, Limits, decide, tally, windows_of
+from adnet.delivery.caps import Caps, add_to_windows, lock_windows
 from adnet.delivery.counters import daily_stats_program
 from adnet.delivery.events import PendingEvent, TrackResult
-from adnet.delivery.frequency import frequency_window
 from adnet.delivery.models import EventType
 from adnet.money import ledger
 
@@ -46,131 +45,91 @@ def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps:
                 ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
     """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
     transaction of its own (on a SQLite file in the worker's writer process, which is why its arguments are plain
-    picklable values)."""
+    picklable values). The billing rules are ``adnet.delivery.billing.decide``; this loads what they read and
+    writes what they decide."""
+    accepted = yield from _deduplicated(events, now)
+    limits = yield from _limits(accepted, caps, now, single_writer=single_writer)
+    decided = decide(accepted, limits, caps, share_bps, now)
+    event_ids = yield from _write(decided, now)
+    results = {id(decision.event): TrackResult("recorded", event_id, decision.billable, decision.reason)
+               for decision, event_id in zip(decided.decisions, event_ids, strict=True)}
+    duplicate = TrackResult("duplicate")
+    return [results.get(id(event), duplicate) for event in events], decided.spent
+
+
+def _deduplicated(events: list[PendingEvent], now: datetime) -> Program[list[tuple[PendingEvent, str | None]]]:
+    """The events that are not duplicates (the first of identical ones whose key this batch wrote), in order, each
+    with the reason that already stands against it: tracking's own, or ``token_reused`` for a token that already
+    had an event of its type."""
     keys = [(event.reported.fingerprint, event.reported.campaign_id, event.reported.type.value) for event in events]
-    accepted_keys = yield from claim_keys(keys, now)
-    first_index = {key: position for position, key in reversed(list(enumerate(keys)))}
-    accepted = [event for position, (event, key) in enumerate(zip(events, keys, strict=True))
-                if key in accepted_keys and first_index[key] == position]
-    reasons = {id(event): event.reason for event in accepted}
+    accepted = yield from _first_written(events, keys, now)
+    tokened = [event for event in accepted if event.reason is None and event.token_ref]
+    fresh = yield from _first_written(tokened, [(f"token:{event.token_ref}", event.reported.campaign_id,
+                                                 event.reported.type.value) for event in tokened], now)
+    fresh_ids = {id(event) for event in fresh}
+    return [(event, "token_reused" if event.reason is None and event.token_ref and id(event) not in fresh_ids
+             else event.reason) for event in accepted]
 
-    tokened = [event for event in accepted if reasons[id(event)] is None and event.token_ref]
-    token_keys = [(f"token:{event.token_ref}", event.reported.campaign_id, event.reported.type.value)
-                  for event in tokened]
-    fresh_tokens = yield from claim_keys(token_keys, now)
-    token_first = {key: position for position, key in reversed(list(enumerate(token_keys)))}
-    for position, (event, key) in enumerate(zip(tokened, token_keys, strict=True)):
-        if key not in fresh_tokens or token_first[key] != position:
-            reasons[id(event)] = "token_reused"
 
-    candidates = [event for event in accepted if reasons[id(event)] is None]
+def _first_written(events: list[PendingEvent], keys: list[tuple[str, str, str]], now: datetime
+                   ) -> Program[list[PendingEvent]]:
+    """Of ``events``, each the first named with its key, those whose key ``claim_keys`` wrote."""
+    written = yield from claim_keys(keys, now)
+    first = {key: position for position, key in reversed(list(enumerate(keys)))}
+    return [event for position, (event, key) in enumerate(zip(events, keys, strict=True))
+            if key in written and first[key] == position]
+
+
+def _limits(accepted: list[tuple[PendingEvent, str | None]], caps: Caps, now: datetime, *, single_writer: bool
+            ) -> Program[Limits]:
+    """What the billing rules read for the candidates (the events nothing stands against yet), with the windows
+    they count in locked until the batch commits."""
+    candidates = [event for event, reason in accepted if reason is None]
+    if not candidates:
+        return Limits()
     click_refs = [event.token_ref for event in candidates if event.reported.type == EventType.CLICK]
-    viewed: set[str | None] = set()
+    viewed: frozenset[str] = frozenset()
     if click_refs:
         impressions = yield Statement(
             "SELECT token_ref FROM tracking_event WHERE token_ref IN (:refs) AND type = :type AND billable",
             {"refs": click_refs, "type": EventType.IMPRESSION.value})
-        viewed.update(str(row["token_ref"]) for row in impressions.rows)
+        viewed = frozenset(str(row["token_ref"]) for row in impressions.rows)
     campaign_ids = sorted({event.reported.campaign_id for event in candidates})
-    remaining: dict[str, int] = {}
-    daily_caps: dict[str, int | None] = {}
-    frequency_caps: dict[str, tuple[int, int]] = {}
-    if campaign_ids:
-        budgets = yield Statement(_BUDGETS, {"kind": "campaign", "token": Token.GS, "ids": campaign_ids})
-        for row in budgets.rows:
-            remaining[row["id"]] = int(Decimal(row["balance"] or 0))
-            daily_caps[row["id"]] = None if row["daily_cap"] is None else int(Decimal(row["daily_cap"]))
-            if row["frequency_cap"] is not None:
-                frequency_caps[row["id"]] = int(row["frequency_cap"]), int(row["frequency_hours"]) * 3600
-    windows = {id(event): caps.client_windows(
-        site_id=event.reported.site_id, campaign_id=event.reported.campaign_id, network=event.client.network,
-        kind=event.reported.type, at=event.received_at) for event in candidates}
-    frequency_windows = {id(event): (frequency_window(event.reported.campaign_id, event.claims.viewer,
-                                                      event.received_at, frequency_caps[event.reported.campaign_id][1]),
-                                     frequency_caps[event.reported.campaign_id][0])
-                         for event in candidates if event.reported.type == EventType.IMPRESSION
-                         and event.claims is not None and event.claims.viewer
-                         and event.reported.campaign_id in frequency_caps}
-    spend_keys = {event.reported.campaign_id: spend_window(event.reported.campaign_id, now) for event in candidates}
-    used = yield from lock_windows({window for limits in windows.values() for window, _ in limits}
-                                   | set(spend_keys.values()) | {window for window, _ in frequency_windows.values()},
-                                   single_writer=single_writer)
-    billed_in: dict[WindowKey, int] = defaultdict(int)
+    budgets = yield Statement(_BUDGETS, {"kind": "campaign", "token": Token.GS, "ids": campaign_ids})
+    limits = Limits(viewed=viewed)
+    for row in budgets.rows:
+        limits.remaining[row["id"]] = int(Decimal(row["balance"] or 0))
+        limits.daily_caps[row["id"]] = None if row["daily_cap"] is None else int(Decimal(row["daily_cap"]))
+        if row["frequency_cap"] is not None:
+            limits.frequency_caps[row["id"]] = int(row["frequency_cap"]), int(row["frequency_hours"]) * 3600
+    windows = set().union(*(windows_of(event, caps, limits.frequency_caps, now).keys for event in candidates))
+    used = yield from lock_windows(windows, single_writer=single_writer)
+    limits.used.update(used)
+    return limits
 
-    rows: list[tuple[Any, ...]] = []
-    results: dict[int, TrackResult] = {}
-    legs: dict[ledger.AccountKey, int] = defaultdict(int)
-    spent: dict[str, int] = defaultdict(int)
-    stats: dict[tuple[str, date], Counter[str]] = defaultdict(Counter)
-    traffic: dict[tuple[date, str, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    reports: dict[tuple[date, str, str, str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for event in accepted:
-        request, reason = event.reported, reasons[id(event)]
-        if reason is None and request.type == EventType.CLICK and event.token_ref not in viewed:
-            reason = "click_without_impression"
-        if reason is None and any(used[window] + billed_in[window] >= cap for window, cap in windows[id(event)]):
-            reason = "client_rate_exceeded"
-        frequency = frequency_windows.get(id(event))
-        if reason is None and frequency is not None and used[frequency[0]] + billed_in[frequency[0]] >= frequency[1]:
-            reason = "frequency_capped"
-        if reason is None and remaining.get(request.campaign_id, 0) < event.price:
-            reason = "budget_exhausted"
-        daily_cap = daily_caps.get(request.campaign_id)
-        if reason is None and daily_cap is not None:
-            spend_key = spend_keys[request.campaign_id]
-            if used[spend_key] + billed_in[spend_key] + event.price > daily_cap:
-                reason = "daily_cap_reached"
-        billable = reason is None
-        cost = event.price if billable else 0
-        publisher_amount = cost * share_bps // 10_000
-        if billable:
-            for window, _ in windows[id(event)]:
-                billed_in[window] += 1
-            if frequency is not None:
-                billed_in[frequency[0]] += 1
-            billed_in[spend_keys[request.campaign_id]] += cost
-            remaining[request.campaign_id] -= cost
-            spent[request.campaign_id] += cost
-            legs[ledger.campaign(request.campaign_id)] -= cost
-            legs[ledger.site(request.site_id)] += publisher_amount
-            legs[ledger.platform()] += cost - publisher_amount
-            if request.type == EventType.IMPRESSION:
-                viewed.add(event.token_ref)
-        event_id = new_ordered_id("ev")
-        rows.append(_event_row(event_id, event, reason, cost, publisher_amount))
-        results[id(event)] = TrackResult("recorded", event_id, billable, reason)
-        day = event.received_at.astimezone(UTC).date()
-        counter = stats[(request.site_id, day)]
-        kind = "impressions" if request.type == EventType.IMPRESSION else "clicks"
-        counter[kind] += 1
-        counter[f"billable_{kind}"] += 1 if billable else 0
-        figures = traffic[(day, request.site_id, request.campaign_id, request.type.value, reason or "")]
-        figures[0] += 1
-        figures[1] += cost
-        figures[2] += publisher_amount
-        if billable:
-            report = reports[(day, request.campaign_id, request.site_id, event.claims.placement if event.claims else "",
-                              event.country, event.device)]
-            report[0 if request.type == EventType.IMPRESSION else 1] += 1
-            report[2] += cost
-            report[3] += publisher_amount
 
-    if rows:
-        yield Statement(_INSERT_EVENTS, {"rows": rows})
-    billed = [(account, amount) for account, amount in legs.items() if amount != 0]
+def _write(decided: Decisions, now: datetime) -> Program[list[str]]:
+    """Insert the decided events, book their billing, add to the windows and the counters; the events' ids."""
+    event_ids = [new_ordered_id("ev") for _ in decided.decisions]
+    if event_ids:
+        yield Statement(_INSERT_EVENTS, {"rows": [
+            _event_row(event_id, decision.event, decision.reason, decision.cost, decision.publisher_amount)
+            for event_id, decision in zip(event_ids, decided.decisions, strict=True)]})
+    tallies = tally(decided.decisions)
+    billed = [(account, amount) for account, amount in tallies.legs.items() if amount != 0]
     if billed:
         yield from ledger.booking_program([ledger.Booking("ad_billing", new_id("ltx"), billed, now,
-                                                          memo=f"{len(rows)} tracking events")])
-    yield from add_to_windows(billed_in)
-    if stats:
-        yield from daily_stats_program({key: dict(counter) for key, counter in stats.items()})
-    if traffic:
-        yield Statement(_ADD_TRAFFIC, {"rows": [(*key, events, Decimal(cost), Decimal(publisher_amount))
-                                                for key, (events, cost, publisher_amount) in sorted(traffic.items())]})
-    if reports:
-        yield from report_program(reports)
-    duplicate = TrackResult("duplicate")
-    return [results.get(id(event), duplicate) for event in events], dict(spent)
+                                                          memo=f"{len(event_ids)} tracking events")])
+    yield from add_to_windows(decided.billed_in)
+    if tallies.stats:
+        yield from daily_stats_program({key: dict(counter) for key, counter in tallies.stats.items()})
+    if tallies.traffic:
+        yield Statement(_ADD_TRAFFIC, {"rows": [
+            (*key, events, Decimal(cost), Decimal(publisher_amount))
+            for key, (events, cost, publisher_amount) in sorted(tallies.traffic.items())]})
+    if tallies.reports:
+        yield from report_program(tallies.reports)
+    return event_ids
 
 
 # Each key is written only when it is new or its last acceptance is older than the window, and returned only then.

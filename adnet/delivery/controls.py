@@ -1,22 +1,23 @@
 """A publisher's controls over what its site shows: the advertisers, campaigns and categories it blocks, and the
 kinds of content it refuses (banners' attached tasks, standalone units, each task kind).
 
-They are stored with the site (``Site.controls``), announced with the site's id when they change, and compiled into
-the site's entry of the serving index (``adnet.delivery.sites.SiteEntry``), so serving applies them from memory:
-``Controls.narrow`` takes what the site refuses out of a serve query before candidates are chosen, and
-``Controls.admits`` leaves out campaigns (and their units) the site blocks.
+They are stored with the site (``Site.controls``), announced with the site's id when they change, and compiled
+(``adnet.campaigns.eligibility.controls_of``) into the site's entry of the serving index
+(``adnet.delivery.sites.SiteEntry``), so serving applies them from memory: ``narrow`` takes what the site refuses
+out of a serve query before candidates are chosen, and the rule every path that serves or pays applies
+(``adnet.campaigns.eligibility.refusal``) leaves out what the site blocks or refuses.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
 from adnet.accounts.models import MemberRole, Site
 from adnet.accounts.sites import managed_site, owned_site
+from adnet.campaigns.eligibility import Controls
 from adnet.campaigns.models import Category
 from adnet.core import changes
 from adnet.core.inputs import Command, id_of
@@ -50,49 +51,19 @@ class SiteControls(Command):
         [], description="task kinds never shown, attached or standalone")
 
 
-@dataclass(frozen=True)
-class Controls:
-    """A site's controls as serving applies them."""
-
-    advertisers: frozenset[str] = frozenset()
-    campaigns: frozenset[str] = frozenset()
-    categories: frozenset[str] = frozenset()
-    attached_tasks: bool = True
-    units: bool = True
-    task_kinds: frozenset[str] = frozenset()
-
-    def narrow(self, query: ServeQuery) -> ServeQuery:
-        """``query`` without what the site refuses: its attached tasks and the unit kinds it does not show."""
-        kinds = query.kinds - (self.task_kinds | (frozenset() if self.units else UNIT_KINDS))
-        attached = query.attached and self.attached_tasks
-        if kinds == query.kinds and attached == query.attached:
-            return query
-        return query.model_copy(update={"kinds": kinds, "attached": attached})
-
-    def admits(self, campaign_id: str | None, advertiser_id: str | None, category: str | None) -> bool:
-        """Whether the site shows a campaign's banner or unit (a unit of no campaign: always)."""
-        return campaign_id is None or not (campaign_id in self.campaigns or advertiser_id in self.advertisers
-                                           or category in self.categories)
-
-
-NO_CONTROLS = Controls()
+def narrow(controls: Controls, query: ServeQuery) -> ServeQuery:
+    """``query`` without what the site refuses (``Controls.accepts``): its attached tasks and the unit kinds it does
+    not show."""
+    kinds = frozenset(kind for kind in query.kinds if kind == BANNER or controls.accepts(kind))
+    attached = query.attached and controls.attached_tasks
+    if kinds == query.kinds and attached == query.attached:
+        return query
+    return query.model_copy(update={"kinds": kinds, "attached": attached})
 
 
 def stored_controls(stored: dict[str, Any] | None) -> SiteControls:
     """The controls a site stores (its defaults for none)."""
     return SiteControls.model_validate(stored or {})
-
-
-def compile_controls(stored: dict[str, Any] | None) -> Controls:
-    """What serving applies for the controls a site stores."""
-    if not stored:
-        return NO_CONTROLS
-    controls = stored_controls(stored)
-    return Controls(advertisers=frozenset(controls.blocked_advertisers),
-                    campaigns=frozenset(controls.blocked_campaigns),
-                    categories=frozenset(category.value for category in controls.blocked_categories),
-                    attached_tasks=controls.attached_tasks, units=controls.units,
-                    task_kinds=frozenset(kind.value for kind in controls.refused_task_kinds))
 
 
 async def site_controls(wallet: str, site_id: object) -> tuple[Site, SiteControls]:

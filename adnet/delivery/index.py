@@ -26,11 +26,11 @@ from tortoise.expressions import Q
 from tortoise.queryset import QuerySet
 
 from adnet.accounts.models import Site
+from adnet.campaigns.eligibility import controls_of
 from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus, Rotation
 from adnet.core.ids import has_prefix
 from adnet.db import sql
 from adnet.delivery.caps import spent_today
-from adnet.delivery.controls import compile_controls
 from adnet.delivery.models import HouseAd
 from adnet.delivery.sites import HouseAdEntry, SiteEntry
 from adnet.delivery.targeting import NO_RULES, Rules, compile_rules
@@ -61,7 +61,8 @@ class CreativeEntry:
 
 @dataclass(frozen=True)
 class TaskEntry:
-    """An attached task or standalone unit, with its view (its config parsed) made once per rebuild."""
+    """An attached task or standalone unit, with its view (its config parsed) made once per rebuild and, for a unit,
+    its campaign's facts that the rule of where it may show reads (``adnet.campaigns.eligibility.CampaignTerms``)."""
 
     id: str
     campaign_id: str | None
@@ -78,10 +79,6 @@ class TaskEntry:
 
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
-
-    def runs_on(self, site_id: str) -> bool:
-        """Whether the unit may show on ``site_id`` (its campaign's ``siteAllow``/``siteDeny``)."""
-        return allowed_on(site_id, self.site_allow, self.site_deny)
 
 
 @dataclass
@@ -132,9 +129,13 @@ class CampaignEntry:
     def live(self, now: datetime) -> bool:
         return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
 
-    def runs_on(self, site_id: str, placement: str) -> bool:
-        if not allowed_on(site_id, self.site_allow, self.site_deny):
-            return False
+    @property
+    def campaign_id(self) -> str:
+        """Its id, as the rule of where it may run reads it (``adnet.campaigns.eligibility.CampaignTerms``)."""
+        return self.id
+
+    def fits(self, placement: str) -> bool:
+        """Whether it runs in ``placement`` (all of them when it names none)."""
         return not self.placements or placement in self.placements
 
     def creatives_for(self, size: str | None) -> list[CreativeEntry]:
@@ -143,11 +144,6 @@ class CampaignEntry:
         if self.sizes and size not in self.sizes:
             return []
         return [creative for creative in self.creatives if creative.size == size]
-
-
-def allowed_on(site_id: str, allow: frozenset[str], deny: frozenset[str]) -> bool:
-    """A campaign's site rules: never a denied site; only allowed ones when it names any."""
-    return site_id not in deny and (not allow or site_id in allow)
 
 
 @dataclass
@@ -327,7 +323,7 @@ def site_entry(row: Sequence[Any], house_ads: tuple[HouseAdEntry, ...] = ()) -> 
     site_id, domain, verified, floor, placement_floors, controls = row
     return SiteEntry(str(site_id), domain, verified, floor=int(floor),
                      placement_floors={label: int(amount) for label, amount in (placement_floors or {}).items()},
-                     house_ads=house_ads, controls=compile_controls(controls))
+                     house_ads=house_ads, controls=controls_of(controls))
 
 
 def _utc(moment: datetime | None) -> datetime | None:

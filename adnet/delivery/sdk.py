@@ -1,8 +1,11 @@
-"""The embed script (``static/sdk.js``) as publishers get it: its version, which names its long-cached URL, and
-the snippets a publisher pastes into its pages, generic ones or one written from an ad unit."""
+"""The embed script (``static/sdk.js``) as publishers get it: its version, which names its long-cached URL, its
+Subresource Integrity value, and the snippets a publisher pastes into its pages, generic ones or one written from
+an ad unit."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -37,12 +40,26 @@ def sdk_version() -> str:
     return found.group(1)
 
 
+@cache
+def sdk_integrity() -> str:
+    """The SDK's Subresource Integrity value (``sha384-`` and the base64 of its SHA-384 digest), which a script tag's
+    ``integrity`` attribute pins the file to: the browser runs it only if the bytes it gets have that digest."""
+    digest = hashlib.sha384(sdk_path().read_bytes()).digest()
+    return "sha384-" + base64.b64encode(digest).decode("ascii")
+
+
 def embed_snippets(public_url: str, site_id: str) -> list[Snippet]:
-    """The HTML a publisher pastes into its pages: the SDK script once, and a slot for banners or for units (as
-    plain text; the page escapes it)."""
-    script = f'<script async src="{public_url}/sdk/{sdk_version()}/sdk.js" data-site-id="{site_id}"></script>'
+    """The HTML a publisher pastes into its pages: the SDK script once, plain (it follows new versions through the
+    redirect of its URL) or pinned to this version's bytes with Subresource Integrity (a new version needs the new
+    snippet), and a slot for banners or for units (as plain text; the page escapes it)."""
+    src = f"{public_url}/sdk/{sdk_version()}/sdk.js"
+    script = f'<script async src="{src}" data-site-id="{site_id}"></script>'
+    pinned = (f'<script async src="{src}" integrity="{sdk_integrity()}" crossorigin="anonymous" '
+              f'data-site-id="{site_id}"></script>')
     return [
         Snippet("script", "Script (once per page, before </body>)", script),
+        Snippet("script-sri", f"Or the script pinned with Subresource Integrity (version {sdk_version()}: paste "
+                              "the new snippet when adnet's script changes version)", pinned),
         Snippet("banner", "Banner slot", '<div data-adnet-slot data-kind="BANNER" data-size="300x250" '
                                          'data-placement="sidebar"></div>'),
         Snippet("units", "Unit slot (polls, feedback, surveys)",

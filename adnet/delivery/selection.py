@@ -1,6 +1,8 @@
 """Selection: which of the candidates a request may be shown wins, by a weighted draw.
 
-A campaign is a candidate when it is live, runs on the site and placement, can pay (or the slot takes attached
+A campaign is a candidate when it may show on the site (``adnet.campaigns.eligibility.refusal``, the rule every path
+that pays applies too: the campaign's site rules, the site's blocks and the kinds it takes; for a unit, which
+offers a reward, also the site's verification), runs in the placement, is live, can pay (or the slot takes attached
 tasks), has a creative of the size asked for, its targeting rules allow the viewer now
 (``adnet.delivery.targeting``), the viewer has not reached its frequency cap (``adnet.delivery.frequency``), and its
 eCPM reaches the floor its publisher set for the site or placement (``adnet.delivery.house_ads``). A banner slot no
@@ -17,8 +19,9 @@ import random
 from dataclasses import dataclass
 from datetime import datetime
 
+from adnet.campaigns.eligibility import refusal
 from adnet.delivery.commands import BANNER, ServeQuery
-from adnet.delivery.controls import NO_CONTROLS, UNIT_KINDS, Controls
+from adnet.delivery.controls import UNIT_KINDS
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, TaskEntry
 from adnet.delivery.rotation import creative_shares
 from adnet.delivery.sites import HouseAdEntry, SiteEntry
@@ -55,13 +58,12 @@ class Offer:
 MAX_REMEMBERED_SLOTS = 10_000
 
 
-def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
-               controls: Controls = NO_CONTROLS) -> list[Candidate]:
-    """Everything ``query`` may show ``viewer`` now on a site with ``controls``, each with its selection weight."""
+def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer, site: SiteEntry) -> list[Candidate]:
+    """Everything ``query`` may show ``viewer`` now on ``site``, each with its selection weight."""
     found: list[Candidate] = []
     kinds = query.kinds
     if BANNER in kinds:
-        admitted = [offer for offer in offers(index, query, controls)
+        admitted = [offer for offer in offers(index, query, site)
                     if offer.campaign.live(now) and (query.attached or offer.campaign.has_budget())
                     and offer.campaign.targeting.allows(viewer, now)
                     and not viewer.capped(offer.campaign.id, offer.campaign.frequency_cap)]
@@ -77,25 +79,24 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer,
                 found.append(Candidate(weight * share, campaign, creative))
     if kinds & UNIT_KINDS:
         for unit in index.units:
-            if unit.kind.value in kinds and unit.live(now) and unit.runs_on(query.site_id) and controls.admits(
-                    unit.campaign_id, unit.advertiser_id, unit.category):
+            if unit.kind.value in kinds and unit.live(now) and refusal(site, unit, unit.kind.value, paid=True) is None:
                 found.append(Candidate(1.0, unit=unit))
     return found
 
 
-def offers(index: Index, query: ServeQuery, controls: Controls) -> list[Offer]:
-    """The campaigns that run on the slot's site and placement, reach its floor, pass the site's ``controls`` and
-    have creatives of its size: remembered by the index per slot, floor and controls until its campaigns change
-    (what is left to decide per request: the flight, the budget, the targeting and the viewer's frequency cap)."""
-    floor = floor_of(index, query)
-    slot = (query.site_id, query.placement, query.size, floor, controls)
+def offers(index: Index, query: ServeQuery, site: SiteEntry) -> list[Offer]:
+    """The campaigns that may show their banners on ``site`` (``refusal``), run in the slot's placement, reach its
+    floor and have creatives of its size: remembered by the index per slot, floor and site controls until its
+    campaigns change (what is left to decide per request: the flight, the budget, the targeting and the viewer's
+    frequency cap)."""
+    floor = site.floor_for(query.placement)
+    slot = (site.id, query.placement, query.size, floor, site.controls)
     found = index.offers.get(slot)
     if found is None:
         found = []
         for campaign in index.campaigns.values():
             price = ecpm(campaign)
-            if not campaign.runs_on(query.site_id, query.placement) or price < floor or not controls.admits(
-                    campaign.id, campaign.advertiser_id, campaign.category):
+            if price < floor or not campaign.fits(query.placement) or refusal(site, campaign, paid=False) is not None:
                 continue
             creatives = campaign.creatives_for(query.size)
             if creatives:
@@ -104,12 +105,6 @@ def offers(index: Index, query: ServeQuery, controls: Controls) -> list[Offer]:
             index.offers.clear()
         index.offers[slot] = found
     return found
-
-
-def floor_of(index: Index, query: ServeQuery) -> int:
-    """The least eCPM a paid campaign must offer in the slot: the placement's floor, else the site's (0: none)."""
-    site = index.sites.get(query.site_id)
-    return site.floor_for(query.placement) if site is not None else 0
 
 
 def house_ad_for(site: SiteEntry, query: ServeQuery, rng: random.Random) -> HouseAdEntry | None:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from adnet.accounts.models import Site
+from adnet.campaigns.eligibility import refusal
 from adnet.campaigns.models import Rotation
 from adnet.core.clock import Clock
 from adnet.core.errors import NotFound
@@ -43,6 +44,7 @@ from adnet.core.ids import has_prefix
 from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
+from adnet.delivery.controls import narrow
 from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.frequency import Billed, FrequencyCounts, FrequencyMemory
 from adnet.delivery.index import (
@@ -178,14 +180,14 @@ class Server:
         if billed:
             await self.frequency.add(billed)
 
-    async def frequency_counts(self, query: ServeQuery, now: datetime) -> dict[str, int]:
+    async def frequency_counts(self, query: ServeQuery, site: SiteEntry, now: datetime) -> dict[str, int]:
         """What the query's viewer was billed in the current period of each capped campaign that may serve the
-        slot: one read of the frequency counts, none without a viewer id or such a campaign."""
+        slot on ``site``: one read of the frequency counts, none without a viewer id or such a campaign."""
         if query.viewer is None:
             return {}
         periods = {campaign.id: campaign.frequency_seconds for campaign in self.index.campaigns.values()
-                   if campaign.frequency_cap is not None and campaign.live(now)
-                   and campaign.runs_on(query.site_id, query.placement)}
+                   if campaign.frequency_cap is not None and campaign.live(now) and campaign.fits(query.placement)
+                   and refusal(site, campaign, paid=False) is None}
         return await self.frequency.counts(query.viewer, periods, now) if periods else {}
 
     def count(self, site_id: str, day: date, filled: bool) -> None:
@@ -270,7 +272,7 @@ async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
     if choice.unit is not None:
         return Preview(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
-    tasks = await attached_tasks(choice.campaign, None, now, site.controls.task_kinds) if query.attached else []
+    tasks = await attached_tasks(choice.campaign, None, now, site) if query.attached else []
     return Preview(kind=BANNER, creative=choice.creative, tasks=tasks)
 
 
@@ -279,10 +281,10 @@ async def _choose(server: Server, query: ServeQuery, client: Client
     """The site, the query narrowed by its controls, the time, and the candidate drawn for ``client``; NotFound
     for an unknown or inactive site."""
     site = await server.site(query.site_id)
-    query = site.controls.narrow(query)
+    query = narrow(site.controls, query)
     now = server.clock.now()
-    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, now))
-    return site, query, now, pick(candidates(server.index, query, now, viewer, site.controls), server.random)
+    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, site, now))
+    return site, query, now, pick(candidates(server.index, query, now, viewer, site), server.random)
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
@@ -292,15 +294,16 @@ async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteE
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
         off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
-    tasks = await attached_tasks(campaign, query.wallet, now, site.controls.task_kinds) if query.attached else []
+    tasks = await attached_tasks(campaign, query.wallet, now, site) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 
 
 async def attached_tasks(campaign: CampaignEntry, wallet: str | None, now: datetime,
-                         refused: frozenset[str] = frozenset()) -> list[TaskView]:
-    """Up to two live attached tasks of the campaign, without those of the ``refused`` kinds (the site's controls)
-    and those ``wallet`` has completed as often as allowed."""
-    live = [task for task in campaign.tasks if task.live(now) and task.kind.value not in refused]
+                         site: SiteEntry) -> list[TaskView]:
+    """Up to two live attached tasks of the campaign that ``site`` may offer (``refusal``: a verified site that takes
+    their kind), without those ``wallet`` has completed as often as allowed."""
+    live = [task for task in campaign.tasks if task.live(now) and refusal(
+        site, campaign, task.kind.value, attached=True, paid=True) is None]
     if wallet is not None and live:
         done: Counter[str] = Counter(str(task_id) for task_id in await Completion.filter(
             task_id__in=[task.id for task in live], wallet=wallet).values_list("task_id", flat=True))

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import idna
 
-from adnet.delivery.controls import NO_CONTROLS, Controls
+from adnet.campaigns.eligibility import NO_CONTROLS, Controls
 
 
 @dataclass(frozen=True)

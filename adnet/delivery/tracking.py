@@ -6,8 +6,11 @@ order of ``REASONS`` (the first one wins), are stored with the event and reporte
 the campaign's advertiser, never to the client:
 
 - decided when the request arrives: ``bot_user_agent`` (the request's own User-Agent header, see
-  ``adnet.delivery.clients``; the body's ``userAgent`` is kept as information only); ``site_unverified`` (the
-  site's owner has not proven its domain, or the proof lapsed); ``domain_mismatch`` (the page, by ``Origin`` or
+  ``adnet.delivery.clients``; the body's ``userAgent`` is kept as information only); the refusals of where a
+  campaign may be paid (``adnet.campaigns.eligibility.refusal``, from the serving index, as it stands now rather
+  than when the ad was served): ``site_unverified`` (the site's owner has not proven its domain, or the proof
+  lapsed), ``site_excluded`` (the campaign's ``siteAllow``/``siteDeny``), ``site_blocked`` (the site's owner blocks
+  the campaign, its advertiser or its category); ``domain_mismatch`` (the page, by ``Origin`` or
   ``Referer`` and ``pageUrl``, is not on the site's domain, now or when the ad was served: ``adnet.delivery.sites``);
   ``token_missing``, ``token_invalid``, ``token_expired``, ``token_mismatch`` (the token names another ad, campaign
   or site), ``client_mismatch`` (the event comes from another network or browser family than the ad was served
@@ -39,6 +42,7 @@ from functools import partial
 
 from tortoise.exceptions import IntegrityError, OperationalError
 
+from adnet.campaigns.eligibility import TERMS_FIELDS, CampaignTerms, refusal, terms_of
 from adnet.campaigns.models import Campaign, Creative
 from adnet.config import Settings
 from adnet.core import metrics
@@ -68,10 +72,10 @@ BATCH_DELAY_SECONDS = 0.0
 BATCH_MAX_EVENTS = 256
 _COMMIT_ATTEMPTS = 5
 REASONS = (
-    "bot_user_agent", "site_unverified", "domain_mismatch", "token_missing", "token_invalid", "token_expired",
-    "token_mismatch", "client_mismatch", "not_rendered", "not_viewable", "view_too_short", "click_not_priced",
-    "token_reused", "click_without_impression", "client_rate_exceeded", "frequency_capped", "budget_exhausted",
-    "daily_cap_reached",
+    "bot_user_agent", "site_unverified", "site_excluded", "site_blocked", "domain_mismatch", "token_missing",
+    "token_invalid", "token_expired", "token_mismatch", "client_mismatch", "not_rendered", "not_viewable",
+    "view_too_short", "click_not_priced", "token_reused", "click_without_impression", "client_rate_exceeded",
+    "frequency_capped", "budget_exhausted", "daily_cap_reached",
 )
 class Tracker:
     """This process's tracking state: the batch writer, the rate windows and the reason counters."""
@@ -102,12 +106,12 @@ class Tracker:
         """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed; NotFound
         for an unknown site, campaign or ad."""
         site = await self.server.site(request.site_id)
-        price = await _price(self.server, request)
+        price, campaign = await _price(self.server, request)
         now = self.clock.now()
         claims, token_reason = self._check_token(request, client, now)
         off_site = (claims is not None and claims.off_site) or not on_site(
             site, origin=client.origin, referer=client.referer, page_url=request.page_url)
-        reason = _first("bot_user_agent" if client.is_bot else None, None if site.verified else "site_unverified",
+        reason = _first("bot_user_agent" if client.is_bot else None, refusal(site, campaign, paid=True),
                         "domain_mismatch" if off_site else None, token_reason, _viewability(request, claims, now))
         if request.type == EventType.CLICK and reason is None and claims is not None and not claims.click_active:
             reason = "click_not_priced"
@@ -166,19 +170,22 @@ class Tracker:
         return results
 
 
-async def _price(server: Server, request: TrackEvent) -> int:
-    """The price the event would cost: from the serving index, or from the database for an ad no longer served."""
+async def _price(server: Server, request: TrackEvent) -> tuple[int, CampaignTerms]:
+    """The price the event would cost and its campaign's facts for the rule of where it may be paid: from the
+    serving index, or from the database for an ad no longer served."""
     campaign = server.index.campaigns.get(request.campaign_id)
     creative = server.index.creatives.get(request.ad_id)
     if campaign is not None and creative is not None and creative.campaign_id == campaign.id:
-        cpm, cpc = campaign.cpm, campaign.cpc
-    else:
-        stored = await Campaign.get_or_none(id=request.campaign_id).only("id", "cpm", "cpc")
-        if stored is None:
-            raise NotFound.of("campaign")
-        if not await Creative.filter(id=request.ad_id, campaign_id=stored.id).exists():
-            raise NotFound.of("ad")
-        cpm, cpc = int(stored.cpm), int(stored.cpc)
+        return _cost(request, campaign.cpm, campaign.cpc), campaign
+    stored = await Campaign.get_or_none(id=request.campaign_id).only("cpm", "cpc", *TERMS_FIELDS)
+    if stored is None:
+        raise NotFound.of("campaign")
+    if not await Creative.filter(id=request.ad_id, campaign_id=stored.id).exists():
+        raise NotFound.of("ad")
+    return _cost(request, int(stored.cpm), int(stored.cpc)), terms_of(stored)
+
+
+def _cost(request: TrackEvent, cpm: int, cpc: int) -> int:
     return cpm // 1000 if request.type == EventType.IMPRESSION else cpc
 
 

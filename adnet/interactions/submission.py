@@ -20,6 +20,12 @@ expires ``SESSION_LIFETIME`` after it opened. Each answer names its ``questionId
 the last question completes the session and records the response. Every change to a session is a compare-and-swap
 on its ``version``, so concurrent answers never overwrite each other and a session completes once.
 
+A unit is answered only on a site where its campaign may be paid, by the rule serving applies too
+(``adnet.campaigns.eligibility.refusal``: the site active and verified, the campaign's ``siteAllow``/``siteDeny``,
+the site owner's blocks and the unit kinds the site takes), read from the database with the site's facts in one
+statement: an inactive site is NotFound, any other refusal Conflict ``not_allowed_on_site``, for every answer of a
+survey too, so no session is opened and nothing is paid there.
+
 Nothing is written for an answer that is refused. Free text is kept as the viewer typed it (trimmed); escaping is
 the job of whatever shows it (``adnet.interactions.results`` for CSV).
 """
@@ -37,10 +43,12 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.models import Site
+from adnet.campaigns import eligibility
+from adnet.campaigns.eligibility import refuse_unless_allowed
 from adnet.chain.client import ChainClient
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
+from adnet.db import sql
 from adnet.interactions.commands import Submission
 from adnet.interactions.models import Interaction, SessionStatus, SurveySession
 from adnet.money.models import Claim, ClaimPurpose
@@ -100,12 +108,13 @@ async def submit(submission: Submission, *, now: datetime, chain: ChainClient) -
     Refused: Invalid (``invalid_field`` / ``missing_field`` naming the field such as
     ``proof.optionId``, ``question_out_of_order``), Forbidden ``session_not_yours``, NotFound (unit, site, session),
     Conflict (``already_completed`` with ``interactionId``, ``session_completed``, ``session_expired``,
-    ``session_busy``, ``task_inactive``, ``task_not_started``, ``task_ended``)."""
+    ``session_busy``, ``task_inactive``, ``task_not_started``, ``task_ended``, ``not_allowed_on_site``: the rule of
+    where its campaign may pay, ``adnet.campaigns.eligibility``, refuses the site)."""
     unit = await live_task(submission.task_id, now, kinds=UNIT_KINDS)
     if unit.surface != TaskSurface.STANDALONE:
         raise Invalid("invalid_field", "This unit is not answered on its own.", field="taskId")
-    if not (has_prefix(submission.site_id, "site") and await Site.exists(id=submission.site_id, active=True)):
-        raise NotFound.of("site")
+    site, campaign = await _site_and_campaign(submission.site_id, unit)
+    refuse_unless_allowed(site, campaign, unit.kind.value, attached=False, subject="unit")
     config = parse_config(unit.kind, unit.config)
     respondent = Respondent(site_id=submission.site_id, fingerprint=submission.fingerprint,
                             wallet=submission.wallet)
@@ -117,6 +126,19 @@ async def submit(submission: Submission, *, now: datetime, chain: ChainClient) -
         config, submission.proof)
     interaction, claim = await _record(unit, respondent, answers, now, chain)
     return Outcome(status="recorded", interaction=interaction, claim=claim)
+
+
+_SITE_AND_CAMPAIGN = (f"SELECT {eligibility.FACT_COLUMNS} FROM site "  # noqa: S608 - no input in the text
+                      "LEFT JOIN campaign ON campaign.id = :campaign_id WHERE site.id = :site_id")
+
+
+async def _site_and_campaign(site_id: str, unit: Task) -> tuple[eligibility.StoredSite | None, eligibility.Terms]:
+    """The facts of the site and of the unit's campaign that the rule of where a campaign may pay reads, in one
+    statement (None for a site that is not active, or not a site id)."""
+    if not has_prefix(site_id, "site"):
+        return None, eligibility.NO_CAMPAIGN
+    rows = await sql.fetch(_SITE_AND_CAMPAIGN, site_id=site_id, campaign_id=unit.campaign_id)  # type: ignore[attr-defined]
+    return eligibility.facts_of(rows[0]) if rows else (None, eligibility.NO_CAMPAIGN)
 
 
 # Answers: pure checks of a proof against the unit's configuration, naming the offending field.

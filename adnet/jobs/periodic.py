@@ -3,6 +3,8 @@
 - ``serving-index``: bring the serving index up to date at once when a change is announced, read the campaigns'
   budgets every ``BUDGET_SECONDS`` and rebuild the whole index every ``REBUILD_SECONDS``
   (``adnet.delivery.serving.Server.update``);
+- ``changes``, without Redis: write this process's announced changes to the change log and read the other
+  processes' every ``POLL_SECONDS`` (``adnet.jobs.changelog``);
 - ``fill-counts``: add the serve decisions counted in memory to the per-site daily counters;
 - ``settle-campaigns``: end campaigns whose end date has passed or whose budget is spent, and return what is left
   of ended campaigns' budgets and task pools (no request does this: reading an account never writes);
@@ -36,6 +38,7 @@ from adnet.core.clock import Clock
 from adnet.delivery import retention
 from adnet.delivery.index import BUDGET_SECONDS
 from adnet.delivery.serving import Server
+from adnet.jobs.changelog import POLL_SECONDS, ChangeLog
 from adnet.jobs.health import HEALTH_SECONDS, Health
 from adnet.jobs.leases import Lease
 from adnet.jobs.scheduler import Job
@@ -54,14 +57,17 @@ WEBHOOK_SECONDS = 5.0
 RATE_LIMIT_SWEEP_SECONDS = 300.0
 # Jobs a test runs itself rather than on a timer.
 ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention",
-                                "health", "webhooks", "rate-limits"})
+                                "health", "webhooks", "rate-limits", "changes"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease, clock: Clock,
-                  site_checks: SiteChecks, health: Health, retention_days: int, webhooks: Deliverer) -> list[Job]:
-    """Every periodic job of a serving process."""
+                  site_checks: SiteChecks, health: Health, retention_days: int, webhooks: Deliverer,
+                  changelog: ChangeLog | None) -> list[Job]:
+    """Every periodic job of a serving process (``changes`` only with a change log, that is without Redis)."""
+    exchange = [Job("changes", changelog.exchange, every=POLL_SECONDS, wake=changelog.due)] if changelog else []
     return [
         Job("serving-index", server.update, every=BUDGET_SECONDS, wake=server.stale),
+        *exchange,
         Job("fill-counts", server.flush_counts, every=FILL_COUNT_SECONDS),
         Job("settle-campaigns", lambda: settle_due(clock.now()), every=SETTLE_SECONDS),
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),

@@ -8,7 +8,10 @@ APIs' deposit routes, as soon as the wallet has the hash).
 
 Guarantees, by the database: one Deposit row per transaction hash (unique key), credited by one conditional update
 ``pending → credited`` together with one ``deposit`` ledger transaction whose reference is the hash (unique too).
-A deposit is ``pending`` until it has ``chain.confirmations`` blocks on top of its own.
+A deposit is ``pending`` until it has ``chain.confirmations`` blocks on top of its own. Posting a hash is
+idempotent for its holder: whichever path credited it first (the watcher, a concurrent post, an earlier post), the
+holder's wallet posting its own deposit's hash again is answered with that deposit, so a client cannot mistake
+money that arrived for a failure; anyone else posting it is refused.
 
 Limits: one transaction credits one deposit (the first ``Deposited`` event of the vault in it); a deposit whose
 accountRef names no site or advertiser is recorded and stays pending, for an operator to resolve.
@@ -90,16 +93,19 @@ async def prepare(holder: Holder, amount: int, chain: ChainClient) -> DepositPla
                        deposit=chain.build_deposit_tx(holder.wallet, Token.GS, amount, holder.account_ref))
 
 
-async def credit(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime) -> Deposit:
+async def credit(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime) -> RecordedDeposit:
     """Credit the holder with the G$ deposit ``tx_hash`` (lower-case, see ``TxHash``) its wallet made to the vault,
-    once: ``credited``, or ``pending`` while its confirmations are missing (the watcher credits it then).
+    once: ``credited`` by this call (``credited_now``) or before it (by the watcher, a concurrent call or an earlier
+    one: the same deposit, credited once), or ``pending`` while its confirmations are missing (the watcher credits
+    it then).
 
     Refused: Invalid ``invalid_deposit`` (the transaction is not such a deposit: failed, not to
     the vault, another sender, token or account), NotFound ``transaction_not_found`` (not mined, or not on this
-    chain), Conflict ``already_credited`` (credited before this call), Unavailable ``chain_unavailable``."""
+    chain), Conflict ``already_credited`` (credited before, and not as this holder's own deposit), Unavailable
+    ``chain_unavailable``."""
     existing = await Deposit.get_or_none(tx_hash=tx_hash)
     if existing is not None and existing.status == DepositStatus.CREDITED:
-        raise _already_credited(existing)
+        return _credited_before(holder, existing)
     try:
         receipt = await chain.get_receipt(tx_hash)
         head = await chain.block_number()
@@ -123,26 +129,32 @@ async def credit(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime
     if event.account_ref != holder.account_ref:
         raise _invalid(f"The deposit credits another account; use the accountRef of this {holder.kind}.")
     recorded = await record_deposit(event, confirmed=head - event.block_number >= chain.confirmations, now=now)
-    if recorded.deposit.status == DepositStatus.CREDITED and not recorded.credited_now:
-        raise _already_credited(recorded.deposit)
-    log.info("deposit checked %s=%s tx=%s status=%s", holder.kind, holder.id, recorded.deposit.tx_hash,
-             recorded.deposit.status.value)
-    return recorded.deposit
+    log.info("deposit checked %s=%s tx=%s status=%s credited_now=%s", holder.kind, holder.id,
+             recorded.deposit.tx_hash, recorded.deposit.status.value, recorded.credited_now)
+    return recorded
+
+
+def _credited_before(holder: Holder, deposit: Deposit) -> RecordedDeposit:
+    """A deposit credited before this call: the holder's own (its wallet's G$ deposit for its account), answered as
+    it stands; anyone else's, Conflict ``already_credited``."""
+    own = (deposit.sender.lower() == holder.wallet and deposit.account_ref.lower() == holder.account_ref
+           and deposit.token_symbol == Token.GS)
+    if not own:
+        raise Conflict("already_credited",
+                       "This transaction was credited before, not as this wallet's deposit to this account.",
+                       field="txHash", depositId=deposit.id)
+    return RecordedDeposit(deposit, credited_now=False)
 
 
 async def progress(holder: Holder, tx_hash: str, chain: ChainClient, now: datetime) -> DepositProgress:
     """``credit`` the deposit ``tx_hash`` if the chain shows it, and say where it stands: not mined yet is ``sent``,
-    credited before is ``credited``; other refusals propagate."""
+    the holder's deposit credited before is ``credited``; other refusals propagate."""
     try:
-        deposit = await credit(holder, tx_hash, chain, now)
+        deposit = (await credit(holder, tx_hash, chain, now)).deposit
     except NotFound as exc:
         if exc.code != "transaction_not_found":
             raise
         return DepositProgress("sent", tx_hash)
-    except Conflict as exc:
-        if exc.code != "already_credited":
-            raise
-        deposit = await Deposit.get(id=exc.details["depositId"])
     if deposit.status == DepositStatus.CREDITED:
         return DepositProgress("credited", deposit.tx_hash, amount=int(deposit.amount))
     try:
@@ -229,7 +241,3 @@ async def _owner_of(ref: str) -> tuple[str, str] | None:
 
 def _invalid(message: str) -> Invalid:
     return Invalid("invalid_deposit", message, field="txHash")
-
-
-def _already_credited(deposit: Deposit) -> Conflict:
-    return Conflict("already_credited", "This transaction has already been credited.", depositId=deposit.id)

@@ -65,9 +65,12 @@ class TaskChanges(Changes):
 
 
 class CompleteTask(Command):
-    """A viewer's completion of a CTA task, with the proof its kind asks for, and the site it was shown on."""
+    """A viewer's completion of a CTA task, with the proof its kind asks for, and the site it was shown on. The text
+    of a SIGN_MESSAGE proof reaches its verifier whatever it holds, a NUL character included (``invalid_message``,
+    ``invalid_signature``): it is never stored."""
 
     model_config = ConfigDict(extra="forbid")
+    UNSTORED_TEXT: ClassVar[frozenset[str]] = frozenset({"proof.message", "proof.signature"})
 
     task_id: str = Field(max_length=MAX_ID_LENGTH)
     wallet: WalletAddress

@@ -2,7 +2,10 @@
 
 The order is what makes it safe:
 
-1. the task must be live and the proof must carry exactly its verifier's keys;
+1. the task must be live, its campaign may pay on the site the completion names (``adnet.campaigns.eligibility``,
+   the rule serving applies: the site active and verified, the campaign's ``siteAllow``/``siteDeny``, the site
+   owner's blocks and whether it takes attached tasks of this kind), and the proof must carry exactly its verifier's
+   keys;
 2. a wallet or fingerprint already at its limit gets Conflict ``already_completed`` with its earlier completion and
    claim, before its proof is looked at again;
 3. the verifier checks the proof (reading the chain for ONCHAIN_EVENT; Unavailable with nothing written when the
@@ -30,6 +33,8 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
+from adnet.campaigns import eligibility
+from adnet.campaigns.eligibility import refuse_unless_allowed
 from adnet.chain.client import ChainClient
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
@@ -42,7 +47,7 @@ from adnet.money.rewards import Reward, reserve_and_claim, reserve_and_claim_man
 from adnet.tasks.commands import CompleteTask, CompletionsQuery
 from adnet.tasks.config import PROOF_KEYS
 from adnet.tasks.lookup import TASK_COLUMNS, TASK_TABLES, live_from_row
-from adnet.tasks.models import Completion, Task
+from adnet.tasks.models import Completion, Task, TaskSurface
 from adnet.tasks.verifiers import VERIFIERS, Attempt, Verified
 from adnet.tasks.verifiers.onchain_event import tx_already_used
 
@@ -54,7 +59,7 @@ MAX_SLOT_RACES = 5
 WRITER_BATCH = 64
 STATUS_LIMIT = 200
 # The columns the completion's first read adds to the task's (``_task_and_previous``).
-_READ_WITH_TASK = ("site_found", "previous_id", "previous_wallet", "previous_fingerprint", "previous_claim_id")
+_READ_WITH_TASK = ("previous_id", "previous_wallet", "previous_fingerprint", "previous_claim_id")
 
 
 @dataclass(frozen=True)
@@ -83,10 +88,10 @@ async def complete_task(request: CompleteTask, *, now: datetime, chain: ChainCli
     the same time; without one it has its own.
 
     Refused: Invalid (``invalid_proof`` naming the missing or extra proof
-    keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), NotFound (task, site, transaction), Conflict
-    (``already_completed`` with ``completionId`` and ``transaction``, ``task_inactive``, ``task_not_started``,
-    ``task_ended``, ``too_many_attempts``, ``tx_already_used``, ``not_confirmed``), Unavailable
-    ``chain_unavailable``."""
+    keys or the failed check, ``wrong_answer``, ``invalid_tx_hash``), Unauthorized ``invalid_signature``, NotFound
+    (task, site, transaction), Conflict (``already_completed`` with ``completionId`` and ``transaction``,
+    ``task_inactive``, ``task_not_started``, ``task_ended``, ``not_allowed_on_site``, ``too_many_attempts``,
+    ``tx_already_used``, ``not_confirmed``), Unavailable ``chain_unavailable``."""
     wallet, fingerprint, proof, site_id = request.wallet, request.fingerprint, request.proof, request.site_id
     task, config, previous = await _task_and_previous(request.task_id, wallet, fingerprint, site_id, now)
     _check_proof_keys(task, proof)
@@ -281,25 +286,28 @@ def _completion_row(pending: _Pending, completion_id: str, claim: Claim | None) 
 
 
 _TASK_AND_PREVIOUS = (
-    f"SELECT {TASK_COLUMNS}, (SELECT 1 FROM site WHERE site.id = :site_id) AS site_found, "  # noqa: S608
+    f"SELECT {TASK_COLUMNS}, {eligibility.FACT_COLUMNS}, "  # noqa: S608
     "completion.id AS previous_id, completion.wallet AS previous_wallet, "
     "completion.fingerprint AS previous_fingerprint, completion.claim_id AS previous_claim_id "
-    f"FROM {TASK_TABLES} LEFT JOIN completion ON completion.task_id = task.id "
+    f"FROM {TASK_TABLES} LEFT JOIN site ON site.id = :site_id LEFT JOIN completion ON completion.task_id = task.id "
     "AND (completion.wallet = :wallet OR completion.fingerprint = :fingerprint) "
     "WHERE task.id = :task_id ORDER BY completion.created_at")
 
 
 async def _task_and_previous(task_id: str, wallet: str, fingerprint: str, site_id: str | None,
                              now: datetime) -> tuple[Task, Any, list[_Previous]]:
-    """The live task with its config (``adnet.tasks.lookup``), whether the site exists, and the completions of the
-    task by this wallet or this fingerprint, oldest first, in one statement: three reads before the proof is even
-    looked at. Raises NotFound ``site`` first, then whatever ``live_from_row`` raises."""
+    """The live task with its config (``adnet.tasks.lookup``), the facts of the site it names and of its campaign
+    that the rule of where a campaign may pay reads, and the completions of the task by this wallet or this
+    fingerprint, oldest first, in one statement: the reads before the proof is even looked at. Raises NotFound
+    ``site`` first (no active site of that id), then whatever ``live_from_row`` raises, then Conflict
+    ``not_allowed_on_site`` when the rule refuses the site."""
     rows: list[dict[str, Any]] = []
     if has_prefix(task_id, "task"):
         rows = await sql.fetch(_TASK_AND_PREVIOUS, site_id=site_id, wallet=wallet, fingerprint=fingerprint,
                                task_id=task_id)
+    site, campaign = eligibility.facts_of(rows[0]) if rows else (None, eligibility.NO_CAMPAIGN)
     if site_id is not None and not (has_prefix(site_id, "site") and (
-            rows[0]["site_found"] if rows else await _site_exists(site_id))):
+            site is not None if rows else await _site_active(site_id))):
         raise NotFound.of("site")
     previous = [_Previous(row["previous_id"], row["previous_wallet"], row["previous_fingerprint"],
                           row["previous_claim_id"]) for row in rows if row["previous_id"] is not None]
@@ -309,6 +317,9 @@ async def _task_and_previous(task_id: str, wallet: str, fingerprint: str, site_i
         for column in _READ_WITH_TASK:
             del row[column]
     task, config = live_from_row(task_id, row, now)
+    if site_id is not None:
+        refuse_unless_allowed(site, campaign, task.kind.value, attached=task.surface == TaskSurface.ATTACHED,
+                              subject="task")
     return task, config, previous
 
 
@@ -319,8 +330,8 @@ async def _previous(task: Task, wallet: str, fingerprint: str) -> list[_Previous
     return [_Previous(row["id"], row["wallet"], row["fingerprint"], row["claim_id"]) for row in rows]
 
 
-async def _site_exists(site_id: str) -> bool:
-    return bool(await sql.fetch("SELECT 1 FROM site WHERE id = :site_id", site_id=site_id))
+async def _site_active(site_id: str) -> bool:
+    return bool(await sql.fetch("SELECT 1 FROM site WHERE id = :site_id AND active", site_id=site_id))
 
 
 async def _refuse_repeat(task: Task, wallet: str, fingerprint: str, previous: Sequence[_Previous]) -> None:

@@ -54,6 +54,15 @@ def test_development_needs_no_configuration(tmp_path):
     assert not settings.secure_cookies  # development serves plain http://127.0.0.1
 
 
+@pytest.mark.parametrize(("host", "port", "public_url"), [
+    ("127.0.0.1", "8130", "http://127.0.0.1:8130"), ("localhost", "9000", "http://localhost:9000"),
+    ("::1", "8000", "http://[::1]:8000")])
+def test_the_public_url_is_the_address_served_unless_one_is_set(tmp_path, host, port, public_url):
+    served = {"ADNET_DATA_DIR": str(tmp_path), "ADNET_HOST": host, "ADNET_PORT": port}
+    assert load_settings(served).public_url == public_url
+    assert load_settings({**served, "ADNET_PUBLIC_URL": "https://ads.example/"}).public_url == "https://ads.example"
+
+
 def test_generated_secrets_stay_the_same_across_starts(tmp_path):
     first = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
     second = load_settings({"ADNET_DATA_DIR": str(tmp_path)})

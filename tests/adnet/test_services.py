@@ -1,5 +1,6 @@
-"""A serving process's parts shared with other processes: with Redis, a change made in one process reaches every
-other process's serving index within a second, without waiting for its periodic rebuild."""
+"""A serving process's parts shared with other processes: a change made in one process reaches every other
+process's serving index within a second with Redis, and within the change log's poll without it, without waiting
+for its periodic rebuild."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from adnet.campaigns import review
 from adnet.campaigns.models import CampaignStatus, CreativeStatus
 from adnet.core import changes
 from adnet.delivery.serving import Server
+from adnet.jobs.changelog import POLL_SECONDS, ChangeLog
 from adnet.jobs.scheduler import Job, Scheduler
 from tests.conftest import empty_database, make_settings
 from tests.factories import make_campaign, make_creative, make_site
@@ -59,6 +61,46 @@ async def test_a_change_made_in_one_process_is_served_by_another_within_a_second
             await other_changes.stop()
 
     assert reached_after < 1.0
+    assert campaign.id in other.index.campaigns
+    assert other.index.built_at == built_at  # the approved campaign was read, not the whole index
+
+
+async def test_without_redis_a_change_made_in_one_process_is_served_by_another_through_the_change_log(
+        app, clock):
+    """The app's change log writes what it announced (its ``changes`` job, run here as its timer would); another
+    process, whose change log and index jobs run on their timers, reads it within ``POLL_SECONDS`` and reads the
+    approved campaign alone into its index."""
+    running = app.extensions["adnet"]
+    other = Server(clock=clock, rng=random.Random(2), tracking_secret=running.settings.tracking_secret)
+    other_log = ChangeLog(other.invalidate, clock)
+    refreshed = asyncio.Event()
+
+    async def update() -> None:
+        await other.update()
+        refreshed.set()
+
+    other_jobs = Scheduler([Job("serving-index", update, every=3600, wake=other.stale),
+                            Job("changes", other_log.exchange, every=POLL_SECONDS, wake=other_log.due)])
+    await make_site()
+    campaign = await make_campaign(status=CampaignStatus.REVIEW)
+    await make_creative(campaign, status=CreativeStatus.REVIEW)
+    await other_log.start()
+    await other.rebuild()
+    assert campaign.id not in other.index.campaigns
+    built_at = other.index.built_at
+    other_jobs.start()
+    try:
+        changes.listen(running.announce)  # as every request and job of the app does
+        await review.approve_campaign("operator", campaign.id, clock.now())
+        await running.jobs.run("changes")
+        written_at = time.monotonic()
+        async with asyncio.timeout(POLL_SECONDS + 1):
+            await refreshed.wait()
+        reached_after = time.monotonic() - written_at
+    finally:
+        await other_jobs.stop()
+
+    assert reached_after < POLL_SECONDS + 1
     assert campaign.id in other.index.campaigns
     assert other.index.built_at == built_at  # the approved campaign was read, not the whole index
 

@@ -23,8 +23,8 @@ _ADDRESS = re.compile(r"(?<![0-9A-Za-z])0x[0-9a-fA-F]{40}(?![0-9A-Za-z])")
 
 
 @pytest.fixture
-def settings(database_url, tmp_path):
-    return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address.lower())
+def settings(database_url, data_dir):
+    return make_settings(database_url, data_dir, ADNET_OPERATORS=OPERATOR.address.lower())
 
 
 @pytest.fixture

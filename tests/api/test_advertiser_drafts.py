@@ -46,7 +46,8 @@ async def test_deleting_a_draft_returns_its_money_and_removes_its_content(client
     campaign, creative, task = await funded_draft(api, clock)
     assert await available(api) == "77"
     status, body = await api.call("DELETE", f"/advertisers/campaigns/{campaign['id']}")
-    assert (status, body) == (200, {"id": campaign["id"], "deleted": True, "returned": "23"})
+    assert (status, body) == (200, {"campaignId": campaign["id"], "id": campaign["id"], "deleted": True,
+                                    "returned": "23"})
     assert await available(api) == "100"
     assert not await Campaign.exists(id=campaign["id"])
     assert not await Creative.exists(id=creative["id"]) and not await Task.exists(id=task["id"])

@@ -38,9 +38,9 @@ QUIZ = {"kind": "QUIZ", "title": "Quiz", "config": {"question": "2+2?", "answers
 
 
 @pytest.fixture
-def settings(database_url, tmp_path):
+def settings(database_url, data_dir):
     """Test settings with one operator wallet."""
-    return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address)
+    return make_settings(database_url, data_dir, ADNET_OPERATORS=OPERATOR.address)
 
 
 
@@ -134,7 +134,7 @@ async def test_deposit_campaign_review_serve_track_report(client, chain, clock):
     tx_hash = receipt["transactionHash"].to_0x_hex()
     status, credited = await api.call("POST", "/advertisers/deposit", txHash=tx_hash)
     assert (status, credited["status"], credited["amount"]) == (201, "credited", "80")
-    assert (await api.call("POST", "/advertisers/deposit", txHash=tx_hash))[1]["error"] == "already_credited"
+    assert await api.call("POST", "/advertisers/deposit", txHash=tx_hash) == (200, credited)  # credited once
 
     site = await make_site()
     campaign = await draft(api, clock)
@@ -193,6 +193,36 @@ async def test_deposit_campaign_review_serve_track_report(client, chain, clock):
     for row, day in ((rows[-2], today["day"]), (rows[-1], "total")):
         assert (row["day"], row["impressions"], row["billable_impressions"], row["spend"]) == (day, "2", "1", "0.002")
         assert row["filtered:bot_user_agent"] == "1" and row["filtered:client_rate_exceeded"] == "0"
+
+
+async def test_every_answer_of_a_campaign_names_it_campaign_id_with_id_as_its_deprecated_alias(client, clock,
+                                                                                            banner_cdn):
+    """Create, read, list, change, submit, duplicate, review, approve, delete: the campaign's id is ``campaignId``,
+    and ``id`` repeats it (marked deprecated in the OpenAPI document)."""
+    api = await advertiser_api(client)
+    operator = await operator_api(client)
+    status, created = await api.call("POST", "/advertisers/campaigns", **campaign_settings(clock))
+    cid = created["campaignId"]
+    assert status == 201 and cid.startswith("cmp_") and created["id"] == cid
+    assert (await api.call("POST", f"/advertisers/campaigns/{cid}/creatives", **CREATIVE))[1]["campaignId"] == cid
+    answers = [(await api.call("GET", f"/advertisers/campaigns/{cid}"))[1],
+               (await api.call("PATCH", f"/advertisers/campaigns/{cid}", name="Renamed"))[1],
+               (await api.call("GET", "/advertisers/campaigns"))[1]["campaigns"][0],
+               (await api.call("POST", f"/advertisers/campaigns/{cid}/submit"))[1],
+               (await operator.call("GET", "/operators/review"))[1]["campaigns"][0],
+               (await operator.call("POST", f"/operators/campaigns/{cid}/approve"))[1]]
+    assert [(answer["campaignId"], answer.get("id", cid)) for answer in answers] == [(cid, cid)] * len(answers)
+    status, copy = await api.call("POST", f"/advertisers/campaigns/{cid}/duplicate")
+    assert status == 201 and copy["campaignId"] == copy["id"] != cid
+    status, deleted = await api.call("DELETE", f"/advertisers/campaigns/{copy['campaignId']}")
+    assert (status, deleted) == (200, {"campaignId": copy["campaignId"], "id": copy["campaignId"], "deleted": True,
+                                       "returned": "0"})
+
+    document = await (await client.get("/openapi.json")).get_json()
+    deletion = document["paths"]["/api/advertisers/campaigns/{campaign_id}"]["delete"]["responses"]["200"]
+    for schema in (document["components"]["schemas"]["CampaignOut"],
+                   deletion["content"]["application/json"]["schema"]):
+        assert "campaignId" in schema["required"] and schema["properties"]["id"]["deprecated"] is True
 
 
 async def test_every_lifecycle_transition_and_its_refusals(client, clock):

@@ -41,9 +41,9 @@ DIMENSIONS = ("site", "placement", "country", "device")
 
 
 @pytest.fixture
-def settings(database_url, tmp_path):
+def settings(database_url, data_dir):
     """Behind one trusted proxy, whose country header locates the client."""
-    return make_settings(database_url, tmp_path, ADNET_TRUSTED_PROXIES="1")
+    return make_settings(database_url, data_dir, ADNET_TRUSTED_PROXIES="1")
 
 
 @pytest.fixture

@@ -26,8 +26,8 @@ SCRAPER = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
-def settings(database_url, tmp_path):
-    return make_settings(database_url, tmp_path, ADNET_METRICS_TOKEN=TOKEN)
+def settings(database_url, data_dir):
+    return make_settings(database_url, data_dir, ADNET_METRICS_TOKEN=TOKEN)
 
 
 async def scrape(client) -> dict[tuple[str, frozenset], float]:

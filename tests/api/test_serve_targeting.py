@@ -26,13 +26,13 @@ DRAWS = 40
 
 
 @pytest.fixture
-def settings(database_url, tmp_path, request):
+def settings(database_url, data_dir, request):
     """Settings with the suite's GeoIP database, behind one trusted proxy (so a test chooses the client's
     address with X-Forwarded-For); a test parametrized with ``indirect=["settings"]`` names its own."""
     overrides = getattr(request, "param", None)
     if overrides is None:
-        overrides = {"ADNET_GEOIP_DATABASE": str(write_database(tmp_path / "geo.mmdb")), "ADNET_TRUSTED_PROXIES": "1"}
-    return make_settings(database_url, tmp_path, **overrides)
+        overrides = {"ADNET_GEOIP_DATABASE": str(write_database(data_dir / "geo.mmdb")), "ADNET_TRUSTED_PROXIES": "1"}
+    return make_settings(database_url, data_dir, **overrides)
 
 
 async def targeted(name: str, **rules) -> str:

@@ -23,9 +23,9 @@ from tests.site_server import DOMAIN, Answer, serve_site
 
 
 @pytest.fixture
-def settings(database_url, tmp_path, site_server):
+def settings(database_url, data_dir, site_server):
     """Test settings whose verification fetches go to the test's site server."""
-    return make_settings(database_url, tmp_path, ADNET_SITE_CHECK_PORT=str(site_server.port))
+    return make_settings(database_url, data_dir, ADNET_SITE_CHECK_PORT=str(site_server.port))
 
 
 class Publisher:

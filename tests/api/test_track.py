@@ -297,7 +297,9 @@ async def reason_of(body: dict) -> str | None:
 
 async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settings):
     site, campaign, creative = await setup_ad()
-    other_site = await make_site()
+    other_site = await make_site()  # where the campaign may run too, but its token was not served
+    await Campaign.filter(id=campaign.id).update(site_allow=[site.id, other_site.id])
+    await rebuild_index(current_app)
     seen: dict[str, int] = {}
 
     async def refused(body: dict, reason: str, headers: dict[str, str] | None = None) -> None:
@@ -372,6 +374,18 @@ async def test_each_refusal_reason_is_recorded_and_counted(client, clock, settin
     await rebuild_index(current_app)
     on_unproven = await served_and_seen(client, clock, unproven)
     await refused(event_body(on_unproven, unproven, fingerprint=fingerprint()), "site_unverified")
+
+    # Served before the advertiser excluded the site, or before the site's owner blocked the advertiser: the rule
+    # of where a campaign may be paid is applied again when the event arrives (tests/api/test_site_rules.py).
+    excluded_site, excluded_campaign, _ = await setup_ad()
+    blocked_site, blocked_campaign, _ = await setup_ad()
+    excluded_ad = await served_and_seen(client, clock, excluded_site)
+    blocked_ad = await served_and_seen(client, clock, blocked_site)
+    await Campaign.filter(id=excluded_campaign.id).update(site_deny=[excluded_site.id])
+    await Site.filter(id=blocked_site.id).update(controls={"blocked_advertisers": [blocked_campaign.advertiser_id]})
+    await rebuild_index(current_app)
+    await refused(event_body(excluded_ad, excluded_site, fingerprint=fingerprint()), "site_excluded")
+    await refused(event_body(blocked_ad, blocked_site, fingerprint=fingerprint()), "site_blocked")
 
     assert set(seen) == set(tracking.REASONS)
     # Every reason reaches the site's owner and the campaign's advertiser, in their reports of the day.

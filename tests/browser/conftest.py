@@ -45,10 +45,9 @@ from adnet.chain.client import ChainClient
 from adnet.core.clock import Clock
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
-from adnet.db import migrations
 from adnet.demo import create_demo
 from adnet.services import Services
-from tests.conftest import make_settings, rebuild_index
+from tests.conftest import make_settings, migrated_sqlite, rebuild_index
 from tests.factories import make_site
 
 T = TypeVar("T")
@@ -117,7 +116,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     data_dir: Path = tmp_path_factory.mktemp("browser-adnet")
     sock = free_socket()
     port = sock.getsockname()[1]
-    database_url = f"sqlite://{data_dir / 'adnet.sqlite3'}"
+    database_url = migrated_sqlite(data_dir / "adnet.sqlite3")
     settings = make_settings(database_url, data_dir, ADNET_PUBLIC_URL=f"http://127.0.0.1:{port}",
                              ADNET_RATE_LIMIT_PUBLIC="100000/60", ADNET_RATE_LIMIT_ACCOUNT="100000/60",
                              ADNET_OPERATORS=dev_accounts()[OPERATOR_INDEX].address)
@@ -128,7 +127,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     failure: list[BaseException] = []
 
     async def serve() -> None:
-        await migrations.migrate(database_url)
         await uvicorn_server.serve(sockets=[sock])
 
     def run() -> None:

@@ -33,19 +33,26 @@ def site_holder(site_id: str, wallet: str) -> Holder:
 
 
 async def test_a_top_up_is_credited_once(chain, clock):
-    site = await make_site()
+    """Posted again by its holder, the hash answers the same deposit, credited once; by anyone else, a conflict."""
+    site, other_site = await make_site(), await make_site()
     holder = site_holder(site.id, user(2).address)
     receipt = await deposit(chain, user(2), 5 * G, holder.account_ref)
     tx_hash = receipt["transactionHash"].to_0x_hex()
 
     credited = await credit(holder, tx_hash, chain, clock.now())
-    assert credited.status == DepositStatus.CREDITED
+    assert (credited.deposit.status, credited.credited_now) == (DepositStatus.CREDITED, True)
     assert await ledger.balance(ledger.site(site.id)) == 5 * G
 
-    again = await refused(credit(holder, tx_hash.upper().replace("0X", "0x"), chain, clock.now()))
-    assert (type(again), again.code, again.details["depositId"]) == (Conflict, "already_credited", credited.id)
+    again = await credit(holder, tx_hash.upper().replace("0X", "0x"), chain, clock.now())
+    assert (again.deposit.id, again.deposit.status, again.credited_now) == (
+        credited.deposit.id, DepositStatus.CREDITED, False)
+    for someone_else in (site_holder(other_site.id, user(2).address), site_holder(site.id, user(3).address)):
+        error = await refused(credit(someone_else, tx_hash, chain, clock.now()))
+        assert (type(error), error.code, error.details["depositId"]) == (
+            Conflict, "already_credited", credited.deposit.id)
     assert (await watcher(chain, clock).run_once()).deposits_credited == 0
     assert await ledger.balance(ledger.site(site.id)) == 5 * G
+    assert await ledger.balance(ledger.site(other_site.id)) == 0
 
 
 async def test_an_unconfirmed_top_up_is_pending_until_confirmed(chain, clock):
@@ -55,12 +62,13 @@ async def test_an_unconfirmed_top_up_is_pending_until_confirmed(chain, clock):
                            claim_deadline_seconds=chain.claim_deadline_seconds, confirmations=1)
     tx_hash = (await deposit(chain, user(2), G, holder.account_ref))["transactionHash"].to_0x_hex()
 
-    pending = await credit(holder, tx_hash, cautious, clock.now())
+    pending = (await credit(holder, tx_hash, cautious, clock.now())).deposit
     assert pending.status == DepositStatus.PENDING
     assert await ledger.balance(ledger.site(site.id)) == 0
     await mine(chain)
     credited = await credit(holder, tx_hash, cautious, clock.now())
-    assert (credited.id, credited.status) == (pending.id, DepositStatus.CREDITED)
+    assert (credited.deposit.id, credited.deposit.status, credited.credited_now) == (
+        pending.id, DepositStatus.CREDITED, True)
     assert await ledger.balance(ledger.site(site.id)) == G
 
 
@@ -104,12 +112,14 @@ async def test_an_unreachable_chain_is_503_and_changes_nothing(chain, clock):
 
 
 async def test_the_api_and_the_watcher_racing_credit_once(chain, clock):
+    """Every post of the hash answers the one credited deposit, whoever credited it; it is credited once."""
     site = await make_site()
     holder = site_holder(site.id, user(2).address)
     tx_hash = (await deposit(chain, user(2), 3 * G, holder.account_ref))["transactionHash"].to_0x_hex()
-    outcomes = await asyncio.gather(*(credit(holder, tx_hash, chain, clock.now()) for _ in range(5)),
-                                    watcher(chain, clock).run_once(), return_exceptions=True)
-    errors = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
-    assert all(isinstance(error, DomainError) and error.code == "already_credited" for error in errors)
+    *posted, watched = await asyncio.gather(*(credit(holder, tx_hash, chain, clock.now()) for _ in range(5)),
+                                            watcher(chain, clock).run_once())
+    assert {(outcome.deposit.tx_hash, outcome.deposit.status) for outcome in posted} == {
+        (tx_hash, DepositStatus.CREDITED)}
+    assert sum(outcome.credited_now for outcome in posted) + watched.deposits_credited == 1
     assert await ledger.balance(ledger.site(site.id)) == 3 * G
     assert await LedgerTransaction.filter(kind="deposit").count() == 1

@@ -80,7 +80,7 @@ async def test_viem_ethers_and_an_eip1193_provider_send_them_as_they_are(chain, 
     assert sender.returncode == 0, err.decode()
     approve_hash, deposit_hash = json.loads(out)
 
-    credited = await deposits.credit(holder, deposit_hash, chain, clock.now())
+    credited = (await deposits.credit(holder, deposit_hash, chain, clock.now())).deposit
     assert (credited.status, int(credited.amount)) == (DepositStatus.CREDITED, 3 * G)
     assert await ledger.balance(ledger.site(holder.id)) == 3 * G
     assert (await chain.get_receipt(approve_hash))["status"] == 1

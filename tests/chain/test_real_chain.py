@@ -7,6 +7,7 @@ confirms a deposit within seconds (docs/chain.md)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 
@@ -82,21 +83,29 @@ def test_deploy_mints_and_the_demo_books_only_what_the_vault_holds(operator_env,
     assert adnet(capsys, "migrate")[0] == 0
 
     monkeypatch.delenv("ADNET_DEPLOYER_KEY")
-    status, out, err = adnet(capsys, "demo")  # no key that can mint: refused, nothing booked
+    status, out, err = adnet(capsys, "demo", "--bare")  # no key that can mint: refused, nothing booked
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "the vault holds 7 G$ and adnet owes 0 G$, short of the demo's 1230 G$" in err
     status, out, _ = adnet(capsys, "audit")
     assert status == 0 and out.startswith("0 transactions")
 
     monkeypatch.setenv("ADNET_DEPLOYER_KEY", DEPLOYER_KEY)  # it deployed the test tokens
-    assert adnet(capsys, "demo")[0] == 0
+    assert adnet(capsys, "demo", "--bare")[0] == 0
     assert balance_of(w3, gs, vault) == DEMO_GS  # the 1223 G$ it lacked, minted
     status, out, err = adnet(capsys, "audit")
     assert status == 0, out + err
     assert "G$: owed 1230, vault holds 1230" in out and "audit passed" in out
-    assert adnet(capsys, "demo")[0] == 0  # loaded already: books and mints nothing more
+    assert adnet(capsys, "demo", "--bare")[0] == 0  # loaded already: books and mints nothing more
     assert balance_of(w3, gs, vault) == DEMO_GS
     assert adnet(capsys, "audit")[0] == 0
+
+    # The history, played on the demo loaded before it: its top-up's G$ minted to the advertiser and deposited,
+    # to be credited once confirmed; the books still balance against the vault.
+    status, out, err = adnet(capsys, "demo", "--json")
+    assert status == 0, err
+    assert len(json.loads(out)["siteIds"]) == 2 and balance_of(w3, gs, vault) == DEMO_GS + 100 * G
+    status, out, err = adnet(capsys, "audit")
+    assert status == 0 and "audit passed" in out, out + err
 
 
 def test_chain_fund_sends_test_tokens_on_a_node_with_the_deployers_key(operator_env, monkeypatch, capsys):
@@ -138,7 +147,7 @@ async def status_after(chain: ChainClient, holder: Holder, tx_hash: str, clock, 
     """The deposit's status once credited, or after ``seconds`` of asking."""
     deadline = time.monotonic() + seconds
     while True:
-        status = (await deposits.credit(holder, tx_hash, chain, clock.now())).status
+        status = (await deposits.credit(holder, tx_hash, chain, clock.now())).deposit.status
         if status == DepositStatus.CREDITED or time.monotonic() > deadline:
             return status
         await asyncio.sleep(0.2)

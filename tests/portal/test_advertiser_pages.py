@@ -39,9 +39,9 @@ QUIZ = {"kind": "QUIZ", "title": "Quiz", "description": "", "rewardPoints": "5",
 
 
 @pytest.fixture
-def settings(database_url, tmp_path):
+def settings(database_url, data_dir):
     """Test settings with one operator wallet."""
-    return make_settings(database_url, tmp_path, ADNET_OPERATORS=OPERATOR.address)
+    return make_settings(database_url, data_dir, ADNET_OPERATORS=OPERATOR.address)
 
 
 

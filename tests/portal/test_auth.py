@@ -103,7 +103,7 @@ async def test_a_refused_signature_shows_the_sign_in_page_again_with_the_reason(
     refused = await client.post("/portal/signin", form={"message": message, "signature": sign(impostor, message),
                                                         "csrf_token": csrf_of(html)})
     assert refused.status_code == 401
-    assert "The signature is not the message&#39;s address&#39;s." in await refused.get_data(as_text=True)
+    assert "The signature is not the wallet&#39;s signature of the message." in await refused.get_data(as_text=True)
     assert await Session.all().count() == 0
     bad_address = await client.post("/portal/signin/message", form={"address": "0x123",
                                                                     "csrf_token": csrf_of(html)})
@@ -119,7 +119,7 @@ async def test_a_signature_ecrecover_cannot_read_shows_the_sign_in_page_with_401
     refused = await client.post("/portal/signin", form={"message": message, "signature": signature,
                                                         "csrf_token": csrf_of(html)})
     assert refused.status_code == 401
-    assert "The signature is not the message&#39;s address&#39;s." in await refused.get_data(as_text=True)
+    assert "The signature is not the wallet&#39;s signature of the message." in await refused.get_data(as_text=True)
     assert await Session.all().count() == 0
 
 

@@ -92,6 +92,27 @@ async def test_a_top_up_refusal_is_shown_beside_the_form(publisher, site, chain)
     assert await ledger.balance(ledger.site(site.id)) == 0
 
 
+async def test_a_deposit_the_watcher_credited_first_shows_credited_and_another_sites_is_refused(publisher, site,
+                                                                                              chain, app):
+    """The hash of the site's deposit that the watcher credited before the form was posted shows as credited (once);
+    posted on the page of another of the wallet's sites, it is refused beside the field, not shown as credited."""
+    await send_transaction(chain.w3, publisher.account, chain.build_approve_tx(publisher.wallet, "G$", 2 * G))
+    receipt = await send_transaction(chain.w3, publisher.account, chain.build_deposit_tx(
+        publisher.wallet, "G$", 2 * G, account_ref(site.id)))
+    tx_hash = receipt["transactionHash"].to_0x_hex()
+    assert (await app.extensions["adnet"].jobs.run("chain-watcher")).deposits_credited == 1
+
+    status = await publisher.post(f"/portal/sites/{site.id}/topup", {"txHash": tx_hash}, htmx=True)
+    assert status.status_code == 200 and 'data-state="credited"' in await status.get_data(as_text=True)
+    other = await make_site(await site.publisher, domain="other-money.example")
+    refused = await publisher.post(f"/portal/sites/{other.id}/topup", {"txHash": tx_hash}, htmx=True)
+    html = await refused.get_data(as_text=True)
+    assert refused.status_code == 409 and refused.headers["HX-Retarget"] == "#topup-credit"
+    assert '<p id="topup-tx-error" class="error" role="alert">This transaction was credited before' in html
+    assert 'data-state="credited"' not in html
+    assert (await ledger.balance(ledger.site(site.id)), await ledger.balance(ledger.site(other.id))) == (2 * G, 0)
+
+
 async def test_a_withdrawal_debits_at_once_and_follows_the_chain_to_redeemed(publisher, site, chain, app):
     await fund(ledger.site(site.id), 10 * G)
     response = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "6.5", "token": "G$"}, htmx=True)

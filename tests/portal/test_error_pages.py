@@ -34,7 +34,8 @@ async def test_htmx_gets_the_error_alone(client):
     assert page.lstrip().startswith('<div class="error-box"') and "<html" not in page
 
 
-async def test_a_fault_on_a_portal_url_is_a_page_too(app, client):
+async def test_a_fault_on_a_portal_url_is_a_page_too(own_app):
+    app, client = own_app, own_app.test_client()
     broken = Blueprint("broken_portal", __name__)
 
     @broken.get("/portal/test-broken")

@@ -13,8 +13,8 @@ from tests.site_server import DOMAIN, Answer
 
 
 @pytest.fixture
-def settings(database_url, tmp_path, site_server):
-    return make_settings(database_url, tmp_path, ADNET_SITE_CHECK_PORT=str(site_server.port))
+def settings(database_url, data_dir, site_server):
+    return make_settings(database_url, data_dir, ADNET_SITE_CHECK_PORT=str(site_server.port))
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ CI) the same suites run reduced, within a few minutes in all.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import itertools
 import json
@@ -24,12 +23,11 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -42,10 +40,11 @@ from adnet.config import load_settings
 from adnet.core.clock import Clock
 from adnet.core.wallets import dev_accounts
 from adnet.db import config as db
-from adnet.db.config import recreate_postgres
+from adnet.db.config import sqlite_file
 from adnet.money.holders import account_ref
 from tests.auth_helpers import sign, siwe_message
 from tests.chain.helpers import deposit
+from tests.conftest import migrated_postgres, migrated_sqlite
 
 HOST = "127.0.0.1"
 FULL = os.environ.get("ADNET_RELIABILITY", "").lower() == "full"
@@ -55,11 +54,10 @@ STOP_TIMEOUT = 30.0
 COMMAND_TIMEOUT = 300
 ROOT = Path(__file__).resolve().parents[2]
 # Tables that background work writes on its own schedule (the serve fill counters, the watcher's cursor, the
-# lease of the job that leads), and the rate limit keys, which every admitted request counts in whatever it
-# answers: a snapshot taken around one request leaves them out.
-BACKGROUND_TABLES = frozenset({"site_daily_stat", "chain_cursor", "job_lease", "rate_limit"})
+# lease of the job that leads, the change log), and the rate limit keys, which every admitted request counts in
+# whatever it answers: a snapshot taken around one request leaves them out.
+BACKGROUND_TABLES = frozenset({"site_daily_stat", "chain_cursor", "job_lease", "announced_change", "rate_limit"})
 HIGH_LIMIT = "10000000/60"
-T = TypeVar("T")
 
 
 def scaled(ci: int, full: int) -> int:
@@ -84,13 +82,6 @@ def database_url_for(data_dir: Path, name: str) -> str:
     if not configured:
         return f"sqlite://{data_dir / 'adnet.sqlite3'}"
     return f"{configured}_{name}"
-
-
-def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` to its end from synchronous code, also when called inside a running event loop (a
-    thread of its own runs it)."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 @dataclass
@@ -134,17 +125,23 @@ class AdnetServer:
                               text=True, timeout=COMMAND_TIMEOUT, check=False)
 
     def prepare(self) -> None:
-        """Migrate and load the demo data (which deploys the development chain)."""
-        if self.database_url.startswith("postgres"):
-            run_coroutine(recreate_postgres(self.database_url))
-        for args in (("migrate",), ("demo", "--json")):
+        """Migrate (the database starts as a copy of a migrated one; ``adnet migrate`` then makes the data
+        directory) and load the demo data without its month of history (which deploys the development chain)."""
+        path = sqlite_file(self.database_url)
+        if path is None:
+            migrated_postgres(self.database_url)
+        else:
+            migrated_sqlite(path)
+        for args in (("migrate",), ("demo", "--bare", "--json")):
             result = self.run(*args)
             if result.returncode != 0:
                 raise RuntimeError(f"adnet {' '.join(args)} failed: {result.stderr[-2000:]}")
         self.demo = json.loads(result.stdout)
 
     def start(self) -> None:
-        """Start ``adnet serve`` in its own process group and wait until it answers ``/healthz``."""
+        """Start ``adnet serve`` in its own process group and wait until it answers ``/healthz`` and every worker
+        has started (one worker answering is not all of them, on a busy machine)."""
+        startups = self.startups()
         log = open(self.data_dir / "server.log", "ab")
         try:
             self.process = subprocess.Popen(  # noqa: S603 - our own command, fixed arguments
@@ -157,11 +154,17 @@ class AdnetServer:
             if self.process.poll() is not None:
                 raise RuntimeError(f"adnet serve exited with {self.process.returncode}: {self.log_tail()}")
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                answered = httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200
+                if answered and self.startups() - startups >= self.workers:
                     return
             time.sleep(0.2)
         self.kill()
         raise RuntimeError(f"adnet serve did not answer within {START_TIMEOUT:.0f} s: {self.log_tail()}")
+
+    def startups(self) -> int:
+        """How many times a worker logged that its app started, in this data directory's server log."""
+        log = self.data_dir / "server.log"
+        return log.read_text(errors="replace").count("Application startup complete") if log.exists() else 0
 
     def stop(self) -> None:
         """SIGINT to the server, which stops its workers gracefully (queued events are committed); SIGKILL to the

@@ -98,6 +98,20 @@ def wait_for_health(server: AdnetServer, redis_away: bool, within: float = 30.0)
         time.sleep(0.5)
 
 
+def wait_for_log(server: AdnetServer, what: str, count: int, within: float = 30.0) -> str:
+    """The server's log once its workers have said ``what`` (an ``OUTAGE`` word) ``count`` times in all: a worker
+    that no request reached learns of Redis from its own subscription, a moment later than the one that answered."""
+    deadline = time.monotonic() + within
+    while True:
+        text = (server.data_dir / "server.log").read_text()
+        said = [word for _pid, word in OUTAGE.findall(text)].count(what)
+        if said >= count:
+            return text
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the workers said {what!r} {said} times, not {count}: {server.log_tail()}")
+        time.sleep(0.2)
+
+
 async def test_it_starts_serves_and_limits_exactly_while_redis_is_not_there(server: AdnetServer):
     answers = wait_for_health(server, redis_away=True)
     served = await serve_and_track(server)
@@ -110,6 +124,7 @@ async def test_it_starts_serves_and_limits_exactly_while_redis_is_not_there(serv
 
 async def test_when_redis_comes_the_limits_use_it(server: AdnetServer, redis_server: PrivateRedis):
     redis_server.start()
+    wait_for_log(server, "reachable again", 2)  # both workers
     answers = wait_for_health(server, redis_away=False)
     nonces = await sign_in_nonces(server, "198.51.100.22")
 
@@ -121,6 +136,7 @@ async def test_when_redis_comes_the_limits_use_it(server: AdnetServer, redis_ser
 async def test_when_redis_goes_away_mid_run_nothing_fails_and_health_says_so(server: AdnetServer,
                                                                             redis_server: PrivateRedis):
     redis_server.kill()
+    wait_for_log(server, "unreachable", 4)  # both workers, at start and now
     served = await serve_and_track(server)
     answers = wait_for_health(server, redis_away=True)
     nonces = await sign_in_nonces(server, "198.51.100.23")

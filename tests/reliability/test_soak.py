@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 from adnet.db.config import recreate_postgres
-from tests.reliability.conftest import ROOT, run_coroutine, scaled
+from tests.conftest import run_coroutine
+from tests.reliability.conftest import ROOT, scaled
 
 SECONDS = scaled(ci=40, full=600)
 WARMUP = scaled(ci=15, full=60)

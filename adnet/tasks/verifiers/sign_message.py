@@ -1,23 +1,21 @@
 """SIGN_MESSAGE: the wallet signed, with EIP-191, exactly the message adnet issued to it for this task.
 
 The message carries a single-use nonce (``adnet.tasks.messages``), so a signature counts once and only for the
-wallet and task it was issued for. A signature that does not recover to the wallet may still be the wallet's if the
-wallet is a contract that accepts it (EIP-1271), which is asked on the chain.
+wallet and task it was issued for. The signature is checked by ``adnet.chain.signatures.check_wallet_signature``, as
+every signature adnet takes: anything in ``proof.signature`` that is not the wallet's signature of the message is
+401 ``invalid_signature``, unless the wallet is a contract that accepts it (EIP-1271), which is asked on the chain.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from adnet.chain.client import ChainUnavailable
-from adnet.chain.signatures import wallet_signed
+from adnet.chain.signatures import check_wallet_signature
 from adnet.tasks.config import SignMessageConfig
 from adnet.tasks.messages import open_nonces, render_message, use_nonce
 from adnet.tasks.models import TaskKind
 from adnet.tasks.verifiers.base import Attempt, ProofRejected, Verified, proof_needs_chain
 
 MAX_MESSAGE_LENGTH = 4000
-MAX_SIGNATURE_LENGTH = 2 + 2 * 4096
 
 
 class SignMessageVerifier:
@@ -30,9 +28,6 @@ class SignMessageVerifier:
         message, signature = attempt.proof["message"], attempt.proof["signature"]
         if not isinstance(message, str) or len(message) > MAX_MESSAGE_LENGTH:
             raise ProofRejected("invalid_message", "message is the text that was signed.", field="proof.message")
-        if not _is_hex(signature):
-            raise ProofRejected("invalid_signature", "signature is the 0x-hex signature of the message.",
-                                field="proof.signature")
         nonces = await open_nonces(attempt.task.id, attempt.wallet, attempt.now)
         nonce = next((candidate for candidate in nonces
                       if render_message(config.message, attempt.wallet, candidate) == message), None)
@@ -41,12 +36,9 @@ class SignMessageVerifier:
                                                       "task, or its nonce expired or was used.",
                                 field="proof.message")
         try:
-            signed = await wallet_signed(attempt.chain, attempt.wallet, message, signature)
+            await check_wallet_signature(attempt.chain, attempt.wallet, message, signature, field="proof.signature")
         except ChainUnavailable:
             raise proof_needs_chain() from None
-        if not signed:
-            raise ProofRejected("bad_signature", "The signature is not the wallet's signature of the message.",
-                                field="proof.signature")
 
         async def spend_nonce() -> None:
             if not await use_nonce(nonce, attempt.task.id, attempt.wallet, attempt.now):
@@ -54,16 +46,6 @@ class SignMessageVerifier:
                                     field="proof.message")
 
         return Verified(consume=spend_nonce)
-
-
-def _is_hex(value: Any) -> bool:
-    if not isinstance(value, str) or not value.startswith("0x") or len(value) > MAX_SIGNATURE_LENGTH:
-        return False
-    try:
-        bytes.fromhex(value[2:])
-    except ValueError:
-        return False
-    return True
 
 
 VERIFIER = SignMessageVerifier()

@@ -22,7 +22,7 @@ async def test_review_approve_reject_rate_and_revenue(app, settings, chain, caps
     waiting = await make_campaign(status=CampaignStatus.REVIEW)
     creative = await make_creative(waiting, status=CreativeStatus.REVIEW)
     code, queue = await run(capsys, settings, chain, "review")
-    assert code == 0 and [item["id"] for item in queue["campaigns"]] == [waiting.id]
+    assert code == 0 and [(item["campaignId"], item["id"]) for item in queue["campaigns"]] == [(waiting.id,) * 2]
     assert queue["campaigns"][0]["creatives"][0]["id"] == creative.id
     code, body = await run(capsys, settings, chain, "approve", "campaign", waiting.id)
     assert (code, body["status"]) == (0, "approved")

@@ -10,9 +10,12 @@ from tortoise import Tortoise, connections
 from tortoise.exceptions import IntegrityError
 from tortoise.migrations.api import migrate as run_migrations
 
+from adnet.campaigns.models import Creative
+from adnet.core.wallets import dev_accounts
 from adnet.db import config as db
 from adnet.db import migrations
 from adnet.db.config import recreate_postgres, tortoise_config
+from tests.factories import make_advertiser, make_campaign, make_creative
 
 EXPECTED_TABLES = {"publisher", "site", "verified_domain", "campaign", "creative", "task", "completion", "claim",
                    "dedup_key", "tracking_event", "deposit", "ledger_account", "ledger_transaction", "ledger_posting",
@@ -229,9 +232,9 @@ async def test_the_limits_unique_keys_are_all_in_the_schema(fresh_database_url):
 
 
 async def test_webhook_endpoints_in_use_take_their_slots_in_order(fresh_database_url):
-    """0023 numbers each wallet's endpoints in use in the order they were registered (a removed one holds no slot),
+    """0024 numbers each wallet's endpoints in use in the order they were registered (a removed one holds no slot),
     so the unique key added after it holds, and a wallet cannot take a slot twice afterwards."""
-    await run_migrations(config=tortoise_config(fresh_database_url), target="models.0022_ad_units")
+    await run_migrations(config=tortoise_config(fresh_database_url), target="models.0023_rate_limits")
     await Tortoise.close_connections()
     await db.open_database(fresh_database_url)
     try:
@@ -263,3 +266,28 @@ async def test_webhook_endpoints_in_use_take_their_slots_in_order(fresh_database
     assert [(row["id"], row["slot"], row["consecutive_failures"], row["paused_at"]) for row in rows] == [
         ("wh_a", 0, 0, None), ("wh_b", 1, 0, None), ("wh_c", None, 0, None), ("wh_d", 2, 0, None),
         ("wh_e", 0, 0, None)]
+
+
+async def test_the_demo_banners_stored_with_an_origin_become_paths_on_adnet(fresh_database_url):
+    """0026 rewrites the demo advertiser's banners that an older ``adnet demo`` stored with the origin it was loaded
+    on to their path on adnet; every other banner stays as it was."""
+    await run_migrations(config=tortoise_config(fresh_database_url), target="models.0025_announced_changes")
+    await Tortoise.close_connections()
+    demo_banner = "http://127.0.0.1:8000/static/demo/banner-2-728x90.svg"
+    await db.open_database(fresh_database_url)
+    try:
+        demo = await make_campaign(await make_advertiser(dev_accounts()[1].address.lower()))
+        other = await make_campaign(await make_advertiser())
+        creatives = [await make_creative(demo, banner_url=demo_banner),
+                     await make_creative(demo, banner_url="https://cdn.example/banner.png"),
+                     await make_creative(other, banner_url=demo_banner)]
+    finally:
+        await db.close_database()
+
+    await migrations.migrate(fresh_database_url)
+    await db.open_database(fresh_database_url)
+    try:
+        banners = [(await Creative.get(id=creative.id)).banner_url for creative in creatives]
+    finally:
+        await db.close_database()
+    assert banners == ["/static/demo/banner-2-728x90.svg", "https://cdn.example/banner.png", demo_banner]

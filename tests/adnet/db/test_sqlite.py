@@ -13,9 +13,10 @@ from tortoise.exceptions import OperationalError
 from tortoise.transactions import in_transaction
 
 from adnet.db import config as db
-from adnet.db import migrations, sql
+from adnet.db import sql
 from adnet.db.sql import Program, Statement
 from adnet.money.models import SignerNonce
+from tests.conftest import migrated_sqlite
 
 
 def write_from_another_process(path: str, signer: str) -> None:
@@ -29,8 +30,7 @@ def write_from_another_process(path: str, signer: str) -> None:
 
 async def test_a_transaction_reading_first_writes_after_another_process_wrote(tmp_path):
     path = str(tmp_path / "shared.sqlite3")
-    await migrations.migrate(f"sqlite://{path}")
-    await db.open_database(f"sqlite://{path}")
+    await db.open_database(migrated_sqlite(tmp_path / "shared.sqlite3"))
     try:
         async with in_transaction():
             assert await SignerNonce.filter(signer="0x" + "a" * 40).count() == 0
@@ -48,8 +48,7 @@ async def test_a_transaction_reading_first_writes_after_another_process_wrote(tm
 
 
 async def test_a_transaction_begins_in_one_trip_to_the_connections_thread(tmp_path, monkeypatch):
-    await migrations.migrate(f"sqlite://{tmp_path / 'trips.sqlite3'}")
-    await db.open_database(f"sqlite://{tmp_path / 'trips.sqlite3'}")
+    await db.open_database(migrated_sqlite(tmp_path / "trips.sqlite3"))
     try:
         client = connections.get("default")
         await client.execute_query("SELECT 1")  # connected
@@ -79,8 +78,7 @@ def insert_signer() -> Program[int]:
 
 async def test_a_transaction_of_its_own_waits_for_another_process_and_is_refused_after_the_busy_timeout(tmp_path):
     path = str(tmp_path / "busy.sqlite3")
-    await migrations.migrate(f"sqlite://{path}")
-    await db.open_database(f"sqlite://{path}?busy_timeout=200")
+    await db.open_database(migrated_sqlite(tmp_path / "busy.sqlite3") + "?busy_timeout=200")
     other = sqlite3.connect(path, isolation_level=None)
     try:
         other.execute("BEGIN IMMEDIATE")  # another worker holds the write lock past the busy timeout
@@ -96,8 +94,7 @@ async def test_a_transaction_of_its_own_waits_for_another_process_and_is_refused
 
 async def test_a_file_that_cannot_be_opened_leaves_the_connection_usable_once_it_can(tmp_path):
     path = tmp_path / "outage.sqlite3"
-    await migrations.migrate(f"sqlite://{path}")
-    await db.open_database(f"sqlite://{path}")
+    await db.open_database(migrated_sqlite(path))
     try:
         client = connections.get("default")
         await client.close()

@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from adnet.campaigns.eligibility import Controls
 from adnet.delivery import selection
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import ServeQuery
-from adnet.delivery.controls import Controls
 from adnet.delivery.index import CampaignEntry, CreativeEntry, Index, Scope, TaskEntry
 from adnet.delivery.selection import (
     MAX_PACING,
@@ -29,6 +29,17 @@ from tests.factories import G
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 VIEWER = Viewer(Client("203.0.113.7", "Mozilla/5.0"), frozenset(), Locator())
+
+
+def on(query: ServeQuery, **fields) -> SiteEntry:
+    """The (verified) site the query names, with ``fields`` of its entry."""
+    return SiteEntry(**{"id": query.site_id, "domain": "x.example", "verified": True, **fields})
+
+
+def chosen(index: Index, query: ServeQuery, **site) -> list[str]:
+    """The campaigns of the banner candidates of ``query`` on its site (with ``site``'s fields)."""
+    return [option.campaign.id for option in candidates(index, query, START, VIEWER, on(query, **site))
+            if option.campaign]
 
 
 def entry(campaign_id: str = "cmp_a", *, cpm: int = 2 * G, cpc: int = 0, budget: int = 100 * G,
@@ -89,18 +100,18 @@ def test_nothing_to_draw_is_none():
 def test_candidates_respect_budget_unless_attached():
     index = Index(campaigns={"cmp_a": entry("cmp_a", remaining=0), "cmp_b": entry("cmp_b")})
     query = ServeQuery(site_id="site_x")
-    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_b"]
+    assert chosen(index, query) == ["cmp_b"]
     attached = query.model_copy(update={"attached": True})
-    assert {option.campaign.id for option in candidates(index, attached, START, VIEWER)} == {"cmp_a", "cmp_b"}
+    assert set(chosen(index, attached)) == {"cmp_a", "cmp_b"}
 
 
 def test_a_campaign_at_its_daily_cap_is_not_served_until_the_next_day():
     price = 2 * G // 1000
     index = Index(campaigns={"cmp_a": entry("cmp_a", daily_cap=10 * price, spent_today=9 * price)})
     query = ServeQuery(site_id="site_x")
-    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
+    assert chosen(index, query) == ["cmp_a"]
     index.campaigns["cmp_a"].spent_today += price  # what tracking reports after billing one more impression
-    assert candidates(index, query, START, VIEWER) == []
+    assert candidates(index, query, START, VIEWER, on(query)) == []
     assert not index.campaigns["cmp_a"].has_budget()
 
 
@@ -114,13 +125,16 @@ def test_a_campaigns_site_rules_apply_to_its_units():
                        site_allow=frozenset({"site_allowed"})))
     index = Index(units=units)
 
-    def served_on(site_id: str) -> set[str]:
+    def served_on(site_id: str, **site) -> set[str]:
         query = ServeQuery(site_id=site_id, kinds="POLL")
-        return {option.unit.id for option in candidates(index, query, START, VIEWER) if option.unit}
+        return {option.unit.id for option in candidates(index, query, START, VIEWER, on(query, **site))
+                if option.unit}
 
     assert served_on("site_denied") == set()
     assert served_on("site_allowed") == {"task_poll", "task_only"}
     assert served_on("site_other") == {"task_poll"}
+    # A unit offers a reward: an unverified site, where answering it pays nothing, is not offered one.
+    assert served_on("site_allowed", verified=False) == set()
 
 
 def test_campaign_sizes_restrict_a_size_request():
@@ -132,27 +146,26 @@ def test_campaign_sizes_restrict_a_size_request():
 def test_a_slots_offers_are_remembered_until_the_campaigns_change():
     index = Index(campaigns={"cmp_a": entry("cmp_a"), "cmp_b": entry("cmp_b")})
     query = ServeQuery(site_id="site_x", size="300x250")
-    assert {option.campaign.id for option in candidates(index, query, START, VIEWER)} == {"cmp_a", "cmp_b"}
+    assert set(chosen(index, query)) == {"cmp_a", "cmp_b"}
     assert len(index.offers) == 1
     index.campaigns["cmp_b"].remaining = 0  # a budget spent is decided per request, not remembered
-    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
+    assert chosen(index, query) == ["cmp_a"]
 
     fresh = Index(campaigns={"cmp_a": entry("cmp_a", site_deny=frozenset({"site_x"})), "cmp_b": entry("cmp_b")})
     index.replace(Scope(campaigns=frozenset({"cmp_a"})), fresh)
     assert index.offers == {}
-    assert candidates(index, query, START, VIEWER) == []
+    assert candidates(index, query, START, VIEWER, on(query)) == []
     other = query.model_copy(update={"site_id": "site_y"})
-    assert [option.campaign.id for option in candidates(index, other, START, VIEWER)] == ["cmp_a"]
+    assert chosen(index, other) == ["cmp_a"]
 
 
 def test_a_sites_controls_and_floor_choose_their_own_offers():
     index = Index(campaigns={"cmp_a": entry("cmp_a"), "cmp_b": entry("cmp_b", cpm=G)})
     query = ServeQuery(site_id="site_x")
     blocking = Controls(campaigns=frozenset({"cmp_a"}))
-    assert [option.campaign.id for option in candidates(index, query, START, VIEWER, blocking)] == ["cmp_b"]
-    assert {option.campaign.id for option in candidates(index, query, START, VIEWER)} == {"cmp_a", "cmp_b"}
-    index.sites["site_x"] = SiteEntry(id="site_x", domain="x.example", verified=True, floor=2 * G)
-    assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
+    assert chosen(index, query, controls=blocking) == ["cmp_b"]
+    assert set(chosen(index, query)) == {"cmp_a", "cmp_b"}
+    assert chosen(index, query, floor=2 * G) == ["cmp_a"]
 
 
 def test_the_remembered_slots_are_bounded(monkeypatch):
@@ -160,5 +173,5 @@ def test_the_remembered_slots_are_bounded(monkeypatch):
     index = Index(campaigns={"cmp_a": entry("cmp_a")})
     for number in range(7):
         query = ServeQuery(site_id="site_x", placement=f"slot-{number}")
-        assert [option.campaign.id for option in candidates(index, query, START, VIEWER)] == ["cmp_a"]
+        assert chosen(index, query) == ["cmp_a"]
         assert len(index.offers) <= 3

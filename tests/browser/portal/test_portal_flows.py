@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from tortoise.transactions import in_transaction
+from quart import current_app
 
-from adnet.accounts.models import Site
 from adnet.core.amounts import to_decimal_string
-from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
-from adnet.delivery.models import SiteDailyStat
+from adnet.demo.history import load_history
 from adnet.money import ledger
 from tests.browser.conftest import LiveServer, sign_in_to_portal
 from tests.browser.conftest import TestWallet as Wallet
+from tests.conftest import rebuild_index
 
 # The README's picture, rewritten only by ``make screenshots``, so that a test run leaves the tree as it was.
 SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "screenshots" / "dashboard.png"
@@ -145,10 +143,10 @@ async def _balances(site_id: str) -> tuple[int, int]:
 
 
 def test_the_dashboard_with_demo_data_on_a_phone_and_for_the_readme(open_portal, server, tmp_path):
-    server.call(lambda: _thirty_days_of_traffic(server))
+    server.call(lambda: _the_demo_history(server))
     page, console = open_portal(DEMO_PUBLISHER_INDEX, viewport={"width": 1100, "height": 900})
     sign_in_to_portal(page)
-    expect(page.locator("#site-rows tr")).to_have_count(1)
+    expect(page.locator("#site-rows tr")).to_have_count(2)  # the demo site and the history's news site
     expect(page.locator("svg.chart rect.chart-bar")).to_have_count(30)
     expect(page.locator("#earned-lifetime")).not_to_have_text("0 G$")
     screenshot = SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / SCREENSHOT.name
@@ -161,23 +159,10 @@ def test_the_dashboard_with_demo_data_on_a_phone_and_for_the_readme(open_portal,
     assert console.page_errors == []
 
 
-async def _thirty_days_of_traffic(server: LiveServer) -> None:
-    """Daily counters and ad revenue for the demo site over the last 30 days, shaped like a growing site, booked
-    as billing books them (campaign budget to site and platform)."""
-    site = await Site.get(id=server.demo["siteId"])
-    today = server.clock.now()
-    campaign_id = server.demo["campaignIds"][0]
-    for offset in range(30):
-        day = today - timedelta(days=29 - offset)
-        impressions = 400 + 37 * offset + (offset % 7) * 55
-        clicks = impressions // 45 + offset % 3
-        await SiteDailyStat.filter(site_id=site.id, day=day.date()).delete()
-        await SiteDailyStat.create(site=site, day=day.date(), requests=impressions + 40, filled=impressions,
-                                   impressions=impressions, billable_impressions=impressions, clicks=clicks,
-                                   billable_clicks=clicks)
-        earned = impressions * 3 * G // 1000 * 7 // 10 + clicks * G // 5 * 7 // 10
-        platform = impressions * 3 * G // 1000 * 3 // 10 + clicks * G // 5 * 3 // 10
-        async with in_transaction():
-            await ledger.book("ad_billing", new_id("ltx"), [
-                (ledger.campaign(campaign_id), -(earned + platform)), (ledger.site(site.id), earned),
-                (ledger.platform("G$"), platform)], now=day)
+async def _the_demo_history(server: LiveServer) -> None:
+    """The demo's month of traffic (``adnet.demo.history``), as ``adnet demo`` plays it, on the live server."""
+    services = server.services
+    await load_history(services.settings, services.chain, server.demo["advertiserWallet"],
+                       server.demo["publisherWallet"], now=server.clock.now(), minter=dev_accounts()[0],
+                       advertiser_key=dev_accounts()[1])
+    await rebuild_index(current_app)

@@ -3,7 +3,11 @@ attached task of each verifier, and targeting rules: page keywords excluded, dev
 feedback unit and a three-question survey, and one publisher whose site is this server's own host, so the demo page
 at ``/demo`` serves all of it. The site cannot prove its domain (it is adnet's own), so it is marked verified
 directly, with the method ``demo`` the re-check job leaves alone outside production, and it earns like any verified
-site.
+site. The creatives' banners are adnet's own files (``static/demo``), stored as paths on adnet, so they show
+wherever adnet is served (``adnet.campaigns.banners.banner_address``).
+
+Unless it is loaded bare, the demo also has a history (``adnet.demo.history``): the last month of traffic on the
+publisher's sites, played through the code that serves and bills, so its reports, charts and ledger are full.
 
 The advertiser and the publisher are development accounts 1 and 2 of the development chain, so a browser wallet
 holding their keys can sign in as them. Loading is idempotent: the demo advertiser's wallet is unique, so a second
@@ -43,6 +47,7 @@ from adnet.core.errors import DomainError
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.db import config as database
+from adnet.demo import history
 from adnet.money import ledger
 from adnet.tasks.choices import TRANSFER, event_topic, transfer_call
 from adnet.tasks.config import config_json
@@ -98,13 +103,15 @@ CAMPAIGNS = (
 )
 
 
-async def load_demo(settings: Settings, *, minter: LocalAccount | None = None,
-                    clock: Clock | None = None) -> dict[str, Any]:
-    """Create the demo data unless it exists, and describe it (site, wallets, campaign ids, task ids by kind).
+async def load_demo(settings: Settings, *, minter: LocalAccount | None = None, clock: Clock | None = None,
+                    bare: bool = False) -> dict[str, Any]:
+    """Create the demo data unless it exists, then (unless ``bare``) its history unless that exists, and describe
+    it (sites, wallets, campaign ids, task ids by kind).
 
     Connects to the chain first: the ONCHAIN_EVENT task names the deployed G$ token, and the vault must cover the
     demo's budgets (``cover``; ``minter`` may mint test G$ on a configured node, development account 0 does on the
-    development chains). Raises DemoRefused, having booked nothing, where the vault cannot cover them.
+    development chains). Raises DemoRefused, having booked nothing, where the vault cannot cover them. With a
+    history, the demo is created as it was ``HISTORY_DAYS`` days ago.
     """
     if settings.production:
         raise DemoRefused("demo data is not loaded in production")
@@ -115,14 +122,28 @@ async def load_demo(settings: Settings, *, minter: LocalAccount | None = None,
     try:
         connection = await chain_service.connect(settings, clock=clock)
         try:
-            deployment = connection.client.deployment
-            if not await Advertiser.exists(wallet=dev_accounts()[1].address.lower()):
-                await cover(connection.client, demo_cost(deployment), minter)
+            return await prepare_demo(settings, connection.client, now=clock.now(), minter=minter, bare=bare)
         finally:
             await connection.close()
-        return await create_demo(settings, deployment, now=clock.now())
     finally:
         await database.close_database()
+
+
+async def prepare_demo(settings: Settings, chain: ChainClient, *, now: datetime, minter: LocalAccount | None,
+                       bare: bool = False) -> dict[str, Any]:
+    """``load_demo`` on an open database and chain: the vault covered, the demo created unless it exists (as it was
+    ``HISTORY_DAYS`` days before ``now`` when it has a history), its history played unless ``bare`` or played
+    before, and the description."""
+    accounts = dev_accounts()
+    if not await Advertiser.exists(wallet=accounts[1].address.lower()):
+        await cover(chain, demo_cost(chain.deployment), minter)
+    summary = await create_demo(settings, chain.deployment,
+                                now=now if bare else now - timedelta(days=history.HISTORY_DAYS))
+    if bare:
+        return summary
+    await history.load_history(settings, chain, summary["advertiserWallet"], summary["publisherWallet"], now=now,
+                               minter=minter, advertiser_key=accounts[1])
+    return await describe_demo(summary["advertiserWallet"], summary["publisherWallet"])
 
 
 def demo_cost(deployment: Deployment) -> int:
@@ -175,7 +196,8 @@ async def describe_demo(advertiser_wallet: str, publisher_wallet: str) -> dict[s
     """What ``adnet demo --json`` prints."""
     advertiser = await Advertiser.get(wallet=advertiser_wallet)
     publisher = await Publisher.get(wallet=publisher_wallet)
-    site = await Site.filter(publisher=publisher).order_by("created_at").first()
+    sites = await Site.filter(publisher=publisher).order_by("created_at")
+    site = sites[0] if sites else None
     campaigns = await Campaign.filter(advertiser=advertiser).order_by("created_at", "name")
     tasks = await Task.filter(advertiser=advertiser).order_by("created_at", "kind")
     tasks_by_kind: dict[str, list[str]] = {}
@@ -184,6 +206,7 @@ async def describe_demo(advertiser_wallet: str, publisher_wallet: str) -> dict[s
     return {
         "siteId": site.id if site else None,
         "siteDomain": site.domain if site else None,
+        "siteIds": [each.id for each in sites],
         "publisherId": publisher.id,
         "publisherWallet": publisher.wallet,
         "advertiserId": advertiser.id,
@@ -214,7 +237,7 @@ async def _create(settings: Settings, deployment: Deployment, advertiser_wallet:
         for width, height in BANNER_SIZES[index:] + BANNER_SIZES[:index]:
             await Creative.create(
                 id=new_id("ad"), campaign=campaign,
-                banner_url=f"{origin}/static/demo/banner-{index + 1}-{width}x{height}.svg",
+                banner_url=f"/static/demo/banner-{index + 1}-{width}x{height}.svg",
                 target_url=f"https://example.com/demo/{index + 1}", description=spec.description,
                 width=width, height=height, status=CreativeStatus.APPROVED, created_at=now,
                 updated_at=now,
