@@ -30,6 +30,7 @@ from adnet.db.outage import DatabaseLink
 from adnet.delivery import clients
 from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
 from adnet.delivery.serving import Server
+from adnet.delivery.spool import SPOOL_DIRECTORY, Spool
 from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
 from adnet.jobs.changelog import ChangeLog
@@ -107,7 +108,9 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     await announcements.start()
     await server.rebuild()
     clients.warm_up()
-    tracker = Tracker(clock=clock, settings=settings, server=server)
+    spool = (Spool(settings.data_dir / SPOOL_DIRECTORY, max_events=settings.spool_max_events,
+                   max_seconds=settings.spool_max_seconds, now=clock.now) if settings.spool_max_events else None)
+    tracker = Tracker(clock=clock, settings=settings, server=server, database=link, spool=spool)
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
