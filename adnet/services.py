@@ -111,6 +111,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     spool = (Spool(settings.data_dir / SPOOL_DIRECTORY, max_events=settings.spool_max_events,
                    max_seconds=settings.spool_max_seconds, now=clock.now) if settings.spool_max_events else None)
     tracker = Tracker(clock=clock, settings=settings, server=server, database=link, spool=spool)
+    health.tracker = tracker
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)

@@ -147,6 +147,18 @@ class Tracker:
         ``FAILING_SECONDS`` (readiness: ``adnet.jobs.health``)."""
         return self.failing_since is not None and time.monotonic() - self.failing_since < FAILING_SECONDS
 
+    async def unready(self, *, database_reachable: bool) -> list[str]:
+        """Why this process cannot record tracking events now (readiness, ``adnet.jobs.health``), given whether
+        the database answered: ``database_unreachable`` when it did not and the spool cannot take events either
+        (off, full, or on a disk that refuses a write), ``disk_unwritable``, ``spool_full``, ``tracking_failing``
+        (the last batch was kept nowhere, within ``FAILING_SECONDS``)."""
+        spool = self.spool
+        disk = spool is None or await spool.writable()
+        full = spool is not None and spool.full
+        return [reason for reason, holds in (
+            ("database_unreachable", not database_reachable and (spool is None or full or not disk)),
+            ("disk_unwritable", not disk), ("spool_full", full), ("tracking_failing", self.failing)) if holds]
+
     async def track(self, request: TrackEvent, client: Client) -> TrackResult:
         """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed, or kept
         in the spool while the database is away; NotFound for an unknown site, campaign or ad."""
@@ -196,8 +208,7 @@ class Tracker:
                 self._failed(error)
                 raise
             self.database.failed(error)
-            if self.spool is None:
-                self._failed(error)
+            if self.spool is None:  # readiness says database_unreachable, for as long as it is
                 raise
             return await self._keep(self.spool, events)
         self._kept()

@@ -2,12 +2,13 @@
 writer as a stopped server or a vanished file does): tracking answers 201 from the host's spool and writes every
 event once when the database is back; without a spool, or with a full one, it answers 503 ``database_unavailable``;
 a completion answers 503 ``database_unavailable`` with ``Retry-After`` and changes nothing; the outage is logged
-once, not per request."""
+once, not per request; readiness (``GET /readyz``) fails only when the event can be kept nowhere."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import time
 from pathlib import Path
 
@@ -42,6 +43,11 @@ def settings(request, database_url, tmp_path):
     return make_settings(database_url, tmp_path, **getattr(request, "param", {}))
 
 
+async def readiness(client) -> tuple[int, list[str]]:
+    response = await client.get("/readyz")
+    return response.status_code, (await response.get_json())["reasons"]
+
+
 def lines(caplog, text: str) -> list[logging.LogRecord]:
     return [record for record in caplog.records if text in record.getMessage()]
 
@@ -59,6 +65,7 @@ async def test_tracking_answers_201_during_an_outage_and_writes_each_event_once_
                        for n, ad in enumerate(ads[1:])]
             repeat, repeat_body = await post(client, event_body(ads[1], site, fingerprint="fp-during-0"))
             assert services.tracker.spool.depth == 6
+            during = await readiness(client)
         await written(services, 6)
 
     assert [response.status_code for response, _ in answers] == [201] * 5
@@ -72,6 +79,7 @@ async def test_tracking_answers_201_during_an_outage_and_writes_each_event_once_
     assert len(lines(caplog, "database reachable again")) == 1
     assert not [record for record in caplog.records if record.exc_info]  # no traceback
     assert first_body["eventId"] not in ids
+    assert during == (200, [])  # the spool keeps what the host serves: it stays in rotation
 
 
 @pytest.mark.parametrize("settings", [SPOOL_OFF, {"ADNET_SPOOL_MAX_EVENTS": "2"}], indirect=True)
@@ -82,6 +90,7 @@ async def test_without_a_spool_or_with_a_full_one_tracking_answers_503_with_retr
     with caplog.at_level(logging.INFO):
         async with database_outage(services):
             answers = [await post(client, event_body(ad, site, fingerprint=f"fp-{n}")) for n, ad in enumerate(ads)]
+            during = await readiness(client)
         if services.tracker.spool is not None:
             await written(services, 2)
     kept = settings.spool_max_events
@@ -90,8 +99,31 @@ async def test_without_a_spool_or_with_a_full_one_tracking_answers_503_with_retr
     assert {body["error"] for _, body in refused} == {"database_unavailable"}
     assert all(int(response.headers["Retry-After"]) > 0 for response, _ in refused)
     assert await TrackingEvent.all().count() == kept
+    assert during == (503, ["database_unreachable"] + (["spool_full"] if kept else []))
+    assert await readiness(client) == (200, [])
     assert len(lines(caplog, "database unreachable")) == 1
     assert not [record for record in caplog.records if record.exc_info]  # no traceback
+
+
+async def test_an_event_kept_nowhere_answers_503_and_takes_the_host_out_of_rotation(client, clock, services,
+                                                                                    caplog):
+    """The database away and the spool's disk refusing a write (a full disk): nothing can keep the event."""
+    site, _, _ = await setup_ad()
+    ad = await served_and_seen(client, clock, site)
+    blocked = services.tracker.spool.directory
+    shutil.rmtree(blocked, ignore_errors=True)  # the data directory's: empty, no spool holds a file in it
+    blocked.write_text("not a directory: the spool cannot make its file here")
+    with caplog.at_level(logging.INFO):
+        async with database_outage(services):
+            response, body = await post(client, event_body(ad, site))
+            during = await readiness(client)
+    blocked.unlink()
+
+    assert response.status_code == 503 and body["error"] == "database_unavailable"
+    assert int(response.headers["Retry-After"]) > 0
+    assert during == (503, ["database_unreachable", "disk_unwritable", "tracking_failing"])
+    assert not await TrackingEvent.all().exists()
+    assert len(lines(caplog, "tracking cannot keep events")) == 1
 
 
 async def test_a_completion_during_an_outage_answers_503_with_retry_after_and_changes_nothing(client, services,
