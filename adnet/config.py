@@ -115,6 +115,8 @@ class Settings:
     event_retention_days: int
     site_recheck_hours: int = 24
     chain_timeout_seconds: int = DEFAULT_CHAIN_TIMEOUT_SECONDS
+    spool_max_events: int = 100_000
+    spool_max_seconds: int = 3600
     site_check_port: int | None = None
     redis_url: str | None = None
     metrics_token: str | None = None
@@ -262,6 +264,8 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
         site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
         chain_timeout_seconds=_int(get, "ADNET_CHAIN_TIMEOUT_SECONDS", DEFAULT_CHAIN_TIMEOUT_SECONDS, minimum=1,
                                    maximum=60),
+        spool_max_events=_int(get, "ADNET_SPOOL_MAX_EVENTS", 100_000, minimum=0),
+        spool_max_seconds=_int(get, "ADNET_SPOOL_MAX_SECONDS", 3600, minimum=1),
         site_check_port=site_check_port,
         redis_url=redis_url,
         metrics_token=get("ADNET_METRICS_TOKEN"),

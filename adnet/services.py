@@ -26,9 +26,11 @@ from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.core.redis_link import RedisLink
 from adnet.db import config as database
+from adnet.db.outage import DatabaseLink
 from adnet.delivery import clients
 from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
 from adnet.delivery.serving import Server
+from adnet.delivery.spool import SPOOL_DIRECTORY, Spool
 from adnet.delivery.targeting import Locator
 from adnet.delivery.tracking import Tracker
 from adnet.jobs.changelog import ChangeLog
@@ -62,6 +64,7 @@ class Services:
     site_checks: SiteChecks
     banners: Fetcher
     health: Health
+    database: DatabaseLink
     announcements: changes.Broadcast | ChangeLog
     watcher_lease: Lease
     webhooks: Deliverer
@@ -80,7 +83,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
-    health = Health(chain, clock, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS)
+    link = DatabaseLink(database.ping)
+    health = Health(chain, clock, link, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS)
     await health.check_chain()
     try:
         health.require_signer(production=settings.production)
@@ -104,7 +108,10 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     await announcements.start()
     await server.rebuild()
     clients.warm_up()
-    tracker = Tracker(clock=clock, settings=settings, server=server)
+    spool = (Spool(settings.data_dir / SPOOL_DIRECTORY, max_events=settings.spool_max_events,
+                   max_seconds=settings.spool_max_seconds, now=clock.now) if settings.spool_max_events else None)
+    tracker = Tracker(clock=clock, settings=settings, server=server, database=link, spool=spool)
+    health.tracker = tracker
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
@@ -115,13 +122,14 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
                                    clock=clock, site_checks=site_checks, health=health,
                                    retention_days=settings.event_retention_days, webhooks=webhooks,
                                    changelog=changelog),
-                     on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else ())
+                     on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else (), database=link)
     tracker.start()
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
                        site_checks=site_checks, banners=banner_fetcher(settings.production),
-                       announcements=announcements, watcher_lease=watcher_lease, health=health, webhooks=webhooks)
+                       announcements=announcements, watcher_lease=watcher_lease, health=health, database=link,
+                       webhooks=webhooks)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started
@@ -142,5 +150,6 @@ async def stop(services: Services) -> None:
         services.serving.locator.close()
         await services.serving.frequency.close()
         await services.chain_connection.close()
+        await services.database.close()
         await database.close_database()
         metrics.process_ends()

@@ -1,6 +1,9 @@
 """Errors as clients see them, decided in one place: each kind of domain refusal has its status code, and every
 error, whoever raised it, answers ``{"error": code, "message": sentence, ...details}`` (docs/errors.md).
 
+A request that meets a database outage (``adnet.db.outage``) is answered ``503 database_unavailable`` with
+``Retry-After``, not as a fault: the outage is logged once by the process's ``DatabaseLink``, not per request.
+
 The handlers are registered on the app (``register``). The portal shows the same refusals as HTML pages with the
 same status codes: its own refusals through its blueprints (``status_of``), and those raised before or around its
 handlers (an unknown URL, a method a page lacks, a rate limit, a fault) through the ``page`` the app passes here,
@@ -13,11 +16,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from quart import Quart, Response, g, jsonify, request
+from quart import Quart, Response, current_app, g, jsonify, request
 from quart_rate_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized, Unavailable
+from adnet.db.outage import is_outage, unavailable
 from adnet.money.models import Claim
 from api.schemas import ClaimOut
 
@@ -100,6 +104,13 @@ def register(app: Quart, page: ErrorPage) -> None:
 
     @app.errorhandler(Exception)
     async def internal_error(error: Exception) -> Response:
+        if is_outage(error):  # not a fault of this request: said once per outage (adnet.db.outage), not per request
+            running = current_app.extensions.get("adnet")
+            if running is not None:
+                running.database.failed(error)
+            refusal = unavailable()
+            return await refused(status_of(refusal), body_of(refusal),
+                                 {"Retry-After": str(refusal.details["retryAfter"])})
         log.exception("unhandled error request_id=%s path=%s", g.get("request_id", ""), request.path)
         return await refused(500, {"error": "internal_error",
                                    "message": "Something went wrong on our side; the request changed nothing."})

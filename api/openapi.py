@@ -107,7 +107,8 @@ ERROR_STATUSES = {
     415: "The body is not ``application/json`` (``unsupported_media_type``).",
     429: "Too many requests from this client (``rate_limited``); ``retryAfter`` and ``Retry-After`` say when to "
          "try again.",
-    503: "The chain cannot be reached (``chain_unavailable``); nothing was changed, retry after ``Retry-After``.",
+    503: "The chain (``chain_unavailable``) or the database (``database_unavailable``) cannot be reached; nothing "
+         "was changed, retry after ``Retry-After``.",
 }
 _ANY_JSON_BODY = {"required": True, "content": {"application/json": {"schema": {
     "description": "The route reads nothing from its body; send {} (every POST under /api/ is JSON)."}}}}

@@ -105,6 +105,14 @@ class HealthOut(BaseModel):
                                                             "signer, and when it was checked.")
 
 
+class ReadyOut(BaseModel):
+    """Whether a load balancer should send this host traffic: ``ready``, or ``unready`` with each reason
+    (docs/operations.md)."""
+
+    status: Literal["ready", "unready"]
+    reasons: list[str]
+
+
 def refusals(*statuses: int) -> Callable[[F], F]:
     """Route decorator: document the error statuses a route may answer, each with the error body."""
     def document(handler: F) -> F:

@@ -1,7 +1,8 @@
 """POST /api/track: an impression or click reported by a publisher's page, open to any origin.
 
-201 ``{"status": "recorded", "eventId"}`` once the event is committed; 200 ``{"status": "duplicate"}`` for the
-same fingerprint, campaign and type within the hour. Whether and why an event was billed is recorded, never
+201 ``{"status": "recorded", "eventId"}`` once the event is committed (or, while the database is away, kept in the
+host's spool: ``adnet.delivery.spool``); 200 ``{"status": "duplicate"}`` for the same fingerprint, campaign and type
+within the hour. Whether and why an event was billed is recorded, never
 returned (see ``adnet.delivery.tracking``). ``POST /api/track/house``: an impression or click of a site's house ad,
 counted and never billed (``adnet.delivery.house_ads``).
 """
@@ -41,11 +42,13 @@ class DuplicateOut(Schema):
 @with_body(TrackEvent)
 @document_response(RecordedOut, 201)
 @document_response(DuplicateOut, 200)
-@refusals(400, 404, 413, 415, 429)
+@refusals(400, 404, 413, 415, 429, 503)
 async def track(data: TrackEvent) -> Response:
     """Record an IMPRESSION or CLICK: 201 once stored, 200 for a duplicate within the hour. Whether it was billed
     is not said (that would teach a script which attempts pass): the site's owner and the campaign's advertiser see
-    it in their reports. Unknown site, campaign or ad: 404."""
+    it in their reports. Unknown site, campaign or ad: 404. While the database is away, 201 once the host's spool
+    has the event on disk (it is stored under the id answered when the database returns, unless it then turns out
+    a duplicate); 503 ``database_unavailable`` when the spool is full."""
     result = await services().tracker.track(data, client())
     if result.event_id is None:
         return answer(DuplicateOut(status="duplicate"), 200)

@@ -44,6 +44,11 @@ QUEUE_DEPTH = Gauge("adnet_batch_queue_depth", "Items waiting for a group-commit
                     multiprocess_mode="livesum")
 JOB_SECONDS = Histogram("adnet_job_duration_seconds", "How long a run of a periodic job took, by job: the time it "
                         "shares the event loop with requests.", ["job"], buckets=_LATENCY_BUCKETS)
+SPOOL_EVENTS = Gauge("adnet_tracking_spool_events", "Tracking events kept in the host's spool while the database "
+                     "could not take them, not yet written to it.", multiprocess_mode="livesum")
+SPOOLED_EVENTS = Counter("adnet_tracking_spooled_events", "Tracking events through the spool, by outcome: spooled "
+                         "(kept while the database was away), written (to the database, later), duplicate "
+                         "(found a duplicate when written, so not stored).", ["outcome"])
 FILTERED_EVENTS = Counter("adnet_tracking_filtered_events", "Tracking events recorded but not billed, by reason.",
                           ["reason"])
 CLAIMS_OUTSTANDING = Gauge("adnet_claims_outstanding_tokens", "Claims signed and not yet redeemed or expired, in "

@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 from adnet.core import metrics
+from adnet.core.errors import DomainError
+from adnet.db.outage import is_outage
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +101,10 @@ class GroupCommitter(Generic[Item, Result]):
         try:
             results = await self._commit([item for item, _, _ in batch])
         except Exception as exc:  # every waiting request learns its batch failed; the loop goes on
-            log.exception("batch commit failed writer=%s size=%d", self._name, len(batch))
+            # An outage is each request's to report, once per outage (adnet.db.outage); a domain error (such as a
+            # full spool's 503) is the requests' answer, not a fault of the writer.
+            if not is_outage(exc) and not isinstance(exc, DomainError):
+                log.exception("batch commit failed writer=%s size=%d", self._name, len(batch))
             for _, future, _ in batch:
                 if not future.done():
                     future.set_exception(exc)

@@ -42,6 +42,7 @@ from typing import Any, BinaryIO, TypeVar
 from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.exceptions import OperationalError
 
+from adnet.db.outage import DatabaseUnreachable
 from adnet.db.sql import Program, transaction_on_sqlite
 from adnet.db.sqlite import ImmediateSqliteClient
 
@@ -50,8 +51,9 @@ _LENGTH = struct.Struct(">I")
 _idle: dict[str, list[WriterProcess]] = {}
 
 
-class WriterProcessFailed(OperationalError):
-    """The writer process ended, or broke off its answer; whether its transaction committed is unknown."""
+class WriterProcessFailed(OperationalError, DatabaseUnreachable):
+    """The writer process ended, or broke off its answer; whether its transaction committed is unknown. Should it
+    go on failing, the database is as good as unreachable (``adnet.db.outage``)."""
 
 
 class WriterProcess:
@@ -179,8 +181,15 @@ def connect(database_url: str) -> sqlite3.Connection:
 
 
 def serve(database_url: str, source: BinaryIO, sink: BinaryIO) -> None:
-    """The child: run each transaction ``source`` brings, answer each on ``sink``, end with ``source``."""
-    connection = connect(database_url)
+    """The child: run each transaction ``source`` brings, answer each on ``sink``, end with ``source``. A file it
+    cannot open (an outage, ``adnet.db.outage``) is the first transaction's answer, and the child ends: the next
+    transaction starts another."""
+    try:
+        connection = connect(database_url)
+    except sqlite3.Error as exc:
+        if read_frame(source) is not None:
+            write_frame(sink, pickle.dumps(("raised", OperationalError(exc)), protocol=pickle.HIGHEST_PROTOCOL))
+        return
     while (frame := read_frame(source)) is not None:
         make = pickle.loads(frame)  # noqa: S301 - from the worker that started this process, on a private pipe
         try:

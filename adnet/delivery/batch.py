@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 from adnet.core.amounts import Token
-from adnet.core.ids import new_id, new_ordered_id
+from adnet.core.ids import new_id
 from adnet.db.sql import Program, Statement
 from adnet.delivery.billing import Decisions, Limits, decide, tally, windows_of
 from adnet.delivery.caps import Caps, add_to_windows, lock_windows
@@ -41,18 +41,31 @@ from adnet.money import ledger
 DEDUP_WINDOW = timedelta(hours=1)
 
 
-def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps: Caps, *, single_writer: bool
-                ) -> Program[tuple[list[TrackResult], dict[str, int]]]:
+def write_batch(events: list[PendingEvent], now: datetime, share_bps: int, caps: Caps, *, single_writer: bool,
+                replayed: bool = False) -> Program[tuple[list[TrackResult], dict[str, int]]]:
     """Deduplicate, decide, insert and bill one batch: one program of statements (``adnet.db.sql``), run as a
     transaction of its own (on a SQLite file in the worker's writer process, which is why its arguments are plain
     picklable values). The billing rules are ``adnet.delivery.billing.decide``; this loads what they read and
-    writes what they decide."""
-    accepted = yield from _deduplicated(events, now)
+    writes what they decide. Each recorded event is stored under the id it carries (``PendingEvent.event_id``).
+
+    ``replayed``: the batch may hold events already stored (it comes from the spool, ``adnet.delivery.spool``, or
+    again after a failure whose commit is unknown). An event whose id is in ``tracking_event`` is then answered
+    ``recorded`` and left alone: the transaction that stored it deduplicated and billed it. Since the id is the
+    table's primary key, a replay that races the first write fails on it and is retried whole: either way once."""
+    stored: set[str] = set()
+    if replayed and events:
+        found = yield Statement("SELECT id FROM tracking_event WHERE id IN (:ids)",
+                                {"ids": [event.event_id for event in events]})
+        stored = {str(row["id"]) for row in found.rows}
+    fresh = [event for event in events if event.event_id not in stored]
+    accepted = yield from _deduplicated(fresh, now)
     limits = yield from _limits(accepted, caps, now, single_writer=single_writer)
     decided = decide(accepted, limits, caps, share_bps, now)
-    event_ids = yield from _write(decided, now)
-    results = {id(decision.event): TrackResult("recorded", event_id, decision.billable, decision.reason)
-               for decision, event_id in zip(decided.decisions, event_ids, strict=True)}
+    yield from _write(decided, now)
+    results = {id(decision.event): TrackResult("recorded", decision.event.event_id, decision.billable,
+                                               decision.reason) for decision in decided.decisions}
+    results.update((id(event), TrackResult("recorded", event.event_id)) for event in events
+                   if event.event_id in stored)
     duplicate = TrackResult("duplicate")
     return [results.get(id(event), duplicate) for event in events], decided.spent
 
@@ -108,18 +121,17 @@ def _limits(accepted: list[tuple[PendingEvent, str | None]], caps: Caps, now: da
     return limits
 
 
-def _write(decided: Decisions, now: datetime) -> Program[list[str]]:
-    """Insert the decided events, book their billing, add to the windows and the counters; the events' ids."""
-    event_ids = [new_ordered_id("ev") for _ in decided.decisions]
-    if event_ids:
+def _write(decided: Decisions, now: datetime) -> Program[None]:
+    """Insert the decided events, book their billing, add to the windows and the counters."""
+    if decided.decisions:
         yield Statement(_INSERT_EVENTS, {"rows": [
-            _event_row(event_id, decision.event, decision.reason, decision.cost, decision.publisher_amount)
-            for event_id, decision in zip(event_ids, decided.decisions, strict=True)]})
+            _event_row(decision.event.event_id, decision.event, decision.reason, decision.cost,
+                       decision.publisher_amount) for decision in decided.decisions]})
     tallies = tally(decided.decisions)
     billed = [(account, amount) for account, amount in tallies.legs.items() if amount != 0]
     if billed:
         yield from ledger.booking_program([ledger.Booking("ad_billing", new_id("ltx"), billed, now,
-                                                          memo=f"{len(event_ids)} tracking events")])
+                                                          memo=f"{len(decided.decisions)} tracking events")])
     yield from add_to_windows(decided.billed_in)
     if tallies.stats:
         yield from daily_stats_program({key: dict(counter) for key, counter in tallies.stats.items()})
@@ -129,7 +141,6 @@ def _write(decided: Decisions, now: datetime) -> Program[list[str]]:
             for key, (events, cost, publisher_amount) in sorted(tallies.traffic.items())]})
     if tallies.reports:
         yield from report_program(tallies.reports)
-    return event_ids
 
 
 # Each key is written only when it is new or its last acceptance is older than the window, and returned only then.

@@ -3,9 +3,10 @@ what the batch made of it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from adnet.core.ids import new_ordered_id
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import TrackEvent
 from adnet.delivery.tokens import TokenClaims
@@ -23,8 +24,10 @@ class TrackResult:
 
 @dataclass
 class PendingEvent:
-    """An event on its way into a batch: everything decided so far, its price should it be billed, and where and on
-    what kind of device its client is (for the reports)."""
+    """An event on its way into a batch: everything decided so far, its price should it be billed, where and on
+    what kind of device its client is (for the reports), and the id it is stored under if it is recorded. The id is
+    made when the event arrives, so an event kept in the spool (``adnet.delivery.spool``) is answered with the id
+    it is stored under later, and an event written twice (a replay) is recognised by it."""
 
     reported: TrackEvent
     client: Client
@@ -35,3 +38,4 @@ class PendingEvent:
     token_ref: str | None
     country: str = ""
     device: str = ""
+    event_id: str = field(default_factory=lambda: new_ordered_id("ev"))

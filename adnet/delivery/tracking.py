@@ -30,12 +30,22 @@ and each request is answered only after that transaction committed. On a SQLite 
 worker's writer process (``adnet.db.writer_process``), so the batch's work does not take turns with the worker's
 HTTP work at Python's lock. A batch that loses a race with another process, or whose writer process ended, is
 rolled back whole and retried.
+
+While the database cannot be reached (``adnet.db.outage``), a batch is kept in the host's spool instead
+(``adnet.delivery.spool``) and each of its events answered 201 under the id it will be stored under; the worker
+writes the spool to the database when it answers again, through the same batch (``write_batch(..., replayed=True)``),
+so deduplication and billing are decided then and each event is stored once. A worker's new batches go behind its
+spooled ones until those are written, so its events reach the database in the order they came. Without a spool
+(``ADNET_SPOOL_MAX_EVENTS=0``) or with a full one, a request answers 503 ``database_unavailable`` instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sqlite3
+import time
 from collections import Counter
 from datetime import datetime
 from functools import partial
@@ -51,6 +61,7 @@ from adnet.core.errors import NotFound
 from adnet.db import sql
 from adnet.db.config import sqlite_file
 from adnet.db.group_commit import GroupCommitter
+from adnet.db.outage import DatabaseLink, is_outage, unavailable
 from adnet.db.writer_process import WriterProcess
 from adnet.delivery import tokens
 from adnet.delivery.batch import write_batch
@@ -61,6 +72,7 @@ from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
 from adnet.delivery.serving import Server
 from adnet.delivery.sites import on_site
+from adnet.delivery.spool import ORPHAN_SCAN_SECONDS, Spool, SpoolFull
 from adnet.delivery.targeting import device_of
 from adnet.delivery.tokens import TokenClaims, TokenError
 from adnet.money import ledger
@@ -71,6 +83,10 @@ MIN_VIEW_MS = 1000
 BATCH_DELAY_SECONDS = 0.0
 BATCH_MAX_EVENTS = 256
 _COMMIT_ATTEMPTS = 5
+# How long a batch kept nowhere keeps the host out of readiness, unless one is kept before.
+FAILING_SECONDS = 30.0
+# How long a stopping worker may spend writing its spool to a database that answers.
+STOP_DRAIN_SECONDS = 5.0
 REASONS = (
     "bot_user_agent", "site_unverified", "site_excluded", "site_blocked", "domain_mismatch", "token_missing",
     "token_invalid", "token_expired", "token_mismatch", "client_mismatch", "not_rendered", "not_viewable",
@@ -78,12 +94,18 @@ REASONS = (
     "frequency_capped", "budget_exhausted", "daily_cap_reached",
 )
 class Tracker:
-    """This process's tracking state: the batch writer, the rate windows and the reason counters."""
+    """This process's tracking state: the batch writer, the spool, the rate windows and the reason counters.
 
-    def __init__(self, *, clock: Clock, settings: Settings, server: Server) -> None:
+    ``database`` is the process's view of its database (``adnet.db.outage``); ``spool`` where events are kept while
+    it is away (None: requests then answer 503 ``database_unavailable`` instead)."""
+
+    def __init__(self, *, clock: Clock, settings: Settings, server: Server, database: DatabaseLink,
+                 spool: Spool | None = None) -> None:
         self.clock = clock
         self.settings = settings
         self.server = server
+        self.database = database
+        self.spool = spool
         self.committer: GroupCommitter[PendingEvent, TrackResult] = GroupCommitter(
             self.commit, name="tracking", max_delay=BATCH_DELAY_SECONDS, max_size=BATCH_MAX_EVENTS)
         self.caps = Caps.of(settings)
@@ -92,19 +114,54 @@ class Tracker:
         self.writer = (WriterProcess.take(settings.database_url) if sqlite_file(settings.database_url) is not None
                        else None)
         self.reasons: Counter[str] = Counter()
+        self.failing_since: float | None = None  # monotonic: since when batches can be kept nowhere
+        self._writing = asyncio.Lock()  # one batch at a time to the database (the writer process runs one)
+        self._drain_wake = asyncio.Event()
+        self._drainer: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self.committer.start()
+        if self.spool is not None:
+            self._drainer = asyncio.get_running_loop().create_task(self._drain_loop(self.spool),
+                                                                   name="tracking-spool-drain")
 
     async def stop(self) -> None:
-        """Commit what is queued and stop (before the database closes)."""
+        """Commit (or spool) what is queued, write what the spool holds if the database answers (within
+        ``STOP_DRAIN_SECONDS``), and stop (before the database closes)."""
         await self.committer.stop()
+        if self._drainer is not None:
+            self._drainer.cancel()
+            await asyncio.gather(self._drainer, return_exceptions=True)
+        if self.spool is not None:
+            if self.spool.depth and self.database.reachable:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(STOP_DRAIN_SECONDS):
+                        await self._drain(self.spool)
+            await self.spool.close()
         if self.writer is not None:
             self.writer.give_back()
 
+    @property
+    def failing(self) -> bool:
+        """Whether the last batch could be kept neither in the database nor in the spool, within
+        ``FAILING_SECONDS`` (readiness: ``adnet.jobs.health``)."""
+        return self.failing_since is not None and time.monotonic() - self.failing_since < FAILING_SECONDS
+
+    async def unready(self, *, database_reachable: bool) -> list[str]:
+        """Why this process cannot record tracking events now (readiness, ``adnet.jobs.health``), given whether
+        the database answered: ``database_unreachable`` when it did not and the spool cannot take events either
+        (off, full, or on a disk that refuses a write), ``disk_unwritable``, ``spool_full``, ``tracking_failing``
+        (the last batch was kept nowhere, within ``FAILING_SECONDS``)."""
+        spool = self.spool
+        disk = spool is None or await spool.writable()
+        full = spool is not None and spool.full
+        return [reason for reason, holds in (
+            ("database_unreachable", not database_reachable and (spool is None or full or not disk)),
+            ("disk_unwritable", not disk), ("spool_full", full), ("tracking_failing", self.failing)) if holds]
+
     async def track(self, request: TrackEvent, client: Client) -> TrackResult:
-        """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed; NotFound
-        for an unknown site, campaign or ad."""
+        """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed, or kept
+        in the spool while the database is away; NotFound for an unknown site, campaign or ad."""
         site = await self.server.site(request.site_id)
         price, campaign = await _price(self.server, request)
         now = self.clock.now()
@@ -140,19 +197,66 @@ class Tracker:
         return claims, None
 
     async def commit(self, events: list[PendingEvent]) -> list[TrackResult]:
-        """Write one batch in one transaction, retried whole when it lost a race with another writer."""
-        for attempt in range(1, _COMMIT_ATTEMPTS + 1):
-            now, share_bps = self.clock.now(), self.settings.publisher_share_bps
-            try:
-                batch = partial(write_batch, events, now, share_bps, self.caps, single_writer=self.single_writer)
-                results, spent = await (self.writer.transaction(batch) if self.writer is not None
-                                        else sql.transaction(batch))
-                break
-            except (ledger.InsufficientFunds, IntegrityError, OperationalError):
-                if attempt == _COMMIT_ATTEMPTS:
-                    raise
-                log.info("tracking batch retried attempt=%d size=%d", attempt, len(events))
-                await asyncio.sleep(0.005 * attempt)
+        """Keep one batch: in the database, or in the spool while the database is away or the spool still holds
+        earlier events of this worker (they are written first, in order)."""
+        if self.spool is not None and (self.spool.holds_own or not self.database.reachable):
+            return await self._keep(self.spool, events)
+        try:
+            results = await self._write(events)
+        except Exception as error:
+            if not is_outage(error):
+                self._failed(error)
+                raise
+            self.database.failed(error)
+            if self.spool is None:  # readiness says database_unreachable, for as long as it is
+                raise
+            return await self._keep(self.spool, events)
+        self._kept()
+        return results
+
+    async def _keep(self, spool: Spool, events: list[PendingEvent]) -> list[TrackResult]:
+        """Append a batch to the spool and answer each event ``recorded`` under its id."""
+        try:
+            await spool.append(events)
+        except SpoolFull as full:
+            log.debug("tracking spool full: %s", full)
+            raise unavailable("The database cannot be reached and this host's spool is full") from full
+        except (OSError, sqlite3.Error) as error:
+            self._failed(error)
+            raise unavailable("The database cannot be reached and this host cannot keep the event") from error
+        metrics.SPOOLED_EVENTS.labels(outcome="spooled").inc(len(events))
+        self._kept()
+        self._drain_wake.set()
+        return [TrackResult("recorded", event.event_id) for event in events]
+
+    def _kept(self) -> None:
+        if self.failing_since is not None:
+            log.info("tracking keeps events again failed_seconds=%.1f", time.monotonic() - self.failing_since)
+            self.failing_since = None
+
+    def _failed(self, error: BaseException) -> None:
+        if self.failing_since is None:
+            log.error("tracking cannot keep events error=%r", f"{type(error).__name__}: {error}")
+        self.failing_since = time.monotonic()
+
+    async def _write(self, events: list[PendingEvent], *, replayed: bool = False) -> list[TrackResult]:
+        """Write one batch in one transaction, retried whole when it lost a race with another writer (a retry may
+        find what a failed commit stored after all: it is ``replayed``), then tell serving what it billed."""
+        async with self._writing:
+            for attempt in range(1, _COMMIT_ATTEMPTS + 1):
+                now, share_bps = self.clock.now(), self.settings.publisher_share_bps
+                try:
+                    batch = partial(write_batch, events, now, share_bps, self.caps, single_writer=self.single_writer,
+                                    replayed=replayed or attempt > 1)
+                    results, spent = await (self.writer.transaction(batch) if self.writer is not None
+                                            else sql.transaction(batch))
+                    break
+                except (ledger.InsufficientFunds, IntegrityError, OperationalError):
+                    if attempt == _COMMIT_ATTEMPTS:
+                        raise
+                    log.info("tracking batch retried attempt=%d size=%d", attempt, len(events))
+                    await asyncio.sleep(0.005 * attempt)
+        self.database.answered()
         for campaign_id, amount in spent.items():
             self.server.spent(campaign_id, amount)
         viewed: list[tuple[str, str, datetime]] = []
@@ -168,6 +272,44 @@ class Tracker:
         self.reasons.update(reasons)
         metrics.count_filtered(reasons)
         return results
+
+    async def _drain_loop(self, spool: Spool) -> None:
+        """Write what the spool holds whenever the database answers: woken by an append and by the database's
+        return, and every ``ORPHAN_SCAN_SECONDS`` to adopt the spools of workers that ended."""
+        while True:
+            try:
+                await spool.adopt_orphans()
+                await self.database.wait_until_reachable()
+                await self._drain(spool)
+            except Exception:  # the spool's disk or a database that failed otherwise: try again at the next turn
+                log.exception("tracking spool drain failed")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(ORPHAN_SCAN_SECONDS):
+                    await self._drain_wake.wait()
+            self._drain_wake.clear()
+
+    async def _drain(self, spool: Spool) -> None:
+        """Write the spool's events to the database, oldest first, until it is empty or the database fails; say
+        once what was written."""
+        written = duplicates = 0
+        try:
+            while (batch := await spool.take(BATCH_MAX_EVENTS)) is not None:
+                try:
+                    results = await self._write(batch.events, replayed=True)
+                except Exception as error:
+                    if not is_outage(error):
+                        raise
+                    self.database.failed(error)
+                    return
+                await spool.remove(batch)
+                dropped = sum(result.event_id is None for result in results)
+                written, duplicates = written + len(results) - dropped, duplicates + dropped
+                metrics.SPOOLED_EVENTS.labels(outcome="written").inc(len(results) - dropped)
+                metrics.SPOOLED_EVENTS.labels(outcome="duplicate").inc(dropped)
+        finally:
+            if written or duplicates:
+                log.info("tracking spool written events=%d duplicates=%d left=%d", written, duplicates,
+                         spool.depth)
 
 
 async def _price(server: Server, request: TrackEvent) -> tuple[int, CampaignTerms]:

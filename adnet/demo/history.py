@@ -56,6 +56,8 @@ from adnet.core.amounts import UNIT, Token
 from adnet.core.clock import FrozenClock
 from adnet.core.errors import DomainError
 from adnet.core.ids import new_id
+from adnet.db import config as database
+from adnet.db.outage import DatabaseLink
 from adnet.delivery import serving
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import ServeQuery, TrackEvent
@@ -323,7 +325,8 @@ class History:
         self.server = Server(clock=self.clock, rng=random.Random(SEED + 1),  # noqa: S311
                              tracking_secret=settings.tracking_secret, locator=Locator(),
                              frequency=FrequencyMemory())
-        self.tracker = Tracker(clock=self.clock, settings=settings, server=self.server)
+        self.tracker = Tracker(clock=self.clock, settings=settings, server=self.server,
+                               database=DatabaseLink(database.ping))
         self.visitors = _visitors(self.random)
         self.office = _office(self.random)
         self.crawlers = [Visitor(ip=_address(self.random), user_agent=agent, device="desktop", country="US",

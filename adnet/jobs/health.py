@@ -1,8 +1,9 @@
-"""Whether this process can do its work, for ``/healthz``, the start-up check and the metrics.
+"""Whether this process can do its work, for ``/healthz``, ``/readyz``, the start-up check and the metrics.
 
 adnet is degraded, with a named reason, when:
 
-- ``database_unreachable``: the database does not answer a round trip within ``DATABASE_TIMEOUT_SECONDS``;
+- ``database_unreachable``: the database does not answer a round trip within ``PROBE_TIMEOUT_SECONDS``
+  (``adnet.db.outage``);
 - ``chain_unreachable``: the chain's node does not answer;
 - ``wrong_chain``: the node answers with another chain id than the one the database is bound to;
 - ``signer_unauthorized``: the vault's ``isSigner`` is false for adnet's signer, so every claim adnet signs would
@@ -12,6 +13,14 @@ adnet is degraded, with a named reason, when:
 - ``redis_unreachable``: the Redis of ``ADNET_REDIS_URL`` did not answer this process's last call
   (``adnet.core.redis_link``). The process serves and records without it, so this reason alone leaves
   ``/healthz`` at 200 (``DEGRADED_ONLY``): it must not take a host out of a load balancer's rotation.
+
+Readiness (``readiness``, ``GET /readyz``) is the narrower question a load balancer asks: can this host serve and
+record what it serves now? Its reasons (``READINESS``) are only those that say it cannot: the database does not
+answer and the tracking spool cannot take events either (``database_unreachable``), the spool's disk refuses a
+synced write (``disk_unwritable``), the spool is full (``spool_full``), or the last tracking batch could be kept
+nowhere (``tracking_failing``); see ``adnet.delivery.tracking.Tracker.unready``. The chain, Redis and the books are
+never among them: an outage of one of those is shared by every host, and taking every host out of rotation would
+turn a degraded service into none. ``/healthz`` names them all.
 
 A load balancer polls health often, so only the database is asked per request; the chain is checked at start and
 then by a job every ``HEALTH_SECONDS`` (``check_chain``), which also sets the chain's and the books' gauges. A check
@@ -25,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,16 +44,19 @@ from adnet.core.amounts import Token, to_number
 from adnet.core.clock import Clock
 from adnet.core.redis_link import RedisLink
 from adnet.core.wallets import checksummed
-from adnet.db import config as database
+from adnet.db import config as db_config
+from adnet.db.outage import DatabaseLink
+from adnet.delivery.tracking import Tracker
 from adnet.money import audit, ledger
 
 log = logging.getLogger(__name__)
 
 HEALTH_SECONDS = 15.0
 CHECK_TIMEOUT_SECONDS = HEALTH_SECONDS / 2
-DATABASE_TIMEOUT_SECONDS = 2.0
 # Reasons that say the process works with less, not that it cannot work.
 DEGRADED_ONLY = frozenset({"redis_unreachable"})
+# Reasons that take a host out of a load balancer's rotation (``readiness``), in the order they are given.
+READINESS = ("database_unreachable", "disk_unwritable", "spool_full", "tracking_failing")
 
 
 class SignerNotAuthorized(Exception):
@@ -83,10 +94,11 @@ class Health:
 
     chain: ChainClient
     clock: Clock
-    ping: Callable[[], Awaitable[None]] = database.ping
+    database: DatabaseLink = field(default_factory=lambda: DatabaseLink(db_config.ping))
     redis: RedisLink | None = None
     interval: float | None = None
     check_timeout: float = CHECK_TIMEOUT_SECONDS
+    tracker: Tracker | None = None
     last: ChainCheck | None = field(default=None, init=False)
 
     async def check_chain(self) -> ChainCheck:
@@ -104,16 +116,29 @@ class Health:
         self.last = check
         return check
 
+    async def readiness(self) -> list[str]:
+        """Why this host should take no traffic now (``READINESS``; empty: it can serve and record), the database
+        asked now."""
+        return await self._unready(database_reachable=await self.database.ping())
+
     async def report(self) -> HealthReport:
-        """The chain's last check (start-up made one), unless it is overdue, the database asked now, and Redis as
-        last seen."""
-        reasons = [] if await self._database_answers() else ["database_unreachable"]
+        """The chain's last check (start-up made one), unless it is overdue, the database asked now, Redis as last
+        seen, and every reason of readiness."""
+        database_reachable = await self.database.ping()
+        reasons = [] if database_reachable else ["database_unreachable"]
+        reasons += [reason for reason in await self._unready(database_reachable=database_reachable)
+                    if reason not in reasons]
         chain = self.last or await self.check_chain()
         if self.interval is not None and self.clock.now() - chain.checked_at > timedelta(seconds=2 * self.interval):
             chain = ChainCheck(reasons=("chain_unreachable",), node={"status": "unavailable: check overdue"},
                                checked_at=chain.checked_at)
         redis = ["redis_unreachable"] if self.redis is not None and not self.redis.reachable else []
         return HealthReport(reasons=reasons + list(chain.reasons) + redis, chain=chain)
+
+    async def _unready(self, *, database_reachable: bool) -> list[str]:
+        if self.tracker is None:  # a process that records nothing (a command): the database alone
+            return [] if database_reachable else ["database_unreachable"]
+        return await self.tracker.unready(database_reachable=database_reachable)
 
     async def _ask_chain(self) -> tuple[dict[str, Any], list[str]]:
         node = await self.chain.health()
@@ -152,11 +177,3 @@ class Health:
         return [reason for reason, wrong in (("signer_unauthorized", not signer_ok),
                                              ("vault_short", any(cover.short for cover in covers))) if wrong]
 
-    async def _database_answers(self) -> bool:
-        try:
-            async with asyncio.timeout(DATABASE_TIMEOUT_SECONDS):
-                await self.ping()
-        except Exception:  # any failure is a reason, never an error: health must always answer
-            log.warning("database health check failed", exc_info=True)
-            return False
-        return True

@@ -1,7 +1,8 @@
 """The scheduler: every periodic task of a serving process, each in its own loop, none inside a request.
 
 A ``Job`` runs every ``every`` seconds, or as soon as its ``wake`` event is set (the serving index, when a change
-is announced). A job never overlaps itself; a failure is logged and the job runs again at its next turn. ``run``
+is announced). A job never overlaps itself; a failure is logged and the job runs again at its next turn, except a
+database outage, which the process's ``DatabaseLink`` reports once for all (``adnet.db.outage``). ``run``
 runs one job now and waits for it; jobs named ``on_demand`` run only that way (in tests, which decide when time
 has passed). Each run's duration goes to adnet's metrics (``adnet_job_duration_seconds``).
 """
@@ -16,6 +17,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from adnet.core import metrics
+from adnet.db.outage import DatabaseLink, is_outage
 
 log = logging.getLogger(__name__)
 
@@ -33,15 +35,17 @@ class Job:
 class Scheduler:
     """Runs its jobs in the background from ``start`` to ``stop``."""
 
-    def __init__(self, jobs: Sequence[Job], *, on_demand: Collection[str] = ()) -> None:
+    def __init__(self, jobs: Sequence[Job], *, on_demand: Collection[str] = (),
+                 database: DatabaseLink | None = None) -> None:
         self.jobs = {job.name: job for job in jobs}
         self.on_demand = frozenset(on_demand)
+        self.database = database
         self._tasks: list[asyncio.Task[None]] = []
 
     def start(self) -> None:
         """Start the loop of every job not run on demand, on the running event loop."""
         if not self._tasks:
-            self._tasks = [asyncio.create_task(self._loop(job), name=f"job-{job.name}")
+            self._tasks = [asyncio.create_task(self._loop(job, self.database), name=f"job-{job.name}")
                            for job in self.jobs.values() if job.name not in self.on_demand]
 
     async def stop(self) -> None:
@@ -56,7 +60,7 @@ class Scheduler:
         return await self.jobs[name].run()
 
     @staticmethod
-    async def _loop(job: Job) -> None:
+    async def _loop(job: Job, database: DatabaseLink | None) -> None:
         while True:
             if job.wake is None:
                 await asyncio.sleep(job.every)
@@ -70,7 +74,10 @@ class Scheduler:
             began = time.monotonic()
             try:
                 await job.run()
-            except Exception:  # the job runs again at its next turn
-                log.exception("job failed job=%s", job.name)
+            except Exception as error:  # the job runs again at its next turn
+                if database is not None and is_outage(error):
+                    database.failed(error)
+                else:
+                    log.exception("job failed job=%s", job.name)
             finally:
                 metrics.JOB_SECONDS.labels(job=job.name).observe(time.monotonic() - began)

@@ -40,6 +40,7 @@ from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 from adnet.db import sql
 from adnet.db.group_commit import GroupCommitter
+from adnet.db.outage import is_outage
 from adnet.money import ledger
 from adnet.money.models import Claim, ClaimPurpose
 from adnet.money.rewards import Reward, reserve_and_claim, reserve_and_claim_many
@@ -216,8 +217,8 @@ class CompletionWriter:
             async with in_transaction():
                 return list(await _write_batch(batch))
         except Exception as failed:  # handed to its request (alone) or retried one by one (in a batch)
-            if len(batch) == 1:
-                return [failed]
+            if len(batch) == 1 or is_outage(failed):  # each alone would meet the same outage
+                return [failed] * len(batch)
             if not isinstance(failed, DomainError | IntegrityError):
                 log.warning("completion batch failed, writing one by one size=%d error=%r", len(batch), failed)
         return [await _alone(pending) for pending in batch]

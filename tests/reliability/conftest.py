@@ -44,7 +44,7 @@ from adnet.db.config import sqlite_file
 from adnet.money.holders import account_ref
 from tests.auth_helpers import sign, siwe_message
 from tests.chain.helpers import deposit
-from tests.conftest import migrated_postgres, migrated_sqlite
+from tests.conftest import migrated_postgres, migrated_sqlite, run_coroutine
 
 HOST = "127.0.0.1"
 FULL = os.environ.get("ADNET_RELIABILITY", "").lower() == "full"
@@ -93,6 +93,7 @@ class AdnetServer:
     database_url: str
     workers: int = WORKERS
     extra_env: dict[str, str] = field(default_factory=dict)
+    own_database: bool = False  # a database on a server of the test's own: made empty, then migrated
     process: subprocess.Popen | None = None
     demo: dict = field(default_factory=dict)
 
@@ -125,10 +126,13 @@ class AdnetServer:
                               text=True, timeout=COMMAND_TIMEOUT, check=False)
 
     def prepare(self) -> None:
-        """Migrate (the database starts as a copy of a migrated one; ``adnet migrate`` then makes the data
-        directory) and load the demo data without its month of history (which deploys the development chain)."""
+        """Migrate (the database starts as a copy of a migrated one, or empty on a server of the test's own;
+        ``adnet migrate`` then makes the data directory) and load the demo data without its month of history
+        (which deploys the development chain)."""
         path = sqlite_file(self.database_url)
-        if path is None:
+        if self.own_database:
+            run_coroutine(db.recreate_postgres(self.database_url))
+        elif path is None:
             migrated_postgres(self.database_url)
         else:
             migrated_sqlite(path)
@@ -246,12 +250,13 @@ class AdnetServer:
 
 
 @contextlib.contextmanager
-def running_server(data_dir: Path, name: str, workers: int = WORKERS,
-                   extra_env: dict[str, str] | None = None) -> Iterator[AdnetServer]:
-    """A prepared and started server ``name`` (its PostgreSQL database's suffix) on ``data_dir``; stopped, with its
-    chain, whatever happens."""
-    server = AdnetServer(data_dir=data_dir, port=free_port(), database_url=database_url_for(data_dir, name),
-                         workers=workers, extra_env=extra_env or {})
+def running_server(data_dir: Path, name: str, workers: int = WORKERS, extra_env: dict[str, str] | None = None,
+                   database_url: str | None = None) -> Iterator[AdnetServer]:
+    """A prepared and started server ``name`` (its PostgreSQL database's suffix) on ``data_dir``, or on the
+    PostgreSQL database ``database_url`` of a server of the test's own; stopped, with its chain, whatever happens."""
+    server = AdnetServer(data_dir=data_dir, port=free_port(),
+                         database_url=database_url or database_url_for(data_dir, name), workers=workers,
+                         extra_env=extra_env or {}, own_database=database_url is not None)
     try:
         server.prepare()
         server.start()

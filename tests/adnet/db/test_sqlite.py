@@ -90,3 +90,26 @@ async def test_a_transaction_of_its_own_waits_for_another_process_and_is_refused
     finally:
         other.close()
         await Tortoise.close_connections()
+
+
+async def test_a_file_that_cannot_be_opened_leaves_the_connection_usable_once_it_can(tmp_path):
+    path = tmp_path / "outage.sqlite3"
+    await db.open_database(migrated_sqlite(path))
+    try:
+        client = connections.get("default")
+        await client.close()
+        client.filename = str(tmp_path / "gone" / "outage.sqlite3")  # its directory vanished: cannot be opened
+        async with asyncio.timeout(10):  # Tortoise's own client kept its lock after a failure, and waited for ever
+            for attempt in (sql.fetch("SELECT 1"), _in_a_transaction()):
+                with pytest.raises(sqlite3.OperationalError, match="unable to open"):
+                    await attempt
+            client.filename = str(path)
+            assert await sql.fetch("SELECT 1 AS one") == [{"one": 1}]
+            assert await _in_a_transaction() == 0
+    finally:
+        await Tortoise.close_connections()
+
+
+async def _in_a_transaction() -> int:
+    async with in_transaction():
+        return await SignerNonce.all().count()
