@@ -24,6 +24,7 @@ from adnet.chain.watcher import Watcher
 from adnet.config import Settings
 from adnet.core import changes, metrics
 from adnet.core.clock import Clock
+from adnet.core.drain import Drain
 from adnet.core.redis_link import RedisLink
 from adnet.db import config as database
 from adnet.delivery import clients
@@ -65,6 +66,7 @@ class Services:
     announcements: changes.Broadcast | ChangeLog
     watcher_lease: Lease
     webhooks: Deliverer
+    drain: Drain
 
     @property
     def announce(self) -> changes.Listener:
@@ -80,7 +82,9 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     await database.open_database(settings.database_url)
     connection = await connect(settings, clock=clock)
     chain = connection.client
-    health = Health(chain, clock, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS)
+    drain = Drain(settings.drain_seconds)
+    health = Health(chain, clock, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS,
+                    drain=drain)
     await health.check_chain()
     try:
         health.require_signer(production=settings.production)
@@ -121,7 +125,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
                        site_checks=site_checks, banners=banner_fetcher(settings.production),
-                       announcements=announcements, watcher_lease=watcher_lease, health=health, webhooks=webhooks)
+                       announcements=announcements, watcher_lease=watcher_lease, health=health, webhooks=webhooks,
+                       drain=drain)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started

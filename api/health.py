@@ -13,7 +13,8 @@ blueprint = Blueprint("api_health", __name__)
 @document_response(HealthOut, 503)
 async def healthz() -> tuple[Response, int]:
     """200 ``{"status": "ok", "reasons": [], "chain": {...}}``, or 503 with ``"status": "degraded"`` and each reason
-    (``database_unreachable``, ``chain_unreachable``, ``wrong_chain``, ``signer_unauthorized``, ``vault_short``).
+    (``database_unreachable``, ``chain_unreachable``, ``wrong_chain``, ``signer_unauthorized``, ``vault_short``,
+    and ``draining`` from SIGTERM until the process stops, while every answer closes its connection).
     ``redis_unreachable`` makes the status ``degraded`` but leaves the answer 200: the process works without Redis.
     Only the database is asked now; the chain's figures are those of its last check."""
     running = current_app.extensions.get("adnet")  # not before the app has started

@@ -12,6 +12,8 @@ adnet is degraded, with a named reason, when:
 - ``redis_unreachable``: the Redis of ``ADNET_REDIS_URL`` did not answer this process's last call
   (``adnet.core.redis_link``). The process serves and records without it, so this reason alone leaves
   ``/healthz`` at 200 (``DEGRADED_ONLY``): it must not take a host out of a load balancer's rotation.
+- ``draining``: the process got SIGTERM and serves out its drain before it stops (``adnet.core.drain``); the
+  answer is 503 so that a balancer takes the host out of rotation first.
 
 A load balancer polls health often, so only the database is asked per request; the chain is checked at start and
 then by a job every ``HEALTH_SECONDS`` (``check_chain``), which also sets the chain's and the books' gauges. A check
@@ -34,6 +36,7 @@ from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.core import metrics
 from adnet.core.amounts import Token, to_number
 from adnet.core.clock import Clock
+from adnet.core.drain import Drain
 from adnet.core.redis_link import RedisLink
 from adnet.core.wallets import checksummed
 from adnet.db import config as database
@@ -87,6 +90,7 @@ class Health:
     redis: RedisLink | None = None
     interval: float | None = None
     check_timeout: float = CHECK_TIMEOUT_SECONDS
+    drain: Drain = field(default_factory=Drain)
     last: ChainCheck | None = field(default=None, init=False)
 
     async def check_chain(self) -> ChainCheck:
@@ -113,7 +117,8 @@ class Health:
             chain = ChainCheck(reasons=("chain_unreachable",), node={"status": "unavailable: check overdue"},
                                checked_at=chain.checked_at)
         redis = ["redis_unreachable"] if self.redis is not None and not self.redis.reachable else []
-        return HealthReport(reasons=reasons + list(chain.reasons) + redis, chain=chain)
+        draining = ["draining"] if self.drain.draining else []
+        return HealthReport(reasons=reasons + list(chain.reasons) + redis + draining, chain=chain)
 
     async def _ask_chain(self) -> tuple[dict[str, Any], list[str]]:
         node = await self.chain.health()
