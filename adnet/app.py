@@ -123,8 +123,9 @@ def create_app(
 
 
 def create_server_app(settings: Settings | None = None) -> Quart:
-    """The app as each ``adnet serve`` worker runs it: ``create_app``, and once it has started, every object loaded
-    so far leaves the garbage collector's full collections (``gc.freeze``).
+    """The app as each ``adnet serve`` worker runs it: ``create_app``; once it has started, every object loaded
+    so far leaves the garbage collector's full collections (``gc.freeze``), and SIGTERM drains before it stops
+    (``adnet.core.drain``).
 
     A worker holds a large heap that lives as long as the process: the modules (web3, eth-account, pydantic's
     schemas, the ORM), the app and the serving index. Python's full collection walks all of it, and under load it
@@ -133,6 +134,11 @@ def create_server_app(settings: Settings | None = None) -> Quart:
     when nothing refers to them; only a reference cycle among them would stay."""
     app = create_app(settings)
     app.before_serving(_freeze_heap)  # after create_app's start-up, which loads the serving index
+
+    @app.before_serving
+    async def drain_on_terminate() -> None:
+        app.extensions["adnet"].drain.install()  # uvicorn's SIGTERM handler is in place while it serves
+
     return app
 
 
@@ -167,6 +173,14 @@ def _register_request_hooks(app: Quart, settings: Settings) -> None:
             # A beacon (navigator.sendBeacon) sends its JSON as text/plain, which needs no preflight.
             if request.mimetype != "application/json" and not (is_public() and request.mimetype == "text/plain"):
                 raise RequestRefused(415, "unsupported_media_type", "Send the body as application/json.")
+
+    @app.after_request
+    async def close_connections_while_draining(response: Response) -> Response:
+        # The client opens its next connection elsewhere, through the balancer (adnet.core.drain).
+        running: services.Services | None = app.extensions.get("adnet")
+        if running is not None and running.drain.draining:
+            response.headers["Connection"] = "close"
+        return response
 
     @app.after_request
     async def security_headers(response: Response) -> Response:

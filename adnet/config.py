@@ -46,6 +46,9 @@ MIN_SECRET_LENGTH = 32
 # How long one chain call may take (ADNET_CHAIN_TIMEOUT_SECONDS): a request that needs a hung node answers 503
 # chain_unavailable after about this long, well within a client's patience.
 DEFAULT_CHAIN_TIMEOUT_SECONDS = 3
+# How long a serving process keeps serving after SIGTERM while health answers `draining` (ADNET_DRAIN_SECONDS,
+# adnet.core.drain): long enough for a balancer's health checks to take the host out of rotation.
+DEFAULT_DRAIN_SECONDS = 5
 # The least a production secret's characters must carry, estimated from their frequencies (Shannon): 32 random hex
 # digits (128 bits) carry about 113 by this estimate, a 32-character password of repeated words far less.
 MIN_SECRET_BITS = 96
@@ -117,6 +120,7 @@ class Settings:
     chain_timeout_seconds: int = DEFAULT_CHAIN_TIMEOUT_SECONDS
     spool_max_events: int = 100_000
     spool_max_seconds: int = 3600
+    drain_seconds: int = DEFAULT_DRAIN_SECONDS
     site_check_port: int | None = None
     redis_url: str | None = None
     metrics_token: str | None = None
@@ -266,6 +270,7 @@ def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: 
                                    maximum=60),
         spool_max_events=_int(get, "ADNET_SPOOL_MAX_EVENTS", 100_000, minimum=0),
         spool_max_seconds=_int(get, "ADNET_SPOOL_MAX_SECONDS", 3600, minimum=1),
+        drain_seconds=_int(get, "ADNET_DRAIN_SECONDS", DEFAULT_DRAIN_SECONDS, minimum=0, maximum=300),
         site_check_port=site_check_port,
         redis_url=redis_url,
         metrics_token=get("ADNET_METRICS_TOKEN"),

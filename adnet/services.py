@@ -24,6 +24,7 @@ from adnet.chain.watcher import Watcher
 from adnet.config import Settings
 from adnet.core import changes, metrics
 from adnet.core.clock import Clock
+from adnet.core.drain import Drain
 from adnet.core.redis_link import RedisLink
 from adnet.db import config as database
 from adnet.db.outage import DatabaseLink
@@ -68,6 +69,7 @@ class Services:
     announcements: changes.Broadcast | ChangeLog
     watcher_lease: Lease
     webhooks: Deliverer
+    drain: Drain
 
     @property
     def announce(self) -> changes.Listener:
@@ -84,7 +86,9 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     connection = await connect(settings, clock=clock)
     chain = connection.client
     link = DatabaseLink(database.ping)
-    health = Health(chain, clock, link, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS)
+    drain = Drain(settings.drain_seconds)
+    health = Health(chain, clock, link, redis=redis, interval=None if settings.env == "test" else HEALTH_SECONDS,
+                    drain=drain)
     await health.check_chain()
     try:
         health.require_signer(production=settings.production)
@@ -129,7 +133,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
                        site_checks=site_checks, banners=banner_fetcher(settings.production),
                        announcements=announcements, watcher_lease=watcher_lease, health=health, database=link,
-                       webhooks=webhooks)
+                       webhooks=webhooks, drain=drain)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started

@@ -369,7 +369,7 @@ def prepare(data_dir: Path, database_url: str) -> tuple[dict[str, str], dict]:
     env = {**os.environ, "ADNET_ENV": "development", "ADNET_DATA_DIR": str(data_dir),
            "ADNET_DATABASE_URL": database_url, "ADNET_HOST": HOST, "ADNET_PORT": str(port),
            "ADNET_PUBLIC_URL": f"http://{HOST}:{port}", "ADNET_TRUSTED_PROXIES": "1",
-           "ADNET_RATE_LIMIT_PUBLIC": "100000000/60"}
+           "ADNET_RATE_LIMIT_PUBLIC": "100000000/60", "ADNET_DRAIN_SECONDS": "0"}  # no balancer to wait for
     env.pop("ADNET_CHAIN_RPC_URL", None)
     subprocess.run(adnet_command("migrate"), env=env, cwd=ROOT, check=True, timeout=120,  # noqa: S603
                    stdout=subprocess.DEVNULL)

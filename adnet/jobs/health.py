@@ -13,14 +13,16 @@ adnet is degraded, with a named reason, when:
 - ``redis_unreachable``: the Redis of ``ADNET_REDIS_URL`` did not answer this process's last call
   (``adnet.core.redis_link``). The process serves and records without it, so this reason alone leaves
   ``/healthz`` at 200 (``DEGRADED_ONLY``): it must not take a host out of a load balancer's rotation.
+- ``draining``: the process got SIGTERM and serves out its drain before it stops (``adnet.core.drain``); the
+  answer is 503 so that a balancer takes the host out of rotation first.
 
 Readiness (``readiness``, ``GET /readyz``) is the narrower question a load balancer asks: can this host serve and
 record what it serves now? Its reasons (``READINESS``) are only those that say it cannot: the database does not
 answer and the tracking spool cannot take events either (``database_unreachable``), the spool's disk refuses a
 synced write (``disk_unwritable``), the spool is full (``spool_full``), or the last tracking batch could be kept
-nowhere (``tracking_failing``); see ``adnet.delivery.tracking.Tracker.unready``. The chain, Redis and the books are
-never among them: an outage of one of those is shared by every host, and taking every host out of rotation would
-turn a degraded service into none. ``/healthz`` names them all.
+nowhere (``tracking_failing``), see ``adnet.delivery.tracking.Tracker.unready``; or it is draining after SIGTERM
+(``draining``). The chain, Redis and the books are never among them: an outage of one of those is shared by every
+host, and taking every host out of rotation would turn a degraded service into none. ``/healthz`` names them all.
 
 A load balancer polls health often, so only the database is asked per request; the chain is checked at start and
 then by a job every ``HEALTH_SECONDS`` (``check_chain``), which also sets the chain's and the books' gauges. A check
@@ -42,6 +44,7 @@ from adnet.chain.client import ChainClient, ChainUnavailable
 from adnet.core import metrics
 from adnet.core.amounts import Token, to_number
 from adnet.core.clock import Clock
+from adnet.core.drain import Drain
 from adnet.core.redis_link import RedisLink
 from adnet.core.wallets import checksummed
 from adnet.db import config as db_config
@@ -56,7 +59,7 @@ CHECK_TIMEOUT_SECONDS = HEALTH_SECONDS / 2
 # Reasons that say the process works with less, not that it cannot work.
 DEGRADED_ONLY = frozenset({"redis_unreachable"})
 # Reasons that take a host out of a load balancer's rotation (``readiness``), in the order they are given.
-READINESS = ("database_unreachable", "disk_unwritable", "spool_full", "tracking_failing")
+READINESS = ("database_unreachable", "disk_unwritable", "spool_full", "tracking_failing", "draining")
 
 
 class SignerNotAuthorized(Exception):
@@ -99,6 +102,7 @@ class Health:
     interval: float | None = None
     check_timeout: float = CHECK_TIMEOUT_SECONDS
     tracker: Tracker | None = None
+    drain: Drain = field(default_factory=Drain)
     last: ChainCheck | None = field(default=None, init=False)
 
     async def check_chain(self) -> ChainCheck:
@@ -136,9 +140,10 @@ class Health:
         return HealthReport(reasons=reasons + list(chain.reasons) + redis, chain=chain)
 
     async def _unready(self, *, database_reachable: bool) -> list[str]:
+        draining = ["draining"] if self.drain.draining else []
         if self.tracker is None:  # a process that records nothing (a command): the database alone
-            return [] if database_reachable else ["database_unreachable"]
-        return await self.tracker.unready(database_reachable=database_reachable)
+            return ([] if database_reachable else ["database_unreachable"]) + draining
+        return await self.tracker.unready(database_reachable=database_reachable) + draining
 
     async def _ask_chain(self) -> tuple[dict[str, Any], list[str]]:
         node = await self.chain.health()

@@ -94,12 +94,17 @@ class AdnetServer:
     workers: int = WORKERS
     extra_env: dict[str, str] = field(default_factory=dict)
     own_database: bool = False  # a database on a server of the test's own: made empty, then migrated
+    log_name: str = "server.log"  # two servers on one data directory (two hosts of one database) log apart
     process: subprocess.Popen | None = None
     demo: dict = field(default_factory=dict)
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / self.log_name
 
     @property
     def env(self) -> dict[str, str]:
@@ -117,6 +122,7 @@ class AdnetServer:
             "ADNET_RATE_LIMIT_AUTH": HIGH_LIMIT,
             "ADNET_RATE_LIMIT_ACCOUNT": HIGH_LIMIT,
             "ADNET_MIN_WITHDRAWAL": "1000",
+            "ADNET_DRAIN_SECONDS": "0",  # stopped at once; test_rolling_restart.py drains
             **self.extra_env,
         }
 
@@ -146,7 +152,7 @@ class AdnetServer:
         """Start ``adnet serve`` in its own process group and wait until it answers ``/healthz`` and every worker
         has started (one worker answering is not all of them, on a busy machine)."""
         startups = self.startups()
-        log = open(self.data_dir / "server.log", "ab")
+        log = open(self.log_path, "ab")
         try:
             self.process = subprocess.Popen(  # noqa: S603 - our own command, fixed arguments
                 adnet_command("serve", "--workers", str(self.workers)), env=self.env, cwd=ROOT,
@@ -166,8 +172,8 @@ class AdnetServer:
         raise RuntimeError(f"adnet serve did not answer within {START_TIMEOUT:.0f} s: {self.log_tail()}")
 
     def startups(self) -> int:
-        """How many times a worker logged that its app started, in this data directory's server log."""
-        log = self.data_dir / "server.log"
+        """How many times a worker logged that its app started, in this server's log."""
+        log = self.log_path
         return log.read_text(errors="replace").count("Application startup complete") if log.exists() else 0
 
     def stop(self) -> None:
@@ -241,7 +247,7 @@ class AdnetServer:
         return workers
 
     def log_tail(self, size: int = 4000) -> str:
-        path = self.data_dir / "server.log"
+        path = self.log_path
         return path.read_text(errors="replace")[-size:] if path.exists() else ""
 
     @property

@@ -17,7 +17,7 @@ WARNING = re.compile(r"\b\w*Warning\b")
 def test_adnet_serve_prints_no_warning(tmp_path):
     port = free_port()
     env = {**{name: value for name, value in os.environ.items() if not name.startswith(("ADNET_", "PYTHONWARN"))},
-           "ADNET_DATA_DIR": str(tmp_path), "ADNET_PORT": str(port)}
+           "ADNET_DATA_DIR": str(tmp_path), "ADNET_PORT": str(port), "ADNET_DRAIN_SECONDS": "0"}
     stderr = tmp_path / "stderr.txt"
     with stderr.open("w") as errors:
         server = subprocess.Popen([sys.executable, "-m", "adnet", "serve"], env=env,
