@@ -53,11 +53,17 @@ chromium:
 test-postgres: $(STAMP) chromium
 	ADNET_TEST_DATABASE_URL=$(PG_URL) $(PYTEST) $(PYTEST_ARGS)
 
-## lint: ruff (with the bandit rules), mypy, and the import contracts of pyproject.toml (lint-imports)
+# Modules held to radon's cyclomatic complexity rank A or B: no function over 10.
+COMPLEXITY_CHECKED := adnet/config.py adnet/interactions/answers.py
+
+## lint: ruff (with the bandit rules), mypy, the import contracts of pyproject.toml (lint-imports), and the
+## complexity of $(COMPLEXITY_CHECKED) (radon)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	@complex="$$($(BIN)/radon cc --min C --show-complexity $(COMPLEXITY_CHECKED))"; \
+		test -z "$$complex" || { echo "functions over complexity 10:"; echo "$$complex"; exit 1; }
 
 ## wheel-check: build the wheel, install it in a fresh venv outside the checkout, migrate, load the demo and serve
 wheel-check:

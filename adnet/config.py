@@ -5,6 +5,13 @@ data directory, the database is a SQLite file there, and the chain is the embedd
 Production (``ADNET_ENV=production``) refuses to start on anything that only suits development and names the
 variable to set.
 
+The variables are read by pydantic-settings, one ``BaseSettings`` per concern (``SecretSettings``,
+``DatabaseSettings``, ``ChainSettings`` …), each field one variable (``ADNET_`` and its name in capitals) with its
+type, default and bounds; each concern's rules, production's among them, are its validators, and every refusal is
+a ``ConfigError`` naming the variable to fix. ``Settings`` is all the concerns in one object, which
+``load_settings`` builds and the rest of adnet reads. docs/configuration.md lists every variable with its default
+(tests/adnet/test_config.py holds the two together).
+
 A generated development secret carries a tag derived from the rest of it (``is_development_secret``), so
 production recognises one wherever it comes from: copied out of any data directory's secrets file into the
 environment, or into another secret's variable. Production also refuses the secrets of its own data directory's
@@ -24,15 +31,29 @@ import secrets
 import string
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar, get_args
 from urllib.parse import urlsplit
 
 from eth_account import Account
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
+from pydantic_settings.sources.utils import parse_env_vars
 
 from adnet.core.wallets import InvalidWallet, dev_accounts, normalize_wallet
 
-ENVIRONMENTS = ("development", "test", "production")
+Environment = Literal["development", "test", "production"]
+ENVIRONMENTS: tuple[str, ...] = get_args(Environment)
+ENV_PREFIX = "ADNET_"
 DEV_SECRETS_FILE = "dev-secrets.json"
 # Names of the generated development secrets and the variables that replace them in production.
 SECRET_VARIABLES = {
@@ -52,6 +73,8 @@ DEFAULT_DRAIN_SECONDS = 5
 # The least a production secret's characters must carry, estimated from their frequencies (Shannon): 32 random hex
 # digits (128 bits) carry about 113 by this estimate, a 32-character password of repeated words far less.
 MIN_SECRET_BITS = 96
+# The longest window of a billing cap (``adnet.delivery.caps`` keeps a day of counts).
+MAX_CAP_WINDOW_SECONDS = 86_400
 _RECIPE = "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
 # The tag of a development secret: its last characters (text) or bytes (the signer key) are an HMAC of the rest
 # under this public key. A random production secret carries it by chance once in 2**48 (text) or 2**32 (key).
@@ -67,70 +90,305 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class RateLimit:
-    """``count`` requests per ``seconds``, parsed from ``"count/seconds"``."""
+    """``count`` requests per ``seconds``, written ``"count/seconds"``."""
 
     count: int
     seconds: int
 
-    @classmethod
-    def parse(cls, name: str, text: str) -> RateLimit:
+    def __str__(self) -> str:
+        return f"{self.count}/{self.seconds}"
+
+
+def variable(field_name: str) -> str:
+    """The environment variable of a settings field."""
+    return ENV_PREFIX + field_name.upper()
+
+
+# Field types: each reads the variable's text and refuses it in a sentence that names the variable. -------------
+
+def _between(minimum: int, maximum: int | None = None) -> BeforeValidator:
+    """An integer from ``minimum`` to ``maximum`` (no upper bound when None); None stays None (an optional
+    field's default)."""
+    def check(value: Any, info: ValidationInfo) -> int | None:
+        if value is None:
+            return None
+        name = variable(str(info.field_name))
         try:
-            count, seconds = (int(part) for part in text.split("/", 1))
-        except ValueError:
-            raise ConfigError(f"{name} must look like 600/60 (requests/seconds), got {text!r}") from None
-        if count < 1 or seconds < 1:
-            raise ConfigError(f"{name} must have a positive count and period, got {text!r}")
-        return cls(count, seconds)
+            number = int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be an integer, got {value!r}") from None
+        if number < minimum or (maximum is not None and number > maximum):
+            bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+            raise ValueError(f"{name} must be {bounds}, got {number}")
+        return number
+    return BeforeValidator(check)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Everything adnet reads from its environment, validated once at start."""
+def _rate(value: Any, info: ValidationInfo) -> RateLimit:
+    if isinstance(value, RateLimit):
+        return value
+    name = variable(str(info.field_name))
+    try:
+        count, seconds = (int(part) for part in str(value).split("/", 1))
+    except ValueError:
+        raise ValueError(f"{name} must look like 600/60 (requests/seconds), got {value!r}") from None
+    if count < 1 or seconds < 1:
+        raise ValueError(f"{name} must have a positive count and period, got {value!r}")
+    return RateLimit(count, seconds)
 
-    env: str
-    data_dir: Path
-    database_url: str
-    public_url: str
-    host: str
-    port: int
-    secret_key: str
-    tracking_secret: str
-    tracking_secret_previous: str | None
-    signer_key: str
-    chain_rpc_url: str | None
-    chain_confirmations: int
-    vault_address: str | None
-    gs_token_address: str | None
-    sov_token_address: str | None
-    publisher_share_bps: int
-    claim_deadline_seconds: int
-    min_withdrawal: int
-    operators: tuple[str, ...]
-    trusted_proxies: int
-    rate_limit_public: RateLimit
-    rate_limit_auth: RateLimit
-    rate_limit_account: RateLimit
-    rate_limit_api_key: RateLimit
-    cap_site_impressions: RateLimit
-    cap_site_clicks: RateLimit
-    cap_campaign_impressions: RateLimit
-    cap_campaign_clicks: RateLimit
-    event_retention_days: int
-    site_recheck_hours: int = 24
-    chain_timeout_seconds: int = DEFAULT_CHAIN_TIMEOUT_SECONDS
-    spool_max_events: int = 100_000
-    spool_max_seconds: int = 3600
-    drain_seconds: int = DEFAULT_DRAIN_SECONDS
-    site_check_port: int | None = None
-    redis_url: str | None = None
-    metrics_token: str | None = None
-    geoip_database: Path | None = None
-    country_header: str = "CF-IPCountry"
-    generated_secrets: frozenset[str] = field(default_factory=frozenset)
+
+def _cap_window(cap: RateLimit, info: ValidationInfo) -> RateLimit:
+    if cap.seconds > MAX_CAP_WINDOW_SECONDS:
+        raise ValueError(f"{variable(str(info.field_name))} must have a window of at most {MAX_CAP_WINDOW_SECONDS} "
+                         f"seconds, got {cap.seconds}")
+    return cap
+
+
+def _address(value: Any, info: ValidationInfo) -> str | None:
+    if value is None:
+        return None
+    try:
+        return normalize_wallet(str(value).strip())
+    except InvalidWallet as exc:
+        raise ValueError(f"{variable(str(info.field_name))}: {exc}") from None
+
+
+def _addresses(value: Any, info: ValidationInfo) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else value
+    return tuple(_address(item, info) or "" for item in items if str(item).strip())
+
+
+def _schemes(*allowed: str, says: str) -> AfterValidator:
+    """A URL of one of the ``allowed`` schemes (``says`` how the refusal names them)."""
+    def check(url: str | None, info: ValidationInfo) -> str | None:
+        if url is not None and not url.startswith(allowed):
+            raise ValueError(f"{variable(str(info.field_name))} must be {says} URL")
+        return url
+    return AfterValidator(check)
+
+
+# ``count/seconds``; a cap's window is at most a day.
+Rate = Annotated[RateLimit, NoDecode, BeforeValidator(_rate)]
+Cap = Annotated[RateLimit, NoDecode, BeforeValidator(_rate), AfterValidator(_cap_window)]
+Address = Annotated[str | None, BeforeValidator(_address)]
+
+
+class _Concern(BaseSettings):
+    """What every concern reads besides its own variables: the environment adnet runs in, on which production's
+    rules depend, and the data directory development keeps its files in."""
+
+    # pydantic-settings validates defaults too, so a default derived from other fields is made by a validator.
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="ignore")
+
+    env: Environment = "development"
+    data_dir: Path = Path("var")
+
+    @field_validator("env", mode="before")
+    @classmethod
+    def _known_environment(cls, value: Any) -> Any:
+        if value not in ENVIRONMENTS:
+            raise ValueError(f"ADNET_ENV must be one of {', '.join(ENVIRONMENTS)}, got {value!r}")
+        return value
+
+    @field_validator("data_dir")
+    @classmethod
+    def _absolute(cls, path: Path) -> Path:
+        return path.resolve()
 
     @property
     def production(self) -> bool:
         return self.env == "production"
+
+
+def _production(info: ValidationInfo) -> bool:
+    """Whether the settings being validated are production's (``env`` comes first)."""
+    return info.data.get("env") == "production"
+
+
+class SiteCheckSettings(_Concern):
+    """How adnet checks the proof of a publisher's site."""
+
+    site_recheck_hours: Annotated[int, _between(1, 24 * 30)] = 24
+    site_check_port: Annotated[int | None, _between(0, 65535)] = None
+
+    @field_validator("site_check_port")
+    @classmethod
+    def _development_port(cls, port: int | None, info: ValidationInfo) -> int | None:
+        if port and _production(info):
+            raise ValueError("ADNET_SITE_CHECK_PORT is for development only: production fetches sites on 443")
+        return port or None
+
+
+class PrivacySettings(_Concern):
+    """What adnet keeps about clients, and how it locates them."""
+
+    event_retention_days: Annotated[int, _between(1)] = 90
+    geoip_database: Path | None = None
+    country_header: str = "CF-IPCountry"
+
+    @field_validator("geoip_database")
+    @classmethod
+    def _existing_file(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.is_file():
+            raise ValueError(f"ADNET_GEOIP_DATABASE names no file: {path}")
+        return path
+
+
+class CapSettings(_Concern):
+    """Billing caps per client network (``adnet.delivery.caps``)."""
+
+    cap_site_impressions: Cap = RateLimit(5, 300)
+    cap_site_clicks: Cap = RateLimit(2, 300)
+    cap_campaign_impressions: Cap = RateLimit(3, 300)
+    cap_campaign_clicks: Cap = RateLimit(1, 300)
+
+
+class LimitSettings(_Concern):
+    """Request rate limits (``api.ratelimit``)."""
+
+    rate_limit_public: Rate = RateLimit(1200, 60)
+    rate_limit_auth: Rate = RateLimit(30, 60)
+    rate_limit_account: Rate = RateLimit(120, 60)
+    rate_limit_api_key: Rate = RateLimit(300, 60)
+
+
+class MoneySettings(_Concern):
+    """The terms of money: the publishers' share, claims, withdrawals, and who operates the network."""
+
+    publisher_share_bps: Annotated[int, _between(0, 10000)] = 7000
+    claim_deadline_seconds: Annotated[int, _between(300)] = 7 * 24 * 3600
+    min_withdrawal: Annotated[int, _between(1)] = 10**18
+    operators: Annotated[tuple[str, ...], NoDecode, BeforeValidator(_addresses)] = ()
+
+
+class ServerSettings(_Concern):
+    """Where adnet listens, where browsers reach it, and the proxies in front of it."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, _between(1, 65535)] = 8000
+    public_url: str = ""
+    trusted_proxies: Annotated[int, _between(0, 10)] = 0
+    drain_seconds: Annotated[int, _between(0, 300)] = DEFAULT_DRAIN_SECONDS
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, url: str, info: ValidationInfo) -> str:
+        """By default the address served; absolute, and https in production."""
+        if not url and {"host", "port"} <= info.data.keys():
+            url = served_url(info.data["host"], info.data["port"])
+        url = url.rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"ADNET_PUBLIC_URL must be an absolute http(s) URL, got {url!r}")
+        if _production(info) and parts.scheme != "https":
+            raise ValueError("production needs an https ADNET_PUBLIC_URL")
+        return url
+
+
+class ChainSettings(_Concern):
+    """The chain adnet reads and pays on: the embedded development chain unless a node's URL is set."""
+
+    chain_rpc_url: str | None = None
+    chain_confirmations: Annotated[int, _between(0)] = 0
+    chain_timeout_seconds: Annotated[int, _between(1, 60)] = DEFAULT_CHAIN_TIMEOUT_SECONDS
+    vault_address: Address = None
+    gs_token_address: Address = None
+    sov_token_address: Address = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _confirmations(cls, values: Any) -> Any:
+        """One block on top on a node, unless set (none on the development chain)."""
+        if isinstance(values, dict) and values.get("chain_rpc_url") and "chain_confirmations" not in values:
+            return {**values, "chain_confirmations": 1}
+        return values
+
+    @model_validator(mode="after")
+    def _production_chain(self) -> ChainSettings:
+        if not self.production:
+            return self
+        if self.chain_rpc_url is None:
+            raise ValueError("production needs ADNET_CHAIN_RPC_URL; the embedded chain is for development only")
+        absent = [variable(name) for name in ("vault_address", "gs_token_address", "sov_token_address")
+                  if getattr(self, name) is None]
+        if absent:
+            raise ValueError(f"production needs {', '.join(absent)} (printed by `adnet chain deploy`)")
+        return self
+
+    @property
+    def embedded_chain(self) -> bool:
+        return self.chain_rpc_url is None
+
+
+class DatabaseSettings(_Concern):
+    """Where adnet keeps its data: the database, the Redis that workers share, and the tracking spool."""
+
+    database_url: Annotated[str, _schemes("sqlite://", "postgres://", "postgresql://", "asyncpg://",
+                                          says="a sqlite:// or postgres://")] = ""
+    redis_url: Annotated[str | None, _schemes("redis://", "rediss://", "unix://",
+                                              says="a redis://, rediss:// or unix://")] = None
+    # The tracking spool (adnet.delivery.spool): how many events, and how old, a worker keeps while the database
+    # is away; 0 events turns it off.
+    spool_max_events: Annotated[int, _between(0)] = 100_000
+    spool_max_seconds: Annotated[int, _between(1)] = 3600
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _database_url(cls, url: Any, info: ValidationInfo) -> Any:
+        """By default a SQLite file in the data directory."""
+        if not url and "data_dir" in info.data:
+            return f"sqlite://{info.data['data_dir'] / 'adnet.sqlite3'}"
+        return url
+
+
+class SecretSettings(_Concern):
+    """The keys adnet signs with. Development generates the three it needs (``load_settings``); production must be
+    given them, each strong, its own, and none that development made or that is public."""
+
+    secret_key: str = ""
+    tracking_secret: str = ""
+    tracking_secret_previous: str | None = None
+    signer_key: str = ""
+    metrics_token: str | None = None
+
+    @field_validator("signer_key")
+    @classmethod
+    def _private_key(cls, key: str) -> str:
+        if key:
+            try:
+                Account.from_key(key)
+            except (ValueError, TypeError):
+                raise ValueError("ADNET_SIGNER_KEY must be a 32-byte hex private key") from None
+        return key
+
+    @model_validator(mode="after")
+    def _production_secrets(self) -> SecretSettings:
+        if not self.production:
+            return self
+        missing = [name for key, name in SECRET_VARIABLES.items() if not getattr(self, key)]
+        if missing:
+            raise ValueError(f"production needs {', '.join(missing)}; development secrets are refused")
+        given = {variable(name): value for name in (*SECRET_VARIABLES, "tracking_secret_previous", "metrics_token")
+                 if (value := getattr(self, name)) is not None}
+        _check_production_secrets(given)
+        _refuse_development_secrets(given, self.data_dir)
+        return self
+
+    @property
+    def signer_address(self) -> str:
+        return Account.from_key(self.signer_key).address.lower()
+
+
+class Settings(SecretSettings, DatabaseSettings, ChainSettings, ServerSettings, MoneySettings, LimitSettings,
+               CapSettings, PrivacySettings, SiteCheckSettings):
+    """Everything adnet reads from its environment, validated once at start (``load_settings``)."""
+
+    _generated_secrets: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    @property
+    def generated_secrets(self) -> frozenset[str]:
+        """The variables whose secrets development generated (none in production)."""
+        return self._generated_secrets
 
     @property
     def secure_cookies(self) -> bool:
@@ -138,146 +396,59 @@ class Settings:
         return self.env != "development"
 
     @property
-    def embedded_chain(self) -> bool:
-        return self.chain_rpc_url is None
-
-    @property
     def public_origin(self) -> str:
         parts = urlsplit(self.public_url)
         return f"{parts.scheme}://{parts.netloc}"
 
-    @property
-    def signer_address(self) -> str:
-        return Account.from_key(self.signer_key).address.lower()
-
 
 def load_settings(environ: Mapping[str, str] | None = None, *, create_data_dir: bool = True) -> Settings:
-    """Read and validate the settings; raise ConfigError saying what to fix. Without ``create_data_dir`` (commands
-    that only read what exists), development's secrets must already be in the data directory: a directory that
-    lacks them holds no adnet data, and none is created."""
-    env_vars = os.environ if environ is None else environ
+    """Read and validate the settings from ``environ`` (the process's environment by default); raise ConfigError
+    saying what to fix. Development's missing secrets come from its data directory, generated there once; without
+    ``create_data_dir`` (commands that only read what exists), they must already be there: a directory that lacks
+    them holds no adnet data, and none is created."""
+    values = read_environment(Settings, os.environ if environ is None else environ)
+    where = _validated(_Concern, values)
+    missing = [key for key in SECRET_VARIABLES if key not in values]
+    generated: dict[str, str] = {}
+    if missing and not where.production:
+        stored = _development_secrets(where.data_dir, create=create_data_dir)
+        generated = {key: stored[key] for key in missing}
+    settings = _validated(Settings, {**values, **generated})
+    settings._generated_secrets = frozenset(SECRET_VARIABLES[key] for key in generated)
+    return settings
 
-    def get(name: str, default: str | None = None) -> str | None:
-        value = env_vars.get(name, "").strip()
-        return value or default
 
-    env = get("ADNET_ENV", "development")
-    if env not in ENVIRONMENTS:
-        raise ConfigError(f"ADNET_ENV must be one of {', '.join(ENVIRONMENTS)}, got {env!r}")
-    production = env == "production"
-    data_dir = Path(get("ADNET_DATA_DIR", "var") or "var").resolve()
+S = TypeVar("S", bound=BaseSettings)
 
-    secrets_given = {key: get(var) for key, var in SECRET_VARIABLES.items()}
-    missing = [SECRET_VARIABLES[key] for key, value in secrets_given.items() if value is None]
-    if production and missing:
-        raise ConfigError(f"production needs {', '.join(missing)}; development secrets are refused")
-    generated = _development_secrets(data_dir, create=create_data_dir) if missing else {}
-    values = {key: secrets_given[key] or generated[key] for key in SECRET_VARIABLES}
+
+class _Environ(EnvSettingsSource):
+    """pydantic-settings' reading of environment variables, from a given mapping rather than the process's (the
+    tests and the CLI's checks pass one). A value is trimmed, and one that is empty counts as unset."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = {name: value.strip() for name, value in environ.items() if value.strip()}
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+
+def read_environment(concern: type[BaseSettings], environ: Mapping[str, str]) -> dict[str, Any]:
+    """The values ``environ`` sets for ``concern``'s fields, by field name, as text."""
+    return _Environ(concern, environ)()
+
+
+def _validated(concern: type[S], values: Mapping[str, Any]) -> S:
+    """``values`` as ``concern``; ConfigError with the first refusal, which names its variable."""
     try:
-        Account.from_key(values["signer_key"])
-    except (ValueError, TypeError):
-        raise ConfigError("ADNET_SIGNER_KEY must be a 32-byte hex private key") from None
-    if production:
-        production_secrets = {
-            **{SECRET_VARIABLES[key]: value for key, value in values.items()},
-            **{name: value for name in OPTIONAL_SECRET_VARIABLES if (value := get(name)) is not None},
-        }
-        _check_production_secrets(production_secrets)
-        _refuse_development_secrets(production_secrets, data_dir)
-
-    chain_rpc_url = get("ADNET_CHAIN_RPC_URL")
-    if production and chain_rpc_url is None:
-        raise ConfigError("production needs ADNET_CHAIN_RPC_URL; the embedded chain is for development only")
-    vault = {name: _optional_address(get, var) for name, var in (
-        ("vault_address", "ADNET_VAULT_ADDRESS"),
-        ("gs_token_address", "ADNET_GS_TOKEN_ADDRESS"),
-        ("sov_token_address", "ADNET_SOV_TOKEN_ADDRESS"),
-    )}
-    if production:
-        absent = [var for name, var in (
-            ("vault_address", "ADNET_VAULT_ADDRESS"),
-            ("gs_token_address", "ADNET_GS_TOKEN_ADDRESS"),
-            ("sov_token_address", "ADNET_SOV_TOKEN_ADDRESS"),
-        ) if vault[name] is None]
-        if absent:
-            raise ConfigError(f"production needs {', '.join(absent)} (printed by `adnet chain deploy`)")
-
-    host = get("ADNET_HOST", "127.0.0.1") or "127.0.0.1"
-    port = _int(get, "ADNET_PORT", 8000, minimum=1, maximum=65535)
-    public_url = (get("ADNET_PUBLIC_URL") or served_url(host, port)).rstrip("/")
-    parts = urlsplit(public_url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"ADNET_PUBLIC_URL must be an absolute http(s) URL, got {public_url!r}")
-    if production and parts.scheme != "https":
-        raise ConfigError("production needs an https ADNET_PUBLIC_URL")
-
-    default_db = f"sqlite://{data_dir / 'adnet.sqlite3'}"
-    database_url = get("ADNET_DATABASE_URL", default_db) or default_db
-    if not database_url.startswith(("sqlite://", "postgres://", "postgresql://", "asyncpg://")):
-        raise ConfigError("ADNET_DATABASE_URL must be a sqlite:// or postgres:// URL")
-
-    site_check_port = _int(get, "ADNET_SITE_CHECK_PORT", 0, minimum=0, maximum=65535) or None
-    if production and site_check_port is not None:
-        raise ConfigError("ADNET_SITE_CHECK_PORT is for development only: production fetches sites on 443")
-
-    redis_url = get("ADNET_REDIS_URL")
-    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ConfigError("ADNET_REDIS_URL must be a redis://, rediss:// or unix:// URL")
-
-    geoip_text = get("ADNET_GEOIP_DATABASE")
-    geoip_database = Path(geoip_text) if geoip_text else None
-    if geoip_database is not None and not geoip_database.is_file():
-        raise ConfigError(f"ADNET_GEOIP_DATABASE names no file: {geoip_text}")
-
-    operators = tuple(
-        _address("ADNET_OPERATORS", item) for item in (get("ADNET_OPERATORS", "") or "").split(",") if item.strip()
-    )
-    return Settings(
-        env=env,
-        data_dir=data_dir,
-        database_url=database_url,
-        public_url=public_url,
-        host=host,
-        port=port,
-        secret_key=values["secret_key"],
-        tracking_secret=values["tracking_secret"],
-        tracking_secret_previous=get("ADNET_TRACKING_SECRET_PREVIOUS"),
-        signer_key=values["signer_key"],
-        chain_rpc_url=chain_rpc_url,
-        chain_confirmations=_int(get, "ADNET_CHAIN_CONFIRMATIONS", 1 if chain_rpc_url else 0, minimum=0),
-        vault_address=vault["vault_address"],
-        gs_token_address=vault["gs_token_address"],
-        sov_token_address=vault["sov_token_address"],
-        publisher_share_bps=_int(get, "ADNET_PUBLISHER_SHARE_BPS", 7000, minimum=0, maximum=10000),
-        claim_deadline_seconds=_int(get, "ADNET_CLAIM_DEADLINE_SECONDS", 7 * 24 * 3600, minimum=300),
-        min_withdrawal=_int(get, "ADNET_MIN_WITHDRAWAL", 10**18, minimum=1),
-        operators=operators,
-        trusted_proxies=_int(get, "ADNET_TRUSTED_PROXIES", 0, minimum=0, maximum=10),
-        rate_limit_public=RateLimit.parse("ADNET_RATE_LIMIT_PUBLIC",
-                                          get("ADNET_RATE_LIMIT_PUBLIC", "1200/60") or ""),
-        rate_limit_auth=RateLimit.parse("ADNET_RATE_LIMIT_AUTH", get("ADNET_RATE_LIMIT_AUTH", "30/60") or ""),
-        rate_limit_account=RateLimit.parse("ADNET_RATE_LIMIT_ACCOUNT",
-                                           get("ADNET_RATE_LIMIT_ACCOUNT", "120/60") or ""),
-        rate_limit_api_key=RateLimit.parse("ADNET_RATE_LIMIT_API_KEY",
-                                           get("ADNET_RATE_LIMIT_API_KEY", "300/60") or ""),
-        cap_site_impressions=_cap(get, "ADNET_CAP_SITE_IMPRESSIONS", "5/300"),
-        cap_site_clicks=_cap(get, "ADNET_CAP_SITE_CLICKS", "2/300"),
-        cap_campaign_impressions=_cap(get, "ADNET_CAP_CAMPAIGN_IMPRESSIONS", "3/300"),
-        cap_campaign_clicks=_cap(get, "ADNET_CAP_CAMPAIGN_CLICKS", "1/300"),
-        event_retention_days=_int(get, "ADNET_EVENT_RETENTION_DAYS", 90, minimum=1),
-        site_recheck_hours=_int(get, "ADNET_SITE_RECHECK_HOURS", 24, minimum=1, maximum=24 * 30),
-        chain_timeout_seconds=_int(get, "ADNET_CHAIN_TIMEOUT_SECONDS", DEFAULT_CHAIN_TIMEOUT_SECONDS, minimum=1,
-                                   maximum=60),
-        spool_max_events=_int(get, "ADNET_SPOOL_MAX_EVENTS", 100_000, minimum=0),
-        spool_max_seconds=_int(get, "ADNET_SPOOL_MAX_SECONDS", 3600, minimum=1),
-        drain_seconds=_int(get, "ADNET_DRAIN_SECONDS", DEFAULT_DRAIN_SECONDS, minimum=0, maximum=300),
-        site_check_port=site_check_port,
-        redis_url=redis_url,
-        metrics_token=get("ADNET_METRICS_TOKEN"),
-        geoip_database=geoip_database,
-        country_header=get("ADNET_COUNTRY_HEADER", "CF-IPCountry") or "CF-IPCountry",
-        generated_secrets=frozenset(SECRET_VARIABLES[key] for key in generated),
-    )
+        return concern.model_validate(values)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        cause = (first.get("ctx") or {}).get("error")
+        if isinstance(cause, ValueError):
+            raise ConfigError(str(cause)) from None
+        name = variable(str(first["loc"][0])) if first["loc"] else "the environment"
+        raise ConfigError(f"{name}: {first['msg']}") from None
 
 
 def served_url(host: str, port: int) -> str:
@@ -285,14 +456,6 @@ def served_url(host: str, port: int) -> str:
     which ``adnet serve --host --port`` set), an IPv6 address in brackets. Behind a proxy, or listening on every
     address (``0.0.0.0``), ``ADNET_PUBLIC_URL`` must say where browsers reach adnet."""
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
-
-
-def _cap(get, name: str, default: str) -> RateLimit:
-    """A billing cap: ``count/seconds``, with a window of at most a day (``adnet.delivery.caps``)."""
-    cap = RateLimit.parse(name, get(name, default) or default)
-    if cap.seconds > 86_400:
-        raise ConfigError(f"{name} must have a window of at most 86400 seconds, got {cap.seconds}")
-    return cap
 
 
 def _development_secrets(data_dir: Path, *, create: bool) -> dict[str, str]:
@@ -327,14 +490,14 @@ def _check_production_secrets(secrets_by_variable: dict[str, str]) -> None:
     """Every production secret strong (``secret_weakness``) and its own: a value shared by two secrets falls with
     either (a leaked metrics token would be the key that signs sessions)."""
     seen: dict[str, str] = {}
-    for variable, value in secrets_by_variable.items():
-        weakness = secret_weakness(value.removeprefix("0x") if variable == "ADNET_SIGNER_KEY" else value)
+    for name, value in secrets_by_variable.items():
+        weakness = secret_weakness(value.removeprefix("0x") if name == "ADNET_SIGNER_KEY" else value)
         if weakness is not None:
-            raise ConfigError(f"{variable} {weakness}; set a random one ({_SECRET_RECIPES.get(variable, _RECIPE)})")
+            raise ValueError(f"{name} {weakness}; set a random one ({_SECRET_RECIPES.get(name, _RECIPE)})")
         same = value.lower().removeprefix("0x")  # a key in hex is the same key in any case, with or without 0x
         if same in seen:
-            raise ConfigError(f"{variable} repeats the value of {seen[same]}; every secret must be its own")
-        seen[same] = variable
+            raise ValueError(f"{name} repeats the value of {seen[same]}; every secret must be its own")
+        seen[same] = name
 
 
 def secret_weakness(value: str) -> str | None:
@@ -361,21 +524,21 @@ def _refuse_development_secrets(secrets_by_variable: dict[str, str], data_dir: P
     """Production must not run on a secret that development generated or that is public: one carrying the
     development tag (wherever it was copied from), one in this data directory's development secrets file, or a key
     of the development chain's well-known accounts."""
-    for variable, value in secrets_by_variable.items():
+    for name, value in secrets_by_variable.items():
         if is_development_secret(value):
-            raise ConfigError(f"{variable} is a development secret (adnet generated it for development, in some "
-                              f"data directory's {DEV_SECRETS_FILE}); set a production one")
+            raise ValueError(f"{name} is a development secret (adnet generated it for development, in some "
+                             f"data directory's {DEV_SECRETS_FILE}); set a production one")
     path = data_dir / DEV_SECRETS_FILE
     try:
         stored = json.loads(path.read_text())
     except (OSError, ValueError):
         stored = {}
-    for key, variable in SECRET_VARIABLES.items():
-        if isinstance(stored, dict) and stored.get(key) == secrets_by_variable[variable]:
-            raise ConfigError(f"{variable} is a development secret (from {path}); set a production one")
+    for key, name in SECRET_VARIABLES.items():
+        if isinstance(stored, dict) and stored.get(key) == secrets_by_variable[name]:
+            raise ValueError(f"{name} is a development secret (from {path}); set a production one")
     signer = Account.from_key(secrets_by_variable["ADNET_SIGNER_KEY"]).address
     if signer in {account.address for account in dev_accounts()}:
-        raise ConfigError("ADNET_SIGNER_KEY is a well-known development account key; set a production one")
+        raise ValueError("ADNET_SIGNER_KEY is a well-known development account key; set a production one")
 
 
 def is_development_secret(value: str) -> bool:
@@ -407,28 +570,3 @@ def _text_tag(body: str) -> str:
 
 def _tag(body: bytes, size: int) -> bytes:
     return hmac.new(_DEVELOPMENT_TAG_KEY, body, hashlib.sha256).digest()[:size]
-
-
-def _int(get, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    text = get(name)
-    if text is None:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ConfigError(f"{name} must be an integer, got {text!r}") from None
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise ConfigError(f"{name} must be between {minimum} and {maximum}, got {value}")
-    return value
-
-
-def _address(name: str, text: str) -> str:
-    try:
-        return normalize_wallet(text.strip())
-    except InvalidWallet as exc:
-        raise ConfigError(f"{name}: {exc}") from None
-
-
-def _optional_address(get, name: str) -> str | None:
-    text = get(name)
-    return None if text is None else _address(name, text)

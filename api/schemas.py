@@ -374,7 +374,7 @@ def public_task(view: TaskView, base_url: str, chain_id: int | None = None) -> P
     config = view.config
     if isinstance(config, VisitUrlConfig):
         return VisitUrlTask(kind="VISIT_URL", visit_url=f"{base_url}/api/tasks/{view.id}/visit",
-                            min_dwell_ms=config.minDwellMs, **common)
+                            min_dwell_ms=config.min_dwell_ms, **common)
     if isinstance(config, SignMessageConfig):
         return SignMessageTask(kind="SIGN_MESSAGE", message_url=f"{base_url}/api/tasks/{view.id}/message", **common)
     if isinstance(config, OnchainEventConfig):
@@ -384,7 +384,7 @@ def public_task(view: TaskView, base_url: str, chain_id: int | None = None) -> P
                                 transaction=prepared or None, **common)
     if isinstance(config, QuizConfig):
         return QuizTask(kind="QUIZ", question=config.question, choices=list(config.choices),
-                        max_attempts=config.maxAttempts, **common)
+                        max_attempts=config.max_attempts, **common)
     if isinstance(config, PollConfig):
         return PollTask(kind="POLL", question=config.question, options=config.options, **common)
     if isinstance(config, FeedbackConfig):

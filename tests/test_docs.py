@@ -36,6 +36,7 @@ CODES_MADE_ELSEWHERE = {
     ("adnet/accounts/sites.py", "code"): {code for code, _ in SPECIAL_USE_REFUSALS.values()},
     ("adnet/accounts/ownership.py", "failure.code"): set(),  # CheckFailure(code=...), found as a keyword below
     ("adnet/core/inputs.py", "first['type']"): set(),  # the code of a rule(...), found at its call
+    ("adnet/interactions/answers.py", "first['type']"): {"invalid_field", "missing_field"},  # an answer's refusal
     ("portal/pages.py", "code"): set(),  # an error of api/errors.py's handlers shown as a page, found there
     ("portal/task_forms.py", "error.code"): set(),  # a task config's refusal said about its form field, found there
 }

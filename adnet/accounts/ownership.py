@@ -316,7 +316,7 @@ async def _lapse(site: Site, reason: str, now: datetime) -> bool:
 async def _tell_owner(site: Site, event_type: WebhookEventType, now: datetime, **data: str) -> None:
     """Write a webhook event about ``site`` for its publisher (inside the transaction of the change)."""
     wallet = await Site.filter(id=site.id).first().values_list("publisher__wallet", flat=True)
-    await outbox.record(str(wallet), event_type, {"siteId": site.id, "domain": site.domain, **data}, now)
+    await outbox.record(str(wallet), event_type, {"site_id": site.id, "domain": site.domain, **data}, now)
 
 
 async def _record_failure(site: Site, reason: str, now: datetime) -> SiteState:

@@ -70,7 +70,7 @@ async def tell_advertiser(campaign: Campaign, event_type: WebhookEventType, now:
     """Write a webhook event about ``campaign`` for its advertiser (inside the transaction of the change)."""
     wallet = await Advertiser.filter(id=campaign.advertiser_id).first().values_list(  # type: ignore[attr-defined]
         "wallet", flat=True)
-    await outbox.record(str(wallet), event_type, {"campaignId": campaign.id, "name": campaign.name,
+    await outbox.record(str(wallet), event_type, {"campaign_id": campaign.id, "name": campaign.name,
                                                   "status": campaign.status.value, **data}, now)
 
 

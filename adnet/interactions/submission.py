@@ -49,12 +49,13 @@ from adnet.chain.client import ChainClient
 from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 from adnet.db import sql
+from adnet.interactions.answers import Value, feedback_answer, poll_answer, survey_answer
 from adnet.interactions.commands import Submission
 from adnet.interactions.models import Interaction, SessionStatus, SurveySession
 from adnet.money.models import Claim, ClaimPurpose
 from adnet.money.rewards import reserve_and_claim
 from adnet.tasks.completion import reward_sources
-from adnet.tasks.config import FeedbackConfig, PollConfig, SurveyConfig, SurveyQuestion, parse_config
+from adnet.tasks.config import PollConfig, SurveyConfig, SurveyQuestion, parse_config
 from adnet.tasks.lookup import live_task
 from adnet.tasks.models import Task, TaskKind, TaskSurface
 
@@ -64,12 +65,6 @@ UNIT_KINDS = frozenset({TaskKind.POLL, TaskKind.FEEDBACK, TaskKind.SURVEY})
 SESSION_LIFETIME = timedelta(hours=24)
 # Re-reads of a session after a concurrent answer changed it first.
 MAX_SESSION_RACES = 20
-# The answer key of each survey question type.
-ANSWER_KEYS = {"single": "optionId", "multiple": "optionIds", "rating": "rating", "text": "text"}
-# Control characters other than tab, line feed and carriage return have no place in a viewer's text.
-_FORBIDDEN_TEXT = frozenset(chr(code) for code in range(32) if chr(code) not in "\t\n\r") | {"\x7f"}
-
-Answer = str | int | list[str] | None
 
 
 @dataclass(frozen=True)
@@ -122,9 +117,9 @@ async def submit(submission: Submission, *, now: datetime, chain: ChainClient) -
         return await _answer_survey(unit, config, respondent, submission, now, chain)
     if submission.session_id is not None:
         raise Invalid("invalid_field", "Only surveys have sessions.", field="sessionId")
-    answers = poll_answer(config, submission.proof) if isinstance(config, PollConfig) else feedback_answer(
+    answer = poll_answer(config, submission.proof) if isinstance(config, PollConfig) else feedback_answer(
         config, submission.proof)
-    interaction, claim = await _record(unit, respondent, answers, now, chain)
+    interaction, claim = await _record(unit, respondent, answer.stored(), now, chain)
     return Outcome(status="recorded", interaction=interaction, claim=claim)
 
 
@@ -139,117 +134,6 @@ async def _site_and_campaign(site_id: str, unit: Task) -> tuple[eligibility.Stor
         return None, eligibility.NO_CAMPAIGN
     rows = await sql.fetch(_SITE_AND_CAMPAIGN, site_id=site_id, campaign_id=unit.campaign_id)  # type: ignore[attr-defined]
     return eligibility.facts_of(rows[0]) if rows else (None, eligibility.NO_CAMPAIGN)
-
-
-# Answers: pure checks of a proof against the unit's configuration, naming the offending field.
-
-def poll_answer(config: PollConfig, proof: dict[str, Any]) -> dict[str, Any]:
-    """``{"optionId": id}`` once ``proof.optionId`` is one of the poll's options."""
-    _only_keys(proof, {"optionId"})
-    if "optionId" not in proof:
-        raise Invalid("missing_field", "proof.optionId: choose one of the poll's options.",
-                      field="proof.optionId")
-    return {"optionId": _option(proof["optionId"], [option.id for option in config.options], "proof.optionId")}
-
-
-def feedback_answer(config: FeedbackConfig, proof: dict[str, Any]) -> dict[str, Any]:
-    """``{"rating"?, "text"?}`` once each is within the unit's bounds and what the unit requires is there."""
-    _only_keys(proof, {key for key, bounds in (("rating", config.rating), ("text", config.text)) if bounds})
-    answers: dict[str, Any] = {}
-    if config.rating is not None:
-        rating = proof.get("rating")
-        if rating is not None:
-            answers["rating"] = _rating(rating, config.rating.min, config.rating.max, "proof.rating")
-        elif config.rating.required:
-            raise Invalid("missing_field", "proof.rating: this feedback needs a rating.", field="proof.rating")
-    if config.text is not None:
-        text = _text(proof.get("text"), config.text.maxLength, "proof.text")
-        if text is not None:
-            if len(text) < config.text.minLength:
-                raise Invalid("invalid_field", f"proof.text: write at least {config.text.minLength} characters.",
-                              field="proof.text")
-            answers["text"] = text
-        elif config.text.required:
-            raise Invalid("missing_field", "proof.text: this feedback needs a text.", field="proof.text")
-    if not answers:
-        field = "proof.rating" if config.rating is not None else "proof.text"
-        raise Invalid("missing_field", "Give a rating or a text.", field=field)
-    return answers
-
-
-def survey_answer(config: SurveyConfig, proof: dict[str, Any]) -> tuple[int, Answer]:
-    """The index of the question ``proof.questionId`` names and its checked answer (None: skipped, which only an
-    optional question allows)."""
-    question_id = proof.get("questionId")
-    if question_id is None:
-        raise Invalid("missing_field", "proof.questionId: name the question you answer.",
-                      field="proof.questionId")
-    ids = [question.id for question in config.questions]
-    if not isinstance(question_id, str) or question_id not in ids:
-        raise Invalid("invalid_field", "proof.questionId: no such question in this survey.",
-                      field="proof.questionId")
-    index = ids.index(question_id)
-    question = config.questions[index]
-    key = ANSWER_KEYS[question.type]
-    _only_keys(proof, {"questionId", key})
-    answer = question_answer(question, proof.get(key), f"proof.{key}")
-    if answer is None and question.required:
-        raise Invalid("missing_field", f"proof.{key}: question {question.id} needs an answer.",
-                      field=f"proof.{key}")
-    return index, answer
-
-
-def question_answer(question: SurveyQuestion, value: Any, field: str) -> Answer:
-    """One survey question's answer, checked against its type and bounds (None when absent or blank)."""
-    if value is None:
-        return None
-    if question.type == "single":
-        return _option(value, [option.id for option in question.options], field)
-    if question.type == "multiple":
-        choices = [option.id for option in question.options]
-        if not isinstance(value, list) or not value:
-            raise Invalid("invalid_field", f"{field}: a list of one or more of the question's options.",
-                          field=field)
-        chosen = [_option(item, choices, field) for item in value]
-        if len(set(chosen)) != len(chosen):
-            raise Invalid("invalid_field", f"{field}: each option at most once.", field=field)
-        return sorted(chosen, key=choices.index)
-    if question.type == "rating":
-        return _rating(value, question.min, question.max, field)
-    return _text(value, question.maxLength, field)
-
-
-def _only_keys(proof: dict[str, Any], allowed: set[str]) -> None:
-    extra = sorted(set(proof) - allowed)
-    if extra:
-        raise Invalid("invalid_field", f"proof.{extra[0]}: this unit takes no such answer.",
-                      field=f"proof.{extra[0]}")
-
-
-def _option(value: Any, choices: list[str], field: str) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise Invalid("invalid_field", f"{field}: not one of the options ({', '.join(choices)}).", field=field)
-    return value
-
-
-def _rating(value: Any, low: int, high: int, field: str) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise Invalid("invalid_field", f"{field}: a whole number from {low} to {high}.", field=field)
-    return value
-
-
-def _text(value: Any, max_length: int, field: str) -> str | None:
-    """The trimmed text, None when absent or blank."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise Invalid("invalid_field", f"{field}: a text.", field=field)
-    text = value.strip()
-    if any(character in _FORBIDDEN_TEXT for character in text):
-        raise Invalid("invalid_field", f"{field}: control characters are not allowed.", field=field)
-    if len(text) > max_length:
-        raise Invalid("invalid_field", f"{field}: at most {max_length} characters.", field=field)
-    return text or None
 
 
 # Recording: the response, its points and its claim in one transaction.
@@ -347,18 +231,19 @@ async def _already_completed(interaction_id: str, claim_id: str | None, *, on_de
 async def _answer_survey(unit: Task, config: SurveyConfig, respondent: Respondent, submission: Submission,
                          now: datetime, chain: ChainClient) -> Outcome:
     index, answer = survey_answer(config, submission.proof)
+    value = answer.value
     if submission.session_id is None:
-        return await _open_session(unit, config, respondent, index, answer, now, chain)
+        return await _open_session(unit, config, respondent, index, value, now, chain)
     for _ in range(MAX_SESSION_RACES):
         session = await _own_session(submission.session_id, unit, respondent, now)
         try:
-            return await _advance(unit, config, respondent, session, index, answer, now, chain)
+            return await _advance(unit, config, respondent, session, index, value, now, chain)
         except _SessionChanged:
             continue
     raise Conflict("session_busy", "Other answers to this session are being saved; retry.")
 
 
-async def _open_session(unit: Task, config: SurveyConfig, respondent: Respondent, index: int, answer: Answer,
+async def _open_session(unit: Task, config: SurveyConfig, respondent: Respondent, index: int, answer: Value,
                         now: datetime, chain: ChainClient) -> Outcome:
     """The first answer opens the session; in a one-question survey it also completes it."""
     _check_order(config, index, step=0)
@@ -401,7 +286,7 @@ async def _own_session(session_id: str, unit: Task, respondent: Respondent, now:
 
 
 async def _advance(unit: Task, config: SurveyConfig, respondent: Respondent, session: SurveySession, index: int,
-                   answer: Answer, now: datetime, chain: ChainClient) -> Outcome:
+                   answer: Value, now: datetime, chain: ChainClient) -> Outcome:
     """Apply one answer to the session as read, by compare-and-swap on its version (``_SessionChanged`` when it
     moved); the answer that passes the last question completes the session and records the response."""
     _check_order(config, index, session.step)
@@ -435,7 +320,7 @@ def _check_order(config: SurveyConfig, index: int, step: int) -> None:
                       field="proof.questionId", expectedQuestionId=current)
 
 
-def _with_answer(answers: dict[str, Any], question_id: str, answer: Answer) -> dict[str, Any]:
+def _with_answer(answers: dict[str, Any], question_id: str, answer: Value) -> dict[str, Any]:
     """The answers with this question's set (or removed, when skipped)."""
     updated = {key: value for key, value in answers.items() if key != question_id}
     if answer is not None:

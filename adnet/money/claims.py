@@ -264,7 +264,7 @@ async def mark_redeemed(claim_ref: str, tx_hash: str, now: datetime) -> bool:
                                                           (ledger.external(claim.token_symbol), amount)], now=now)
             if await Withdrawal.filter(claim_id=claim.id, status=WithdrawalStatus.ISSUED).update(
                     status=WithdrawalStatus.REDEEMED, settled_at=now):
-                await _tell_withdrawal(claim.id, WebhookEventType.WITHDRAWAL_REDEEMED, now, txHash=tx_hash)
+                await _tell_withdrawal(claim.id, WebhookEventType.WITHDRAWAL_REDEEMED, now, tx_hash=tx_hash)
             log.info("claim redeemed claim_ref=%s tx=%s", claim_ref, tx_hash)
             return True
         if await Claim.filter(claim_ref=claim_ref, status=ClaimStatus.EXPIRED).update(
@@ -284,10 +284,10 @@ async def mark_redeemed(claim_ref: str, tx_hash: str, now: datetime) -> bool:
 async def _tell_withdrawal(claim_id: Any, event_type: WebhookEventType, now: datetime, **data: Any) -> None:
     """Write a webhook event about the withdrawal a claim paid (inside the transaction that settled it)."""
     withdrawal = await Withdrawal.get(claim_id=claim_id)
-    holder = {"siteId": withdrawal.site_id} if withdrawal.site_id else {  # type: ignore[attr-defined]
-        "advertiserId": withdrawal.advertiser_id}  # type: ignore[attr-defined]
+    holder = {"site_id": withdrawal.site_id} if withdrawal.site_id else {  # type: ignore[attr-defined]
+        "advertiser_id": withdrawal.advertiser_id}  # type: ignore[attr-defined]
     await outbox.record(withdrawal.wallet, event_type, {
-        "withdrawalId": withdrawal.id, **holder, "token": withdrawal.token_symbol,
+        "withdrawal_id": withdrawal.id, **holder, "token": withdrawal.token_symbol,
         "amount": to_decimal_string(int(withdrawal.amount)), "status": withdrawal.status.value, **data}, now)
 
 

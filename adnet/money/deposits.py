@@ -201,7 +201,7 @@ async def record_deposit(event: DepositEvent, *, confirmed: bool, now: datetime)
                                                            (account, amount)], now=now,
                               memo=f"deposit from {deposit.sender}")
             await outbox.record(await _holder_wallet(account), WebhookEventType.DEPOSIT_CREDITED, {
-                "depositId": deposit.id, f"{account.kind}Id": account.owner, "txHash": deposit.tx_hash,
+                "deposit_id": deposit.id, f"{account.kind}_id": account.owner, "tx_hash": deposit.tx_hash,
                 "token": account.token, "amount": to_decimal_string(amount)}, now)
     await deposit.refresh_from_db()
     if credited:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError, field_validator, model_validator
+from pydantic.alias_generators import to_camel
 
 from adnet.core.errors import Invalid
 from adnet.core.wallets import InvalidWallet, normalize_wallet
@@ -22,7 +23,10 @@ Label = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class _Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """A config as the API writes it (camelCase keys, ``minDwellMs``), read in snake_case (``min_dwell_ms``), and
+    stored and shown as the API writes it."""
+
+    model_config = ConfigDict(alias_generator=to_camel, serialize_by_alias=True, extra="forbid", frozen=True)
 
 
 class Option(_Config):
@@ -38,10 +42,10 @@ def _unique_option_ids(options: list[Option]) -> list[Option]:
 
 
 class VisitUrlConfig(_Config):
-    """VISIT_URL: the viewer goes to ``url`` through our visit link and stays at least ``minDwellMs``."""
+    """VISIT_URL: the viewer goes to ``url`` through our visit link and stays at least ``min_dwell_ms``."""
 
     url: HttpUrl
-    minDwellMs: int = Field(default=5000, ge=1000, le=3_600_000)
+    min_dwell_ms: int = Field(default=5000, ge=1000, le=3_600_000)
 
 
 class SignMessageConfig(_Config):
@@ -74,12 +78,12 @@ class PreparedCall(_Config):
 
 
 class OnchainEventConfig(_Config):
-    """ONCHAIN_EVENT: a successful transaction from the wallet to ``contract`` that emitted ``eventTopic``
+    """ONCHAIN_EVENT: a successful transaction from the wallet to ``contract`` that emitted ``event_topic``
     from ``emitter`` (default: the contract), with ``confirmations`` blocks on top. ``call``, when set, is the
     transaction the embed prepares for the viewer's wallet (any transaction that emits the event still counts)."""
 
     contract: str
-    eventTopic: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
+    event_topic: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
     emitter: str | None = None
     confirmations: int = Field(default=1, ge=0, le=100)
     call: PreparedCall | None = None
@@ -94,7 +98,7 @@ class OnchainEventConfig(_Config):
         except InvalidWallet as exc:
             raise ValueError(str(exc)) from None
 
-    @field_validator("eventTopic")
+    @field_validator("event_topic")
     @classmethod
     def lower_topic(cls, value: str) -> str:
         return value.lower()
@@ -106,7 +110,7 @@ class QuizConfig(_Config):
     question: str = Field(min_length=1, max_length=500)
     answers: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(min_length=1, max_length=20)
     choices: list[Label] = Field(default_factory=list, max_length=10)
-    maxAttempts: int = Field(default=3, ge=1, le=10)
+    max_attempts: int = Field(default=3, ge=1, le=10)
 
 
 class PollConfig(_Config):
@@ -129,13 +133,13 @@ class RatingBounds(_Config):
 
 
 class TextBounds(_Config):
-    minLength: int = Field(default=0, ge=0, le=5000)
-    maxLength: int = Field(default=1000, ge=1, le=5000)
+    min_length: int = Field(default=0, ge=0, le=5000)
+    max_length: int = Field(default=1000, ge=1, le=5000)
     required: bool = False
 
     @model_validator(mode="after")
     def ordered(self) -> TextBounds:
-        if self.minLength > self.maxLength:
+        if self.min_length > self.max_length:
             raise ValueError("text minLength must not exceed maxLength")
         return self
 
@@ -162,7 +166,7 @@ class SurveyQuestion(_Config):
     options: list[Option] = Field(default_factory=list, max_length=20)
     min: int = Field(default=1, ge=0, le=10)
     max: int = Field(default=5, ge=1, le=10)
-    maxLength: int = Field(default=1000, ge=1, le=5000)
+    max_length: int = Field(default=1000, ge=1, le=5000)
 
     _unique = field_validator("options")(_unique_option_ids)
 

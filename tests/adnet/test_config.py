@@ -5,12 +5,28 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import stat
+from pathlib import Path
 
 import pytest
+from eth_account import Account
 
-from adnet.config import DEV_SECRETS_FILE, ConfigError, is_development_secret, load_settings, secret_weakness
+from adnet.config import (
+    DEV_SECRETS_FILE,
+    ChainSettings,
+    ConfigError,
+    RateLimit,
+    SecretSettings,
+    Settings,
+    is_development_secret,
+    load_settings,
+    secret_weakness,
+    variable,
+)
 from adnet.core.wallets import dev_accounts
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Random values, as production's must be (``secret_weakness``).
 SECRET_KEY = "nBw9RaiqNIFJopiu21ZAPWawng4_aaHhHFXCWjGWEThcCzaI"
@@ -147,6 +163,10 @@ def test_production_refuses_a_public_development_account_key(tmp_path):
     ("ADNET_RATE_LIMIT_PUBLIC", "lots", "ADNET_RATE_LIMIT_PUBLIC"),
     ("ADNET_REDIS_URL", "127.0.0.1:6379", "ADNET_REDIS_URL must be a redis://"),
     ("ADNET_GEOIP_DATABASE", "/nonexistent/GeoLite2-City.mmdb", "ADNET_GEOIP_DATABASE names no file"),
+    ("ADNET_CLAIM_DEADLINE_SECONDS", "60", "^ADNET_CLAIM_DEADLINE_SECONDS must be at least 300, got 60$"),
+    ("ADNET_TRUSTED_PROXIES", "two", "^ADNET_TRUSTED_PROXIES must be an integer, got 'two'$"),
+    ("ADNET_OPERATORS", "0x" + "44" * 20 + ",0xnothex", "^ADNET_OPERATORS: "),
+    ("ADNET_CAP_SITE_IMPRESSIONS", "0/300", "^ADNET_CAP_SITE_IMPRESSIONS must have a positive count and period"),
 ])
 def test_invalid_values_are_named(tmp_path, variable, value, message):
     with pytest.raises(ConfigError, match=message):
@@ -236,3 +256,65 @@ def test_development_takes_any_secret(tmp_path):
     settings = load_settings({"ADNET_DATA_DIR": str(tmp_path), "ADNET_SECRET_KEY": "a" * 32,
                               "ADNET_TRACKING_SECRET": "a" * 32})
     assert settings.secret_key == settings.tracking_secret == "a" * 32
+
+
+def test_values_are_trimmed_and_lists_split(tmp_path):
+    operators = ["0x" + "44" * 20, "0x" + "55" * 20]
+    settings = load_settings(production_env(tmp_path, ADNET_PORT=" 8443 ", ADNET_OPERATORS=" , ".join(operators),
+                                            ADNET_RATE_LIMIT_AUTH="10/30", ADNET_TRACKING_SECRET_PREVIOUS="  "))
+    assert (settings.port, settings.operators, settings.rate_limit_auth) == (8443, tuple(operators), RateLimit(10, 30))
+    assert settings.tracking_secret_previous is None
+    assert settings.chain_confirmations == 1  # on a node, unless set
+    assert load_settings(production_env(tmp_path, ADNET_CHAIN_CONFIRMATIONS="0")).chain_confirmations == 0
+
+
+def test_each_concern_reads_the_process_environment_with_its_own_rules(tmp_path, monkeypatch):
+    """A concern is a pydantic-settings class of its own: read from the environment, its production rules refuse
+    in the same words as ``load_settings``."""
+    for name, value in production_env(tmp_path, ADNET_CHAIN_RPC_URL="").items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match="production needs ADNET_CHAIN_RPC_URL"):
+        ChainSettings()
+    assert SecretSettings().signer_address == Account.from_key(SIGNER_KEY).address.lower()
+    monkeypatch.setenv("ADNET_SECRET_KEY", "short")
+    with pytest.raises(ValueError, match="ADNET_SECRET_KEY must be at least 32 characters"):
+        SecretSettings()
+
+
+# docs/configuration.md's table: a row `ADNET_X` | default | meaning, or several variables and as many defaults.
+DOCUMENTED_ROW = re.compile(r"^\| (`ADNET_[^|]*) \| ([^|]*) \|", re.M)
+
+
+def documented_defaults() -> dict[str, str | None]:
+    """Each variable of docs/configuration.md's table and the default it gives: the first `value` of its cell (the
+    n-th of n for a row of n variables); None where the cell gives none ("none", "generated in development")."""
+    table: dict[str, str | None] = {}
+    for names, default in DOCUMENTED_ROW.findall((ROOT / "docs" / "configuration.md").read_text()):
+        variables = re.findall(r"`(ADNET_\w+)`", names)
+        values = re.findall(r"`([^`]+)`", default)
+        for index, name in enumerate(variables):
+            table[name] = values[index if len(variables) > 1 else 0] if values else None
+    return table
+
+
+def as_written(value: object, where: Path) -> str | None:
+    """A setting's value as its variable would be written; None for none. Paths in ``where`` are relative."""
+    if value is None or value == ():
+        return None
+    text = str(value)
+    return text.replace(f"{where}/", "") if isinstance(value, str) else (
+        "./" + str(Path(text).relative_to(where)) if isinstance(value, Path) else text)
+
+
+def test_docs_configuration_lists_every_variable_with_its_default(tmp_path, monkeypatch):
+    """Every field of ``Settings`` has its row, every row names a field, and each row's default is what adnet
+    starts with when nothing is set (in a working directory of its own: ``./var``)."""
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings({})
+    documented = documented_defaults()
+
+    assert len(documented) > 30
+    assert sorted(documented) == sorted(variable(name) for name in Settings.model_fields)
+    started = {variable(name): None if variable(name) in settings.generated_secrets
+               else as_written(getattr(settings, name), tmp_path) for name in Settings.model_fields}
+    assert documented == started

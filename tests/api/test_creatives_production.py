@@ -5,8 +5,6 @@ to production; its fetcher resolves through the test's table and connects to a s
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from eth_account import Account
 
@@ -23,7 +21,7 @@ from tests.site_server import FileNetwork, resolver
 
 @pytest.fixture
 def settings(database_url, tmp_path):
-    return replace(make_settings(database_url, tmp_path), env="production")
+    return make_settings(database_url, tmp_path).model_copy(update={"env": "production"})
 
 
 async def test_an_http_banner_is_refused_and_an_https_one_measured(client, clock, services):

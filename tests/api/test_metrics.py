@@ -4,8 +4,6 @@ vault's cover."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -52,7 +50,7 @@ async def test_refused_without_the_token(client):
 
 
 async def test_production_without_a_token_has_no_metrics(database_url, tmp_path):
-    production = replace(make_settings(database_url, tmp_path), env="production")
+    production = make_settings(database_url, tmp_path).model_copy(update={"env": "production"})
 
     response = await create_app(production).test_client().get("/metrics")
 

@@ -23,7 +23,7 @@ PUBLIC = "93.184.216.34"
 @pytest.fixture
 def settings(database_url, tmp_path):
     """The test settings as production reads them (the development chain stays: only the environment changes)."""
-    return replace(make_settings(database_url, tmp_path), env="production")
+    return make_settings(database_url, tmp_path).model_copy(update={"env": "production"})
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ ledger, exactness under concurrency, validation, CORS and caching."""
 import asyncio
 import itertools
 from collections import Counter
-from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 
@@ -570,7 +569,7 @@ async def test_forwarded_for_is_ignored_without_a_trusted_proxy_and_no_address_i
 async def test_tokens_of_the_previous_secret_still_bill_after_rotation(app, client, clock):
     old_secret = "the-secret-before-rotation-" + "q" * 32
     tracker = app.extensions["adnet"].tracker
-    tracker.settings = replace(tracker.settings, tracking_secret_previous=old_secret)
+    tracker.settings = tracker.settings.model_copy(update={"tracking_secret_previous": old_secret})
     site, campaign, creative = await setup_ad()
 
     def signed_with(secret: str, nonce: int) -> dict:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -90,7 +89,7 @@ def test_an_older_sdk_url_redirects_to_the_current_version(server: LiveServer) -
 
 
 def test_the_demo_page_does_not_exist_in_production(server: LiveServer) -> None:
-    settings = dataclasses.replace(server.services.settings, env="production")
+    settings = server.services.settings.model_copy(update={"env": "production"})
 
     async def get_demo() -> int:
         response = await create_app(settings).test_client().get("/demo")

@@ -4,7 +4,6 @@ signer and the vault; elsewhere it starts, logs the error and reports ``signer_u
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 import pytest
 from eth_account import Account
@@ -43,7 +42,8 @@ def on_anvil(database_url: str, tmp_path, anvil_url: str, deployment: Deployment
 
 async def test_production_refuses_to_start_with_a_signer_the_vault_does_not_accept(
         unbound_database, tmp_path, anvil_url, anvil_deployment):
-    settings = replace(on_anvil(unbound_database, tmp_path, anvil_url, anvil_deployment), env="production")
+    settings = on_anvil(unbound_database, tmp_path, anvil_url, anvil_deployment).model_copy(
+        update={"env": "production"})
     app = create_app(settings)
 
     with pytest.raises(LifespanError) as refused:  # what the server logs as the reason it did not start
@@ -71,8 +71,8 @@ async def test_elsewhere_it_starts_says_so_and_reports_it(unbound_database, tmp_
 
 
 async def test_a_signer_the_vault_accepts_starts_healthy(unbound_database, tmp_path, anvil_url, anvil_deployment):
-    settings = replace(on_anvil(unbound_database, tmp_path, anvil_url, anvil_deployment), env="production",
-                       signer_key=make_settings(unbound_database, tmp_path).signer_key)
+    settings = on_anvil(unbound_database, tmp_path, anvil_url, anvil_deployment).model_copy(update={
+        "env": "production", "signer_key": make_settings(unbound_database, tmp_path).signer_key})
 
     async with create_app(settings).test_app() as running:
         response = await running.test_client().get("/healthz")

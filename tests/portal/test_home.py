@@ -3,7 +3,6 @@ developers to the API reference, the demo page and the embed script; every link 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from adnet.app import create_app
@@ -31,7 +30,7 @@ async def test_the_front_page_offers_a_way_in_to_publishers_advertisers_and_deve
 
 
 async def test_the_front_page_offers_no_demo_in_production(settings):
-    production = create_app(dataclasses.replace(settings, env="production"))
+    production = create_app(settings.model_copy(update={"env": "production"}))
     page = await (await production.test_client().get("/")).get_data(as_text=True)
     assert "/demo" not in page
     assert "/docs" in page

@@ -71,7 +71,7 @@ def _check_receipt(receipt: Any, config: OnchainEventConfig, wallet: str) -> Non
         raise ProofRejected("wrong_contract", "The transaction did not call the task's contract.",
                             field="proof.txHash")
     emitter = config.emitter or config.contract
-    if not any(_emitted(entry, emitter, config.eventTopic) for entry in receipt["logs"]):
+    if not any(_emitted(entry, emitter, config.event_topic) for entry in receipt["logs"]):
         raise ProofRejected("event_missing", "The transaction did not emit the task's event.", field="proof.txHash")
 
 

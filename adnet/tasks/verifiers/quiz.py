@@ -1,10 +1,10 @@
 """QUIZ: the answer, trimmed, case-folded and NFKC-normalised, is one of the accepted answers.
 
 The accepted answers never leave the server (``api.schemas.public_task`` shows the question and choices only). A
-wallet has at most ``maxAttempts`` wrong tries, and so has a device, whatever wallets it uses: each try takes a free
-attempt number of its wallet and a free attempt number of its device (1 to ``maxAttempts``, two unique keys of one
+wallet has at most ``max_attempts`` wrong tries, and so has a device, whatever wallets it uses: each try takes a free
+attempt number of its wallet and a free attempt number of its device (1 to ``max_attempts``, two unique keys of one
 ``TaskAttempt`` row, so one insert takes both or neither) before its result is told, so even concurrent guesses
-never get more than ``maxAttempts`` answers checked per wallet or per device. A wrong answer keeps its numbers
+never get more than ``max_attempts`` answers checked per wallet or per device. A wrong answer keeps its numbers
 (written at once, so the refusal stands); a right one takes the lowest free numbers inside the completion's
 transaction and gives them back there (``hold_free_attempt``), so it adds no write of its own, and a wallet or
 device without a free number gets Conflict ``too_many_attempts`` whatever it answered.
@@ -47,7 +47,7 @@ class QuizVerifier:
             raise Invalid("invalid_field", f"answer is a text of 1 to {MAX_ANSWER_LENGTH} characters.",
                           field="proof.answer")
         task_id, wallet, fingerprint, limit, now = (attempt.task.id, attempt.wallet, attempt.fingerprint,
-                                                    config.maxAttempts, attempt.now)
+                                                    config.max_attempts, attempt.now)
         if normalize_answer(answer) in {normalize_answer(accepted) for accepted in config.answers}:
             return Verified(consume=lambda: hold_free_attempt(task_id, wallet, fingerprint, limit, now))
         taken = await take_attempt(task_id, wallet, fingerprint, limit, now)

@@ -1,8 +1,8 @@
-"""VISIT_URL: the viewer stayed on the advertiser's page at least ``minDwellMs``.
+"""VISIT_URL: the viewer stayed on the advertiser's page at least ``min_dwell_ms``.
 
 adnet measures the dwell itself: from the visit's start, which our redirect to the page records for the fingerprint
 (``adnet.tasks.visits``), to the completion's arrival. That measure alone lets a completion pass; there is no
-allowance for network time, so a stay shorter than ``minDwellMs`` on the server's clock never passes.
+allowance for network time, so a stay shorter than ``min_dwell_ms`` on the server's clock never passes.
 
 The client's ``dwellMs`` is information: it must be a number of milliseconds and is logged beside the server's
 measure, and a report below the minimum is believed (the client says the viewer came back early), but it never
@@ -37,9 +37,9 @@ class VisitUrlVerifier:
         if isinstance(reported, bool) or not isinstance(reported, int | float) or not 0 <= reported <= MAX_DWELL_MS:
             raise ProofRejected("invalid_dwell", f"dwellMs is a number of milliseconds up to {MAX_DWELL_MS}.",
                                 field="proof.dwellMs")
-        minimum = timedelta(milliseconds=config.minDwellMs)
-        if reported < config.minDwellMs:
-            raise ProofRejected("dwell_too_short", f"Stay on the page at least {config.minDwellMs} ms.",
+        minimum = timedelta(milliseconds=config.min_dwell_ms)
+        if reported < config.min_dwell_ms:
+            raise ProofRejected("dwell_too_short", f"Stay on the page at least {config.min_dwell_ms} ms.",
                                 field="proof.dwellMs")
         visit = await TaskVisit.get_or_none(task_id=attempt.task.id, fingerprint=attempt.fingerprint)
         if visit is None:
@@ -49,7 +49,7 @@ class VisitUrlVerifier:
         log.info("visit dwell task=%s measured_ms=%d reported_ms=%d", attempt.task.id,
                  measured // timedelta(milliseconds=1), reported)
         if measured < minimum:
-            raise ProofRejected("dwell_too_short", f"Stay on the page at least {config.minDwellMs} ms after opening "
+            raise ProofRejected("dwell_too_short", f"Stay on the page at least {config.min_dwell_ms} ms after opening "
                                                    "it through the task's visit link.", field="proof.dwellMs")
 
         async def use_visit() -> None:

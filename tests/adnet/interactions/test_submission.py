@@ -23,9 +23,17 @@ def refusal(check, *args) -> tuple[type, str, str | None]:
     return type(refused.value), refused.value.code, refused.value.field
 
 
+def survey_answer(proof: dict) -> tuple[int, object]:
+    """The index of the question ``proof`` answers and its answer's value."""
+    index, answer = interactions.survey_answer(SURVEY_CONFIG, proof)
+    assert answer.question_id == SURVEY_CONFIG.questions[index].id
+    return index, answer.value
+
+
 def test_a_poll_answer_is_one_of_its_options():
     assert isinstance(POLL_CONFIG, PollConfig)
-    assert interactions.poll_answer(POLL_CONFIG, {"optionId": "fuse"}) == {"optionId": "fuse"}
+    answer = interactions.poll_answer(POLL_CONFIG, {"optionId": "fuse"})
+    assert (answer.option_id, answer.stored()) == ("fuse", {"optionId": "fuse"})
     assert refusal(interactions.poll_answer, POLL_CONFIG, {"optionId": "FUSE"}) == (
         Invalid, "invalid_field", "proof.optionId")
     assert refusal(interactions.poll_answer, POLL_CONFIG, {"optionId": ["eth"]})[2] == "proof.optionId"
@@ -43,7 +51,7 @@ def test_a_poll_answer_is_one_of_its_options():
 def test_feedback_answers_within_bounds(rating, text, proof, expected):
     config = parse_config(TaskKind.FEEDBACK, {"question": "?", "rating": rating, "text": text})
     assert isinstance(config, FeedbackConfig)
-    assert interactions.feedback_answer(config, proof) == expected
+    assert interactions.feedback_answer(config, proof).stored() == expected
 
 
 @pytest.mark.parametrize(("rating", "text", "proof", "code", "field"), [
@@ -63,7 +71,7 @@ def test_feedback_refusals_name_the_field(rating, text, proof, code, field):
 
 def test_the_default_feedback_takes_a_rating_from_one_to_five():
     config = parse_config(TaskKind.FEEDBACK, {"question": "?"})
-    assert interactions.feedback_answer(config, {"rating": 5}) == {"rating": 5}
+    assert interactions.feedback_answer(config, {"rating": 5}).stored() == {"rating": 5}
     assert refusal(interactions.feedback_answer, config, {"rating": 6})[2] == "proof.rating"
     assert refusal(interactions.feedback_answer, config, {"text": "no stars"})[1] == "missing_field"
     assert parse_config(TaskKind.FEEDBACK, FEEDBACK).rating.required is False
@@ -71,12 +79,11 @@ def test_the_default_feedback_takes_a_rating_from_one_to_five():
 
 def test_survey_answers_name_their_question_and_fit_its_type():
     assert isinstance(SURVEY_CONFIG, SurveyConfig)
-    assert interactions.survey_answer(SURVEY_CONFIG, {"questionId": "q1", "optionId": "b"}) == (0, "b")
+    assert survey_answer({"questionId": "q1", "optionId": "b"}) == (0, "b")
     # Multiple choices come back in the question's order, whatever order they were sent in.
-    assert interactions.survey_answer(SURVEY_CONFIG, {"questionId": "q2", "optionIds": ["z", "x"]}) == (
-        1, ["x", "z"])
-    assert interactions.survey_answer(SURVEY_CONFIG, {"questionId": "q3"}) == (2, None)
-    assert interactions.survey_answer(SURVEY_CONFIG, {"questionId": "q3", "text": "  "}) == (2, None)
+    assert survey_answer({"questionId": "q2", "optionIds": ["z", "x"]}) == (1, ["x", "z"])
+    assert survey_answer({"questionId": "q3"}) == (2, None)
+    assert survey_answer({"questionId": "q3", "text": "  "}) == (2, None)
     assert refusal(interactions.survey_answer, SURVEY_CONFIG, {"questionId": "q1"}) == (
         Invalid, "missing_field", "proof.optionId")
     assert refusal(interactions.survey_answer, SURVEY_CONFIG, {"questionId": 1})[2] == "proof.questionId"
