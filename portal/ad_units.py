@@ -11,13 +11,13 @@ from adnet.accounts.models import MemberRole, Site
 from adnet.core.errors import DomainError
 from adnet.delivery import ad_units
 from adnet.delivery.ad_units import AdUnitSettings
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, page, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
 from portal.unit_builder import Builder, units_context
+from web.context import services
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("ad_units")
 UNITS = "/portal/sites/<site_id>/ad-units"

@@ -42,9 +42,6 @@ from adnet.reporting.commands import Period
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal import task_forms
 from portal.forms import command_of, days_asked, listed
 from portal.pages import (
@@ -58,6 +55,10 @@ from portal.pages import (
     wants_fragment,
 )
 from portal.targeting import targeting_form
+from web.context import services
+from web.csv import csv_file
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("advertisers")
 blueprint.add_app_template_global(targeting_form, "targeting_form")
@@ -544,10 +545,7 @@ def _answer_charts(found: results.UnitResults) -> dict[str, Markup]:
 async def advertise_unit_results_csv(unit_id: str) -> Response:
     """Every response of the unit as CSV (the API's ``results.csv``)."""
     unit = await results.owned_unit(unit_id, current_wallet())
-    response = Response(await results.responses_csv(unit), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{unit.id}-responses.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return csv_file(await results.responses_csv(unit), f"{unit.id}-responses.csv", no_store=True)
 
 
 # Reports ---------------------------------------------------------------------------------------------------------
@@ -572,7 +570,4 @@ async def advertise_report_csv(campaign_id: str) -> Response:
     """The same report as CSV, one row per day and a total row."""
     start, end = command_of(Period, request.args).days(services().clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
-    response = Response(campaign_reports.report_csv(report), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{report.campaign.id}-{start}-{end}.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return csv_file(campaign_reports.report_csv(report), f"{report.campaign.id}-{start}-{end}.csv", no_store=True)

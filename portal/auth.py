@@ -17,13 +17,13 @@ from adnet.accounts.commands import SignIn, SignInAddress
 from adnet.accounts.sessions import end_session
 from adnet.accounts.signin import SignedIn, issue_nonce, sign_in, sign_in_message
 from adnet.core.errors import DomainError
-from api.errors import status_of
-from api.http import services
-from api.ratelimit import ACCOUNT_LIMIT, settings_limit
-from api.sessions import SESSION_COOKIE, current_session
 from portal.csrf import ensure_presession, require_csrf, start_presession
 from portal.forms import command_of
 from portal.pages import account_form, portal_blueprint, safe_next, see_other
+from web.context import services
+from web.errors import status_of
+from web.limits import ACCOUNT_LIMIT, settings_limit
+from web.sessions import SESSION_COOKIE, current_session
 
 blueprint = portal_blueprint("auth")
 

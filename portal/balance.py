@@ -21,8 +21,6 @@ from adnet.money import activity, deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, RedeemReport, Withdrawal
 from adnet.money.holders import owned_site_holder, site_holder
 from adnet.reporting.balances import site_balance
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import (
     account_form,
@@ -34,6 +32,8 @@ from portal.pages import (
     wants_fragment,
 )
 from portal.sites import funds_of, site_context
+from web.context import services
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("balance")
 

@@ -23,12 +23,12 @@ from adnet.reporting.commands import (
     Period,
     SiteBreakdownQuery,
 )
-from api.errors import status_of
-from api.http import services
-from api.reports import csv_file
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_page, page, portal_blueprint
+from web.context import services
+from web.csv import breakdown_file
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("breakdowns")
 
@@ -52,13 +52,6 @@ async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], 
         except DomainError as refused:
             error = refused
     return await make(*Period.model_validate({}).days(today)), error
-
-
-def _csv(breakdown: breakdowns.Breakdown, amount: str, name: str) -> Response:
-    """The API's CSV answer, kept by no cache (it is the wallet's)."""
-    response = csv_file(breakdown, amount, name)
-    response.headers["Cache-Control"] = "no-store"
-    return response
 
 
 async def advertiser_context() -> tuple[dict[str, Any], int]:
@@ -97,7 +90,7 @@ async def advertiser_breakdown_csv() -> Response:
     query = command_of(AdvertiserBreakdownQuery, request.args)
     start, end = query.days(services().clock.today())
     breakdown = await breakdowns.advertiser_breakdown(current_wallet(), query.by, start, end, query.campaign_id)
-    return _csv(breakdown, "spend", query.campaign_id or "campaigns")
+    return breakdown_file(breakdown, "spend", query.campaign_id or "campaigns", no_store=True)
 
 
 async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
@@ -133,4 +126,5 @@ async def site_breakdown_csv(site_id: str) -> Response:
     """The same breakdown as CSV."""
     query = command_of(SiteBreakdownQuery, request.args)
     start, end = query.days(services().clock.today())
-    return _csv(await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end), "earned", site_id)
+    breakdown = await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end)
+    return breakdown_file(breakdown, "earned", site_id, no_store=True)

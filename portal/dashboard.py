@@ -13,11 +13,11 @@ from quart import request
 from adnet.reporting import dashboard as reports
 from adnet.reporting.charts import earnings_chart
 from adnet.reporting.commands import MAX_DAYS
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import days_asked
 from portal.pages import account_page, page, portal_blueprint
+from web.context import services
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("dashboard")
 

@@ -15,11 +15,11 @@ from adnet.core.errors import DomainError
 from adnet.core.inputs import parse
 from adnet.delivery import house_ads
 from adnet.delivery.commands import NewHouseAd, SiteFloors
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, form_error, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
+from web.context import services
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("house_ads")
 

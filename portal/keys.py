@@ -10,10 +10,10 @@ from quart import Response, render_template, request
 from adnet.accounts import api_keys
 from adnet.accounts.commands import ApiKeyScope, NewApiKey
 from adnet.core.errors import DomainError
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from web.context import services
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("keys")
 

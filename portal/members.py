@@ -15,10 +15,10 @@ from adnet.accounts.commands import NewMember
 from adnet.accounts.members import ADVERTISERS, PUBLISHERS, Kind
 from adnet.accounts.models import MemberRole
 from adnet.core.errors import DomainError
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other
+from web.context import services
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("members")
 

@@ -21,12 +21,12 @@ from adnet.core.errors import Conflict, Invalid
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal.dashboard import earnings_panel
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from web.context import services
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("operators")
 

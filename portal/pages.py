@@ -24,11 +24,12 @@ from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError
 from adnet.core.wallets import checksummed
 from adnet.tasks.models import TaskKind
-from api.errors import status_of
-from api.http import checked_idempotency_key, services
-from api.ratelimit import ACCOUNT_LIMIT
-from api.sessions import request_session
 from portal.csrf import csrf_token, require_csrf
+from web.context import services
+from web.errors import status_of
+from web.idempotency import checked_idempotency_key
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import request_session
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 SIGN_IN_PATH = "/portal/signin"

@@ -12,11 +12,11 @@ from adnet.accounts.models import Site
 from adnet.core.errors import DomainError
 from adnet.delivery.controls import SiteControls, set_controls, stored_controls
 from adnet.money import closing
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, form_error, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
+from web.context import services
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("site_settings")
 

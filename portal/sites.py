@@ -26,13 +26,14 @@ from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal.dashboard import dashboard_context
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.unit_builder import units_context
+from web.context import services
+from web.csv import csv_file
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("sites")
 
@@ -161,10 +162,8 @@ async def export_traffic(site_id: str) -> Response:
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     today = services().clock.today()
     start = today - timedelta(days=29)
-    response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{today}.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)),
+                    f"traffic-{site.id}-{start}-{today}.csv", no_store=True)
 
 
 @blueprint.get("/portal/sites/<site_id>/events.csv")
@@ -179,10 +178,8 @@ async def export_events(site_id: str) -> Response:
     except DomainError as error:
         return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
                                 lambda: site_context(site), values=values, failed_form="export")
-    response = Response(site_reports.site_events_csv(site.id, start, end), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="events-{site.id}-{start}-{end}.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return csv_file(site_reports.site_events_csv(site.id, start, end), f"events-{site.id}-{start}-{end}.csv",
+                    no_store=True)
 
 
 async def _ads_context(site: Site, start: date, end: date) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from adnet.core.errors import DomainError
 from adnet.webhooks import delivery, endpoints
 from adnet.webhooks.endpoints import NewWebhookEndpoint
 from adnet.webhooks.models import WebhookEventType
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from web.context import services
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("webhooks")
 
