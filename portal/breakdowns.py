@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from quart import Response, request
+from quart import Response, request, url_for
 
 from adnet.accounts.models import MemberRole
 from adnet.accounts.sites import owned_site
@@ -68,7 +68,8 @@ async def advertiser_context() -> tuple[dict[str, Any], int]:
         lambda start, end: breakdowns.advertiser_breakdown(current_wallet(), by, start, end, campaign_id),
         query, error)
     campaigns = await breakdowns.campaign_choices(current_wallet())
-    context = {"breakdown": breakdown, "action": ADVERTISER_PAGE, "amount": "spend", "amount_label": "Spend (G$)",
+    context = {"breakdown": breakdown, "action": url_for("portal_breakdowns.advertiser_breakdown"),
+               "amount": "spend", "amount_label": "Spend (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in Dimension},
                "campaigns": campaigns, "campaign_id": campaign_id, "values": _values(), "error": error,
                "failed_form": "breakdown"}
@@ -105,7 +106,8 @@ async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
     by = query.by if query else Dimension.PLACEMENT
     breakdown, error = await _shown(
         lambda start, end: breakdowns.site_breakdown(current_wallet(), site.id, by, start, end), query, error)
-    context = {"site": site, "breakdown": breakdown, "action": f"/portal/sites/{site.id}/breakdown",
+    context = {"site": site, "breakdown": breakdown,
+               "action": url_for("portal_breakdowns.site_breakdown", site_id=site.id),
                "amount": "earned", "amount_label": "Earned (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in PUBLISHER_DIMENSIONS},
                "values": _values(), "error": error, "failed_form": "breakdown"}

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from quart import request
+from quart import request, url_for
 
 from adnet.reporting import dashboard as reports
 from adnet.reporting.charts import earnings_chart
@@ -34,7 +34,7 @@ async def earnings_context() -> dict[str, Any]:
     async def earned(first: date, last: date) -> list[tuple[date, int]]:
         return [(day.day, day.earned) for day in await reports.daily_earnings(current_wallet(), first, last)]
 
-    return await earnings_panel("/portal", "Earnings", "G$ earned per day", earned,
+    return await earnings_panel(url_for("portal_dashboard.dashboard"), "Earnings", "G$ earned per day", earned,
                                 "Nothing earned in these days yet: earnings show here once your sites show ads.")
 
 

@@ -14,7 +14,7 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
-from quart import Blueprint, Response, g, redirect, render_template, request
+from quart import Blueprint, Response, g, redirect, render_template, request, url_for
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
@@ -32,7 +32,6 @@ from web.limits import ACCOUNT_LIMIT
 from web.sessions import request_session
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-SIGN_IN_PATH = "/portal/signin"
 
 
 def portal_blueprint(name: str) -> Blueprint:
@@ -78,7 +77,7 @@ def safe_next(target: Any) -> str:
     """A post-sign-in destination: a path inside the portal, never another site (``//host`` or a scheme)."""
     if isinstance(target, str) and target.startswith("/portal") and "//" not in target and "\\" not in target:
         return target
-    return "/portal"
+    return url_for("portal_dashboard.dashboard")
 
 
 def require_portal_session(handler: F) -> F:
@@ -89,7 +88,7 @@ def require_portal_session(handler: F) -> F:
     async def guarded(*args: Any, **kwargs: Any) -> Any:
         session = await request_session()
         if session is None:
-            destination = f"{SIGN_IN_PATH}?next={quote(request.full_path.rstrip('?'), safe='/')}"
+            destination = f"{url_for('portal_auth.signin_page')}?next={quote(request.full_path.rstrip('?'), safe='/')}"
             if request.headers.get("HX-Request") == "true":
                 return Response("", 204, headers={"HX-Redirect": destination})
             return see_other(destination)
