@@ -21,7 +21,8 @@ def data_packages() -> dict[str, list[str]]:
 
 
 setup(
-    packages=[*find_packages(include=["adnet", "adnet.*", "api", "api.*", "portal", "portal.*", "migrations"]),
+    packages=[*find_packages(include=["adnet", "adnet.*", "api", "api.*", "portal", "portal.*", "web", "web.*",
+                                      "migrations"]),
               *data_packages()],
     package_dir=DATA,
     package_data=data_packages(),

@@ -24,10 +24,10 @@ from adnet.core.files import shipped
 from adnet.core.redis_link import RedisLink
 from api import dev_rpc, errors, metrics
 from api.errors import RequestRefused
-from api.http import client_ip_key, is_public, public_routes, skip_preflight
+from api.http import is_public, public_routes
 from api.openapi import AdnetOpenAPI
-from api.ratelimit import OwnLimitsFirst, settings_limit
 from api.sessions import SECURITY_SCHEMES
+from web.limits import OwnLimitsFirst, client_ip_key, settings_limit, skip_preflight
 
 MAX_BODY_BYTES = 64 * 1024
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")

@@ -244,7 +244,7 @@ class CapSettings(_Concern):
 
 
 class LimitSettings(_Concern):
-    """Request rate limits (``api.ratelimit``)."""
+    """Request rate limits (``web.limits``)."""
 
     rate_limit_public: Rate = RateLimit(1200, 60)
     rate_limit_auth: Rate = RateLimit(30, 60)

@@ -17,11 +17,13 @@ from adnet.delivery import ad_units
 from adnet.delivery.ad_units import AdUnitSettings
 from adnet.delivery.models import AdUnit
 from adnet.delivery.sdk import unit_snippet
-from api.http import answer, services, with_body
-from api.ratelimit import ACCOUNT_LIMIT
+from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
-from api.sessions import current_wallet, named_wallet, require_account
+from api.sessions import named_wallet, require_account
 from api.sites import SiteAction
+from web.context import services
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_ad_units", __name__, url_prefix="/api")
 

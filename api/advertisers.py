@@ -32,9 +32,8 @@ from adnet.reporting.commands import Period
 from adnet.reporting.traffic import ordered_reasons
 from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask, TaskChanges
-from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
+from api.http import REPLAYED, answer, idempotent, with_body, with_query
 from api.openapi import CSV_FILE, other_answer, query_parameter
-from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import (
     CAMPAIGN_ID_ALIAS,
     Address,
@@ -58,7 +57,11 @@ from api.schemas import (
     withdrawal_list_out,
     withdrawal_out,
 )
-from api.sessions import current_wallet, require_account
+from api.sessions import require_account
+from web.context import services
+from web.csv import csv_file
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_advertisers", __name__, url_prefix="/api")
 
@@ -505,9 +508,7 @@ async def campaign_report_csv(campaign_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row), for spreadsheets."""
     start, end = query_args.days(services().clock.today())
     result = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
-    response = Response(campaign_reports.report_csv(result), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{campaign_id}-{start}-{end}.csv"'
-    return response
+    return csv_file(campaign_reports.report_csv(result), f"{campaign_id}-{start}-{end}.csv")
 
 
 async def _detail(campaign_id: str) -> CampaignOut:

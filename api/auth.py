@@ -15,10 +15,12 @@ from quart_schema import document_response
 from adnet.accounts import signin
 from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
-from api.http import answer, services, with_body
-from api.ratelimit import ACCOUNT_LIMIT, settings_limit
+from api.http import answer, with_body
 from api.schemas import Address, Schema, Time, refusals
-from api.sessions import SESSION_COOKIE, current_session, require_session
+from api.sessions import require_session
+from web.context import services
+from web.limits import ACCOUNT_LIMIT, settings_limit
+from web.sessions import SESSION_COOKIE, current_session
 
 blueprint = Blueprint("api_auth", __name__, url_prefix="/api")
 

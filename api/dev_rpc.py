@@ -14,7 +14,7 @@ from quart import Blueprint, Response, jsonify, request
 from quart_schema import hide
 
 from adnet.chain.client import ChainUnavailable
-from api.http import services
+from web.context import services
 
 blueprint = Blueprint("api_dev_rpc", __name__)
 

@@ -1,13 +1,13 @@
-"""Errors as clients see them, decided in one place: each kind of domain refusal has its status code, and every
-error, whoever raised it, answers ``{"error": code, "message": sentence, ...details}`` (docs/errors.md).
+"""Errors as clients see them, decided in one place: every error, whoever raised it, answers ``{"error": code,
+"message": sentence, ...details}`` (docs/errors.md), with the status ``web.errors`` gives each kind of domain refusal.
 
 A request that meets a database outage (``adnet.db.outage``) is answered ``503 database_unavailable`` with
 ``Retry-After``, not as a fault: the outage is logged once by the process's ``DatabaseLink``, not per request.
 
 The handlers are registered on the app (``register``). The portal shows the same refusals as HTML pages with the
-same status codes: its own refusals through its blueprints (``status_of``), and those raised before or around its
-handlers (an unknown URL, a method a page lacks, a rate limit, a fault) through the ``page`` the app passes here,
-which answers for the portal's paths.
+same status codes: its own refusals through its blueprints, and those raised before or around its handlers (an
+unknown URL, a method a page lacks, a rate limit, a fault) through the ``page`` the app passes here, which answers
+for the portal's paths.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from quart import Quart, Response, current_app, g, jsonify, request
 from quart_rate_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
-from adnet.core.errors import Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized, Unavailable
+from adnet.core.errors import DomainError, Unavailable
 from adnet.db.outage import is_outage, unavailable
 from adnet.money.models import Claim
 from api.schemas import ClaimOut
+from web.errors import status_of
 
 log = logging.getLogger(__name__)
 
-STATUS_OF = {Invalid: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unavailable: 503}
 # Stable codes for errors Quart raises before a handler runs.
 HTTP_CODES = {
     400: "bad_request",
@@ -49,11 +49,6 @@ class RequestRefused(Exception):
         self.status = status
         self.code = code
         self.message = message
-
-
-def status_of(error: DomainError) -> int:
-    """The HTTP status of a domain refusal."""
-    return next(status for kind, status in STATUS_OF.items() if isinstance(error, kind))
 
 
 def body_of(error: DomainError) -> dict[str, Any]:

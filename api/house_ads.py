@@ -17,11 +17,13 @@ from adnet.accounts.models import MemberRole, Site
 from adnet.accounts.sites import owned_site
 from adnet.delivery import house_ads
 from adnet.delivery.commands import NewHouseAd, SiteFloors
-from api.http import answer, services, with_body
-from api.ratelimit import ACCOUNT_LIMIT
+from api.http import answer, with_body
 from api.schemas import AmountText, Schema, Time, refusals
-from api.sessions import current_wallet, named_wallet, require_account
+from api.sessions import named_wallet, require_account
 from api.sites import SiteAction
+from web.context import services
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_house_ads", __name__, url_prefix="/api")
 

@@ -1,94 +1,26 @@
-"""What every handler of the web layer (``api/`` and ``portal/``) shares: the running service's parts, the
-client's address behind trusted proxies, rate-limit keys, parsing a request into its command and writing a response
-schema, and the one place that opens the public routes to every origin."""
+"""What the JSON API's handlers share: parsing a request's body, query string or idempotency key into what the
+handler takes, writing a response schema, and the one place that opens the public routes to every origin. What the
+portal shares with them is in ``web``."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, Field
-from quart import Blueprint, Response, current_app, request
+from quart import Blueprint, Response, request
 from quart_schema import document_headers, document_querystring, document_request
 from werkzeug.exceptions import RequestTimeout
 
-from adnet.config import Settings
-from adnet.core.errors import Invalid
 from adnet.core.inputs import Command, parse
-from adnet.delivery.clients import Client
-from adnet.delivery.commands import MAX_USER_AGENT_LENGTH
-from adnet.services import Services
 from api.errors import RequestRefused
+from web.idempotency import IDEMPOTENCY_HEADER, checked_idempotency_key
 
 F = TypeVar("F", bound=Callable[..., Any])
 PREFLIGHT_MAX_AGE = 86400
-
-
-def services() -> Services:
-    """The running app's services (inside a request or app context, once the app has started)."""
-    return cast(Services, current_app.extensions["adnet"])
-
-
-def app_settings() -> Settings:
-    """The settings the app was built with (known before it starts, unlike ``services``)."""
-    return cast(Settings, current_app.config["ADNET_SETTINGS"])
-
-
-_CLIENT_IP = "_adnet_client_ip"
-
-
-def client_ip() -> str:
-    """The client's address. ``X-Forwarded-For`` is believed only for the number of proxies configured in
-    ``ADNET_TRUSTED_PROXIES``, counted from the right (the hops our own proxies appended); never its first hop.
-    Worked out once per request (the rate limiter alone asks three times), and kept on the request."""
-    address = getattr(request, _CLIENT_IP, None)
-    if address is None:
-        address = _client_ip(app_settings().trusted_proxies)
-        setattr(request, _CLIENT_IP, address)
-    return cast(str, address)
-
-
-def _client_ip(trusted: int) -> str:
-    remote = request.remote_addr or ""
-    if trusted == 0:
-        return remote
-    hops = [hop.strip() for hop in request.headers.get("X-Forwarded-For", "").split(",") if hop.strip()]
-    if len(hops) < trusted:
-        return remote
-    return hops[-trusted]
-
-
-_CLIENT_HEADERS = frozenset({"user-agent", "origin", "referer"})
-
-
-def client() -> Client:
-    """Who sent this request: its address, its own User-Agent header, the page it comes from, and the country
-    header of a trusted proxy (``ADNET_COUNTRY_HEADER``, read only when ``ADNET_TRUSTED_PROXIES`` is set). The first
-    of each header counts. They are read in one pass over the headers: each ``headers.get`` scans them all, and
-    one that is absent (a page's Referer, a proxy's country) raises and catches an exception."""
-    settings = app_settings()
-    country_header = settings.country_header.lower() if settings.trusted_proxies else None
-    found: dict[str, str] = {}
-    for name, value in request.headers.items(lower=True):
-        if name in _CLIENT_HEADERS or name == country_header:
-            found.setdefault(name, value)
-    return Client(ip=client_ip(), user_agent=found.get("user-agent", "")[:MAX_USER_AGENT_LENGTH],
-                  origin=found.get("origin"), referer=found.get("referer"),
-                  country=found.get(country_header) if country_header else None)
-
-
-async def client_ip_key() -> str:
-    """Rate-limit key: the client's address."""
-    return client_ip()
-
-
-async def skip_preflight() -> bool:
-    """CORS preflights do not count against a route's rate limit."""
-    return request.method == "OPTIONS"
 
 
 def answer(body: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -138,10 +70,6 @@ async def json_body() -> Any:
         raise RequestRefused(400, "bad_request", "The body is not valid JSON.") from None
 
 
-IDEMPOTENCY_HEADER = "Idempotency-Key"
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
-
-
 class IdempotencyHeaders(BaseModel):
     """The header that makes a POST safe to retry (docs/publishers.md, "Withdrawals that cannot be lost")."""
 
@@ -150,15 +78,6 @@ class IdempotencyHeaders(BaseModel):
         description="1 to 255 visible ASCII characters, new for each withdrawal (a UUID): a retry with the same key "
                     "and body answers with the first request's withdrawal and claim (200, Idempotent-Replayed: "
                     "true); with another body, 409 idempotency_key_reused")
-
-
-def checked_idempotency_key(value: str | None, field: str = IDEMPOTENCY_HEADER) -> str | None:
-    """``value`` as an idempotency key (None for none); Invalid ``invalid_idempotency_key``, naming ``field``, when
-    it is not 1 to 255 visible ASCII characters."""
-    if value is not None and not _IDEMPOTENCY_KEY.match(value):
-        raise Invalid("invalid_idempotency_key", "Idempotency-Key is 1 to 255 visible ASCII characters (a UUID).",
-                      field=field)
-    return value
 
 
 def idempotent(handler: F) -> F:

@@ -13,9 +13,10 @@ from quart_schema import document_response
 from adnet.interactions import submission
 from adnet.interactions.commands import Submission
 from adnet.tasks.config import SurveyQuestion
-from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.http import answer, with_body
 from api.schemas import Awarded, ClaimOut, Schema, claim_out, refusals
+from web.context import services
+from web.limits import settings_limit
 
 blueprint = Blueprint("api_interactions", __name__, url_prefix="/api")
 

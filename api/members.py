@@ -20,10 +20,12 @@ from adnet.accounts.commands import NewMember
 from adnet.accounts.members import ADVERTISERS, PUBLISHERS, Kind
 from adnet.accounts.models import Member, MemberRole
 from adnet.core.inputs import Command, WalletAddress, parse
-from api.http import answer, services, with_body
-from api.ratelimit import ACCOUNT_LIMIT
+from api.http import answer, with_body
 from api.schemas import Address, Schema, Time, refusals
-from api.sessions import current_wallet, require_session
+from api.sessions import require_session
+from web.context import services
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_members", __name__, url_prefix="/api")
 

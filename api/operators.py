@@ -18,8 +18,7 @@ from adnet.core.amounts import Token
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
-from api.http import answer, services, with_body
-from api.ratelimit import ACCOUNT_LIMIT
+from api.http import answer, with_body
 from api.schemas import (
     Address,
     AmountText,
@@ -32,7 +31,10 @@ from api.schemas import (
     creative_out,
     refusals,
 )
-from api.sessions import current_wallet, require_session
+from api.sessions import require_session
+from web.context import services
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_operators", __name__, url_prefix="/api")
 

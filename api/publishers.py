@@ -28,9 +28,8 @@ from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
-from api.http import REPLAYED, answer, idempotent, services, with_body, with_query
+from api.http import REPLAYED, answer, idempotent, with_body, with_query
 from api.openapi import CSV_FILE, other_answer
-from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import (
     Address,
     AmountText,
@@ -49,7 +48,11 @@ from api.schemas import (
     withdrawal_list_out,
     withdrawal_out,
 )
-from api.sessions import current_wallet, named_wallet, require_account
+from api.sessions import named_wallet, require_account
+from web.context import services
+from web.csv import csv_file
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_publishers", __name__, url_prefix="/api")
 
@@ -303,9 +306,8 @@ async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
     """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(services().clock.today())
-    response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{end}.csv"'
-    return response
+    return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)),
+                    f"traffic-{site.id}-{start}-{end}.csv")
 
 
 def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:

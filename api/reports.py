@@ -19,11 +19,14 @@ from adnet.accounts.commands import ApiKeyScope
 from adnet.core.amounts import Token
 from adnet.reporting import breakdowns
 from adnet.reporting.commands import AdvertiserBreakdownQuery, Dimension, SiteBreakdownQuery
-from api.http import answer, services, with_query
+from api.http import answer, with_query
 from api.openapi import CSV_FILE, other_answer
-from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import AmountText, Day, Schema, refusals
-from api.sessions import current_wallet, require_account
+from api.sessions import require_account
+from web.context import services
+from web.csv import breakdown_file
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_reports", __name__, url_prefix="/api")
 
@@ -59,13 +62,6 @@ def breakdown_out(breakdown: breakdowns.Breakdown, amount: str) -> BreakdownOut:
                         rows=[row_out(row) for row in breakdown.rows], total=row_out(breakdown.total))
 
 
-def csv_file(breakdown: breakdowns.Breakdown, amount: str, name: str) -> Response:
-    response = Response(breakdowns.breakdown_csv(breakdown, amount), mimetype="text/csv")
-    response.headers["Content-Disposition"] = (
-        f'attachment; filename="{name}-{breakdown.by}-{breakdown.start}-{breakdown.end}.csv"')
-    return response
-
-
 async def _advertiser(query: AdvertiserBreakdownQuery) -> breakdowns.Breakdown:
     start, end = query.days(services().clock.today())
     return await breakdowns.advertiser_breakdown(current_wallet(), query.by, start, end, query.campaign_id)
@@ -96,7 +92,7 @@ async def advertiser_breakdown(query_args: AdvertiserBreakdownQuery) -> Response
 @other_answer(200, "The breakdown as CSV.", "text/csv", headers=CSV_FILE)
 async def advertiser_breakdown_csv(query_args: AdvertiserBreakdownQuery) -> Response:
     """The same breakdown as CSV: a header, a line per row, a ``total`` line; ``spend`` in G$."""
-    return csv_file(await _advertiser(query_args), "spend", query_args.campaign_id or "campaigns")
+    return breakdown_file(await _advertiser(query_args), "spend", query_args.campaign_id or "campaigns")
 
 
 @blueprint.get("/publishers/sites/<site_id>/breakdown")
@@ -119,4 +115,4 @@ async def site_breakdown(site_id: str, query_args: SiteBreakdownQuery) -> Respon
 @other_answer(200, "The breakdown as CSV.", "text/csv", headers=CSV_FILE)
 async def site_breakdown_csv(site_id: str, query_args: SiteBreakdownQuery) -> Response:
     """The same breakdown as CSV: a header, a line per row, a ``total`` line; ``earned`` in G$."""
-    return csv_file(await _site(site_id, query_args), "earned", site_id)
+    return breakdown_file(await _site(site_id, query_args), "earned", site_id)

@@ -12,11 +12,14 @@ from quart_schema import document_response
 
 from adnet.accounts.commands import ApiKeyScope
 from adnet.interactions import results
-from api.http import answer, services
+from api.http import answer
 from api.openapi import CSV_FILE, other_answer
-from api.ratelimit import ACCOUNT_LIMIT
 from api.schemas import AmountText, Schema, Time, refusals
-from api.sessions import current_wallet, require_account
+from api.sessions import require_account
+from web.context import services
+from web.csv import csv_file
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_results", __name__, url_prefix="/api")
 
@@ -179,5 +182,4 @@ async def unit_results_json(unit_id: str) -> Response:
 async def unit_results_csv(unit_id: str) -> Response:
     """Every response of the unit as CSV for its owner, one row each, cells safe from spreadsheet formulas."""
     unit = await results.owned_unit(unit_id, current_wallet())
-    return Response(await results.responses_csv(unit), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{unit.id}-responses.csv"', **NO_STORE})
+    return csv_file(await results.responses_csv(unit), f"{unit.id}-responses.csv", no_store=True)

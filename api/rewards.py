@@ -23,10 +23,11 @@ from adnet.accounts.models import SessionScope
 from adnet.accounts.sessions import ActiveSession, find_session
 from adnet.core.errors import Unauthorized
 from adnet.reporting import rewards
-from api.http import answer, services, with_body
-from api.ratelimit import settings_limit
+from api.http import answer, with_body
 from api.schemas import Address, AmountText, Awarded, ClaimOut, Schema, Time, WalletTransaction, claim_out, refusals
-from api.sessions import session_token
+from web.context import services
+from web.limits import settings_limit
+from web.sessions import session_token
 
 blueprint = Blueprint("api_rewards", __name__, url_prefix="/api")
 

@@ -12,9 +12,10 @@ from quart_schema import document_response
 from adnet.campaigns.banners import banner_address
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
-from api.http import answer, client, services, with_query
-from api.ratelimit import settings_limit
+from api.http import answer, with_query
 from api.schemas import PublicTask, Schema, public_task, refusals
+from web.context import client, services
+from web.limits import settings_limit
 
 blueprint = Blueprint("api_serve", __name__, url_prefix="/api")
 

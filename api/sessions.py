@@ -1,9 +1,8 @@
-"""Signed-in requests: where a request carries its session token or API key, and the decorators that require one.
+"""Signed-in API routes: the decorators that require a session or an API key, and their OpenAPI security schemes.
 
-The session token is the one ``adnet.accounts.signin`` issued: ``Authorization: Bearer`` for scripts, the session
-cookie for the portal (Secure outside development, HttpOnly, SameSite=Lax). An API key (``adnet.accounts.api_keys``)
-travels as ``Authorization: Bearer`` too; routes that take one say which scope it needs (``require_account``), and
-every other signed-in route refuses it (``require_session``).
+Where a request carries its session is ``web.sessions``. An API key (``adnet.accounts.api_keys``) travels as
+``Authorization: Bearer`` too; routes that take one say which scope it needs (``require_account``), and every other
+signed-in route refuses it (``require_session``).
 """
 
 from __future__ import annotations
@@ -12,20 +11,20 @@ from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
 
-from quart import current_app, g, request
+from quart import current_app, g
 from quart_schema import security_scheme
 
 from adnet.accounts.api_keys import ActiveKey, find_key, looks_like_key
 from adnet.accounts.commands import ApiKeyScope
-from adnet.accounts.sessions import ActiveSession, check_owner, find_session
+from adnet.accounts.sessions import ActiveSession, check_owner
 from adnet.core.errors import Forbidden, Unauthorized
-from api.http import services
 from api.openapi import BearerScheme, CookieScheme
-from api.ratelimit import LIMITER, OwnLimitsFirst
 from api.schemas import refusals
+from web.context import services
+from web.limits import LIMITER, OwnLimitsFirst
+from web.sessions import SESSION_COOKIE, current_wallet, request_session, session_token
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-SESSION_COOKIE = "adnet_session"
 # The OpenAPI security schemes of a signed-in route: either carries the session; some routes take an API key.
 SECURITY_SCHEMES: dict[str, Any] = {
     "session": BearerScheme(
@@ -44,20 +43,6 @@ SECURITY_SCHEMES: dict[str, Any] = {
 }
 SESSION_SECURITY: list[dict[str, list[str]]] = [{"session": []}, {"sessionCookie": []}]
 NO_SESSION = "Sign in with your wallet first (a session cookie or Authorization: Bearer token)."
-
-
-def session_token() -> str | None:
-    """The token of the current request: ``Authorization: Bearer`` when present, else the session cookie."""
-    header = request.headers.get("Authorization", "")
-    if header:
-        scheme, _, token = header.partition(" ")
-        return token.strip() if scheme.lower() == "bearer" else None
-    return request.cookies.get(SESSION_COOKIE)
-
-
-async def request_session() -> ActiveSession | None:
-    """The open session the current request carries, if any (never an API key)."""
-    return await find_session(session_token(), services().clock.now())
 
 
 def require_session(handler: F) -> F:
@@ -114,16 +99,6 @@ async def _admit_key(key: ActiveKey, scope: ApiKeyScope) -> None:
         raise Forbidden("scope_denied", f"This API key does not hold the scope {scope.value}.", scope=scope.value)
     limiter = cast(OwnLimitsFirst, current_app.extensions[LIMITER])
     await limiter.admit(key.key_id, "rate_limit_api_key")
-
-
-def current_session() -> ActiveSession:
-    """The session ``require_session`` found for this request."""
-    return cast(ActiveSession, g.session)
-
-
-def current_wallet() -> str:
-    """The signed-in wallet of this request (of its session or its API key)."""
-    return cast(ActiveSession | ActiveKey, g.session).wallet
 
 
 def named_wallet(wallet: str) -> str:

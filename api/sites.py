@@ -18,10 +18,12 @@ from adnet.accounts.models import Site
 from adnet.core.inputs import Command, WalletAddress
 from adnet.delivery.controls import SiteControls, set_controls, site_controls
 from adnet.money import closing
-from api.http import answer, services, with_body
-from api.ratelimit import ACCOUNT_LIMIT
+from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
-from api.sessions import current_wallet, named_wallet, require_account
+from api.sessions import named_wallet, require_account
+from web.context import services
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_sites", __name__, url_prefix="/api")
 

@@ -12,10 +12,11 @@ from werkzeug.wrappers.response import Response as WerkzeugResponse
 
 from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
-from api.http import answer, services, with_body, with_query
+from api.http import answer, with_body, with_query
 from api.openapi import other_answer
-from api.ratelimit import settings_limit
 from api.schemas import Address, Awarded, ClaimOut, Schema, Time, claim_out, refusals
+from web.context import services
+from web.limits import settings_limit
 
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api")
 

@@ -17,9 +17,10 @@ from quart_schema import document_response
 
 from adnet.delivery import house_ads
 from adnet.delivery.commands import HouseEvent, TrackEvent
-from api.http import answer, client, services, with_body
-from api.ratelimit import settings_limit
+from api.http import answer, with_body
 from api.schemas import Schema, refusals
+from web.context import client, services
+from web.limits import settings_limit
 
 blueprint = Blueprint("api_track", __name__, url_prefix="/api")
 

@@ -18,10 +18,12 @@ from quart_schema import document_response
 from adnet.webhooks import endpoints
 from adnet.webhooks.endpoints import DeliveryLog, NewWebhookEndpoint
 from adnet.webhooks.models import DeliveryStatus, WebhookEndpoint, WebhookEventType
-from api.http import answer, services, with_body
-from api.ratelimit import ACCOUNT_LIMIT
+from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
-from api.sessions import current_wallet, require_session
+from api.sessions import require_session
+from web.context import services
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_webhooks", __name__, url_prefix="/api")
 

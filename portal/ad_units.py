@@ -4,20 +4,19 @@ their rows. The rules are ``adnet.delivery.ad_units``', the same as the API's.""
 
 from __future__ import annotations
 
-from quart import Response, render_template, request
+from quart import Response, render_template, request, url_for
 
 from adnet.accounts import sites
 from adnet.accounts.models import MemberRole, Site
 from adnet.core.errors import DomainError
 from adnet.delivery import ad_units
 from adnet.delivery.ad_units import AdUnitSettings
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
-from portal.forms import command_of
 from portal.pages import account_form, account_page, page, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
 from portal.unit_builder import Builder, units_context
+from portal.views import Sent, form_view
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("ad_units")
 UNITS = "/portal/sites/<site_id>/ad-units"
@@ -26,7 +25,7 @@ UNITS = "/portal/sites/<site_id>/ad-units"
 async def _section(site: Site, done: str) -> Response:
     """The section again with ``done`` for htmx; a 303 to the site's page otherwise."""
     if not wants_fragment():
-        return see_other(f"/portal/sites/{site.id}#ad-units")
+        return see_other(url_for("portal_sites.site_page", site_id=site.id, _anchor="ad-units"))
     return Response(await render_template("portal/_ad_units.html", **await units_context(site, units_done=done)))
 
 
@@ -43,20 +42,20 @@ async def _builder(site: Site, builder: Builder, status: int = 200, unit_error: 
     return Response(await render_template("portal/site.html", **full), status)
 
 
+async def _unit_refused(error: DomainError, sent: Sent, site_id: str, unit_id: str | None = None) -> Response:
+    site = await sites.owned_site(sent.wallet, site_id)
+    return await _builder(site, Builder.of_form(sent.form, unit_id), status_of(error), unit_error=error)
+
+
 @blueprint.post(UNITS)
 @blueprint.post(f"{UNITS}/<unit_id>")
 @account_form
-async def save_unit(site_id: str, unit_id: str | None = None) -> Response:
+@form_view(_unit_refused)
+async def save_unit(sent: Sent, site_id: str, unit_id: str | None = None) -> Response:
     """Create a unit from the builder, or save the one it edits; a refusal is marked beside its field."""
-    form = await request.form
-    wallet, now = current_wallet(), services().clock.now()
-    try:
-        settings = command_of(AdUnitSettings, form)
-        unit = (await ad_units.replace_unit(wallet, site_id, unit_id, settings, now) if unit_id
-                else await ad_units.create_unit(wallet, site_id, settings, now))
-    except DomainError as error:
-        site = await sites.owned_site(wallet, site_id)
-        return await _builder(site, Builder.of_form(form, unit_id), status_of(error), unit_error=error)
+    wallet, now, settings = sent.wallet, sent.now, sent.command(AdUnitSettings)
+    unit = (await ad_units.replace_unit(wallet, site_id, unit_id, settings, now) if unit_id
+            else await ad_units.create_unit(wallet, site_id, settings, now))
     site = await sites.owned_site(wallet, site_id)
     return await _section(site, f"Saved {unit.name}: copy its snippet into your pages."
                           if unit_id else f"Created {unit.name}: copy its snippet into your pages.")

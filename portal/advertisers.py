@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from markupsafe import Markup
-from quart import Response, flash, render_template, request
+from quart import Response, flash, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from adnet.accounts import advertisers, members, sites
@@ -42,9 +42,6 @@ from adnet.reporting.commands import Period
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal import task_forms
 from portal.forms import command_of, days_asked, listed
 from portal.pages import (
@@ -58,6 +55,11 @@ from portal.pages import (
     wants_fragment,
 )
 from portal.targeting import targeting_form
+from portal.views import Refused, Sent, form_view
+from web.context import services
+from web.csv import csv_file
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("advertisers")
 blueprint.add_app_template_global(targeting_form, "targeting_form")
@@ -163,9 +165,22 @@ async def home_context(**extra: Any) -> dict[str, Any]:
             "activity": await activity.recent(advertiser_holder(advertiser)), "memberships": joined, **extra}
 
 
-async def _home_refused(form_name: str, error: DomainError, values: dict[str, str]) -> Response:
-    return await form_error(f"portal/advertise/_{form_name}_form.html", f"#{form_name}-form", error,
-                            "portal/advertise/home.html", home_context, values=values, failed_form=form_name)
+def _home_refused(form_name: str) -> Refused:
+    """The account page's form ``form_name`` refused: shown again with the reason beside the field."""
+    async def refused(error: DomainError, sent: Sent) -> Response:
+        return await form_error(f"portal/advertise/_{form_name}_form.html", f"#{form_name}-form", error,
+                                "portal/advertise/home.html", home_context, values=sent.form.to_dict(),
+                                failed_form=form_name)
+
+    return refused
+
+
+def _home() -> str:
+    return url_for("portal_advertisers.advertise_home")
+
+
+def _campaign_page(campaign_id: str) -> str:
+    return url_for("portal_advertisers.advertise_campaign", campaign_id=campaign_id)
 
 
 @blueprint.get(HOME)
@@ -177,11 +192,11 @@ async def advertise_home() -> tuple[str, int]:
 
 @blueprint.post(f"{HOME}/register")
 @account_form
-async def advertise_register() -> Response:
+@form_view()
+async def advertise_register(sent: Sent) -> Response:
     """Open the wallet's advertiser account (once; a second time changes nothing)."""
-    registration = command_of(AdvertiserRegistration, await request.form)
-    await advertisers.register(current_wallet(), registration, services().clock.now())
-    return see_other(HOME)
+    await advertisers.register(sent.wallet, sent.command(AdvertiserRegistration), sent.now)
+    return see_other(_home())
 
 
 @blueprint.get(f"{HOME}/balance")
@@ -195,57 +210,48 @@ async def advertise_balance() -> str:
 
 @blueprint.post(f"{HOME}/deposit/prepare")
 @account_form
-async def advertise_deposit_prepare() -> Response:
+@form_view(_home_refused("deposit"), shows=(Invalid,))
+async def advertise_deposit_prepare(sent: Sent) -> Response:
     """The approve and deposit transactions the wallet sends to deposit ``amount`` G$ into the vault."""
-    form = await request.form
-    try:
-        plan = await deposits.prepare(advertiser_holder(await advertisers.advertiser_of(current_wallet())),
-                                      command_of(Funds, form).amount, services().chain)
-    except Invalid as error:
-        return await _home_refused("deposit", error, form.to_dict())
+    plan = await deposits.prepare(advertiser_holder(await advertisers.advertiser_of(sent.wallet)),
+                                  sent.command(Funds).amount, sent.run.chain)
     return Response(await render_template("portal/advertise/_deposit_send.html", plan=plan,
-                                          chain_id=services().chain.chain_id))
+                                          chain_id=sent.run.chain.chain_id))
 
 
 @blueprint.post(f"{HOME}/deposit")
 @account_form
-async def advertise_deposit() -> Response:
+@form_view(_home_refused("deposit"), shows=(Invalid, Conflict))  # Conflict: a hash credited to another account
+async def advertise_deposit(sent: Sent) -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until it is credited."""
-    run = services()
-    form = await request.form
-    advertiser = await advertisers.advertiser_of(current_wallet())
-    try:
-        report = command_of(DepositReport, form)
-        progress = await deposits.progress(advertiser_holder(advertiser), report.tx_hash, run.chain, run.clock.now())
-    except (Invalid, Conflict) as error:  # Conflict: a hash credited to another account
-        return await _home_refused("deposit", error, form.to_dict())
+    advertiser = await advertisers.advertiser_of(sent.wallet)
+    progress = await deposits.progress(advertiser_holder(advertiser), sent.command(DepositReport).tx_hash,
+                                       sent.run.chain, sent.now)
     if not wants_fragment():
         await flash(f"Deposit {progress.tx_hash}: {progress.state}.")
-        return see_other(HOME)
+        return see_other(_home())
     return Response(await render_template("portal/_topup_status.html", progress=progress,
-                                          status_url=f"{HOME}/deposit", credited_to="your balance"),
+                                          status_url=url_for("portal_advertisers.advertise_deposit"),
+                                          credited_to="your balance"),
                     headers=BALANCE_CHANGED if progress.state == "credited" else {})
 
 
 @blueprint.post(f"{HOME}/withdraw")
 @account_form
-async def advertise_withdraw() -> Response:
+@form_view(_home_refused("withdraw"), shows=(Invalid, Conflict))
+async def advertise_withdraw(sent: Sent) -> Response:
     """Debit ``amount`` G$ from the unallocated balance now and show the claim for the wallet to redeem; the form's
     idempotency key makes a second submission of the same rendering show the same withdrawal."""
-    run = services()
-    form = await request.form
-    holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
-    try:
-        result = await withdrawals.withdraw(holder, command_of(Funds, form).amount, Token.GS,
-                                            minimum=run.settings.min_withdrawal, chain=run.chain,
-                                            now=run.clock.now(), idempotency_key=form_idempotency_key(form))
-    except (Invalid, Conflict) as error:
-        return await _home_refused("withdraw", error, form.to_dict())
+    run = sent.run
+    holder = advertiser_holder(await advertisers.advertiser_of(sent.wallet))
+    result = await withdrawals.withdraw(holder, sent.command(Funds).amount, Token.GS,
+                                        minimum=run.settings.min_withdrawal, chain=run.chain, now=sent.now,
+                                        idempotency_key=form_idempotency_key(sent.form))
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} G$ issued: redeem its claim "
                     "from your wallet.")
-        return see_other(HOME)
+        return see_other(_home())
     view = await withdrawals.view(holder, result.withdrawal.id, run.chain)
     return Response(await render_template("portal/_withdrawal.html", view=view, fresh=True,
                                           withdrawals_path=f"{HOME}/withdrawals",
@@ -275,20 +281,21 @@ async def advertise_new_campaign() -> tuple[str, int]:
     return await page("portal/advertise/new.html", "portal/advertise/new.html", values={}, **await _site_context())
 
 
+async def _new_campaign_refused(error: DomainError, sent: Sent) -> Response:
+    return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
+                            "portal/advertise/new.html", _no_context, values=sent.form,
+                            failed_form="settings", **await _site_context())
+
+
 @blueprint.post(f"{HOME}/campaigns")
 @account_form
-async def advertise_create_campaign() -> Response:
+@form_view(_new_campaign_refused, shows=(Invalid,))
+async def advertise_create_campaign(sent: Sent) -> Response:
     """Create a draft campaign and go to its page, where creatives, tasks and funding follow."""
-    form = await request.form
-    advertiser = await advertisers.advertiser_of(current_wallet())
-    try:
-        created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, await _site_ids(form)),
-                                                  services().clock.now())
-    except Invalid as error:
-        return await form_error("portal/advertise/_campaign_form.html", "#campaign-form", error,
-                                "portal/advertise/new.html", _no_context, values=form,
-                                failed_form="settings", **await _site_context())
-    return _go_to(f"{HOME}/campaigns/{created.id}")
+    advertiser = await advertisers.advertiser_of(sent.wallet)
+    created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, await _site_ids(sent.form)),
+                                              sent.now)
+    return _go_to(_campaign_page(created.id))
 
 
 async def _no_context() -> dict[str, Any]:
@@ -314,7 +321,7 @@ async def _campaign_changed(campaign_id: str, message: str, *, money: bool = Fal
     """A campaign form that worked: the campaign fragment with ``message`` (htmx), or 303 to its page."""
     if not wants_fragment():
         await flash(message)
-        return see_other(f"{HOME}/campaigns/{campaign_id}")
+        return see_other(_campaign_page(campaign_id))
     body = await render_template("portal/advertise/_campaign.html", **await campaign_context(campaign_id, done=message))
     return Response(body, headers=BALANCE_CHANGED if money else {})
 
@@ -322,11 +329,52 @@ async def _campaign_changed(campaign_id: str, message: str, *, money: bool = Fal
 async def _campaign_refused(campaign_id: str, form_name: str, error: DomainError,
                             values: Mapping[str, str]) -> Response:
     """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
-    if not isinstance(error, Invalid | Conflict):
-        raise error
     context = await campaign_context(campaign_id, values=values, failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
                             _no_context, **context)
+
+
+# The refusals a campaign's forms show beside themselves (others are the error page).
+CAMPAIGN_REFUSALS = (Invalid, Conflict)
+
+
+def _campaign_form_refused(form_name: str, *, values: bool = True) -> Refused:
+    """The refusal of the form ``form_name`` of the campaign its route names, shown with the values it sent (or
+    none)."""
+    async def refused(error: DomainError, sent: Sent, campaign_id: str, **_: str) -> Response:
+        return await _campaign_refused(campaign_id, form_name, error, sent.form if values else {})
+
+    return refused
+
+
+def _creative_form_refused(*, values: bool = True) -> Refused:
+    """The refusal of a form of one creative (``creative-<id>``, or the actions'), on its campaign."""
+    async def refused(error: DomainError, sent: Sent, creative_id: str) -> Response:
+        creative = await creatives.owned_creative(sent.wallet, creative_id)
+        form_name = f"creative-{creative_id}" if values else "actions"
+        return await _campaign_refused(creative.campaign.id, form_name, error, sent.form if values else {})
+
+    return refused
+
+
+async def _task_campaign_id(wallet: str, task_id: str) -> str:
+    task = await authoring.owned_task(wallet, task_id)
+    return task.campaign.id if task.campaign else ""
+
+
+async def _task_money_refused(error: DomainError, sent: Sent, task_id: str, **_: str) -> Response:
+    return await _campaign_refused(await _task_campaign_id(sent.wallet, task_id), f"task-{task_id}", error, sent.form)
+
+
+async def _task_delete_refused(error: DomainError, sent: Sent, task_id: str) -> Response:
+    return await _campaign_refused(await _task_campaign_id(sent.wallet, task_id), "actions", error, {})
+
+
+async def _new_task_refused(error: DomainError, sent: Sent, campaign_id: str) -> Response:
+    kind_form = task_forms.form_of(sent.form.get("kind"))
+    if isinstance(error, Invalid):
+        error = task_forms.refusal(kind_form, error, sent.form)
+    return await _campaign_refused(campaign_id, kind_form.form_name, error, sent.form)
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>")
@@ -339,51 +387,45 @@ async def advertise_campaign(campaign_id: str) -> tuple[str, int]:
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>")
 @account_form
-async def advertise_edit_campaign(campaign_id: str) -> Response:
+@form_view(_campaign_form_refused("settings"), shows=CAMPAIGN_REFUSALS)
+async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
-    form = await request.form
-    try:
-        await campaigns.edit_settings(current_wallet(), campaign_id,
-                                      command_of(CampaignChanges, await _site_ids(form)), services().clock.now())
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, "settings", error, form)
+    changes = command_of(CampaignChanges, await _site_ids(sent.form))
+    await campaigns.edit_settings(sent.wallet, campaign_id, changes, sent.now)
     return await _campaign_changed(campaign_id, "Settings saved.")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
 @account_form
-async def advertise_campaign_action(campaign_id: str, action: str) -> Response:
+@form_view(_campaign_form_refused("actions", values=False), shows=CAMPAIGN_REFUSALS)
+async def advertise_campaign_action(sent: Sent, campaign_id: str, action: str) -> Response:
     """Move the campaign: submit for review, pause, resume or end."""
-    try:
-        await ACTIONS[action](current_wallet(), campaign_id, services().clock.now())
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, "actions", error, {})
+    await ACTIONS[action](sent.wallet, campaign_id, sent.now)
     return await _campaign_changed(campaign_id, ACTION_DONE[action], money=action == "end")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
 @account_form
-async def advertise_delete_campaign(campaign_id: str) -> Response:
+@form_view(_campaign_form_refused("actions", values=False), shows=CAMPAIGN_REFUSALS)
+async def advertise_delete_campaign(sent: Sent, campaign_id: str) -> Response:
     """Delete a draft or rejected campaign with its content; its money returns to the balance. Back to the account
     page, where the outcome shows."""
-    campaign = await campaigns.owned_campaign(current_wallet(), campaign_id)
-    try:
-        returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, "actions", error, {})
+    campaign = await campaigns.owned_campaign(sent.wallet, campaign_id)
+    returned = await drafts.delete_campaign(sent.wallet, campaign_id, sent.now)
     back = f", and {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
     await flash(f"Deleted the draft {campaign.name}{back}.")
-    return _go_to(HOME)
+    return _go_to(_home())
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/duplicate")
 @account_form
-async def advertise_duplicate_campaign(campaign_id: str) -> Response:
+@form_view()
+async def advertise_duplicate_campaign(sent: Sent, campaign_id: str) -> Response:
     """Copy the campaign as a new draft without money and go to the copy."""
-    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, services().clock.now())
+    copy = await drafts.duplicate_campaign(sent.wallet, campaign_id, sent.now)
     await flash(f"This is a new draft copied from {copy.name.removesuffix(drafts.COPY_SUFFIX)}: its creatives and "
                 "tasks are copied, its budget is not funded.")
-    return _go_to(f"{HOME}/campaigns/{copy.id}")
+    return _go_to(_campaign_page(copy.id))
 
 
 def _go_to(location: str) -> Response:
@@ -395,112 +437,84 @@ def _go_to(location: str) -> Response:
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/allocate")
 @account_form
-async def advertise_allocate(campaign_id: str) -> Response:
+@form_view(_campaign_form_refused("allocate"), shows=CAMPAIGN_REFUSALS)
+async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
-    form = await request.form
-    try:
-        funds = command_of(Funds, form)
-        await funding.allocate_to_campaign(current_wallet(), campaign_id, funds.amount, services().clock.now())
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, "allocate", error, form)
+    funds = sent.command(Funds)
+    await funding.allocate_to_campaign(sent.wallet, campaign_id, funds.amount, sent.now)
     return await _campaign_changed(campaign_id, f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.",
                                    money=True)
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/creatives")
 @account_form
-async def advertise_add_creative(campaign_id: str) -> Response:
+@form_view(_campaign_form_refused("creative"), shows=CAMPAIGN_REFUSALS)
+async def advertise_add_creative(sent: Sent, campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
-    form = await request.form
-    try:
-        await creatives.add_creative(current_wallet(), campaign_id, command_of(NewCreative, form),
-                                     services().clock.now(), services().banners)
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, "creative", error, form)
+    await creatives.add_creative(sent.wallet, campaign_id, sent.command(NewCreative), sent.now, sent.run.banners)
     return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>")
 @account_form
-async def advertise_edit_creative(creative_id: str) -> Response:
+@form_view(_creative_form_refused(), shows=CAMPAIGN_REFUSALS)
+async def advertise_edit_creative(sent: Sent, creative_id: str) -> Response:
     """Change a creative: it goes back to review while the campaign's other creatives keep serving."""
-    form = await request.form
-    creative = await creatives.owned_creative(current_wallet(), creative_id)
-    campaign_id = creative.campaign.id
-    try:
-        run = services()
-        await creatives.edit_creative(current_wallet(), creative_id, command_of(CreativeChanges, form),
-                                      run.clock.now(), run.banners, run.settings.public_url)
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, f"creative-{creative_id}", error, form)
-    return await _campaign_changed(campaign_id, "Creative changed; it waits for review again.")
+    creative = await creatives.owned_creative(sent.wallet, creative_id)
+    run = sent.run
+    await creatives.edit_creative(sent.wallet, creative_id, sent.command(CreativeChanges), sent.now, run.banners,
+                                  run.settings.public_url)
+    return await _campaign_changed(creative.campaign.id, "Creative changed; it waits for review again.")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>/delete")
 @account_form
-async def advertise_delete_creative(creative_id: str) -> Response:
+@form_view(_creative_form_refused(values=False), shows=CAMPAIGN_REFUSALS)
+async def advertise_delete_creative(sent: Sent, creative_id: str) -> Response:
     """Delete a creative of a draft or rejected campaign."""
-    creative = await creatives.owned_creative(current_wallet(), creative_id)
-    campaign_id = creative.campaign.id
-    try:
-        await drafts.delete_creative(current_wallet(), creative_id)
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, "actions", error, {})
-    return await _campaign_changed(campaign_id, f"Deleted the {creative.width}x{creative.height} creative.")
+    creative = await creatives.owned_creative(sent.wallet, creative_id)
+    await drafts.delete_creative(sent.wallet, creative_id)
+    return await _campaign_changed(creative.campaign.id, f"Deleted the {creative.width}x{creative.height} creative.")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
 @account_form
-async def advertise_add_task(campaign_id: str) -> Response:
+@form_view(_new_task_refused, shows=CAMPAIGN_REFUSALS)
+async def advertise_add_task(sent: Sent, campaign_id: str) -> Response:
     """Add a CTA task or a unit with its config and rewards (while the campaign is a draft or rejected)."""
-    form = await request.form
-    kind_form = task_forms.form_of(form.get("kind"))
-    config = task_forms.config_of(kind_form, form, onchain_choices(services().chain.deployment))
-    try:
-        task = await authoring.create_task(current_wallet(), campaign_id, command_of(NewTask, form, config=config),
-                                           services().clock.now())
-    except Invalid as error:
-        return await _campaign_refused(campaign_id, kind_form.form_name, task_forms.refusal(kind_form, error, form),
-                                       form)
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, kind_form.form_name, error, form)
+    kind_form = task_forms.form_of(sent.form.get("kind"))
+    config = task_forms.config_of(kind_form, sent.form, onchain_choices(sent.run.chain.deployment))
+    task = await authoring.create_task(sent.wallet, campaign_id, sent.command(NewTask, config=config), sent.now)
     return await _campaign_changed(campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
                                                 "the campaign.")
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
 @account_form
-async def advertise_task_money(task_id: str, action: str) -> Response:
+@form_view(_task_money_refused, shows=CAMPAIGN_REFUSALS)
+async def advertise_task_money(sent: Sent, task_id: str, action: str) -> Response:
     """``allocate``: move ``amount`` G$ into the task's pool; ``end``: switch the task off and return its pool."""
-    form = await request.form
-    task = await authoring.owned_task(current_wallet(), task_id)
-    campaign_id = task.campaign.id if task.campaign else ""
-    now = services().clock.now()
-    try:
-        if action == "allocate":
-            funds = command_of(Funds, form)
-            await authoring.allocate_to_task(current_wallet(), task_id, funds.amount, now)
-            message = f"Allocated {to_decimal_string(funds.amount)} G$ to the pool of {task.title}."
-        else:
-            returned = await authoring.end_task(current_wallet(), task_id, now)
-            message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, f"task-{task_id}", error, form)
-    return await _campaign_changed(campaign_id, message, money=True)
+    task = await authoring.owned_task(sent.wallet, task_id)
+    if action == "allocate":
+        funds = sent.command(Funds)
+        await authoring.allocate_to_task(sent.wallet, task_id, funds.amount, sent.now)
+        message = f"Allocated {to_decimal_string(funds.amount)} G$ to the pool of {task.title}."
+    else:
+        returned = await authoring.end_task(sent.wallet, task_id, sent.now)
+        message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
+    return await _campaign_changed(task.campaign.id if task.campaign else "", message, money=True)
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/delete")
 @account_form
-async def advertise_delete_task(task_id: str) -> Response:
+@form_view(_task_delete_refused, shows=CAMPAIGN_REFUSALS)
+async def advertise_delete_task(sent: Sent, task_id: str) -> Response:
     """Delete a task or unit of a draft or rejected campaign; its pool returns to the balance."""
-    task = await authoring.owned_task(current_wallet(), task_id)
-    campaign_id = task.campaign.id if task.campaign else ""
-    try:
-        returned = await drafts.delete_task(current_wallet(), task_id, services().clock.now())
-    except DomainError as error:
-        return await _campaign_refused(campaign_id, "actions", error, {})
+    task = await authoring.owned_task(sent.wallet, task_id)
+    returned = await drafts.delete_task(sent.wallet, task_id, sent.now)
     back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
-    return await _campaign_changed(campaign_id, f"Deleted {task.title}{back}.", money=bool(returned))
+    return await _campaign_changed(task.campaign.id if task.campaign else "", f"Deleted {task.title}{back}.",
+                                   money=bool(returned))
 
 
 # Answers to units ------------------------------------------------------------------------------------------------
@@ -544,10 +558,7 @@ def _answer_charts(found: results.UnitResults) -> dict[str, Markup]:
 async def advertise_unit_results_csv(unit_id: str) -> Response:
     """Every response of the unit as CSV (the API's ``results.csv``)."""
     unit = await results.owned_unit(unit_id, current_wallet())
-    response = Response(await results.responses_csv(unit), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{unit.id}-responses.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return csv_file(await results.responses_csv(unit), f"{unit.id}-responses.csv", no_store=True)
 
 
 # Reports ---------------------------------------------------------------------------------------------------------
@@ -572,7 +583,4 @@ async def advertise_report_csv(campaign_id: str) -> Response:
     """The same report as CSV, one row per day and a total row."""
     start, end = command_of(Period, request.args).days(services().clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
-    response = Response(campaign_reports.report_csv(report), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="{report.campaign.id}-{start}-{end}.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return csv_file(campaign_reports.report_csv(report), f"{report.campaign.id}-{start}-{end}.csv", no_store=True)

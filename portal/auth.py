@@ -9,7 +9,7 @@ site can sign a browser in to a wallet of its choosing.
 
 from __future__ import annotations
 
-from quart import Response, jsonify, render_template, request
+from quart import Response, jsonify, render_template, request, url_for
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
@@ -17,13 +17,14 @@ from adnet.accounts.commands import SignIn, SignInAddress
 from adnet.accounts.sessions import end_session
 from adnet.accounts.signin import SignedIn, issue_nonce, sign_in, sign_in_message
 from adnet.core.errors import DomainError
-from api.errors import status_of
-from api.http import services
-from api.ratelimit import ACCOUNT_LIMIT, settings_limit
-from api.sessions import SESSION_COOKIE, current_session
 from portal.csrf import ensure_presession, require_csrf, start_presession
 from portal.forms import command_of
 from portal.pages import account_form, portal_blueprint, safe_next, see_other
+from portal.views import Sent, form_view
+from web.context import services
+from web.errors import status_of
+from web.limits import ACCOUNT_LIMIT, settings_limit
+from web.sessions import SESSION_COOKIE, current_session
 
 blueprint = portal_blueprint("auth")
 
@@ -70,31 +71,33 @@ async def signin_message() -> Response:
     return response
 
 
+async def _signin_refused(error: DomainError, sent: Sent) -> Response:
+    return await _signin_page(safe_next(sent.form.get("next")), error)
+
+
 @blueprint.post("/portal/signin")
 @rate_limit(limits=AUTH_LIMIT)
 @hide
 @require_csrf
-async def signin() -> Response:
+@form_view(_signin_refused)
+async def signin(sent: Sent) -> Response:
     """Check the signed message (``adnet.accounts.signin.sign_in``), open the session and go to ``next``; a refusal
     shows the sign-in page again with its reason."""
-    run = services()
-    form = await request.form
-    try:
-        signed_in = await sign_in(command_of(SignIn, form), settings=run.settings, chain=run.chain,
-                                  now=run.clock.now(), rng=run.random)
-    except DomainError as error:
-        return await _signin_page(safe_next(form.get("next")), error)
-    response = see_other(safe_next(form.get("next")))
+    run = sent.run
+    signed_in = await sign_in(sent.command(SignIn), settings=run.settings, chain=run.chain, now=sent.now,
+                              rng=run.random)
+    response = see_other(safe_next(sent.form.get("next")))
     _session_cookie(response, signed_in)
     return response
 
 
 @blueprint.post("/portal/signout")
 @account_form
-async def signout() -> Response:
+@form_view()
+async def signout(sent: Sent) -> Response:
     """End the session on the server, clear the cookie, and go back to the sign-in page."""
-    await end_session(current_session(), services().clock.now())
-    response = see_other("/portal/signin")
+    await end_session(current_session(), sent.now)
+    response = see_other(url_for("portal_auth.signin_page"))
     response.delete_cookie(SESSION_COOKIE, path="/", secure=services().settings.secure_cookies,
                            httponly=True, samesite="Lax")
     return response

@@ -12,7 +12,7 @@ the balance, the recent movements and those figures reload themselves.
 
 from __future__ import annotations
 
-from quart import Response, flash, render_template, request
+from quart import Response, flash, render_template, request, url_for
 
 from adnet.accounts.sites import owned_site
 from adnet.core.amounts import to_decimal_string
@@ -21,8 +21,6 @@ from adnet.money import activity, deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, RedeemReport, Withdrawal
 from adnet.money.holders import owned_site_holder, site_holder
 from adnet.reporting.balances import site_balance
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import (
     account_form,
@@ -34,18 +32,28 @@ from portal.pages import (
     wants_fragment,
 )
 from portal.sites import funds_of, site_context
+from portal.views import Refused, Sent, form_view
+from web.context import services
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("balance")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 
 
-async def _refused(site_id: str, form_name: str, error: DomainError, values: dict[str, str]) -> Response:
-    """A money form refused as invalid: shown again with the reason beside the field."""
-    site = await owned_site(current_wallet(), site_id)
-    return await form_error(f"portal/_{form_name}_form.html", f"#{form_name}-form", error, "portal/site.html",
-                            lambda: site_context(site), values=values, failed_form=form_name, site=site,
-                            funds=await funds_of(site))
+def _refused(form_name: str) -> Refused:
+    """The money form ``form_name`` refused as invalid: shown again with the reason beside the field."""
+    async def refused(error: DomainError, sent: Sent, site_id: str) -> Response:
+        site = await owned_site(sent.wallet, site_id)
+        return await form_error(f"portal/_{form_name}_form.html", f"#{form_name}-form", error, "portal/site.html",
+                                lambda: site_context(site), values=sent.form.to_dict(), failed_form=form_name,
+                                site=site, funds=await funds_of(site))
+
+    return refused
+
+
+def _site_page(site_id: str) -> str:
+    return url_for("portal_sites.site_page", site_id=site_id)
 
 
 @blueprint.get("/portal/sites/<site_id>/available/<any(topup, withdraw, exchange):form_name>")
@@ -76,37 +84,34 @@ async def balance(site_id: str) -> str:
 
 @blueprint.post("/portal/sites/<site_id>/topup/prepare")
 @account_form
-async def topup_prepare(site_id: str) -> Response:
+@form_view(_refused("topup"), shows=(Invalid,))
+async def topup_prepare(sent: Sent, site_id: str) -> Response:
     """The approve and deposit transactions the wallet sends to top the site up with ``amount`` G$."""
-    form = await request.form
-    holder = await owned_site_holder(current_wallet(), site_id)
-    try:
-        plan = await deposits.prepare(holder, command_of(Funds, form).amount, services().chain)
-    except Invalid as error:
-        return await _refused(site_id, "topup", error, form.to_dict())
-    site = await owned_site(current_wallet(), site_id)
+    holder = await owned_site_holder(sent.wallet, site_id)
+    plan = await deposits.prepare(holder, sent.command(Funds).amount, sent.run.chain)
+    site = await owned_site(sent.wallet, site_id)
     return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id, site=site,
-                                          funds=await funds_of(site), chain_id=services().chain.chain_id))
+                                          funds=await funds_of(site), chain_id=sent.run.chain.chain_id))
+
+
+async def _credit_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
+    site = await owned_site(sent.wallet, site_id)
+    return await form_error("portal/_deposit_credit_form.html", "#topup-credit", error, "portal/site.html",
+                            lambda: site_context(site), values=sent.form.to_dict(), failed_form="topup-credit",
+                            form_name="topup", action=url_for("portal_balance.topup", site_id=site_id), site=site)
 
 
 @blueprint.post("/portal/sites/<site_id>/topup")
 @account_form
-async def topup(site_id: str) -> Response:
+@form_view(_credit_refused, shows=(Invalid, Conflict))  # Conflict: a hash credited to another account
+async def topup(sent: Sent, site_id: str) -> Response:
     """Where the deposit ``txHash`` stands (sent, confirming, credited), crediting it once the chain shows it;
     htmx polls this partial until the deposit is credited."""
-    run = services()
-    form = await request.form
-    holder = await owned_site_holder(current_wallet(), site_id)
-    try:
-        progress = await deposits.progress(holder, command_of(DepositReport, form).tx_hash, run.chain, run.clock.now())
-    except (Invalid, Conflict) as error:  # Conflict: a hash credited to another account
-        site = await owned_site(current_wallet(), site_id)
-        return await form_error("portal/_deposit_credit_form.html", "#topup-credit", error, "portal/site.html",
-                                lambda: site_context(site), values=form.to_dict(), failed_form="topup-credit",
-                                form_name="topup", action=f"/portal/sites/{site_id}/topup", site=site)
+    holder = await owned_site_holder(sent.wallet, site_id)
+    progress = await deposits.progress(holder, sent.command(DepositReport).tx_hash, sent.run.chain, sent.now)
     if not wants_fragment():
         await flash(f"Top-up {progress.tx_hash}: {progress.state}.")
-        return see_other(f"/portal/sites/{site_id}")
+        return see_other(_site_page(site_id))
     headers = BALANCE_CHANGED if progress.state == "credited" else {}
     return Response(await render_template("portal/_topup_status.html", progress=progress, site_id=site_id),
                     headers=headers)
@@ -114,25 +119,21 @@ async def topup(site_id: str) -> Response:
 
 @blueprint.post("/portal/sites/<site_id>/withdraw")
 @account_form
-async def withdraw(site_id: str) -> Response:
+@form_view(_refused("withdraw"), shows=(Invalid, Conflict))
+async def withdraw(sent: Sent, site_id: str) -> Response:
     """Debit ``amount`` of ``token`` now and show the claim for the wallet to redeem on the vault; the form's
     idempotency key makes a second submission of the same rendering show the same withdrawal."""
-    run = services()
-    form = await request.form
-    holder = await owned_site_holder(current_wallet(), site_id)
-    try:
-        order = command_of(Withdrawal, form)
-        result = await withdrawals.withdraw(holder, order.amount, order.token, minimum=run.settings.min_withdrawal,
-                                            chain=run.chain, now=run.clock.now(),
-                                            idempotency_key=form_idempotency_key(form))
-    except (Invalid, Conflict) as error:
-        return await _refused(site_id, "withdraw", error, form.to_dict())
+    run = sent.run
+    holder = await owned_site_holder(sent.wallet, site_id)
+    order = sent.command(Withdrawal)
+    result = await withdrawals.withdraw(holder, order.amount, order.token, minimum=run.settings.min_withdrawal,
+                                        chain=run.chain, now=sent.now, idempotency_key=form_idempotency_key(sent.form))
     if not wants_fragment():
         await flash(f"Withdrawal of {to_decimal_string(int(result.withdrawal.amount))} "
                     f"{result.withdrawal.token_symbol} issued: redeem its claim from your wallet.")
-        return see_other(f"/portal/sites/{site_id}")
+        return see_other(_site_page(site_id))
     view = await withdrawals.view(holder, result.withdrawal.id, run.chain)
-    site = await owned_site(current_wallet(), site_id)
+    site = await owned_site(sent.wallet, site_id)
     return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site_id, site=site,
                                           funds=await funds_of(site), fresh=True),
                     headers=BALANCE_CHANGED)
@@ -150,40 +151,38 @@ async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
                     headers=BALANCE_CHANGED if settled else {})
 
 
+async def _preview_refused(error: DomainError, sent: Sent, site_id: str) -> str:
+    await owned_site(sent.wallet, site_id)  # another wallet's site is refused as a page, not beside the form
+    return await render_template("portal/_exchange_preview.html", error=error,
+                                 empty=not sent.form.get("amount", "").strip())
+
+
 @blueprint.post("/portal/sites/<site_id>/exchange/preview")
 @account_form
-async def exchange_preview(site_id: str) -> str:
+@form_view(_preview_refused)
+async def exchange_preview(sent: Sent, site_id: str) -> str:
     """What the exchange form would give at the vault's current rate, before it is confirmed."""
-    site = await owned_site(current_wallet(), site_id)
-    form = await request.form
-    try:
-        order = command_of(ExchangeOrder, form)
-        preview = await exchanges.preview(order.from_token, order.amount, services().chain, site)
-    except DomainError as error:
-        return await render_template("portal/_exchange_preview.html", error=error,
-                                     empty=not form.get("amount", "").strip())
+    site = await owned_site(sent.wallet, site_id)
+    order = sent.command(ExchangeOrder)
+    preview = await exchanges.preview(order.from_token, order.amount, sent.run.chain, site)
     return await render_template("portal/_exchange_preview.html", preview=preview)
 
 
 @blueprint.post("/portal/sites/<site_id>/exchange")
 @account_form
-async def exchange(site_id: str) -> Response:
+@form_view(_refused("exchange"), shows=(Invalid,))
+async def exchange(sent: Sent, site_id: str) -> Response:
     """Convert ``amount`` of the ``from`` token into the other at the vault's rate, as ``exchanges.exchange``
     books it."""
-    run = services()
-    form = await request.form
-    try:
-        order = command_of(ExchangeOrder, form)
-        result = await exchanges.exchange(wallet=current_wallet(), site_id=site_id, from_token=order.from_token,
-                                          amount=order.amount, chain=run.chain, now=run.clock.now())
-    except Invalid as error:
-        return await _refused(site_id, "exchange", error, form.to_dict())
+    order = sent.command(ExchangeOrder)
+    result = await exchanges.exchange(wallet=sent.wallet, site_id=site_id, from_token=order.from_token,
+                                      amount=order.amount, chain=sent.run.chain, now=sent.now)
     record = result.exchange
     message = (f"Exchanged {to_decimal_string(int(record.amount_in))} {record.from_token} for "
                f"{to_decimal_string(int(record.amount_out))} {record.to_token}.")
     if not wants_fragment():
         await flash(message)
-        return see_other(f"/portal/sites/{site_id}")
-    site = await owned_site(current_wallet(), site_id)
+        return see_other(_site_page(site_id))
+    site = await owned_site(sent.wallet, site_id)
     return Response(await render_template("portal/_exchange_form.html", site=site, funds=await funds_of(site),
                                           values={}, done=message), headers=BALANCE_CHANGED)

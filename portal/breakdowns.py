@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from quart import Response, request
+from quart import Response, request, url_for
 
 from adnet.accounts.models import MemberRole
 from adnet.accounts.sites import owned_site
@@ -23,12 +23,12 @@ from adnet.reporting.commands import (
     Period,
     SiteBreakdownQuery,
 )
-from api.errors import status_of
-from api.http import services
-from api.reports import csv_file
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_page, page, portal_blueprint
+from web.context import services
+from web.csv import breakdown_file
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("breakdowns")
 
@@ -54,13 +54,6 @@ async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], 
     return await make(*Period.model_validate({}).days(today)), error
 
 
-def _csv(breakdown: breakdowns.Breakdown, amount: str, name: str) -> Response:
-    """The API's CSV answer, kept by no cache (it is the wallet's)."""
-    response = csv_file(breakdown, amount, name)
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
 async def advertiser_context() -> tuple[dict[str, Any], int]:
     """The advertiser's breakdown the query string asks for (by site over every campaign by default)."""
     query: AdvertiserBreakdownQuery | None = None
@@ -75,7 +68,8 @@ async def advertiser_context() -> tuple[dict[str, Any], int]:
         lambda start, end: breakdowns.advertiser_breakdown(current_wallet(), by, start, end, campaign_id),
         query, error)
     campaigns = await breakdowns.campaign_choices(current_wallet())
-    context = {"breakdown": breakdown, "action": ADVERTISER_PAGE, "amount": "spend", "amount_label": "Spend (G$)",
+    context = {"breakdown": breakdown, "action": url_for("portal_breakdowns.advertiser_breakdown"),
+               "amount": "spend", "amount_label": "Spend (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in Dimension},
                "campaigns": campaigns, "campaign_id": campaign_id, "values": _values(), "error": error,
                "failed_form": "breakdown"}
@@ -97,7 +91,7 @@ async def advertiser_breakdown_csv() -> Response:
     query = command_of(AdvertiserBreakdownQuery, request.args)
     start, end = query.days(services().clock.today())
     breakdown = await breakdowns.advertiser_breakdown(current_wallet(), query.by, start, end, query.campaign_id)
-    return _csv(breakdown, "spend", query.campaign_id or "campaigns")
+    return breakdown_file(breakdown, "spend", query.campaign_id or "campaigns", no_store=True)
 
 
 async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
@@ -112,7 +106,8 @@ async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
     by = query.by if query else Dimension.PLACEMENT
     breakdown, error = await _shown(
         lambda start, end: breakdowns.site_breakdown(current_wallet(), site.id, by, start, end), query, error)
-    context = {"site": site, "breakdown": breakdown, "action": f"/portal/sites/{site.id}/breakdown",
+    context = {"site": site, "breakdown": breakdown,
+               "action": url_for("portal_breakdowns.site_breakdown", site_id=site.id),
                "amount": "earned", "amount_label": "Earned (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in PUBLISHER_DIMENSIONS},
                "values": _values(), "error": error, "failed_form": "breakdown"}
@@ -133,4 +128,5 @@ async def site_breakdown_csv(site_id: str) -> Response:
     """The same breakdown as CSV."""
     query = command_of(SiteBreakdownQuery, request.args)
     start, end = query.days(services().clock.today())
-    return _csv(await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end), "earned", site_id)
+    breakdown = await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end)
+    return breakdown_file(breakdown, "earned", site_id, no_store=True)

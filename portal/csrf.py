@@ -20,7 +20,7 @@ from typing import Any, TypeVar, cast
 from quart import Response, g, request
 
 from adnet.core.errors import Forbidden
-from api.http import services
+from web.context import services
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 HEADER = "X-CSRF-Token"

@@ -8,16 +8,16 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from quart import request
+from quart import request, url_for
 
 from adnet.reporting import dashboard as reports
 from adnet.reporting.charts import earnings_chart
 from adnet.reporting.commands import MAX_DAYS
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import days_asked
 from portal.pages import account_page, page, portal_blueprint
+from web.context import services
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("dashboard")
 
@@ -34,7 +34,7 @@ async def earnings_context() -> dict[str, Any]:
     async def earned(first: date, last: date) -> list[tuple[date, int]]:
         return [(day.day, day.earned) for day in await reports.daily_earnings(current_wallet(), first, last)]
 
-    return await earnings_panel("/portal", "Earnings", "G$ earned per day", earned,
+    return await earnings_panel(url_for("portal_dashboard.dashboard"), "Earnings", "G$ earned per day", earned,
                                 "Nothing earned in these days yet: earnings show here once your sites show ads.")
 
 

@@ -16,9 +16,9 @@ from werkzeug.wrappers.response import Response as WerkzeugResponse
 from adnet import demo as demo_data
 from adnet.core.errors import NotFound
 from adnet.delivery import sdk as embed
-from api.http import app_settings
-from api.ratelimit import settings_limit
 from portal.pages import portal_blueprint
+from web.context import app_settings
+from web.limits import settings_limit
 
 blueprint = portal_blueprint("demo")
 

@@ -6,8 +6,8 @@ from quart import render_template
 from quart_schema import hide
 
 from adnet.delivery import sdk as embed
-from api.http import app_settings
 from portal.pages import portal_blueprint
+from web.context import app_settings
 
 blueprint = portal_blueprint("home")
 

@@ -5,9 +5,10 @@ The placement floors are one text area, a line per placement: its label and its 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from quart import Response, render_template, request
+from quart import Response, render_template, url_for
 
 from adnet.accounts.models import MemberRole, Site
 from adnet.accounts.sites import owned_site
@@ -15,11 +16,11 @@ from adnet.core.errors import DomainError
 from adnet.core.inputs import parse
 from adnet.delivery import house_ads
 from adnet.delivery.commands import NewHouseAd, SiteFloors
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, form_error, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
+from portal.views import Refused, Sent, form_view
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("house_ads")
 
@@ -34,15 +35,27 @@ async def house_ads_context(site: Site, **extra: Any) -> dict[str, Any]:
 async def _section(site_id: str, done: str = "") -> Response:
     """The section again for htmx, saying what was ``done``; a 303 to the site's page otherwise."""
     if not wants_fragment():
-        return see_other(f"/portal/sites/{site_id}")
+        return see_other(url_for("portal_sites.site_page", site_id=site_id))
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     return Response(await render_template(SECTION, **await house_ads_context(site, done=done)))
 
 
-async def _refused(site_id: str, error: DomainError, form_name: str, values: dict[str, str]) -> Response:
-    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    return await form_error(SECTION, "#house-ads", error, "portal/site.html", lambda: site_context(site),
-                            **await house_ads_context(site, failed_form=form_name, values=values))
+def _refused(form_name: str, values: Callable[[Sent], dict[str, str]]) -> Refused:
+    """The section again with the refusal beside the form ``form_name``, filled with its ``values`` as sent."""
+    async def refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Response:
+        site = await owned_site(sent.wallet, site_id, MemberRole.VIEWER)
+        return await form_error(SECTION, "#house-ads", error, "portal/site.html", lambda: site_context(site),
+                                **await house_ads_context(site, failed_form=form_name, values=values(sent)))
+
+    return refused
+
+
+def _house_ad_values(sent: Sent) -> dict[str, str]:
+    return sent.values("bannerUrl", "targetUrl", "description", "size")
+
+
+def _floor_values(sent: Sent) -> dict[str, str]:
+    return {"floorCpm": sent.form.get("floorCpm", "").strip(), "placementFloors": sent.form.get("placementFloors", "")}
 
 
 def placement_floors(text: str) -> dict[str, str]:
@@ -58,16 +71,11 @@ def placement_floors(text: str) -> dict[str, str]:
 
 @blueprint.post("/portal/sites/<site_id>/house-ads")
 @account_form
-async def add_house_ad(site_id: str) -> Response:
+@form_view(_refused("house-ad", _house_ad_values))
+async def add_house_ad(sent: Sent, site_id: str) -> Response:
     """Add a house ad; a refused field is shown beside the form."""
-    form = await request.form
-    values = {name: form.get(name, "") for name in ("bannerUrl", "targetUrl", "description", "size")}
-    try:
-        run = services()
-        await house_ads.add_house_ad(current_wallet(), site_id, command_of(NewHouseAd, values), run.clock.now(),
-                                     run.banners.policy)
-    except DomainError as error:
-        return await _refused(site_id, error, "house-ad", values)
+    await house_ads.add_house_ad(sent.wallet, site_id, command_of(NewHouseAd, _house_ad_values(sent)), sent.now,
+                                 sent.run.banners.policy)
     return await _section(site_id)
 
 
@@ -81,14 +89,11 @@ async def delete_house_ad(site_id: str, house_ad_id: str) -> Response:
 
 @blueprint.post("/portal/sites/<site_id>/floors")
 @account_form
-async def set_floors(site_id: str) -> Response:
+@form_view(_refused("floors", _floor_values))
+async def set_floors(sent: Sent, site_id: str) -> Response:
     """Replace the site's floors; a refused floor is shown beside its field."""
-    form = await request.form
-    values = {"floorCpm": form.get("floorCpm", "").strip(), "placementFloors": form.get("placementFloors", "")}
-    try:
-        floors = parse(SiteFloors, {"floorCpm": values["floorCpm"] or "0",
-                                    "placementFloors": placement_floors(values["placementFloors"])})
-        await house_ads.set_floors(current_wallet(), site_id, floors)
-    except DomainError as error:
-        return await _refused(site_id, error, "floors", values)
+    values = _floor_values(sent)
+    floors = parse(SiteFloors, {"floorCpm": values["floorCpm"] or "0",
+                                "placementFloors": placement_floors(values["placementFloors"])})
+    await house_ads.set_floors(sent.wallet, site_id, floors)
     return await _section(site_id, "Floors saved.")

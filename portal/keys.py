@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Response, render_template, request
+from quart import Response, render_template, url_for
 
 from adnet.accounts import api_keys
 from adnet.accounts.commands import ApiKeyScope, NewApiKey
 from adnet.core.errors import DomainError
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.views import Sent, form_view
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("keys")
 
@@ -31,29 +31,34 @@ async def keys_page() -> tuple[str, int]:
     return await page("portal/keys.html", "portal/_keys.html", **await keys_context())
 
 
+def _key_values(sent: Sent) -> dict[str, Any]:
+    return {"name": sent.form.get("name", ""), "scopes": sent.form.getlist("scopes")}
+
+
+async def _key_refused(error: DomainError, sent: Sent) -> Response:
+    return await form_error("portal/_key_form.html", "#issue-key", error, "portal/keys.html", keys_context,
+                            values=_key_values(sent))
+
+
 @blueprint.post("/portal/keys")
 @account_form
-async def issue_key() -> Response:
+@form_view(_key_refused)
+async def issue_key(sent: Sent) -> Response:
     """Issue a key: the answer shows its token once (the list with the token above it for htmx, the whole page
     otherwise); a refusal is shown beside the form."""
-    form = await request.form
-    values = {"name": form.get("name", ""), "scopes": form.getlist("scopes")}
-    try:
-        command = command_of(NewApiKey, {"name": values["name"], "scopes": " ".join(values["scopes"])})
-        run = services()
-        issued = await api_keys.issue_key(current_wallet(), command, run.clock.now(), run.random)
-    except DomainError as error:
-        return await form_error("portal/_key_form.html", "#issue-key", error, "portal/keys.html", keys_context,
-                                values=values)
+    values = _key_values(sent)
+    command = command_of(NewApiKey, {"name": values["name"], "scopes": " ".join(values["scopes"])})
+    issued = await api_keys.issue_key(sent.wallet, command, sent.now, sent.run.random)
     body, status = await page("portal/keys.html", "portal/_keys.html", 201, **await keys_context(issued=issued))
     return Response(body, status)
 
 
 @blueprint.post("/portal/keys/<key_id>/revoke")
 @account_form
-async def revoke_key(key_id: str) -> Response:
+@form_view()
+async def revoke_key(sent: Sent, key_id: str) -> Response:
     """Revoke one of the wallet's keys: htmx gets the list back, a browser without JavaScript a 303 to the page."""
-    await api_keys.revoke_key(current_wallet(), key_id, services().clock.now())
+    await api_keys.revoke_key(sent.wallet, key_id, sent.now)
     if not wants_fragment():
-        return see_other("/portal/keys")
+        return see_other(url_for("portal_keys.keys_page"))
     return Response(await render_template("portal/_keys.html", **await keys_context()))

@@ -8,17 +8,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from quart import Response, request
+from quart import Response, url_for
 
 from adnet.accounts import members
 from adnet.accounts.commands import NewMember
 from adnet.accounts.members import ADVERTISERS, PUBLISHERS, Kind
 from adnet.accounts.models import MemberRole
 from adnet.core.errors import DomainError
-from api.http import services
-from api.sessions import current_wallet
-from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other
+from portal.views import Sent, form_view
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("members")
 
@@ -56,28 +55,29 @@ async def members_page() -> tuple[str, int]:
     return await page("portal/members.html", "portal/members.html", **await members_context())
 
 
+async def _member_refused(error: DomainError, sent: Sent) -> Response:
+    kind = kind_of_form(sent.form)
+    section = {"kind": kind.name, "prefix": dict(SECTIONS)[kind]}
+    return await form_error("portal/_member_form.html", f"#add-{section['prefix']}member", error,
+                            "portal/members.html", members_context, values=sent.values("wallet", "role"),
+                            section=section, failed=kind.name, roles=list(MemberRole))
+
+
 @blueprint.post("/portal/members")
 @account_form
-async def add_member() -> Response:
+@form_view(_member_refused)
+async def add_member(sent: Sent) -> Response:
     """Add a member to one of the wallet's own accounts; a refusal is shown beside the form."""
-    form = await request.form
-    kind = kind_of_form(form)
-    values = {"wallet": form.get("wallet", ""), "role": form.get("role", "")}
-    try:
-        await members.add_member(kind, current_wallet(), await own_account_id(kind), command_of(NewMember, form),
-                                 services().clock.now())
-    except DomainError as error:
-        section = {"kind": kind.name, "prefix": dict(SECTIONS)[kind]}
-        return await form_error("portal/_member_form.html", f"#add-{section['prefix']}member", error,
-                                "portal/members.html", members_context, values=values, section=section,
-                                failed=kind.name, roles=list(MemberRole))
-    return see_other("/portal/members")
+    kind = kind_of_form(sent.form)
+    await members.add_member(kind, sent.wallet, await own_account_id(kind), sent.command(NewMember), sent.now)
+    return see_other(url_for("portal_members.members_page"))
 
 
 @blueprint.post("/portal/members/<wallet>/remove")
 @account_form
-async def remove_member(wallet: str) -> Response:
+@form_view()
+async def remove_member(sent: Sent, wallet: str) -> Response:
     """Remove a member of one of the wallet's own accounts."""
-    kind = kind_of_form(await request.form)
-    await members.remove_member(kind, current_wallet(), await own_account_id(kind), wallet.lower())
-    return see_other("/portal/members")
+    kind = kind_of_form(sent.form)
+    await members.remove_member(kind, sent.wallet, await own_account_id(kind), wallet.lower())
+    return see_other(url_for("portal_members.members_page"))

@@ -10,23 +10,23 @@ from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Any
 
-from quart import Response, flash, render_template, request
+from quart import Response, flash, render_template, url_for
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
 from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.campaigns.models import Campaign, Creative
 from adnet.core.amounts import to_decimal_string
-from adnet.core.errors import Conflict, Invalid
+from adnet.core.errors import Conflict, DomainError, Invalid
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal.dashboard import earnings_panel
-from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.views import Sent, form_view
+from web.context import services
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("operators")
 
@@ -60,7 +60,7 @@ async def operator_page_context(**extra: Any) -> dict[str, Any]:
         read.append(await revenue.revenue(run.clock.now(), first, last))
         return read[0].days
 
-    panel = await earnings_panel(HOME, "Platform earnings", "Platform G$ per day", earned,
+    panel = await earnings_panel(_home(), "Platform earnings", "Platform G$ per day", earned,
                                  "The platform has earned nothing in these days yet.")
     return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": read[0],
             **panel, "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
@@ -78,40 +78,44 @@ async def operator_home() -> tuple[str, int]:
                       **context)
 
 
+def _home() -> str:
+    return url_for("portal_operators.operator_home")
+
+
+async def _decision_refused(error: DomainError, sent: Sent, item_id: str, **_: str) -> Response:
+    return await form_error("portal/operator/_queue.html", "#review-queue", error, "portal/operator/home.html",
+                            operator_page_context, **await queue_context(values=sent.form.to_dict(),
+                                                                         failed_form=f"decide-{item_id}"))
+
+
 @blueprint.post(f"{HOME}/<any(campaigns, creatives):kind>/<item_id>/<any(approve, reject):decision>")
 @account_form
-async def operator_decide(kind: str, item_id: str, decision: str) -> Response:
+@form_view(_decision_refused, shows=(Invalid, Conflict))
+async def operator_decide(sent: Sent, kind: str, item_id: str, decision: str) -> Response:
     """Approve a campaign in review (with its creatives) or a creative waiting alone, or reject it with a
     ``reason`` the advertiser sees; the queue is shown again."""
-    operator, now = _operator(), services().clock.now()
-    form = await request.form
-    try:
-        if decision == "approve":
-            decided = await APPROVALS[kind](operator, item_id, now)
-        else:
-            decided = await REJECTIONS[kind](operator, item_id, command_of(Rejection, form), now)
-    except (Invalid, Conflict) as error:
-        return await form_error("portal/operator/_queue.html", "#review-queue", error, "portal/operator/home.html",
-                                operator_page_context, **await queue_context(values=form.to_dict(),
-                                                                             failed_form=f"decide-{item_id}"))
+    operator = _operator()
+    if decision == "approve":
+        decided = await APPROVALS[kind](operator, item_id, sent.now)
+    else:
+        decided = await REJECTIONS[kind](operator, item_id, sent.command(Rejection), sent.now)
     message = f"{'Approved' if decision == 'approve' else 'Rejected'} {await _name_of(decided)}."
     if not wants_fragment():
         await flash(message)
-        return see_other(HOME)
+        return see_other(_home())
     return Response(await render_template("portal/operator/_queue.html", **await queue_context(done=message)))
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/category")
 @account_form
-async def operator_recategorize(campaign_id: str) -> Response:
+@form_view()
+async def operator_recategorize(sent: Sent, campaign_id: str) -> Response:
     """Give a campaign in the queue the category it really has; the queue is shown again."""
-    campaign = await review.recategorize_campaign(_operator(), campaign_id, command_of(Recategorization,
-                                                                                      await request.form),
-                                                  services().clock.now())
+    campaign = await review.recategorize_campaign(_operator(), campaign_id, sent.command(Recategorization), sent.now)
     message = f"{campaign.name} is filed under {campaign.category.value}."
     if not wants_fragment():
         await flash(message)
-        return see_other(HOME)
+        return see_other(_home())
     return Response(await render_template("portal/operator/_queue.html", **await queue_context(done=message)))
 
 
@@ -131,24 +135,25 @@ async def operator_rate_now() -> str:
     return await render_template("portal/operator/_rate_now.html", rate=(await rate.vault_rate(services().chain)).rate)
 
 
+async def _rate_refused(error: DomainError, sent: Sent) -> Response:
+    return await form_error("portal/operator/_rate_form.html", "#rate-form", error, "portal/operator/home.html",
+                            operator_page_context, values=sent.form.to_dict(), failed_form="rate")
+
+
 @blueprint.post(f"{HOME}/rate")
 @account_form
-async def operator_rate() -> Response:
+@form_view(_rate_refused, shows=(Invalid, Conflict))
+async def operator_rate(sent: Sent) -> Response:
     """A new protocol rate: the unsigned ``setRate`` transaction for the vault's owner, or, with ``send`` on the
     development chain, the rate set now."""
-    run, operator = services(), _operator()
-    form = await request.form
-    try:
-        new = command_of(NewRate, form)
-        change = (await rate.send_rate(operator, run.chain, run.settings, new.rate) if new.send
-                  else await rate.rate_transaction(operator, run.chain, new.rate))
-    except (Invalid, Conflict) as error:
-        return await form_error("portal/operator/_rate_form.html", "#rate-form", error, "portal/operator/home.html",
-                                operator_page_context, values=form.to_dict(), failed_form="rate")
+    run, operator = sent.run, _operator()
+    new = sent.command(NewRate)
+    change = (await rate.send_rate(operator, run.chain, run.settings, new.rate) if new.send
+              else await rate.rate_transaction(operator, run.chain, new.rate))
     if not wants_fragment():
         await flash(f"Rate {to_decimal_string(change.rate)} G$ per SOV: "
                     + (f"set by {change.tx_hash}." if change.tx_hash else "send the transaction from the owner."))
-        return see_other(HOME)
+        return see_other(_home())
     return Response(await render_template("portal/operator/_rate_form.html", change=change, values={},
                                           can_send=not run.settings.production and run.settings.embedded_chain),
                     headers=RATE_CHANGED if change.tx_hash else {})

@@ -14,7 +14,7 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
-from quart import Blueprint, Response, g, redirect, render_template, request
+from quart import Blueprint, Response, g, redirect, render_template, request, url_for
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
@@ -24,14 +24,14 @@ from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import DomainError
 from adnet.core.wallets import checksummed
 from adnet.tasks.models import TaskKind
-from api.errors import status_of
-from api.http import checked_idempotency_key, services
-from api.ratelimit import ACCOUNT_LIMIT
-from api.sessions import request_session
 from portal.csrf import csrf_token, require_csrf
+from web.context import services
+from web.errors import status_of
+from web.idempotency import checked_idempotency_key
+from web.limits import ACCOUNT_LIMIT
+from web.sessions import request_session
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-SIGN_IN_PATH = "/portal/signin"
 
 
 def portal_blueprint(name: str) -> Blueprint:
@@ -77,7 +77,7 @@ def safe_next(target: Any) -> str:
     """A post-sign-in destination: a path inside the portal, never another site (``//host`` or a scheme)."""
     if isinstance(target, str) and target.startswith("/portal") and "//" not in target and "\\" not in target:
         return target
-    return "/portal"
+    return url_for("portal_dashboard.dashboard")
 
 
 def require_portal_session(handler: F) -> F:
@@ -88,7 +88,7 @@ def require_portal_session(handler: F) -> F:
     async def guarded(*args: Any, **kwargs: Any) -> Any:
         session = await request_session()
         if session is None:
-            destination = f"{SIGN_IN_PATH}?next={quote(request.full_path.rstrip('?'), safe='/')}"
+            destination = f"{url_for('portal_auth.signin_page')}?next={quote(request.full_path.rstrip('?'), safe='/')}"
             if request.headers.get("HX-Request") == "true":
                 return Response("", 204, headers={"HX-Redirect": destination})
             return see_other(destination)

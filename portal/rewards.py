@@ -9,8 +9,8 @@ from quart_rate_limiter import rate_limit
 from quart_schema import hide
 
 from adnet.delivery import sdk as embed
-from api.ratelimit import settings_limit
 from portal.pages import portal_blueprint
+from web.limits import settings_limit
 
 blueprint = portal_blueprint("rewards")
 

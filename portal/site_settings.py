@@ -4,7 +4,7 @@ and what the site shows (its controls); the rules are ``adnet.accounts.sites``'s
 
 from __future__ import annotations
 
-from quart import Response, render_template, request
+from quart import Response, render_template, url_for
 
 from adnet.accounts import sites
 from adnet.accounts.commands import SiteRename
@@ -12,11 +12,9 @@ from adnet.accounts.models import Site
 from adnet.core.errors import DomainError
 from adnet.delivery.controls import SiteControls, set_controls, stored_controls
 from adnet.money import closing
-from api.http import services
-from api.sessions import current_wallet
-from portal.forms import command_of
 from portal.pages import account_form, form_error, portal_blueprint, see_other, wants_fragment
 from portal.sites import site_context
+from portal.views import Sent, form_view
 
 blueprint = portal_blueprint("site_settings")
 
@@ -24,61 +22,62 @@ blueprint = portal_blueprint("site_settings")
 async def _settings(site: Site, done: str = "") -> Response:
     """The section again for htmx, saying what was ``done``; a 303 to the site's page otherwise."""
     if not wants_fragment():
-        return see_other(f"/portal/sites/{site.id}")
+        return see_other(url_for("portal_sites.site_page", site_id=site.id))
     return Response(await render_template("portal/_site_settings.html", site=site, done=done))
 
 
-async def _refused(site_id: str, error: DomainError, **context: object) -> Response:
-    site = await sites.owned_site(current_wallet(), site_id)
+async def _refused(error: DomainError, sent: Sent, site_id: str) -> Response:
+    """A form of the section refused: the section again with the reason (and the name as sent, from the rename
+    form)."""
+    site = await sites.owned_site(sent.wallet, site_id)
+    values = sent.values("name") if "name" in sent.form else None
     return await form_error("portal/_site_settings.html", "#site-settings", error, "portal/site.html",
-                            lambda: site_context(site), site=site, **context)
+                            lambda: site_context(site), site=site, values=values)
 
 
 @blueprint.post("/portal/sites/<site_id>/rename")
 @account_form
-async def rename_site(site_id: str) -> Response:
+@form_view(_refused)
+async def rename_site(sent: Sent, site_id: str) -> Response:
     """Rename the site; a refused name is shown in the section."""
-    form = await request.form
-    try:
-        site = await sites.rename_site(current_wallet(), site_id, command_of(SiteRename, form))
-    except DomainError as error:
-        return await _refused(site_id, error, values={"name": form.get("name", "")})
+    site = await sites.rename_site(sent.wallet, site_id, sent.command(SiteRename))
     return await _settings(site, f"Renamed to “{site.name}”." if site.name else "Name cleared.")
 
 
 @blueprint.post("/portal/sites/<site_id>/<any(deactivate, reactivate):action>")
 @account_form
-async def switch_site(site_id: str, action: str) -> Response:
+@form_view()
+async def switch_site(sent: Sent, site_id: str, action: str) -> Response:
     """Stop serving the site at once, or serve it again."""
-    return await _settings(await sites.set_site_active(current_wallet(), site_id, action == "reactivate"))
+    return await _settings(await sites.set_site_active(sent.wallet, site_id, action == "reactivate"))
 
 
 @blueprint.post("/portal/sites/<site_id>/delete")
 @account_form
-async def delete_site(site_id: str) -> Response:
+@form_view(_refused)
+async def delete_site(sent: Sent, site_id: str) -> Response:
     """Delete the site once nothing is owed to it: the browser goes to the dashboard (``HX-Redirect`` for htmx); a
     refusal (a balance left) is shown in the section."""
-    try:
-        await closing.delete_site(current_wallet(), site_id, services().clock.now())
-    except DomainError as error:
-        return await _refused(site_id, error)
+    await closing.delete_site(sent.wallet, site_id, sent.now)
+    dashboard = url_for("portal_dashboard.dashboard")
     if wants_fragment():
-        return Response("", 200, headers={"HX-Redirect": "/portal"})
-    return see_other("/portal")
+        return Response("", 200, headers={"HX-Redirect": dashboard})
+    return see_other(dashboard)
+
+
+async def _controls_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
+    site = await sites.owned_site(sent.wallet, site_id)
+    return await form_error("portal/_site_controls.html", "#site-controls", error, "portal/site.html",
+                            lambda: site_context(site), site=site, controls=stored_controls(site.controls),
+                            control_values=sent.form.to_dict())
 
 
 @blueprint.post("/portal/sites/<site_id>/controls")
 @account_form
-async def site_controls(site_id: str) -> Response:
+@form_view(_controls_refused)
+async def site_controls(sent: Sent, site_id: str) -> Response:
     """Replace what the site blocks and refuses; a refused field is marked in the section, nothing is changed."""
-    form = await request.form
-    try:
-        site, controls = await set_controls(current_wallet(), site_id, command_of(SiteControls, form))
-    except DomainError as error:
-        site = await sites.owned_site(current_wallet(), site_id)
-        return await form_error("portal/_site_controls.html", "#site-controls", error, "portal/site.html",
-                                lambda: site_context(site), site=site, controls=stored_controls(site.controls),
-                                control_values=form.to_dict())
+    site, controls = await set_controls(sent.wallet, site_id, sent.command(SiteControls))
     if not wants_fragment():
-        return see_other(f"/portal/sites/{site.id}")
+        return see_other(url_for("portal_sites.site_page", site_id=site.id))
     return Response(await render_template("portal/_site_controls.html", site=site, controls=controls, done=True))

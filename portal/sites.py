@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from quart import Response, render_template, request
+from quart import Response, render_template, request, url_for
 
 from adnet.accounts import sites
 from adnet.accounts.commands import DomainCheck, SiteRegistration
@@ -26,13 +26,15 @@ from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
-from api.errors import status_of
-from api.http import services
-from api.sessions import current_wallet
 from portal.dashboard import dashboard_context
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.unit_builder import units_context
+from portal.views import Sent, form_view
+from web.context import services
+from web.csv import csv_file
+from web.errors import status_of
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("sites")
 
@@ -86,24 +88,23 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
     }
 
 
+async def _registration_refused(error: DomainError, sent: Sent) -> Response:
+    return await form_error("portal/_register_form.html", "#register-site", error, "portal/dashboard.html",
+                            dashboard_context, values=sent.values("domain", "name"))
+
+
 @blueprint.post("/portal/sites")
 @account_form
-async def register_site() -> Response:
+@form_view(_registration_refused)
+async def register_site(sent: Sent) -> Response:
     """Register a domain for the signed-in wallet: the new row joins the dashboard's table (htmx) or the browser
     goes to the new site's page (303); a refusal is shown beside the field."""
-    form = await request.form
-    values = {"domain": form.get("domain", ""), "name": form.get("name", "")}
-    try:
-        run = services()
-        registration = await sites.register_site(current_wallet(), command_of(SiteRegistration, form),
-                                                 run.clock.now(), allow_special_names=not run.settings.production)
-        if not registration.created:
-            raise Conflict("already_registered", "You have registered this domain already.", field="domain")
-    except DomainError as error:
-        return await form_error("portal/_register_form.html", "#register-site", error, "portal/dashboard.html",
-                                dashboard_context, values=values)
+    registration = await sites.register_site(sent.wallet, sent.command(SiteRegistration), sent.now,
+                                             allow_special_names=not sent.run.settings.production)
+    if not registration.created:
+        raise Conflict("already_registered", "You have registered this domain already.", field="domain")
     if not wants_fragment():
-        return see_other(f"/portal/sites/{registration.site.id}")
+        return see_other(url_for("portal_sites.site_page", site_id=registration.site.id))
     site = registration.site
     zero = Figures(0, 0, 0)
     row = dashboard.SiteReport(site_id=site.id, domain=site.domain, name=site.name, active=site.active, today=zero,
@@ -112,18 +113,19 @@ async def register_site() -> Response:
                                           values={}))
 
 
+async def _domain_refused(error: DomainError, sent: Sent) -> str:
+    return await render_template("portal/_domain_hint.html", error=error,
+                                 empty=not sent.form.get("domain", "").strip())
+
+
 @blueprint.post("/portal/sites/check")
 @account_form
-async def check_domain() -> str:
+@form_view(_domain_refused)
+async def check_domain(sent: Sent) -> str:
     """Inline validation while typing: the canonical domain that would be registered, or why it cannot be."""
-    form = await request.form
-    try:
-        domain = command_of(DomainCheck, form).domain
-        sites.check_registrable(domain, allow_special_names=not services().settings.production)
-        return await render_template("portal/_domain_hint.html", domain=domain)
-    except DomainError as error:
-        return await render_template("portal/_domain_hint.html", error=error,
-                                     empty=not form.get("domain", "").strip())
+    domain = sent.command(DomainCheck).domain
+    sites.check_registrable(domain, allow_special_names=not sent.run.settings.production)
+    return await render_template("portal/_domain_hint.html", domain=domain)
 
 
 @blueprint.get("/portal/sites/<site_id>")
@@ -134,24 +136,25 @@ async def site_page(site_id: str) -> tuple[str, int]:
     return await page("portal/site.html", "portal/site.html", **await site_context(site))
 
 
+async def _verification_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
+    site = await sites.owned_site(sent.wallet, site_id)  # as the failed check left it
+    return await form_error("portal/_site_verification.html", "#site-verification", error, "portal/site.html",
+                            lambda: site_context(site), site=site, instructions=sent.run.site_checks.instructions(site),
+                            failed_form="verify")
+
+
 @blueprint.post("/portal/sites/<site_id>/verify")
 @account_form
-async def verify_site(site_id: str) -> Response:
+@form_view(_verification_refused)
+async def verify_site(sent: Sent, site_id: str) -> Response:
     """Look for the site's proof now: htmx gets the ownership section back, with the refusal in it when the check
     failed; without JavaScript, a 303 to the site page, or the page with the refusal and its status."""
-    run = services()
-    site = await sites.owned_site(current_wallet(), site_id)
-    try:
-        site = await run.site_checks.verify(site, run.clock.now())
-    except DomainError as error:
-        site = await sites.owned_site(current_wallet(), site_id)  # as the failed check left it
-        return await form_error("portal/_site_verification.html", "#site-verification", error, "portal/site.html",
-                                lambda: site_context(site), site=site, instructions=run.site_checks.instructions(site),
-                                failed_form="verify")
+    checks = sent.run.site_checks
+    site = await checks.verify(await sites.owned_site(sent.wallet, site_id), sent.now)
     if not wants_fragment():
-        return see_other(f"/portal/sites/{site.id}")
+        return see_other(url_for("portal_sites.site_page", site_id=site.id))
     return Response(await render_template("portal/_site_verification.html", site=site, checked=True,
-                                          instructions=run.site_checks.instructions(site)))
+                                          instructions=checks.instructions(site)))
 
 
 @blueprint.get("/portal/sites/<site_id>/traffic.csv")
@@ -161,28 +164,26 @@ async def export_traffic(site_id: str) -> Response:
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     today = services().clock.today()
     start = today - timedelta(days=29)
-    response = Response(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="traffic-{site.id}-{start}-{today}.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)),
+                    f"traffic-{site.id}-{start}-{today}.csv", no_store=True)
+
+
+async def _export_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
+    site = await sites.owned_site(sent.wallet, site_id, MemberRole.VIEWER)
+    return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
+                            lambda: site_context(site), values=sent.values("from", "to"), failed_form="export")
 
 
 @blueprint.get("/portal/sites/<site_id>/events.csv")
 @account_page
-async def export_events(site_id: str) -> Response:
+@form_view(_export_refused)
+async def export_events(sent: Sent, site_id: str) -> Response:
     """The site's tracking events from ``from`` to ``to`` (UTC days, inclusive) as CSV; a bad range is shown on the
     site page beside the export form."""
-    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
-    try:
-        start, end = command_of(Period, request.args).days(services().clock.today())
-    except DomainError as error:
-        return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
-                                lambda: site_context(site), values=values, failed_form="export")
-    response = Response(site_reports.site_events_csv(site.id, start, end), mimetype="text/csv")
-    response.headers["Content-Disposition"] = f'attachment; filename="events-{site.id}-{start}-{end}.csv"'
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    site = await sites.owned_site(sent.wallet, site_id, MemberRole.VIEWER)
+    start, end = sent.command(Period).days(sent.run.clock.today())
+    return csv_file(site_reports.site_events_csv(site.id, start, end), f"events-{site.id}-{start}-{end}.csv",
+                    no_store=True)
 
 
 async def _ads_context(site: Site, start: date, end: date) -> dict[str, Any]:

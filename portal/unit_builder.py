@@ -15,7 +15,7 @@ from adnet.delivery import serving
 from adnet.delivery.ad_units import SlotSettings, serve_query, settings_of
 from adnet.delivery.models import AdUnit
 from adnet.delivery.sdk import unit_snippet
-from api.http import client, services
+from web.context import client, services
 
 # The sizes the builder offers (the API takes any WIDTHxHEIGHT).
 SIZES = ("300x250", "336x280", "728x90", "970x250", "468x60", "320x50", "320x100", "160x600", "300x600")

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Response, render_template, request, url_for
+from quart import Response, render_template, url_for
 
 from adnet.core.errors import DomainError
 from adnet.webhooks import delivery, endpoints
 from adnet.webhooks.endpoints import NewWebhookEndpoint
 from adnet.webhooks.models import WebhookEventType
-from api.http import services
-from api.sessions import current_wallet
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.views import Sent, form_view
+from web.sessions import current_wallet
 
 blueprint = portal_blueprint("webhooks")
 
@@ -37,20 +37,24 @@ async def webhooks_page() -> tuple[str, int]:
     return await page("portal/webhooks.html", "portal/_webhooks.html", **await webhooks_context())
 
 
+def _endpoint_values(sent: Sent) -> dict[str, Any]:
+    return {"url": sent.form.get("url", ""), "events": sent.form.getlist("events")}
+
+
+async def _endpoint_refused(error: DomainError, sent: Sent) -> Response:
+    return await form_error("portal/_webhook_form.html", "#add-webhook", error, "portal/webhooks.html",
+                            webhooks_context, values=_endpoint_values(sent))
+
+
 @blueprint.post("/portal/webhooks")
 @account_form
-async def add_endpoint() -> Response:
+@form_view(_endpoint_refused)
+async def add_endpoint(sent: Sent) -> Response:
     """Register an endpoint: the answer shows its secret once; a refusal is shown beside the form."""
-    form = await request.form
-    values = {"url": form.get("url", ""), "events": form.getlist("events")}
-    run = services()
-    try:
-        command = command_of(NewWebhookEndpoint, {"url": values["url"], "events": " ".join(values["events"])})
-        registered = await endpoints.add_endpoint(current_wallet(), command, run.clock.now(), run.random,
-                                                  production=run.settings.production)
-    except DomainError as error:
-        return await form_error("portal/_webhook_form.html", "#add-webhook", error, "portal/webhooks.html",
-                                webhooks_context, values=values)
+    values = _endpoint_values(sent)
+    command = command_of(NewWebhookEndpoint, {"url": values["url"], "events": " ".join(values["events"])})
+    registered = await endpoints.add_endpoint(sent.wallet, command, sent.now, sent.run.random,
+                                              production=sent.run.settings.production)
     body, status = await page("portal/webhooks.html", "portal/_webhooks.html", 201,
                               **await webhooks_context(registered=registered))
     return Response(body, status)
@@ -58,18 +62,20 @@ async def add_endpoint() -> Response:
 
 @blueprint.post("/portal/webhooks/<endpoint_id>/resume")
 @account_form
-async def resume_endpoint(endpoint_id: str) -> Response:
+@form_view()
+async def resume_endpoint(sent: Sent, endpoint_id: str) -> Response:
     """Resume a paused endpoint (its pending deliveries are sent now): htmx gets the list back, a browser without
     JavaScript a 303 to the page."""
-    await endpoints.resume_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    await endpoints.resume_endpoint(sent.wallet, endpoint_id, sent.now)
     return await _endpoints_changed()
 
 
 @blueprint.post("/portal/webhooks/<endpoint_id>/delete")
 @account_form
-async def remove_endpoint(endpoint_id: str) -> Response:
+@form_view()
+async def remove_endpoint(sent: Sent, endpoint_id: str) -> Response:
     """Stop sending to an endpoint: htmx gets the list back, a browser without JavaScript a 303 to the page."""
-    await endpoints.remove_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    await endpoints.remove_endpoint(sent.wallet, endpoint_id, sent.now)
     return await _endpoints_changed()
 
 

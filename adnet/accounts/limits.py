@@ -1,7 +1,7 @@
 """Rate limits kept in the database, for the limits that guard accounts (sign-in, the signed-in routes, API keys):
 exact across every worker and host of one database, with no Redis. They are few (a person signs in, a script
 calls its account), so a write each costs little; the public per-address limit of serving and tracking never
-comes here (``api/ratelimit.py``).
+comes here (``web/limits.py``).
 
 The rule is quart-rate-limiter's GCRA, as in the process's and Redis's stores: a key's state is the theoretical
 arrival time of its next request. A request is admitted when that time stands at most ``count - 1`` intervals

@@ -17,10 +17,10 @@ from adnet.accounts.models import AuthNonce, Session
 from adnet.accounts.signin import MAX_MESSAGE_LENGTH
 from adnet.app import create_app
 from adnet.chain.transact import send_transaction
-from api.sessions import SESSION_COOKIE
 from tests.auth_helpers import UNRECOVERABLE_SIGNATURES, bearer, sign, sign_in, signed_message, siwe_message
 from tests.chain.helpers import user
 from tests.conftest import empty_database, make_settings
+from web.sessions import SESSION_COOKIE
 
 # OwnedWallet (Solidity 0.8.37, optimizer 200 runs, evm cancun): a minimal EIP-1271 contract wallet whose
 # isValidSignature(hash, signature) answers 0x1626ba7e exactly when ecrecover(hash, signature) is its owner,

@@ -81,7 +81,7 @@ async def test_the_limiter_reads_a_settings_limit_as_the_apps_configured_limit_m
     from datetime import timedelta
 
     from adnet.app import create_app
-    from api.ratelimit import ConfiguredRateLimit, OwnLimitsFirst
+    from web.limits import ConfiguredRateLimit, OwnLimitsFirst
 
     app = create_app(make_settings(database_url, tmp_path, ADNET_RATE_LIMIT_PUBLIC="7/30"), clock=clock)
     [limiter] = [hook.__self__ for hook in app.before_request_funcs[None]

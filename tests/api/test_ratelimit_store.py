@@ -13,8 +13,8 @@ import redis
 from quart_rate_limiter import RateLimit
 
 from adnet.core.redis_link import RedisUnavailable
-from api.ratelimit import DatabaseStore, ExpiringMemoryStore, OwnLimitsFirst, RedisStore
 from tests.conftest import make_settings
+from web.limits import DatabaseStore, ExpiringMemoryStore, OwnLimitsFirst, RedisStore
 
 THIRTY_A_MINUTE = RateLimit(30, timedelta(minutes=1))
 

@@ -1,4 +1,6 @@
-"""Rate limits that follow the settings, kept where each kind of limit needs them.
+"""Rate limits that follow the settings, kept where each kind of limit needs them, for both surfaces: the app's
+limiter (``OwnLimitsFirst``), what a route declares (``settings_limit``, ``ACCOUNT_LIMIT``) and whom a limit counts
+(``client_ip_key``).
 
 quart-rate-limiter reads a route's limits when its decorator runs, at import time, before any settings exist.
 ``settings_limit("rate_limit_auth")`` gives a limit that names a setting; on every request the app's limiter
@@ -32,7 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask.sansio.blueprints import Blueprint
-from quart import Quart, Response, g
+from quart import Quart, Response, g, request
 from quart_rate_limiter import RateLimit, RateLimiter, RateLimitExceeded
 from quart_rate_limiter.store import MemoryStore
 from redis.asyncio import Redis
@@ -41,6 +43,7 @@ from adnet.accounts import limits as database_limits
 from adnet.config import RateLimit as ConfiguredLimit
 from adnet.config import Settings
 from adnet.core.redis_link import RedisLink, RedisUnavailable
+from web.context import client_ip
 
 # The limits that guard accounts, exact across processes without Redis (in the database).
 ACCOUNT_SETTINGS = frozenset({"rate_limit_auth", "rate_limit_account", "rate_limit_api_key"})
@@ -68,6 +71,16 @@ def settings_limit(setting: str) -> list[RateLimit]:
 
 # The limit of every route a signed-in account or an API key calls (quart-rate-limiter counts it per route).
 ACCOUNT_LIMIT = settings_limit("rate_limit_account")
+
+
+async def client_ip_key() -> str:
+    """Rate-limit key: the client's address."""
+    return client_ip()
+
+
+async def skip_preflight() -> bool:
+    """CORS preflights do not count against a route's rate limit."""
+    return request.method == "OPTIONS"
 
 
 @dataclass

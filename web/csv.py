@@ -1,0 +1,24 @@
+"""CSV answers, as both surfaces give them: an attachment with its file name, the body whole or in chunks."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from quart import Response
+
+from adnet.reporting import breakdowns
+
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+def csv_file(body: str | AsyncIterator[str], filename: str, *, no_store: bool = False) -> Response:
+    """``body`` as the CSV file ``filename``; ``no_store`` keeps it out of every cache (a page's download of the
+    account's own figures)."""
+    headers = {"Content-Disposition": f'attachment; filename="{filename}"', **(_NO_STORE if no_store else {})}
+    return Response(body, mimetype="text/csv", headers=headers)
+
+
+def breakdown_file(breakdown: breakdowns.Breakdown, amount: str, name: str, *, no_store: bool = False) -> Response:
+    """A breakdown as CSV (``breakdowns.breakdown_csv``), named after ``name``, its dimension and its days."""
+    return csv_file(breakdowns.breakdown_csv(breakdown, amount),
+                    f"{name}-{breakdown.by}-{breakdown.start}-{breakdown.end}.csv", no_store=no_store)
