@@ -7,6 +7,7 @@ from api import (
     ad_units,
     advertisers,
     auth,
+    conversions,
     health,
     house_ads,
     interactions,
@@ -29,5 +30,6 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
+    conversions.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint)

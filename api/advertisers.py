@@ -143,6 +143,9 @@ class DayOut(Schema):
     rewards: AmountText
     completions: dict[str, int] = Field(description="per task id")
     filtered: dict[str, int] = Field(description="recorded events not billed, per reason (docs/serving.md)")
+    conversions: int = Field(description="conversions attributed to a click (docs/conversions.md)")
+    conversion_spend: AmountText = Field(description="what paid conversions cost (part of spend)")
+    cost_per_conversion: AmountText = Field(description="spend per attributed conversion")
 
 
 class ReportOut(Schema):
@@ -153,6 +156,7 @@ class ReportOut(Schema):
     days: list[DayOut]
     totals: DayOut
     refusals: dict[str, int] = Field(description="recorded events not billed, per reason")
+    conversion_refusals: dict[str, int] = Field(description="conversions not attributed or not paid, per reason")
 
 
 ACCOUNT_PARAMETER = "advertiserId"
@@ -520,7 +524,8 @@ async def _detail(campaign_id: str) -> CampaignOut:
 def report_out(result: campaign_reports.CampaignReport) -> ReportOut:
     return ReportOut(campaign_id=result.campaign.id, first=result.start, last=result.end, token=Token.GS,
                      days=[_day_out(figures, result) for figures in result.days],
-                     totals=_day_out(result.totals, result), refusals=result.refusals)
+                     totals=_day_out(result.totals, result), refusals=result.refusals,
+                     conversion_refusals=result.conversion_refusals)
 
 
 def _day_out(figures: campaign_reports.DayFigures, result: campaign_reports.CampaignReport) -> DayOut:
@@ -529,4 +534,5 @@ def _day_out(figures: campaign_reports.DayFigures, result: campaign_reports.Camp
                   billable_clicks=figures.billable_clicks, ctr=campaign_reports.ctr_text(figures),
                   spend=figures.spend, ecpm=figures.ecpm, rewards=figures.rewards,
                   completions=campaign_reports.completions_by_task(figures, result.tasks),
-                  filtered=ordered_reasons(figures.filtered))
+                  filtered=ordered_reasons(figures.filtered), conversions=figures.conversions,
+                  conversion_spend=figures.conversion_spend, cost_per_conversion=figures.cost_per_conversion)

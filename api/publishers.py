@@ -267,6 +267,8 @@ class TrafficDayOut(Schema):
     clicks: int
     billed_clicks: int
     earned: AmountText
+    conversions: int = Field(description="conversions paid for clicks on the site (docs/conversions.md)")
+    conversion_earned: AmountText = Field(description="what they earned the site (part of earned)")
     filtered: dict[str, int] = Field(description="recorded events not billed, per reason (docs/serving.md)")
 
 
@@ -314,6 +316,7 @@ def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
     return TrafficDayOut(day=figures.day.isoformat() if figures.day else "total", impressions=figures.impressions,
                          billed_impressions=figures.billable_impressions, clicks=figures.clicks,
                          billed_clicks=figures.billable_clicks, earned=figures.earned,
+                         conversions=figures.conversions, conversion_earned=figures.conversion_earned,
                          filtered=traffic.ordered_reasons(figures.filtered))
 
 

@@ -26,7 +26,7 @@ from pydantic.alias_generators import to_camel
 from quart_schema import document_response
 
 from adnet.campaigns.banners import banner_address
-from adnet.campaigns.models import Creative
+from adnet.campaigns.models import ConversionGoal, Creative
 from adnet.campaigns.targeting import Targeting
 from adnet.campaigns.views import CampaignView
 from adnet.core.amounts import Token, to_decimal_string, to_number
@@ -440,6 +440,31 @@ CAMPAIGN_ID_ALIAS = ("The campaign's id again, under the name campaign answers u
                      "(deprecated: read campaignId; kept for clients written against it).")
 
 
+class GoalOut(Schema):
+    """A conversion goal: the event the advertiser's server reports, its click window (days), the attributed
+    conversions a proven wallet may have, its CPA (G$; "0" counts without paying) and whether a pixel may report
+    it."""
+
+    goal_id: str
+    campaign_id: str
+    name: str
+    kind: str
+    event: str
+    click_window_days: int
+    wallet_cap: int
+    cpa: AmountText
+    public: bool
+    created_at: Time
+    updated_at: Time
+
+
+def goal_out(goal: ConversionGoal) -> GoalOut:
+    return GoalOut(goal_id=goal.id, campaign_id=goal.campaign_id,  # type: ignore[attr-defined]
+                   name=goal.name, kind=goal.kind.value, event=goal.event, click_window_days=goal.click_window_days,
+                   wallet_cap=goal.wallet_cap, cpa=int(goal.cpa), public=goal.public, created_at=goal.created_at,
+                   updated_at=goal.updated_at)
+
+
 class CampaignOut(Schema):
     """A campaign with its state and money; one campaign's answer also lists its creatives and tasks. Its id is
     ``campaignId``, as in every other answer; ``id`` repeats it for clients written before (deprecated)."""
@@ -466,12 +491,14 @@ class CampaignOut(Schema):
     rotation: str
     targeting: Targeting
     category: str
+    click_param: str = Field(description="the query parameter a click's id reaches the landing page under")
     funded: AmountText
     remaining: AmountText
     spent: AmountText
     returned: AmountText
     creatives: list[CreativeOut] | None = None
     tasks: list[TaskOut] | None = None
+    goals: list[GoalOut] | None = None
 
 
 def creative_out(creative: Creative, base_url: str) -> CreativeOut:
@@ -512,9 +539,10 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         site_deny=campaign.site_deny, frequency_cap=campaign.frequency_cap, frequency_hours=campaign.frequency_hours,
         rotation=campaign.rotation.value,
         targeting=Targeting.model_validate(campaign.targeting or {}), category=campaign.category.value,
-        funded=view.funded, remaining=view.remaining, spent=view.spent,
+        click_param=campaign.click_param, funded=view.funded, remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:
         out.creatives = [creative_out(creative, base_url) for creative in view.creatives]
         out.tasks = [task_out(task, base_url) for task in view.tasks]
+        out.goals = [goal_out(goal) for goal in view.goals]
     return out

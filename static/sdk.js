@@ -1,4 +1,4 @@
-/*! adnet embed SDK 1.1.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.2.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
@@ -6,7 +6,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.1.0";
+  var VERSION = "1.2.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -18,6 +18,9 @@
   var TX_HASH = /^0x[0-9a-fA-F]{64}$/;
   var VIEWABLE_RATIO = 0.5;
   var VIEWABLE_MS = 1000;
+  // How long a clicked banner's new tab waits for the click to be recorded (and its landing address, with the
+  // click id for conversions) before it opens the target as served.
+  var CLICK_WAIT_MS = 2000;
   var TASK_ROW_PX = 44;
   // Selector of claim(address,address,uint256,bytes32,uint256,uint256,bytes) on the vault.
   var CLAIM_SELECTOR = "03b5de49";
@@ -342,14 +345,39 @@
         pageUrl: (httpUrl(location.href) || "").slice(0, 2048), userAgent: navigator.userAgent.slice(0, 512),
         trackingToken: ad.trackingToken
       };
-      beacon("/api/track", body);
+      if (extra.tab) land(extra.tab, body);
+      else beacon("/api/track", body);
       emit(type.toLowerCase(), { slot: self.host, adId: ad.id, campaignId: ad.campaignId }, self.host);
     };
+    // A click's answer names where to take the viewer (the target with the click id a conversion reports back,
+    // docs/conversions.md): the tab opened on the click goes there once the click is recorded, or to the target
+    // as served if no answer comes in time; later clicks of the banner follow the same address.
+    function land(tab, body) {
+      var gone = false;
+      function go(url) {
+        if (gone) return;
+        gone = true;
+        try { tab.location.replace(url); } catch (e) { /* the viewer closed the tab */ }
+      }
+      setTimeout(function () { go(target); }, CLICK_WAIT_MS);
+      api("POST", "/api/track", body).then(function (response) {
+        var landing = response.ok ? httpUrl(response.body.clickUrl) : null;
+        if (landing) link.href = landing;
+        go(landing || target);
+      });
+    }
     function onClick(event) {
       if (event.type === "auxclick" && event.button !== 1) return;
       if (clicked || !(house || answer.bannerClickActive)) return;
       clicked = true;
-      self.track("CLICK", { visible: self.visible });
+      // A plain click opens the new tab itself, at once (inside the click, so no popup blocker stops it), and sends
+      // it on when the click is recorded; a middle click, or a browser that refuses the tab, follows the link.
+      var tab = !house && target && event.type === "click" ? window.open("", "_blank") : null;
+      if (tab) {
+        event.preventDefault();
+        try { tab.opener = null; } catch (e) { /* already detached */ }
+      }
+      self.track("CLICK", { visible: self.visible, tab: tab });
     }
     link.addEventListener("click", onClick);
     link.addEventListener("auxclick", onClick);

@@ -134,12 +134,13 @@ class NewMember(Command):
 
 
 class ApiKeyScope(StrEnum):
-    """What an API key may do besides being its wallet (docs/auth.md): read reports, manage sites, or manage
-    campaigns and funds. A manage scope does not include reading."""
+    """What an API key may do besides being its wallet (docs/auth.md): read reports, manage sites, manage
+    campaigns and funds, or report conversions. A manage or write scope does not include reading."""
 
     REPORTS = "reports:read"
     SITES = "sites:manage"
     CAMPAIGNS = "campaigns:manage"
+    CONVERSIONS = "conversions:write"
 
 
 MAX_API_KEY_NAME = 60  # ApiKey.name's column

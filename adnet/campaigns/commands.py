@@ -1,4 +1,5 @@
-"""What an advertiser and an operator ask of campaigns: a campaign's settings, its creatives, a rejection."""
+"""What an advertiser and an operator ask of campaigns: a campaign's settings, its creatives and conversion goals,
+a rejection."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from adnet.campaigns.models import Category, MediaType, Rotation
+from adnet.campaigns.models import Category, GoalKind, MediaType, Rotation
 from adnet.campaigns.targeting import Targeting
 from adnet.core.inputs import Amount, Changes, Command, Instant, Price, Size, WebUrl, id_of, rule
 
@@ -18,6 +19,8 @@ MAX_REASON = 500
 MAX_FREQUENCY_CAP = 1000
 MAX_FREQUENCY_HOURS = 24
 MAX_WEIGHT = 100
+MAX_WINDOW_DAYS = 30
+MAX_WALLET_CAP = 1000
 
 
 def _distinct(items: list[str]) -> list[str]:
@@ -33,6 +36,8 @@ Placements = Annotated[list[Placement], Field(max_length=MAX_LIST, description="
                        AfterValidator(_distinct)]
 SiteIds = Annotated[list[SiteId], Field(max_length=MAX_LIST, description="site ids"), AfterValidator(_distinct)]
 Description = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_DESCRIPTION)]
+ClickParam = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]{1,40}$"), Field(
+    description="the query parameter a click's id reaches the landing page under (docs/conversions.md)")]
 
 
 class NewCampaign(Command):
@@ -55,6 +60,7 @@ class NewCampaign(Command):
     rotation: Rotation = Field(Rotation.EVEN, description="even, weighted (by creative weight) or best_ctr")
     targeting: Targeting = Field(Targeting.model_validate({}), description="who, where and when it is shown")
     category: Category = Field(Category.OTHER, description="what it advertises (the operator may correct it)")
+    click_param: ClickParam = "adnet_click"
 
 
 class CampaignChanges(Changes):
@@ -78,6 +84,40 @@ class CampaignChanges(Changes):
     rotation: Rotation | None = None
     targeting: Targeting | None = Field(None, description="replaces the whole targeting when given")
     category: Category | None = None
+    click_param: ClickParam | None = None
+
+
+GoalName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
+EventName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$"), Field(
+    description="the event's name as the advertiser's server reports it: lower-case letters, digits, _ . -")]
+WindowDays = Annotated[int, Field(ge=1, le=MAX_WINDOW_DAYS, description="days after a click it may attribute")]
+WalletCap = Annotated[int, Field(ge=1, le=MAX_WALLET_CAP, description="attributed conversions per proven wallet")]
+
+
+class NewGoal(Command):
+    """An off-chain goal: a named event the advertiser's server reports, with its window, cap and price."""
+
+    name: GoalName
+    kind: GoalKind = GoalKind.OFFCHAIN
+    event: EventName
+    click_window_days: WindowDays = 7
+    wallet_cap: WalletCap = 1
+    cpa: Price = Field(0, description="G$ paid per verified conversion; 0 counts without paying")
+    public: bool = Field(False, description="whether a pixel on the advertiser's page may report it")
+
+
+class GoalChanges(Changes):
+    """Some settings of a goal; only those given change. Its content (name, event, public) changes only while the
+    campaign is unreviewed; its window, cap and price until the campaign ends."""
+
+    CONTENT: ClassVar[frozenset[str]] = frozenset({"name", "event", "public"})
+
+    name: GoalName | None = None
+    event: EventName | None = None
+    click_window_days: WindowDays | None = None
+    wallet_cap: WalletCap | None = None
+    cpa: Price | None = None
+    public: bool | None = None
 
 
 class NewCreative(Command):

@@ -84,6 +84,8 @@ class Campaign(Model):
     targeting = fields.JSONField(default=dict, description="targeting rules (adnet.campaigns.targeting) - {} = none")
     category = fields.CharEnumField(Category, max_length=16, default=Category.OTHER, db_default=Category.OTHER,
                                     description="what it advertises, which publishers may block")
+    click_param = fields.CharField(max_length=40, default="adnet_click", db_default="adnet_click",
+                                   description="the query parameter a click's id reaches the landing page under")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 
@@ -113,3 +115,32 @@ class Creative(Model):
 
     class Meta:
         table = "creative"
+
+
+class GoalKind(StrEnum):
+    """Where a goal's conversions come from: the advertiser's server (a named event it reports with an API key).
+    On-chain goals (a contract's event read from confirmed blocks) will be a kind of their own."""
+
+    OFFCHAIN = "offchain"
+
+
+class ConversionGoal(Model):
+    """An outcome a campaign counts, and may pay for (``cpa``), after a click of its ads. Its content (kind, event,
+    whether pixels may report it) is reviewed with the campaign; its price, window and cap are terms, which change
+    until the campaign ends."""
+
+    id = identifier()
+    campaign = fields.ForeignKeyField("models.Campaign", related_name="goals", on_delete=fields.CASCADE)
+    name = fields.CharField(max_length=120)
+    kind = fields.CharEnumField(GoalKind, max_length=16, default=GoalKind.OFFCHAIN)
+    event = fields.CharField(max_length=64, description="the named event the advertiser reports")
+    click_window_days = fields.SmallIntField(default=7, description="a click attributes for this many days")
+    wallet_cap = fields.SmallIntField(default=1, description="most attributed conversions per proven wallet")
+    cpa = token_amount(default=0, description="G$ paid per verified conversion - 0 = counted, not paid")
+    public = fields.BooleanField(default=False, description="whether a pixel on the advertiser's page may report it")
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "conversion_goal"
+        unique_together = (("campaign", "event"),)

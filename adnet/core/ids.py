@@ -9,7 +9,7 @@ import time
 
 PREFIXES = frozenset(
     {"pub", "site", "adv", "cmp", "ad", "task", "tc", "ev", "int", "srv", "wd", "dep", "ex", "ltx", "clm", "key",
-     "wh", "whe", "whd", "wha", "mem", "au", "house"}
+     "wh", "whe", "whd", "wha", "mem", "au", "house", "goal", "cv"}
 )
 
 

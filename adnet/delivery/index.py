@@ -104,6 +104,7 @@ class CampaignEntry:
     rotation: Rotation = Rotation.EVEN
     advertiser_id: str = ""
     category: str = Category.OTHER.value
+    click_param: str = "adnet_click"
 
     @property
     def impression_cost(self) -> int:
@@ -330,7 +331,7 @@ def campaign_entry(campaign: Campaign, *, creatives: tuple[CreativeEntry, ...], 
         creatives=creatives, tasks=tasks, targeting=compile_rules(campaign.targeting),
         frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
         rotation=campaign.rotation, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
-        category=campaign.category.value,
+        category=campaign.category.value, click_param=campaign.click_param,
     )
 
 

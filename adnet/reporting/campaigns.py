@@ -12,7 +12,11 @@ covers at most ``adnet.reporting.commands.MAX_DAYS`` days, read in one pass per 
 - rewards: G$ granted to viewers for the campaign's tasks and units (paid from their pools or the budget);
 - completions: per task or unit, completions and answers recorded that day;
 - refusals: per reason (``adnet.delivery.tracking.REASONS``), how many recorded events were not billed, per day and
-  over the period.
+  over the period;
+- conversions: conversions reported for the campaign's goals (``adnet.conversions``) and attributed to a click, on
+  the day they were received; conversion spend: what paid ones cost (also in ``spend``); cost per conversion: the
+  whole spend of the day (events and conversions) per attributed conversion; conversion refusals: per reason
+  (``adnet.conversions.attribution.REASONS``), the conversions recorded without being attributed or paid.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from adnet.accounts.models import MemberRole
 from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign
+from adnet.conversions.attribution import REASONS as CONVERSION_REASONS
+from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
 from adnet.delivery.models import TrafficDaily
@@ -33,7 +39,7 @@ from adnet.reporting.traffic import EventCounts, ordered_reasons
 from adnet.tasks.models import Completion, Task
 
 CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
-               "rewards")
+               "rewards", "conversions", "conversion_spend", "cost_per_conversion")
 
 
 @dataclass
@@ -43,6 +49,9 @@ class DayFigures(EventCounts):
     spend: int = 0
     rewards: int = 0
     completions: Counter[str] = field(default_factory=Counter)
+    conversions: int = 0
+    conversion_spend: int = 0
+    unconverted: Counter[str] = field(default_factory=Counter)
 
     @property
     def ctr(self) -> float:
@@ -53,6 +62,19 @@ class DayFigures(EventCounts):
     def ecpm(self) -> int:
         """Spend per 1000 billable impressions, smallest units, rounded down (0 without impressions)."""
         return self.spend * 1000 // self.billable_impressions if self.billable_impressions else 0
+
+    @property
+    def cost_per_conversion(self) -> int:
+        """Spend per attributed conversion, smallest units, rounded down (0 without conversions)."""
+        return self.spend // self.conversions if self.conversions else 0
+
+    def convert(self, attributed: bool, reason: str | None, cost: int) -> None:
+        """Count one recorded conversion: attributed or not, with the reason it was not attributed or paid."""
+        self.conversions += 1 if attributed else 0
+        self.conversion_spend += cost
+        self.spend += cost
+        if reason:
+            self.unconverted[reason] += 1
 
 
 @dataclass(frozen=True)
@@ -67,6 +89,7 @@ class CampaignReport:
     totals: DayFigures
     tasks: list[Task]
     refusals: dict[str, int]
+    conversion_refusals: dict[str, int]
 
 
 async def campaign_report(wallet: str, campaign_id: str, start: date, end: date) -> CampaignReport:
@@ -92,11 +115,21 @@ async def campaign_report(wallet: str, campaign_id: str, start: date, end: date)
             figures = days[_utc_day(created_at)]
             figures.completions[str(task_id)] += 1
             figures.rewards += int(gs_amount)
+    for received_at, attributed, reason, cost in await Conversion.filter(
+            campaign_id=campaign.id, received_at__gte=since, received_at__lt=until).values_list(
+            "received_at", "attributed", "reason", "cost"):
+        days[_utc_day(received_at)].convert(attributed, reason, int(cost))
     totals = DayFigures(None)
     for figures in days.values():
         totals.add(figures)
     return CampaignReport(campaign=campaign, start=start, end=end, days=list(days.values()), totals=totals,
-                          tasks=tasks, refusals=ordered_reasons(totals.filtered))
+                          tasks=tasks, refusals=ordered_reasons(totals.filtered),
+                          conversion_refusals=conversion_reasons(totals.unconverted))
+
+
+def conversion_reasons(counts: Counter[str]) -> dict[str, int]:
+    """The reasons conversions were not attributed or paid, in the order they are decided."""
+    return {reason: counts[reason] for reason in CONVERSION_REASONS if counts.get(reason)}
 
 
 def _task_field(model: type[Completion] | type[Interaction]) -> str:
@@ -115,16 +148,20 @@ def ctr_text(figures: DayFigures) -> str:
 def report_csv(report: CampaignReport) -> str:
     """The report as CSV: one row per day then a ``total`` row; G$ amounts as decimal strings, one
     ``completions:<taskId>`` column per task and one ``filtered:<reason>`` column per reason events are kept from
-    billing for. Only numbers and identifiers, no advertiser-written text."""
+    billing for, then one ``unconverted:<reason>`` column per reason conversions are kept from attribution or pay.
+    Only numbers and identifiers, no advertiser-written text."""
     task_ids = [task.id for task in report.tasks]
     return csv_text([
         [*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids),
-         *(f"filtered:{reason}" for reason in REASONS)],
+         *(f"filtered:{reason}" for reason in REASONS),
+         *(f"unconverted:{reason}" for reason in CONVERSION_REASONS)],
         *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
            figures.clicks, figures.billable_clicks, ctr_text(figures), to_decimal_string(figures.spend),
-           to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards),
+           to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards), figures.conversions,
+           to_decimal_string(figures.conversion_spend), to_decimal_string(figures.cost_per_conversion),
            *(figures.completions.get(task_id, 0) for task_id in task_ids),
-           *(figures.filtered.get(reason, 0) for reason in REASONS)]
+           *(figures.filtered.get(reason, 0) for reason in REASONS),
+           *(figures.unconverted.get(reason, 0) for reason in CONVERSION_REASONS)]
           for figures in [*report.days, report.totals]),
     ])
 

@@ -2,23 +2,25 @@
 events were billed and how many each named reason kept from billing (``adnet.delivery.tracking.REASONS``).
 
 Figures come from ``traffic_daily``, which every tracking batch adds to in the transaction that records and bills
-its events, so they agree with the ledger and outlive the raw events' retention.
+its events, so they agree with the ledger and outlive the raw events' retention. A site's report adds the
+conversions paid for clicks on it (``adnet.conversions``) and what they earned it, on the day they were received.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, fields
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Self
 
+from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
 from adnet.delivery.models import EventType, TrafficDaily
 from adnet.delivery.tracking import REASONS
 
-CSV_COLUMNS = ("day", "impressions", "billed_impressions", "clicks", "billed_clicks", "earned",
-               *(f"filtered:{reason}" for reason in REASONS))
+CSV_COLUMNS = ("day", "impressions", "billed_impressions", "clicks", "billed_clicks", "earned", "conversions",
+               "conversion_earned", *(f"filtered:{reason}" for reason in REASONS))
 
 
 @dataclass
@@ -59,9 +61,12 @@ class EventCounts:
 
 @dataclass
 class TrafficDay(EventCounts):
-    """A site's events of one day (or of the period) and what it earned (smallest units)."""
+    """A site's events of one day (or of the period), the conversions paid for its clicks, and what it earned from
+    both (smallest units; ``conversion_earned`` is the conversions' part of ``earned``)."""
 
     earned: int = 0
+    conversions: int = 0
+    conversion_earned: int = 0
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,15 @@ async def site_traffic(site_id: str, start: date, end: date) -> TrafficReport:
     for day, kind, reason, count, earned in rows:
         days[day].count(kind, reason, count)
         days[day].earned += int(earned)
+    since = datetime.combine(start, time.min, tzinfo=UTC)
+    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
+    for received_at, earned in await Conversion.filter(site_id=site_id, paid=True, received_at__gte=since,
+                                                       received_at__lt=until).values_list("received_at",
+                                                                                          "publisher_amount"):
+        figures = days[received_at.astimezone(UTC).date()]
+        figures.conversions += 1
+        figures.conversion_earned += int(earned)
+        figures.earned += int(earned)
     totals = TrafficDay(None)
     for figures in days.values():
         totals.add(figures)
@@ -96,8 +110,8 @@ def traffic_csv(report: TrafficReport) -> str:
     return csv_text([
         CSV_COLUMNS,
         *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
-           figures.clicks, figures.billable_clicks, to_decimal_string(figures.earned),
-           *(figures.filtered.get(reason, 0) for reason in REASONS)]
+           figures.clicks, figures.billable_clicks, to_decimal_string(figures.earned), figures.conversions,
+           to_decimal_string(figures.conversion_earned), *(figures.filtered.get(reason, 0) for reason in REASONS)]
           for figures in [*report.days, report.totals]),
     ])
 

@@ -130,7 +130,8 @@ async def duplicate_campaign(wallet: str, campaign_id: str, now: datetime) -> Ca
             ends_at=source.ends_at, cpm=source.cpm, cpc=source.cpc, budget=source.budget, daily_cap=source.daily_cap,
             sizes=source.sizes, placements=source.placements, site_allow=source.site_allow,
             site_deny=source.site_deny, rotation=source.rotation, frequency_cap=source.frequency_cap,
-            frequency_hours=source.frequency_hours, targeting=source.targeting, created_at=now, updated_at=now)
+            frequency_hours=source.frequency_hours, targeting=source.targeting, click_param=source.click_param,
+            created_at=now, updated_at=now)
         for creative in await Creative.filter(campaign_id=source.id).order_by("created_at", "id"):
             await Creative.create(
                 id=new_id("ad"), campaign=copy, banner_url=creative.banner_url, target_url=creative.target_url,

@@ -19,6 +19,7 @@ class WebhookEventType(StrEnum):
     WITHDRAWAL_RELEASED = "withdrawal.released"
     SITE_VERIFIED = "site.verified"
     SITE_LAPSED = "site.lapsed"
+    CONVERSION_RECORDED = "conversion.recorded"
 
 
 class DeliveryStatus(StrEnum):

@@ -16,7 +16,7 @@ from tests.factories import make_publisher, make_site
 
 AUTH_DOC = Path(__file__).resolve().parents[2] / "docs" / "auth.md"
 READS = {"get"}
-MANAGE = {ApiKeyScope.SITES.value, ApiKeyScope.CAMPAIGNS.value}
+MANAGE = {ApiKeyScope.SITES.value, ApiKeyScope.CAMPAIGNS.value, ApiKeyScope.CONVERSIONS.value}
 
 
 async def key_scopes(client) -> dict[tuple[str, str], list[str]]:

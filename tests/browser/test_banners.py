@@ -1,6 +1,7 @@
 """Banners in Chromium: served lazily into a reserved box, an impression only after half of the ad was in view for
-one continuous second (page clock), a click tracked once that opens the advertiser's page, and no click tracking
-when the campaign's budget is gone. The publisher's page is on another origin than adnet, as on the web."""
+one continuous second (page clock), a click tracked once that opens the advertiser's page with its click id, and no
+click tracking when the campaign's budget is gone. The publisher's page is on another origin than adnet, as on the
+web."""
 
 from __future__ import annotations
 
@@ -183,13 +184,15 @@ def test_a_click_is_tracked_once_and_opens_the_target(
         with visitor.context.expect_page() as opened:
             page.locator("#ad a").click()
         landing = opened.value
-        landing.wait_for_load_state()
+        landing.wait_for_url("https://example.com/**")
         landings.append((landing.url, landing.evaluate("window.opener === null")))
         landing.close()
     clicks = wait_for_events(server, fingerprint, EventType.CLICK, 1)
     time.sleep(0.3)
 
-    assert landings == [("https://example.com/demo/1", True)] * 2
+    (first, opener_gone), second = landings
+    assert first.startswith("https://example.com/demo/1?adnet_click=") and opener_gone
+    assert second == (first, True)  # the banner's link now carries the click id
     assert [event["type"] for event in sent] == ["IMPRESSION", "CLICK"]
     assert clicks == stored_events(server, fingerprint, EventType.CLICK)
     assert len(clicks) == 1 and clicks[0]["billable"], clicks[0]["refusal_reason"]

@@ -1,0 +1,26 @@
+"""What an advertiser's server reports: a conversion to record."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
+
+from adnet.conversions.clicks import MAX_CLICK_ID_LENGTH
+from adnet.core.inputs import Amount, Command, Instant, WalletAddress, id_of
+
+OrderId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$"), Field(
+    description="the advertiser's id of the order or sign-up (printable ASCII, no spaces): one conversion each")]
+ClickId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLICK_ID_LENGTH)]
+
+
+class ConversionReport(Command):
+    """A conversion the advertiser's server reports: the click id its landing page received, the goal, the order
+    id, and optionally the order's value, when it happened and the wallet its own sign-in proved."""
+
+    click_id: ClickId = Field(description="what the landing page received in the campaign's click parameter")
+    goal_id: Annotated[str, id_of("goal")]
+    order_id: OrderId
+    value: Amount | None = Field(None, description="the order's value in G$, for reports")
+    occurred_at: Instant | None = Field(None, description="when it happened; default: when it is received")
+    wallet: WalletAddress | None = Field(None, description="a wallet the advertiser's own sign-in proved")

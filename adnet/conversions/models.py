@@ -1,0 +1,39 @@
+"""The conversions reported for a campaign's goals (``adnet.campaigns.models.ConversionGoal``)."""
+
+from __future__ import annotations
+
+from tortoise import fields
+from tortoise.models import Model
+
+from adnet.db.fields import identifier, token_amount, wallet
+
+
+class Conversion(Model):
+    """One reported conversion, recorded once per campaign and order id (the database's unique key), with the click
+    it was attributed to, the reason it was not attributed or not paid (null when paid or unpriced), and what it
+    cost the campaign and earned the click's site. An attributed conversion of a proven wallet takes the next of
+    its goal's ``wallet_cap`` slots for that wallet (a unique key too), so the cap holds across processes."""
+
+    id = identifier()
+    campaign_id = fields.CharField(max_length=48)
+    goal = fields.ForeignKeyField("models.ConversionGoal", related_name="conversions", on_delete=fields.RESTRICT)
+    order_id = fields.CharField(max_length=128)
+    click_event_id = fields.CharField(max_length=48, null=True, description="the click's tracking_event id")
+    site_id = fields.CharField(max_length=48, null=True, description="the click's site")
+    creative_id = fields.CharField(max_length=48, null=True)
+    wallet = wallet(null=True, description="a wallet the advertiser proved for the conversion")
+    wallet_slot = fields.SmallIntField(null=True, description="which of the goal's conversions per wallet it is")
+    value = token_amount(null=True, description="the order's value as the advertiser reported it")
+    clicked_at = fields.DatetimeField(null=True)
+    occurred_at = fields.DatetimeField(description="when it happened, as reported (else when it was received)")
+    received_at = fields.DatetimeField()
+    attributed = fields.BooleanField(description="verified and attributed to its click: no fraud reason")
+    paid = fields.BooleanField(default=False)
+    reason = fields.CharField(max_length=32, null=True, description="why it was not attributed or not paid")
+    cost = token_amount(default=0)
+    publisher_amount = token_amount(default=0)
+
+    class Meta:
+        table = "conversion"
+        unique_together = (("campaign_id", "order_id"), ("goal", "wallet", "wallet_slot"))
+        indexes = (("campaign_id", "received_at"), ("site_id", "received_at"))

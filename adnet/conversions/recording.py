@@ -1,0 +1,196 @@
+"""Recording a conversion the advertiser's server reports, attributing it to its click and paying for it: exactly
+once per campaign and order id, also under concurrent posts of the same order, from any number of processes.
+
+The transaction: load the facts (the click the click id names, with its site's and campaign's facts for the rule of
+where a campaign may be paid, ``adnet.campaigns.eligibility``; the proven wallet's attributed conversions of the
+goal; for a priced goal, the campaign's spend of the day, locked as tracking locks it, and its remaining budget),
+decide (``adnet.conversions.attribution.decide``, pure), then write: the conversion row, and for a paid one a
+balanced ledger transaction (kind ``conversion_billing``, referenced by the conversion's id: the campaign pays the
+CPA, the click's site earns the publisher's share, the platform the rest) and the CPA added to the day's spend, so
+serving and tracking see it against the daily cap. The advertiser's webhooks hear ``conversion.recorded`` from the
+same transaction.
+
+The database decides what must be exact: the unique key on (campaign, order id) makes a repeated order fail its
+insert, which answers with the conversion first recorded; the unique key on (goal, wallet, slot) keeps a wallet
+within the goal's cap; the ledger refuses a debit the campaign's account cannot cover and a second booking of the
+same conversion. A transaction that lost a race (a wallet slot, the budget moved, a busy database) is decided again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from tortoise.exceptions import IntegrityError, OperationalError
+from tortoise.transactions import in_transaction
+
+from adnet.campaigns.campaigns import REVIEWED
+from adnet.campaigns.eligibility import FACT_COLUMNS, facts_of, refusal
+from adnet.campaigns.goals import owned_goal
+from adnet.campaigns.models import CampaignStatus, ConversionGoal
+from adnet.conversions.attribution import Click, Facts, Outcome, attribution_refusal, decide
+from adnet.conversions.clicks import ClickClaims, ClickIdError, verify_click_id
+from adnet.conversions.commands import ConversionReport
+from adnet.conversions.models import Conversion
+from adnet.core.amounts import to_decimal_string
+from adnet.core.errors import Conflict, Invalid
+from adnet.core.ids import new_id
+from adnet.db import sql
+from adnet.delivery.caps import add_to_windows, lock_windows, spend_window
+from adnet.delivery.models import EventType, TrackingEvent
+from adnet.money import ledger
+from adnet.webhooks import outbox
+from adnet.webhooks.models import WebhookEventType
+
+log = logging.getLogger(__name__)
+
+BILLING_KIND = "conversion_billing"
+# A conversion reported a little in the future is tolerated (the advertiser's clock a hair ahead); more is refused.
+FUTURE_SKEW = timedelta(minutes=5)
+_ATTEMPTS = 5
+_RECEIVED_AT = TrackingEvent._meta.fields_map["received_at"]
+_CLICK = (f"SELECT tracking_event.received_at AS clicked_at, tracking_event.billable AS billable, "  # noqa: S608
+          f"tracking_event.site_id AS click_site_id, tracking_event.creative_id AS creative_id, {FACT_COLUMNS} "
+          "FROM tracking_event JOIN campaign ON campaign.id = tracking_event.campaign_id "
+          "LEFT JOIN site ON site.id = tracking_event.site_id "
+          "WHERE tracking_event.id = :event_id AND tracking_event.campaign_id = :campaign_id "
+          "AND tracking_event.type = :type")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The conversion of the order, and whether this report recorded it (False: it was recorded before)."""
+
+    conversion: Conversion
+    created: bool
+
+
+async def record_conversion(wallet: str, report: ConversionReport, *, secrets: Sequence[str], share_bps: int,
+                            single_writer: bool, now: datetime) -> Recorded:
+    """Record the conversion ``report`` names for a goal of a campaign the wallet manages, attributed and paid as
+    the rules decide; an order already recorded answers that conversion. NotFound / Forbidden for a goal the wallet
+    may not report on, Conflict ``goal_not_reviewed`` before its campaign was approved, Invalid for a conversion
+    said to happen in the future. ``secrets``: the tracking secrets click ids are signed with (current first);
+    ``single_writer``: the database is SQLite, whose transactions exclude every other writer."""
+    goal = await owned_goal(wallet, report.goal_id)
+    if goal.campaign.status not in (*REVIEWED, CampaignStatus.ENDED):
+        raise Conflict("goal_not_reviewed", "Conversions count once the goal's campaign is approved.",
+                       currentStatus=goal.campaign.status.value)
+    occurred_at = report.occurred_at.astimezone(UTC) if report.occurred_at is not None else now
+    if occurred_at > now + FUTURE_SKEW:
+        raise Invalid("invalid_field", "occurredAt: may not be in the future", field="occurredAt")
+    claims, click_reason = _claims(report.click_id, goal.campaign.id, secrets, now)
+    for attempt in range(1, _ATTEMPTS + 1):
+        try:
+            async with in_transaction():
+                conversion = await _write(goal, report, claims, click_reason, occurred_at, share_bps,
+                                          single_writer=single_writer, now=now)
+            return Recorded(conversion, created=True)
+        except IntegrityError:
+            first = await Conversion.get_or_none(campaign_id=goal.campaign.id, order_id=report.order_id)
+            if first is not None:
+                return Recorded(first, created=False)
+        except (ledger.InsufficientFunds, OperationalError):
+            pass
+        log.info("conversion retried attempt=%d goal=%s", attempt, goal.id)
+        await asyncio.sleep(0.005 * attempt)
+    raise Conflict("conversion_contended", "Other conversions of this campaign are being recorded; retry.")
+
+
+def _claims(click_id: str, campaign_id: str, secrets: Sequence[str], now: datetime
+            ) -> tuple[ClickClaims | None, str | None]:
+    """The click id's claims when it verifies and names the goal's campaign, else the reason it does not."""
+    try:
+        claims = verify_click_id(click_id, secrets=secrets, now=now)
+    except ClickIdError as error:
+        return None, error.reason
+    if claims.campaign_id != campaign_id:
+        return None, "click_invalid"
+    return claims, None
+
+
+async def _write(goal: ConversionGoal, report: ConversionReport, claims: ClickClaims | None,
+                 click_reason: str | None, occurred_at: datetime, share_bps: int, *, single_writer: bool,
+                 now: datetime) -> Conversion:
+    """Load, decide and write one conversion inside the caller's transaction."""
+    campaign = goal.campaign
+    click_row = await _click(claims, campaign.id) if claims is not None else None
+    click, site_refusal = None, None
+    if click_row is not None:
+        site, terms = facts_of(click_row)
+        site_refusal = refusal(site, terms, paid=True)
+        click = Click(clicked_at=_RECEIVED_AT.to_python_value(click_row["clicked_at"]).astimezone(UTC),
+                      billable=bool(click_row["billable"]))
+    elif claims is not None:
+        click_reason = "click_invalid"  # a genuine id of a click no longer (or never) recorded
+    slots_used = None
+    if report.wallet is not None:
+        slots_used = await Conversion.filter(goal_id=goal.id, wallet=report.wallet,
+                                             wallet_slot__not_isnull=True).count()
+    facts = Facts(occurred_at=occurred_at, window=timedelta(days=goal.click_window_days), click=click,
+                  click_reason=click_reason, site_refusal=site_refusal, wallet_cap=goal.wallet_cap,
+                  wallet_slots_used=slots_used, cpa=int(goal.cpa))
+    spend = spend_window(campaign.id, now)
+    if facts.cpa > 0 and attribution_refusal(facts) is None:
+        used = await sql.run(lock_windows({spend}, single_writer=single_writer))
+        facts = replace(facts, remaining=await ledger.balance(ledger.campaign(campaign.id)),
+                        daily_cap=None if campaign.daily_cap is None else int(campaign.daily_cap),
+                        spent_today=used[spend])
+    outcome = decide(facts, share_bps)
+    conversion = await Conversion.create(
+        id=new_id("cv"), campaign_id=campaign.id, goal=goal, order_id=report.order_id,
+        click_event_id=claims.event_id if click_row is not None and claims is not None else None,
+        site_id=click_row["click_site_id"] if click_row is not None else None,
+        creative_id=click_row["creative_id"] if click_row is not None else None,
+        wallet=report.wallet, wallet_slot=slots_used + 1 if outcome.attributed and slots_used is not None else None,
+        value=None if report.value is None else Decimal(report.value),
+        clicked_at=click.clicked_at if click is not None else None, occurred_at=occurred_at, received_at=now,
+        attributed=outcome.attributed, paid=outcome.paid, reason=outcome.reason, cost=Decimal(outcome.cost),
+        publisher_amount=Decimal(outcome.publisher_amount))
+    if outcome.paid:
+        await _pay(conversion, outcome, spend, now)
+    await outbox.record(campaign.advertiser.wallet, WebhookEventType.CONVERSION_RECORDED,
+                        conversion_payload(conversion), now)
+    log.info("conversion recorded conversion=%s campaign=%s goal=%s attributed=%d paid=%d reason=%s",
+             conversion.id, campaign.id, goal.id, outcome.attributed, outcome.paid, outcome.reason or "-")
+    return conversion
+
+
+async def _click(claims: ClickClaims, campaign_id: str) -> dict[str, Any] | None:
+    rows = await sql.fetch(_CLICK, event_id=claims.event_id, campaign_id=campaign_id, type=EventType.CLICK.value)
+    return rows[0] if rows else None
+
+
+async def _pay(conversion: Conversion, outcome: Outcome, spend: tuple[str, datetime], now: datetime) -> None:
+    """Book the paid conversion and add its cost to the campaign's spend of the day (its window is locked)."""
+    site_id = str(conversion.site_id)
+    legs = [(ledger.campaign(conversion.campaign_id), -outcome.cost),
+            (ledger.site(site_id), outcome.publisher_amount),
+            (ledger.platform(), outcome.cost - outcome.publisher_amount)]
+    await ledger.book(BILLING_KIND, conversion.id, [(account, amount) for account, amount in legs if amount],
+                      now=now, memo=f"conversion {conversion.order_id[:64]}")
+    await sql.run(add_to_windows({spend: outcome.cost}))
+
+
+def conversion_payload(conversion: Conversion) -> dict[str, Any]:
+    """A conversion as its advertiser reads it (the webhook's ``data``, the API's answer): amounts as G$ decimal
+    strings, times as ISO 8601 UTC."""
+    return {
+        "conversionId": conversion.id, "campaignId": conversion.campaign_id,
+        "goalId": conversion.goal_id,  # type: ignore[attr-defined]
+        "orderId": conversion.order_id, "siteId": conversion.site_id, "attributed": conversion.attributed,
+        "paid": conversion.paid, "reason": conversion.reason, "cost": to_decimal_string(int(conversion.cost)),
+        "value": None if conversion.value is None else to_decimal_string(int(conversion.value)),
+        "occurredAt": _iso(conversion.occurred_at), "clickedAt": _iso(conversion.clicked_at) if conversion.clicked_at
+        else None, "receivedAt": _iso(conversion.received_at),
+    }
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
