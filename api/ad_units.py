@@ -62,7 +62,7 @@ class DeletedAdUnitOut(Schema):
 
 def ad_unit_out(unit: AdUnit) -> AdUnitOut:
     settings = ad_units.settings_of(unit)
-    return AdUnitOut(unit_id=unit.id, site_id=unit.site_id, name=unit.name,  # type: ignore[attr-defined]
+    return AdUnitOut(unit_id=unit.id, site_id=unit.site_id, name=unit.name,
                      kinds=list(settings.kinds), size=unit.size, attached_tasks=unit.attached_tasks,
                      placement=unit.placement, house_ads=unit.house_ads, snippet=unit_snippet(settings),
                      created_at=unit.created_at, updated_at=unit.updated_at)

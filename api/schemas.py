@@ -459,7 +459,7 @@ class GoalOut(Schema):
 
 
 def goal_out(goal: ConversionGoal) -> GoalOut:
-    return GoalOut(goal_id=goal.id, campaign_id=goal.campaign_id,  # type: ignore[attr-defined]
+    return GoalOut(goal_id=goal.id, campaign_id=goal.campaign_id,
                    name=goal.name, kind=goal.kind.value, event=goal.event, click_window_days=goal.click_window_days,
                    wallet_cap=goal.wallet_cap, cpa=int(goal.cpa), public=goal.public, created_at=goal.created_at,
                    updated_at=goal.updated_at)
@@ -504,7 +504,7 @@ class CampaignOut(Schema):
 def creative_out(creative: Creative, base_url: str) -> CreativeOut:
     """``creative`` as its advertiser and operators read it, its banner's address under ``base_url`` (adnet's public
     URL) when it is one of adnet's own files."""
-    return CreativeOut(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
+    return CreativeOut(id=creative.id, campaign_id=creative.campaign_id,
                        banner_url=banner_address(creative.banner_url, base_url), target_url=creative.target_url,
                        description=creative.description, media_type=creative.media_type.value,
                        size=f"{creative.width}x{creative.height}", status=creative.status.value,
@@ -518,7 +518,7 @@ def task_out(task: Task, base_url: str) -> TaskOut:
         preview = public_task(task_view(task), base_url)
     except ValueError:
         preview = None
-    return TaskOut(id=task.id, campaign_id=task.campaign_id,  # type: ignore[attr-defined]
+    return TaskOut(id=task.id, campaign_id=task.campaign_id,
                    kind=task.kind.value, surface=task.surface.value, title=task.title,
                    description=task.description, config=task.config, reward_points=task.reward_points,
                    reward_gs=int(task.reward_gs), max_per_wallet=task.max_per_wallet,
@@ -530,7 +530,7 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
     """A campaign as the API shows it; with ``details``, its creatives and tasks."""
     campaign = view.campaign
     out = CampaignOut(
-        campaign_id=campaign.id, id=campaign.id, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+        campaign_id=campaign.id, id=campaign.id, advertiser_id=campaign.advertiser_id,
         name=campaign.name, status=campaign.status.value, state=view.state,
         rejection_reason=campaign.rejection_reason, starts_at=campaign.starts_at, ends_at=campaign.ends_at,
         cpm=int(campaign.cpm), cpc=int(campaign.cpc), budget=int(campaign.budget),

@@ -53,6 +53,7 @@ class Site(Model):
 
     id = identifier()
     publisher = fields.ForeignKeyField("models.Publisher", related_name="sites", on_delete=fields.RESTRICT)
+    publisher_id: str
     domain = fields.CharField(max_length=253, db_index=True)
     name = fields.CharField(max_length=120, default="")
     verified = fields.BooleanField(default=False)  # holds its domain verified now (a VerifiedDomain row)
@@ -89,6 +90,7 @@ class VerifiedDomain(Model):
 
     domain = fields.CharField(max_length=253, primary_key=True)
     site = fields.OneToOneField("models.Site", related_name="held_domain", on_delete=fields.CASCADE)
+    site_id: str
     verified_at = fields.DatetimeField()
 
     class Meta:
@@ -122,6 +124,7 @@ class PublisherMember(Member):
     """Another wallet that signs in with its own key and acts on a publisher account with a role."""
 
     publisher = fields.ForeignKeyField("models.Publisher", related_name="members", on_delete=fields.CASCADE)
+    publisher_id: str
 
     class Meta:
         table = "publisher_member"
@@ -144,6 +147,7 @@ class AdvertiserMember(Member):
     """Another wallet that signs in with its own key and acts on an advertiser account with a role."""
 
     advertiser = fields.ForeignKeyField("models.Advertiser", related_name="members", on_delete=fields.CASCADE)
+    advertiser_id: str
 
     class Meta:
         table = "advertiser_member"

@@ -161,7 +161,7 @@ class RecheckReport:
 
 def claimant_of(site: Site) -> Claimant:
     """What proves ``site`` (its publisher must be loaded or its id known)."""
-    return Claimant(token=site.verification_token, publisher_id=str(site.publisher_id))  # type: ignore[attr-defined]
+    return Claimant(token=site.verification_token, publisher_id=str(site.publisher_id))
 
 
 @dataclass(frozen=True)
@@ -275,8 +275,8 @@ async def _take(site: Site, method: ProofMethod, now: datetime) -> Held | None:
             taken = True
         except IntegrityError:
             hold = await VerifiedDomain.get_or_none(domain=site.domain)
-            if hold is not None and hold.site_id != site.id:  # type: ignore[attr-defined]
-                return Held(hold.site_id)  # type: ignore[attr-defined]
+            if hold is not None and hold.site_id != site.id:
+                return Held(hold.site_id)
             if hold is None:
                 raise Conflict("domain_taken", "Other sites are taking this domain at this moment; check again.",
                                state=site.state.value) from None

@@ -203,7 +203,7 @@ def facts_of(row: dict[str, Any]) -> tuple[StoredSite | None, Terms]:
 
 def terms_of(campaign: Campaign) -> Terms:
     """A campaign's facts from its model (read with at least ``TERMS_FIELDS``)."""
-    return Terms(campaign_id=campaign.id, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+    return Terms(campaign_id=campaign.id, advertiser_id=campaign.advertiser_id,
                  category=campaign.category.value, site_allow=frozenset(campaign.site_allow or ()),
                  site_deny=frozenset(campaign.site_deny or ()))
 

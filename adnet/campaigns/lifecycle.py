@@ -68,7 +68,7 @@ async def move(campaign: Campaign, allowed: Iterable[CampaignStatus], target: Ca
 
 async def tell_advertiser(campaign: Campaign, event_type: WebhookEventType, now: datetime, **data: Any) -> None:
     """Write a webhook event about ``campaign`` for its advertiser (inside the transaction of the change)."""
-    wallet = await Advertiser.filter(id=campaign.advertiser_id).first().values_list(  # type: ignore[attr-defined]
+    wallet = await Advertiser.filter(id=campaign.advertiser_id).first().values_list(
         "wallet", flat=True)
     await outbox.record(str(wallet), event_type, {"campaign_id": campaign.id, "name": campaign.name,
                                                   "status": campaign.status.value, **data}, now)
@@ -153,7 +153,7 @@ async def settle_due(now: datetime) -> list[str]:
 async def return_unspent(campaign: Campaign, now: datetime) -> int:
     """Return an ended campaign's remaining budget and its tasks' pools to the advertiser, and switch its tasks
     off. Returns the amount moved now."""
-    advertiser_id = campaign.advertiser_id  # type: ignore[attr-defined]
+    advertiser_id = campaign.advertiser_id
     tasks = await campaign.tasks.all().values_list("id", flat=True)
     if tasks:
         await campaign.tasks.filter(active=True).update(active=False)

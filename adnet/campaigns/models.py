@@ -65,6 +65,7 @@ class Campaign(Model):
 
     id = identifier()
     advertiser = fields.ForeignKeyField("models.Advertiser", related_name="campaigns", on_delete=fields.RESTRICT)
+    advertiser_id: str
     name = fields.CharField(max_length=120)
     status = fields.CharEnumField(CampaignStatus, max_length=16, default=CampaignStatus.DRAFT)
     rejection_reason = fields.CharField(max_length=500, default="")
@@ -101,6 +102,7 @@ class Creative(Model):
 
     id = identifier()
     campaign = fields.ForeignKeyField("models.Campaign", related_name="creatives", on_delete=fields.CASCADE)
+    campaign_id: str
     banner_url = fields.CharField(max_length=2048)
     target_url = fields.CharField(max_length=2048)
     description = fields.CharField(max_length=500, default="")
@@ -131,6 +133,7 @@ class ConversionGoal(Model):
 
     id = identifier()
     campaign = fields.ForeignKeyField("models.Campaign", related_name="goals", on_delete=fields.CASCADE)
+    campaign_id: str
     name = fields.CharField(max_length=120)
     kind = fields.CharEnumField(GoalKind, max_length=16, default=GoalKind.OFFCHAIN)
     event = fields.CharField(max_length=64, description="the named event the advertiser reports")

@@ -45,9 +45,9 @@ async def views(campaigns: list[Campaign], now: datetime, *, details: bool = Fal
     goals: dict[str, list[ConversionGoal]] = {}
     if details and ids:
         for goal in await goals_of(ids):
-            goals.setdefault(goal.campaign_id, []).append(goal)  # type: ignore[attr-defined]
+            goals.setdefault(goal.campaign_id, []).append(goal)
         for creative in await Creative.filter(campaign_id__in=ids).order_by("created_at", "id"):
-            creatives.setdefault(creative.campaign_id, []).append(creative)  # type: ignore[attr-defined]
+            creatives.setdefault(creative.campaign_id, []).append(creative)
         for campaign in campaigns:
             tasks[campaign.id] = await campaign.tasks.all().order_by("created_at", "id")
     return [CampaignView(campaign=campaign, state=state_of(campaign, balances.get(campaign.id, 0), now),

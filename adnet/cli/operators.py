@@ -107,7 +107,7 @@ async def review_queue(args: argparse.Namespace, context: Context) -> dict[str, 
     public_url = context.settings.public_url
     return {
         "campaigns": [{"campaignId": view.campaign.id, "id": view.campaign.id, "name": view.campaign.name,
-                       "advertiserId": view.campaign.advertiser_id,  # type: ignore[attr-defined]
+                       "advertiserId": view.campaign.advertiser_id,
                        "creatives": [_creative(creative, public_url) for creative in view.creatives],
                        "tasks": [{"id": task.id, "kind": task.kind.value, "title": task.title}
                                  for task in view.tasks]}

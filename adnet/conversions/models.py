@@ -17,6 +17,7 @@ class Conversion(Model):
     id = identifier()
     campaign_id = fields.CharField(max_length=48)
     goal = fields.ForeignKeyField("models.ConversionGoal", related_name="conversions", on_delete=fields.RESTRICT)
+    goal_id: str
     order_id = fields.CharField(max_length=128)
     click_event_id = fields.CharField(max_length=48, null=True, description="the click's tracking_event id")
     site_id = fields.CharField(max_length=48, null=True, description="the click's site")

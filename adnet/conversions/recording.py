@@ -182,7 +182,7 @@ def conversion_payload(conversion: Conversion) -> dict[str, Any]:
     strings, times as ISO 8601 UTC."""
     return {
         "conversionId": conversion.id, "campaignId": conversion.campaign_id,
-        "goalId": conversion.goal_id,  # type: ignore[attr-defined]
+        "goalId": conversion.goal_id,
         "orderId": conversion.order_id, "siteId": conversion.site_id, "attributed": conversion.attributed,
         "paid": conversion.paid, "reason": conversion.reason, "cost": to_decimal_string(int(conversion.cost)),
         "value": None if conversion.value is None else to_decimal_string(int(conversion.value)),

@@ -125,7 +125,7 @@ async def delete_unit(wallet: str, site_id: object, unit_id: object) -> AdUnit:
     """Delete a unit (pages that have its snippet keep working: serving never reads units)."""
     unit = await _unit(await managed_site(wallet, site_id), unit_id)
     await AdUnit.filter(id=unit.id).delete()
-    log.info("ad unit deleted site=%s unit=%s", unit.site_id, unit.id)  # type: ignore[attr-defined]
+    log.info("ad unit deleted site=%s unit=%s", unit.site_id, unit.id)
     return unit
 
 

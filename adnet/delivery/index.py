@@ -271,7 +271,7 @@ async def _read_creatives(campaign_ids: list[str]) -> dict[str, list[CreativeEnt
     creatives: dict[str, list[CreativeEntry]] = {}
     for creative in await Creative.filter(campaign_id__in=campaign_ids, status=CreativeStatus.APPROVED) \
             if campaign_ids else ():
-        creatives.setdefault(creative.campaign_id, []).append(_creative_entry(creative))  # type: ignore[attr-defined]
+        creatives.setdefault(creative.campaign_id, []).append(_creative_entry(creative))
     return creatives
 
 
@@ -292,16 +292,17 @@ def _task_entries(tasks: Iterable[Task],
     units: list[TaskEntry] = []
     attached: dict[str, list[TaskEntry]] = {}
     for task in sorted(tasks, key=lambda task: (task.created_at, task.id)):
-        campaign_id = task.campaign_id  # type: ignore[attr-defined]
+        campaign_id = task.campaign_id
+        owner = approved.get(campaign_id) if campaign_id is not None else None
         try:
-            entry = task_entry(task, approved.get(campaign_id))
+            entry = task_entry(task, owner)
         except ValueError:
             log.warning("task config invalid, not served task_id=%s", task.id)
             continue
         if task.surface == TaskSurface.STANDALONE and task.kind in UNIT_KINDS:
-            if campaign_id is None or campaign_id in approved:
+            if campaign_id is None or owner is not None:
                 units.append(entry)
-        elif task.surface == TaskSurface.ATTACHED and campaign_id in approved:
+        elif task.surface == TaskSurface.ATTACHED and campaign_id is not None and owner is not None:
             attached.setdefault(campaign_id, []).append(entry)
     return units, attached
 
@@ -309,12 +310,12 @@ def _task_entries(tasks: Iterable[Task],
 def task_entry(task: Task, owner: Campaign | None) -> TaskEntry:
     """A task's entry, with the site rules and owner of its campaign (``owner``; None for a unit of no campaign,
     or of a campaign not served). ValueError when its settings are invalid."""
-    return TaskEntry(id=task.id, campaign_id=task.campaign_id, kind=task.kind,  # type: ignore[attr-defined]
+    return TaskEntry(id=task.id, campaign_id=task.campaign_id, kind=task.kind,
                      starts_at=task.starts_at.astimezone(UTC), ends_at=_utc(task.ends_at),
                      max_per_wallet=task.max_per_wallet, view=task_view(task), order=(task.created_at, task.id),
                      site_allow=frozenset(owner.site_allow or ()) if owner else frozenset(),
                      site_deny=frozenset(owner.site_deny or ()) if owner else frozenset(),
-                     advertiser_id=owner.advertiser_id if owner else None,  # type: ignore[attr-defined]
+                     advertiser_id=owner.advertiser_id if owner else None,
                      category=owner.category.value if owner else None)
 
 
@@ -330,7 +331,7 @@ def campaign_entry(campaign: Campaign, *, creatives: tuple[CreativeEntry, ...], 
         site_allow=frozenset(campaign.site_allow or ()), site_deny=frozenset(campaign.site_deny or ()),
         creatives=creatives, tasks=tasks, targeting=compile_rules(campaign.targeting),
         frequency_cap=campaign.frequency_cap, frequency_seconds=campaign.frequency_hours * 3600,
-        rotation=campaign.rotation, advertiser_id=campaign.advertiser_id,  # type: ignore[attr-defined]
+        rotation=campaign.rotation, advertiser_id=campaign.advertiser_id,
         category=campaign.category.value, click_param=campaign.click_param,
     )
 
@@ -341,7 +342,7 @@ async def _read_sites(query: QuerySet[Site], scope: Scope | None) -> dict[str, S
     house_ads: dict[str, list[HouseAdEntry]] = {}
     ads_query = HouseAd.all() if scope is None else HouseAd.filter(site_id__in=[str(row[0]) for row in rows])
     for ad in await ads_query.order_by("created_at", "id") if rows else ():
-        house_ads.setdefault(ad.site_id, []).append(HouseAdEntry(  # type: ignore[attr-defined]
+        house_ads.setdefault(ad.site_id, []).append(HouseAdEntry(
             id=ad.id, banner_url=ad.banner_url, target_url=ad.target_url, description=ad.description,
             size=f"{ad.width}x{ad.height}"))
     return {str(row[0]): site_entry(row, house_ads=tuple(house_ads.get(str(row[0]), ()))) for row in rows}
@@ -368,7 +369,7 @@ def _wanted(scope: Scope | None, *parts: str) -> bool:
 
 
 def _creative_entry(creative: Creative) -> CreativeEntry:
-    return CreativeEntry(id=creative.id, campaign_id=creative.campaign_id,  # type: ignore[attr-defined]
+    return CreativeEntry(id=creative.id, campaign_id=creative.campaign_id,
                          banner_url=creative.banner_url, target_url=creative.target_url,
                          description=creative.description, media_type=creative.media_type.value,
                          size=f"{creative.width}x{creative.height}", weight=creative.weight)

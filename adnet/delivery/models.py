@@ -20,8 +20,11 @@ class TrackingEvent(Model):
     id = identifier()
     type = fields.CharEnumField(EventType, max_length=16)
     campaign = fields.ForeignKeyField("models.Campaign", related_name="events", on_delete=fields.RESTRICT)
+    campaign_id: str
     creative = fields.ForeignKeyField("models.Creative", related_name="events", on_delete=fields.RESTRICT)
+    creative_id: str
     site = fields.ForeignKeyField("models.Site", related_name="events", on_delete=fields.RESTRICT)
+    site_id: str
     fingerprint = fields.CharField(max_length=128)
     wallet = wallet(null=True)
     placement = fields.CharField(max_length=64, default="")
@@ -75,6 +78,7 @@ class AdUnit(Model):
 
     id = identifier()
     site = fields.ForeignKeyField("models.Site", related_name="ad_units", on_delete=fields.CASCADE)
+    site_id: str
     name = fields.CharField(max_length=120)
     kinds = fields.JSONField(description="what may fill it: BANNER, POLL, FEEDBACK, SURVEY (at least one)")
     size = fields.CharField(max_length=16, null=True, description="the banner size WIDTHxHEIGHT, null when responsive")
@@ -94,6 +98,7 @@ class SiteDailyStat(Model):
 
     id = fields.BigIntField(primary_key=True)
     site = fields.ForeignKeyField("models.Site", related_name="daily_stats", on_delete=fields.CASCADE)
+    site_id: str
     day = fields.DateField()
     requests = fields.IntField(default=0)
     filled = fields.IntField(default=0)
@@ -129,7 +134,9 @@ class TrafficDaily(Model):
     id = fields.BigIntField(primary_key=True)
     day = fields.DateField()
     site = fields.ForeignKeyField("models.Site", related_name="traffic", on_delete=fields.RESTRICT)
+    site_id: str
     campaign = fields.ForeignKeyField("models.Campaign", related_name="traffic", on_delete=fields.RESTRICT)
+    campaign_id: str
     type = fields.CharEnumField(EventType, max_length=16)
     reason = fields.CharField(max_length=32, default="", description="empty for billed events")
     events = fields.IntField(default=0)
@@ -148,6 +155,7 @@ class HouseAd(Model):
 
     id = identifier()
     site = fields.ForeignKeyField("models.Site", related_name="house_ads", on_delete=fields.CASCADE)
+    site_id: str
     banner_url = fields.CharField(max_length=2048)
     target_url = fields.CharField(max_length=2048)
     description = fields.CharField(max_length=500, default="")
@@ -167,6 +175,7 @@ class HouseAdDaily(Model):
     id = fields.BigIntField(primary_key=True)
     day = fields.DateField()
     site = fields.ForeignKeyField("models.Site", related_name="house_ad_days", on_delete=fields.CASCADE)
+    site_id: str
     house_ad_id = fields.CharField(max_length=48, description="kept after the house ad is deleted")
     type = fields.CharEnumField(EventType, max_length=16)
     events = fields.IntField(default=0)
@@ -185,7 +194,9 @@ class ReportDaily(Model):
     id = fields.BigIntField(primary_key=True)
     day = fields.DateField()
     campaign = fields.ForeignKeyField("models.Campaign", related_name="report_days", on_delete=fields.RESTRICT)
+    campaign_id: str
     site = fields.ForeignKeyField("models.Site", related_name="report_days", on_delete=fields.RESTRICT)
+    site_id: str
     placement = fields.CharField(max_length=64, default="")
     country = fields.CharField(max_length=2, default="", description="empty when unknown")
     device = fields.CharField(max_length=8, default="")

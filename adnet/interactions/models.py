@@ -22,7 +22,9 @@ class Interaction(Model):
 
     id = identifier()
     unit = fields.ForeignKeyField("models.Task", related_name="interactions", on_delete=fields.RESTRICT)
+    unit_id: str
     site = fields.ForeignKeyField("models.Site", related_name="interactions", on_delete=fields.RESTRICT)
+    site_id: str
     respondent = fields.CharField(max_length=140)
     wallet = wallet(null=True)
     fingerprint = fields.CharField(max_length=128)
@@ -31,6 +33,7 @@ class Interaction(Model):
     points = fields.IntField(default=0)
     gs_amount = token_amount(default=0)
     claim = fields.OneToOneField("models.Claim", related_name="interaction", null=True, on_delete=fields.RESTRICT)
+    claim_id: str | None
     created_at = fields.DatetimeField()
 
     class Meta:
@@ -43,7 +46,9 @@ class SurveySession(Model):
 
     id = identifier()
     unit = fields.ForeignKeyField("models.Task", related_name="survey_sessions", on_delete=fields.CASCADE)
+    unit_id: str
     site = fields.ForeignKeyField("models.Site", related_name="survey_sessions", on_delete=fields.RESTRICT)
+    site_id: str
     wallet = wallet(null=True)
     fingerprint = fields.CharField(max_length=128)
     answers = fields.JSONField(default=dict)

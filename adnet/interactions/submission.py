@@ -132,7 +132,7 @@ async def _site_and_campaign(site_id: str, unit: Task) -> tuple[eligibility.Stor
     statement (None for a site that is not active, or not a site id)."""
     if not has_prefix(site_id, "site"):
         return None, eligibility.NO_CAMPAIGN
-    rows = await sql.fetch(_SITE_AND_CAMPAIGN, site_id=site_id, campaign_id=unit.campaign_id)  # type: ignore[attr-defined]
+    rows = await sql.fetch(_SITE_AND_CAMPAIGN, site_id=site_id, campaign_id=unit.campaign_id)
     return eligibility.facts_of(rows[0]) if rows else (None, eligibility.NO_CAMPAIGN)
 
 
@@ -271,7 +271,7 @@ async def _own_session(session_id: str, unit: Task, respondent: Respondent, now:
         session_id, "srv") else None
     if session is None:
         raise NotFound.of("session")
-    if (session.fingerprint, session.wallet, session.site_id) != (  # type: ignore[attr-defined]
+    if (session.fingerprint, session.wallet, session.site_id) != (
             respondent.fingerprint, respondent.wallet, respondent.site_id):
         log.warning("survey session refused, other respondent session=%s unit=%s", session.id, unit.id)
         raise Forbidden("session_not_yours", "This survey session belongs to another respondent.",

@@ -284,8 +284,8 @@ async def mark_redeemed(claim_ref: str, tx_hash: str, now: datetime) -> bool:
 async def _tell_withdrawal(claim_id: Any, event_type: WebhookEventType, now: datetime, **data: Any) -> None:
     """Write a webhook event about the withdrawal a claim paid (inside the transaction that settled it)."""
     withdrawal = await Withdrawal.get(claim_id=claim_id)
-    holder = {"site_id": withdrawal.site_id} if withdrawal.site_id else {  # type: ignore[attr-defined]
-        "advertiser_id": withdrawal.advertiser_id}  # type: ignore[attr-defined]
+    holder = {"site_id": withdrawal.site_id} if withdrawal.site_id else {
+        "advertiser_id": withdrawal.advertiser_id}
     await outbox.record(withdrawal.wallet, event_type, {
         "withdrawal_id": withdrawal.id, **holder, "token": withdrawal.token_symbol,
         "amount": to_decimal_string(int(withdrawal.amount)), "status": withdrawal.status.value, **data}, now)

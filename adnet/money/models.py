@@ -51,7 +51,9 @@ class LedgerPosting(Model):
     id = fields.BigIntField(primary_key=True)
     transaction = fields.ForeignKeyField("models.LedgerTransaction", related_name="postings",
                                          on_delete=fields.RESTRICT)
+    transaction_id: str
     account = fields.ForeignKeyField("models.LedgerAccount", related_name="postings", on_delete=fields.RESTRICT)
+    account_id: int
     amount = token_amount()
     created_at = fields.DatetimeField()
 
@@ -120,12 +122,15 @@ class Withdrawal(Model):
 
     id = identifier()
     site = fields.ForeignKeyField("models.Site", related_name="withdrawals", null=True, on_delete=fields.RESTRICT)
+    site_id: str | None
     advertiser = fields.ForeignKeyField("models.Advertiser", related_name="withdrawals", null=True,
                                         on_delete=fields.RESTRICT)
+    advertiser_id: str | None
     wallet = wallet()
     token_symbol = fields.CharField(max_length=8)
     amount = token_amount()
     claim = fields.OneToOneField("models.Claim", related_name="withdrawal", on_delete=fields.RESTRICT)
+    claim_id: str
     status = fields.CharEnumField(WithdrawalStatus, max_length=16, default=WithdrawalStatus.ISSUED)
     created_at = fields.DatetimeField()
     settled_at = fields.DatetimeField(null=True)
@@ -146,6 +151,7 @@ class WithdrawalKey(Model):
     withdrawal = fields.OneToOneField("models.Withdrawal", related_name="idempotency_key", null=True,
                                       on_delete=fields.RESTRICT,
                                       description="set in the same transaction, so never null once committed")
+    withdrawal_id: str | None
     created_at = fields.DatetimeField()
 
     class Meta:
@@ -158,6 +164,7 @@ class Exchange(Model):
 
     id = identifier()
     site = fields.ForeignKeyField("models.Site", related_name="exchanges", on_delete=fields.RESTRICT)
+    site_id: str
     wallet = wallet()
     from_token = fields.CharField(max_length=8)
     to_token = fields.CharField(max_length=8)
@@ -188,8 +195,10 @@ class Deposit(Model):
     amount = token_amount()
     account_ref = fields.CharField(max_length=66)
     site = fields.ForeignKeyField("models.Site", related_name="deposits", null=True, on_delete=fields.RESTRICT)
+    site_id: str | None
     advertiser = fields.ForeignKeyField("models.Advertiser", related_name="deposits", null=True,
                                         on_delete=fields.RESTRICT)
+    advertiser_id: str | None
     status = fields.CharEnumField(DepositStatus, max_length=16, default=DepositStatus.PENDING)
     created_at = fields.DatetimeField()
     credited_at = fields.DatetimeField(null=True)

@@ -111,10 +111,10 @@ async def ads_that_ran(site_id: str, start: date, end: date) -> list[CampaignRun
         return []
     creatives = await Creative.filter(id__in=list(by_creative)).order_by("id")
     campaigns = {campaign.id: campaign for campaign in await Campaign.filter(
-        id__in={creative.campaign_id for creative in creatives}).prefetch_related("advertiser")}  # type: ignore[attr-defined]
+        id__in={creative.campaign_id for creative in creatives}).prefetch_related("advertiser")}
     runs: dict[str, CampaignRun] = {}
     for creative in creatives:
-        campaign = campaigns[creative.campaign_id]  # type: ignore[attr-defined]
+        campaign = campaigns[creative.campaign_id]
         run = runs.get(campaign.id)
         if run is None:
             run = runs[campaign.id] = CampaignRun(

@@ -130,8 +130,8 @@ async def complete_task(request: CompleteTask, *, now: datetime, chain: ChainCli
 def reward_sources(task: Task) -> list[ledger.AccountKey]:
     """Where a task's G$ reward may come from, in order: its own pool, then its campaign's budget."""
     sources = [ledger.task_pool(task.id)]
-    if task.campaign_id is not None:  # type: ignore[attr-defined]
-        sources.append(ledger.campaign(task.campaign_id))  # type: ignore[attr-defined]
+    if task.campaign_id is not None:
+        sources.append(ledger.campaign(task.campaign_id))
     return sources
 
 

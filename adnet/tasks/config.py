@@ -261,6 +261,6 @@ class TaskView:
 def task_view(task: Task) -> TaskView:
     """The view of ``task``; ValueError when its stored config no longer fits its kind."""
     return TaskView(id=task.id, kind=task.kind, title=task.title, description=task.description,
-                    campaign_id=task.campaign_id,  # type: ignore[attr-defined]
+                    campaign_id=task.campaign_id,
                     reward_points=task.reward_points, reward_gs=int(task.reward_gs),
                     config=parse_config(task.kind, task.config))

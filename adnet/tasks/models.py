@@ -32,7 +32,9 @@ class Task(Model):
 
     id = identifier()
     advertiser = fields.ForeignKeyField("models.Advertiser", related_name="tasks", on_delete=fields.RESTRICT)
+    advertiser_id: str
     campaign = fields.ForeignKeyField("models.Campaign", related_name="tasks", null=True, on_delete=fields.CASCADE)
+    campaign_id: str | None
     kind = fields.CharEnumField(TaskKind, max_length=16)
     surface = fields.CharEnumField(TaskSurface, max_length=16)
     title = fields.CharField(max_length=200)
@@ -57,16 +59,19 @@ class Completion(Model):
 
     id = identifier()
     task = fields.ForeignKeyField("models.Task", related_name="completions", on_delete=fields.RESTRICT)
+    task_id: str
     wallet = wallet()
     fingerprint = fields.CharField(max_length=128)
     wallet_slot = fields.IntField(default=0)
     fingerprint_slot = fields.IntField(default=0)
     site = fields.ForeignKeyField("models.Site", related_name="completions", null=True, on_delete=fields.RESTRICT)
+    site_id: str | None
     tx_hash = fields.CharField(max_length=66, null=True, unique=True,
                                description="ONCHAIN_EVENT proof - each transaction counts once")
     points = fields.IntField()
     gs_amount = token_amount()
     claim = fields.OneToOneField("models.Claim", related_name="completion", null=True, on_delete=fields.RESTRICT)
+    claim_id: str | None
     created_at = fields.DatetimeField()
 
     class Meta:
@@ -79,6 +84,7 @@ class TaskVisit(Model):
 
     id = fields.BigIntField(primary_key=True)
     task = fields.ForeignKeyField("models.Task", related_name="visits", on_delete=fields.CASCADE)
+    task_id: str
     fingerprint = fields.CharField(max_length=128)
     started_at = fields.DatetimeField()
 
@@ -92,6 +98,7 @@ class TaskMessageNonce(Model):
 
     nonce = fields.CharField(max_length=32, primary_key=True)
     task = fields.ForeignKeyField("models.Task", related_name="message_nonces", on_delete=fields.CASCADE)
+    task_id: str
     wallet = wallet()
     created_at = fields.DatetimeField()
     expires_at = fields.DatetimeField()
@@ -109,6 +116,7 @@ class TaskAttempt(Model):
 
     id = fields.BigIntField(primary_key=True)
     task = fields.ForeignKeyField("models.Task", related_name="attempts", on_delete=fields.CASCADE)
+    task_id: str
     wallet = wallet()
     attempt = fields.IntField()
     fingerprint = fields.CharField(max_length=128, null=True)

@@ -152,5 +152,5 @@ async def recent_deliveries(endpoint: WebhookEndpoint, limit: int = RECENT_DELIV
         limit).select_related("event")
     attempts: dict[str, list[WebhookAttempt]] = {delivery.id: [] for delivery in deliveries}
     for attempt in await WebhookAttempt.filter(delivery_id__in=list(attempts)).order_by("number"):
-        attempts[attempt.delivery_id].append(attempt)  # type: ignore[attr-defined]
+        attempts[attempt.delivery_id].append(attempt)
     return [DeliveryLog(delivery, attempts[delivery.id]) for delivery in deliveries]

@@ -76,8 +76,10 @@ class WebhookDelivery(Model):
 
     id = identifier()
     event = fields.ForeignKeyField("models.WebhookEvent", related_name="deliveries", on_delete=fields.CASCADE)
+    event_id: str
     endpoint = fields.ForeignKeyField("models.WebhookEndpoint", related_name="deliveries",
                                       on_delete=fields.CASCADE)
+    endpoint_id: str
     status = fields.CharEnumField(DeliveryStatus, max_length=16, default=DeliveryStatus.PENDING)
     attempts = fields.IntField(default=0, description="attempts started")
     next_attempt_at = fields.DatetimeField(db_index=True)
@@ -94,6 +96,7 @@ class WebhookAttempt(Model):
 
     id = identifier()
     delivery = fields.ForeignKeyField("models.WebhookDelivery", related_name="attempt_log", on_delete=fields.CASCADE)
+    delivery_id: str
     number = fields.IntField()
     attempted_at = fields.DatetimeField()
     status_code = fields.IntField(null=True)
