@@ -158,7 +158,8 @@ class AdnetOpenAPI(OpenAPIProvider):
 
 def _is_error(answer: dict[str, Any]) -> bool:
     """Whether a response object is the error body, as ``refusals`` declares it."""
-    return answer.get("content", {}).get("application/json", {}).get("schema", {}).get("title") == ErrorOut.__name__
+    title = answer.get("content", {}).get("application/json", {}).get("schema", {}).get("title")
+    return bool(title == ErrorOut.__name__)
 
 
 def _error_answer(status: int) -> dict[str, Any]:

@@ -289,7 +289,8 @@ class OwnLimitsFirst(RateLimiter):
     async def _update_limits(self, endpoint: str, rate_limits: list[RateLimit]) -> None:
         """Nothing: ``_raise_on_rejection`` counted the request when it admitted it."""
 
-    def _get_limits_for_view_function(self, view_func: Callable, blueprint: Blueprint | None) -> list[RateLimit]:
+    def _get_limits_for_view_function(self, view_func: Callable[..., Any],
+                                      blueprint: Blueprint | None) -> list[RateLimit]:
         limits = super()._get_limits_for_view_function(view_func, blueprint)
         own = limits[: len(limits) - len(self._default_rate_limits)]
         return [self._configured_limit(limit) for limit in own or limits]
