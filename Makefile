@@ -39,8 +39,8 @@ run: $(RUN_STAMP)
 test: $(STAMP) chromium
 	$(PYTEST) $(PYTEST_ARGS)
 
-## coverage: the whole suite, measuring the lines and branches of adnet/, api/ and portal/ it runs (CI fails below
-## the floor of pyproject.toml's [tool.coverage.report])
+## coverage: the whole suite, measuring the lines and branches of adnet/, api/, portal/ and web/ it runs (CI
+## fails below the floor of pyproject.toml's [tool.coverage.report])
 coverage: $(STAMP) chromium
 	$(PYTEST) --cov --cov-report=term $(PYTEST_ARGS)
 
