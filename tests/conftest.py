@@ -27,6 +27,7 @@ from filelock import FileLock
 from quart import Quart
 from quart.testing import TestApp
 from tortoise import Tortoise, connections
+from tortoise.backends.base import executor
 from xdist.scheduler import LoadScopeScheduling
 
 from adnet.accounts.fetching import Fetcher
@@ -264,6 +265,14 @@ class KeptApp:
 
 
 _kept_apps: dict[Settings, KeptApp] = {}
+
+
+@pytest.fixture(autouse=True)
+def statements_of_one_dialect() -> None:
+    """Tortoise keeps each model's INSERT statement by connection name, not by dialect: after a test that opened a
+    SQLite database of its own in a run on PostgreSQL, the next test of the worker would send SQLite's ``?``
+    placeholders to PostgreSQL. Every test starts without them (they are rendered again at the first insert)."""
+    executor.EXECUTOR_CACHE.clear()
 
 
 @pytest.fixture
