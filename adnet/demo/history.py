@@ -31,6 +31,7 @@ process killed) is not completed by the next one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Iterator
@@ -264,10 +265,24 @@ async def load_history(settings: Settings, chain: ChainClient, advertiser_wallet
         return False
     await _live_since(world.advertiser, start - timedelta(days=1))
     history = History(settings, chain, world, start=start, end=now)
-    await history.play()
-    await _top_up(chain, world.advertiser, advertiser_key, minter, now)
+    with _quiet_domain():
+        await history.play()
+        await _top_up(chain, world.advertiser, advertiser_key, minter, now)
     log.info("demo history loaded days=%d views=%d events=%d", HISTORY_DAYS, history.views, history.events)
     return True
+
+
+@contextlib.contextmanager
+def _quiet_domain() -> Iterator[None]:
+    """While the month plays, adnet's own records below WARNING are not shown: the domain logs each completion,
+    claim and answer, hundreds of lines that would bury ``make run``'s start in a newcomer's terminal."""
+    domain = logging.getLogger("adnet")
+    level = domain.level
+    domain.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        domain.setLevel(level)
 
 
 async def _claim(settings: Settings, advertiser_wallet: str, publisher_wallet: str,

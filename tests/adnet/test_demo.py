@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import logging
 import re
 from collections import Counter
 from datetime import timedelta
@@ -166,9 +167,14 @@ def figure(html: str, ident: str) -> Decimal:
     return Decimal(found.group(1))
 
 
-async def test_the_history_fills_every_report_with_figures_the_ledger_agrees_with(app, settings, clock):
+async def test_the_history_fills_every_report_with_figures_the_ledger_agrees_with(app, settings, clock, caplog):
     clock.advance(hours=15)  # the afternoon: today has traffic too
-    summary = await load_full_demo(app, settings, clock)
+    with caplog.at_level(logging.INFO, logger="adnet"):
+        summary = await load_full_demo(app, settings, clock)
+    # The month's hundreds of completions, claims and answers do not flood the terminal: one line says it played.
+    assert not [record for record in caplog.records if record.levelno < logging.WARNING
+                and record.name in ("adnet.money.claims", "adnet.tasks.completion")]
+    assert any("demo history loaded" in record.getMessage() for record in caplog.records)
     today = clock.today()
     days = [today - timedelta(days=offset) for offset in range(HISTORY_DAYS - 1, -1, -1)]
     site_ids = summary["siteIds"]
