@@ -183,6 +183,10 @@ def _campaign_page(campaign_id: str) -> str:
     return url_for("portal_advertisers.advertise_campaign", campaign_id=campaign_id)
 
 
+def _withdrawal_page(withdrawal_id: str) -> str:
+    return url_for("portal_advertisers.advertise_withdrawal", withdrawal_id=withdrawal_id)
+
+
 @blueprint.get(HOME)
 @account_page
 async def advertise_home() -> tuple[str, int]:
@@ -254,7 +258,7 @@ async def advertise_withdraw(sent: Sent) -> Response:
         return see_other(_home())
     view = await withdrawals.view(holder, result.withdrawal.id, run.chain)
     return Response(await render_template("portal/_withdrawal.html", view=view, fresh=True,
-                                          withdrawals_path=f"{HOME}/withdrawals",
+                                          withdrawal_url=_withdrawal_page(view.withdrawal.id),
                                           withdraw_form="portal/advertise/_withdraw_form.html"),
                     headers=BALANCE_CHANGED)
 
@@ -267,7 +271,7 @@ async def advertise_withdrawal(withdrawal_id: str) -> Response:
     view = await withdrawals.view(holder, withdrawal_id, services().chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
     return Response(await render_template("portal/_withdrawal.html", view=view, fresh=False,
-                                          withdrawals_path=f"{HOME}/withdrawals"),
+                                          withdrawal_url=_withdrawal_page(view.withdrawal.id)),
                     headers=BALANCE_CHANGED if settled else {})
 
 

@@ -69,6 +69,7 @@ async def advertiser_context() -> tuple[dict[str, Any], int]:
         query, error)
     campaigns = await breakdowns.campaign_choices(current_wallet())
     context = {"breakdown": breakdown, "action": url_for("portal_breakdowns.advertiser_breakdown"),
+               "csv_action": url_for("portal_breakdowns.advertiser_breakdown_csv"),
                "amount": "spend", "amount_label": "Spend (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in Dimension},
                "campaigns": campaigns, "campaign_id": campaign_id, "values": _values(), "error": error,
@@ -108,6 +109,7 @@ async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
         lambda start, end: breakdowns.site_breakdown(current_wallet(), site.id, by, start, end), query, error)
     context = {"site": site, "breakdown": breakdown,
                "action": url_for("portal_breakdowns.site_breakdown", site_id=site.id),
+               "csv_action": url_for("portal_breakdowns.site_breakdown_csv", site_id=site.id),
                "amount": "earned", "amount_label": "Earned (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in PUBLISHER_DIMENSIONS},
                "values": _values(), "error": error, "failed_form": "breakdown"}
