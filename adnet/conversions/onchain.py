@@ -113,6 +113,12 @@ class GoalReader:
         events = {goal.id: goal_event(goal) for goal in goals}
         entries = await self.chain.logs(sorted({event.contract for event in events.values()}),
                                         sorted({event.topic0 for event in events.values()}), from_block, to_block)
+        if not entries:
+            return 0
+        # Which wallets were proven for clicks of which campaigns, read once per range: most of a busy contract's
+        # logs are other wallets', and cost no query each.
+        bound = set(await ClickBinding.filter(campaign_id__in=sorted({goal.campaign_id for goal in goals}))
+                    .distinct().values_list("campaign_id", "wallet"))
         recorded = 0
         for entry in entries:
             senders: dict[str, str] = {}
@@ -123,16 +129,14 @@ class GoalReader:
                 if event.wallet_field == "tx.from" and entry.tx_hash not in senders:
                     senders[entry.tx_hash] = await self.chain.transaction_sender(entry.tx_hash)
                 converted = read_log(event, entry.topics, entry.data, senders.get(entry.tx_hash))
-                if converted is not None:
+                if converted is not None and (goal.campaign_id, converted.wallet) in bound:
                     recorded += await self._convert(goal, entry, converted.wallet)
         return recorded
 
     async def _convert(self, goal: ConversionGoal, entry: ChainLog, wallet: str) -> int:
-        """Record the conversion of ``wallet``'s event for ``goal`` when the wallet was proven for a click of the
-        goal's campaign; whether this call recorded one."""
+        """Record the conversion of ``wallet``'s event for ``goal``, the wallet proven for clicks of the goal's
+        campaign; whether this call recorded one (not when the log was recorded before)."""
         bindings = await ClickBinding.filter(wallet=wallet, campaign_id=goal.campaign_id)
-        if not bindings:
-            return 0
         occurred_at = datetime.fromtimestamp(await self.chain.block_timestamp(entry.block_number), UTC)
         binding = last_click(bindings, occurred_at)
         claims = ClickClaims(event_id=binding.click_event_id, campaign_id=binding.campaign_id,

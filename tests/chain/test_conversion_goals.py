@@ -47,21 +47,31 @@ async def chain_time_after(chain: ChainClient, chain_kind: str, moment) -> None:
         await advance_chain_time(chain, int(behind) + 1)
 
 
+async def onchain_goal(chain: ChainClient, campaign, **fields) -> ConversionGoal:
+    """The campaign's goal: a G$ transfer from the converting wallet (topic1 of Transfer), priced ``CPA``."""
+    return await ConversionGoal.create(**{
+        "id": new_id("goal"), "campaign": campaign, "name": "Transfer", "event": "transfer", "kind": GoalKind.ONCHAIN,
+        "contract": chain.gs_address, "topic0": TRANSFER_TOPIC, "wallet_field": "topic1", "cpa": Decimal(CPA),
+        "created_at": EPOCH, "updated_at": EPOCH, **fields})
+
+
+async def bind(client, click_id: str, index: int) -> None:
+    """Development account ``index`` proves itself for the click, as the landing page's snippet has it do."""
+    visitor = user(index)
+    signature = visitor.sign_message(encode_defunct(text=binding_message(click_id))).signature.to_0x_hex()
+    bound = await client.post("/api/conversions/bind", json={"clickId": click_id, "wallet": visitor.address,
+                                                             "signature": signature})
+    assert bound.status_code == 201, await bound.get_json()
+
+
 async def test_a_proven_wallets_event_is_one_paid_conversion_and_an_unbound_ones_none(client, app_chain, clock,
                                                                                       settings, chain_kind):
     chain = app_chain
     advertiser, _, _ = await account(client)
     site, campaign, _, answer = await clicked(client, clock, advertiser)
-    goal = await ConversionGoal.create(
-        id=new_id("goal"), campaign=campaign, name="Transfer", event="transfer", kind=GoalKind.ONCHAIN,
-        contract=chain.gs_address, topic0=TRANSFER_TOPIC, wallet_field="topic1", cpa=Decimal(CPA),
-        created_at=EPOCH, updated_at=EPOCH)
-    click_id = click_id_of(answer)
+    goal = await onchain_goal(chain, campaign)
     visitor = user(1)
-    signature = visitor.sign_message(encode_defunct(text=binding_message(click_id))).signature.to_0x_hex()
-    bound = await client.post("/api/conversions/bind", json={"clickId": click_id, "wallet": visitor.address,
-                                                             "signature": signature})
-    assert bound.status_code == 201, await bound.get_json()
+    await bind(client, click_id_of(answer), 1)
     before = await ledger.balances_of([ledger.campaign(campaign.id), ledger.site(site.id), ledger.platform()])
 
     clock.advance(minutes=1)
@@ -93,3 +103,23 @@ async def test_a_proven_wallets_event_is_one_paid_conversion_and_an_unbound_ones
     assert (await reader(chain, clock, settings).run_once()).recorded == 0
     assert await Conversion.all().count() == 1
     assert await LedgerTransaction.filter(kind="conversion_billing").count() == 1
+
+
+async def test_events_after_a_filtered_click_or_below_the_minimum_pay_nothing(client, app_chain, clock, settings,
+                                                                             chain_kind):
+    chain = app_chain
+    advertiser, _, _ = await account(client)
+    _, campaign, _, answer = await clicked(client, clock, advertiser, impression=False)  # no viewable impression
+    await onchain_goal(chain, campaign)
+    await onchain_goal(chain, campaign, event="big-transfer", amount_field="data0", min_amount=Decimal(10**30))
+    await bind(client, click_id_of(answer), 3)
+    clock.advance(minutes=1)
+    await chain_time_after(chain, chain_kind, clock.now())
+    await transfer_from(chain, 3)
+    await mine(chain, 2)
+    assert (await reader(chain, clock, settings).run_once()).recorded == 1
+    conversion = await Conversion.get()
+    assert ((await conversion.goal).event, conversion.attributed, conversion.paid, conversion.reason) == (
+        "transfer", False, False, "click_filtered")
+    assert await LedgerTransaction.filter(kind="conversion_billing").count() == 0
+    assert (await audit(None)).problems == []
