@@ -22,6 +22,7 @@ from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
 from adnet.config import Settings
+from adnet.conversions.onchain import GoalReader
 from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.core.drain import Drain
@@ -37,7 +38,7 @@ from adnet.delivery.tracking import Tracker
 from adnet.jobs.changelog import ChangeLog
 from adnet.jobs.health import HEALTH_SECONDS, Health, SignerNotAuthorized
 from adnet.jobs.leases import Lease
-from adnet.jobs.periodic import ON_DEMAND_IN_TESTS, WATCHER_LEASE, periodic_jobs
+from adnet.jobs.periodic import GOAL_READER_LEASE, ON_DEMAND_IN_TESTS, WATCHER_LEASE, periodic_jobs
 from adnet.jobs.scheduler import Scheduler
 from adnet.money import vault_events
 from adnet.tasks.completion import CompletionWriter
@@ -68,6 +69,8 @@ class Services:
     database: DatabaseLink
     announcements: changes.Broadcast | ChangeLog
     watcher_lease: Lease
+    goal_reader: GoalReader
+    goal_reader_lease: Lease
     webhooks: Deliverer
     drain: Drain
 
@@ -120,9 +123,13 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
+    goal_reader = GoalReader(chain, clock=clock, share_bps=settings.publisher_share_bps,
+                             single_writer=settings.database_url.startswith("sqlite"))
+    goal_reader_lease = Lease(GOAL_READER_LEASE, clock=clock)
     webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
+                                   goal_reader=goal_reader, goal_reader_lease=goal_reader_lease,
                                    clock=clock, site_checks=site_checks, health=health,
                                    retention_days=settings.event_retention_days, webhooks=webhooks,
                                    changelog=changelog),
@@ -132,7 +139,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
                        site_checks=site_checks, banners=banner_fetcher(settings.production),
-                       announcements=announcements, watcher_lease=watcher_lease, health=health, database=link,
+                       announcements=announcements, watcher_lease=watcher_lease, goal_reader=goal_reader,
+                       goal_reader_lease=goal_reader_lease, health=health, database=link,
                        webhooks=webhooks, drain=drain)
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
@@ -149,6 +157,7 @@ async def stop(services: Services) -> None:
         await services.completions.stop()
         await services.serving.flush_counts()
         await services.watcher_lease.release()
+        await services.goal_reader_lease.release()
     finally:
         await services.announcements.stop()
         services.serving.locator.close()

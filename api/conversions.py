@@ -1,9 +1,12 @@
 """Conversions: a campaign's goals under /api/advertisers (the advertiser routes' auth: a SIWE session or an API
 key, ``campaigns:manage`` to change, ``reports:read`` to read), and ``POST /api/conversions``, where the
 advertiser's server reports a conversion with a key scoped ``conversions:write`` (rules in adnet.conversions;
-the guide is docs/conversions.md)."""
+the guide is docs/conversions.md). ``POST /api/conversions/bind``, where a landing page proves a wallet for a click
+(``adnet.conversions.binding``), is public: open to any origin, under the public rate limit, like /api/track."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
@@ -12,16 +15,18 @@ from quart_schema import document_response
 from adnet.accounts.commands import ApiKeyScope
 from adnet.campaigns import goals
 from adnet.campaigns.commands import GoalChanges, NewGoal
-from adnet.conversions.commands import ConversionReport
+from adnet.conversions.binding import bind_wallet
+from adnet.conversions.commands import ConversionReport, WalletBinding
 from adnet.conversions.recording import conversion_payload, record_conversion
 from api.http import answer, with_body
 from api.schemas import GoalOut, Schema, goal_out, refusals
 from api.sessions import require_account
 from web.context import services
-from web.limits import ACCOUNT_LIMIT
+from web.limits import ACCOUNT_LIMIT, settings_limit
 from web.sessions import current_wallet
 
 blueprint = Blueprint("api_conversions", __name__, url_prefix="/api")
+public_blueprint = Blueprint("api_conversion_bindings", __name__, url_prefix="/api")
 
 
 class GoalList(Schema):
@@ -50,6 +55,14 @@ class ConversionOut(Schema):
     occurred_at: str
     clicked_at: str | None
     received_at: str
+
+
+class BoundOut(Schema):
+    """The wallet proven for the click, and the click's campaign."""
+
+    status: Literal["bound"]
+    wallet: str
+    campaign_id: str
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/goals")
@@ -119,3 +132,23 @@ async def report_conversion(data: ConversionReport) -> Response:
         now=run.clock.now())
     return answer(ConversionOut.model_validate(conversion_payload(recorded.conversion)),
                   201 if recorded.created else 200)
+
+
+@public_blueprint.post("/conversions/bind")
+@rate_limit(limits=settings_limit("rate_limit_public"))
+@with_body(WalletBinding)
+@document_response(BoundOut, 201)
+@document_response(BoundOut, 200)
+@refusals(400, 401, 409, 429, 503)
+async def bind(data: WalletBinding) -> Response:
+    """Prove a wallet for a click: its EIP-191 signature of the binding message naming the click id
+    (docs/conversions.md). 201 once bound, 200 when the same wallet was bound to the click before; 401
+    ``invalid_signature`` for anything that is not the wallet's signature of this click's message (one made for
+    another click included), 409 ``click_already_bound`` when another wallet was proven for it first."""
+    run = services()
+    settings = run.settings
+    bound = await bind_wallet(run.chain, data, secrets=(settings.tracking_secret,
+                                                        settings.tracking_secret_previous or ""),
+                              now=run.clock.now())
+    return answer(BoundOut(status="bound", wallet=bound.binding.wallet, campaign_id=bound.binding.campaign_id),
+                  201 if bound.created else 200)

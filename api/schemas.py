@@ -454,6 +454,11 @@ class GoalOut(Schema):
     wallet_cap: int
     cpa: AmountText
     public: bool
+    contract: str | None = Field(None, description="onchain: the contract that emits the event")
+    topic0: str | None = None
+    wallet_field: str | None = None
+    amount_field: str | None = None
+    min_amount: str | None = Field(None, description="onchain: the least amount, in the event's smallest unit")
     created_at: Time
     updated_at: Time
 
@@ -461,8 +466,10 @@ class GoalOut(Schema):
 def goal_out(goal: ConversionGoal) -> GoalOut:
     return GoalOut(goal_id=goal.id, campaign_id=goal.campaign_id,
                    name=goal.name, kind=goal.kind.value, event=goal.event, click_window_days=goal.click_window_days,
-                   wallet_cap=goal.wallet_cap, cpa=int(goal.cpa), public=goal.public, created_at=goal.created_at,
-                   updated_at=goal.updated_at)
+                   wallet_cap=goal.wallet_cap, cpa=int(goal.cpa), public=goal.public, contract=goal.contract,
+                   topic0=goal.topic0, wallet_field=goal.wallet_field, amount_field=goal.amount_field,
+                   min_amount=None if goal.min_amount is None else str(int(goal.min_amount)),
+                   created_at=goal.created_at, updated_at=goal.updated_at)
 
 
 class CampaignOut(Schema):

@@ -3,13 +3,25 @@ a rejection."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar, Self
 
-from pydantic import AfterValidator, Field, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema, model_validator
 
+from adnet.campaigns.goal_events import AMOUNT_FIELD, MAX_UINT256, WALLET_FIELD, spec_refusal
 from adnet.campaigns.models import Category, GoalKind, MediaType, Rotation
 from adnet.campaigns.targeting import Targeting
-from adnet.core.inputs import Amount, Changes, Command, Instant, Price, Size, WebUrl, id_of, rule
+from adnet.core.inputs import (
+    Amount,
+    Changes,
+    Command,
+    Instant,
+    Price,
+    Size,
+    WalletAddress,
+    WebUrl,
+    id_of,
+    rule,
+)
 
 MAX_NAME = 120
 MAX_LIST = 100
@@ -92,10 +104,28 @@ EventName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63
     description="the event's name as the advertiser's server reports it: lower-case letters, digits, _ . -")]
 WindowDays = Annotated[int, Field(ge=1, le=MAX_WINDOW_DAYS, description="days after a click it may attribute")]
 WalletCap = Annotated[int, Field(ge=1, le=MAX_WALLET_CAP, description="attributed conversions per proven wallet")]
+Topic = Annotated[str, StringConstraints(to_lower=True, pattern=r"^0x[0-9a-fA-F]{64}$"), Field(
+    description="the event's topic0: keccak-256 of its signature, such as Transfer(address,address,uint256)")]
+WalletField = Annotated[str, StringConstraints(pattern=WALLET_FIELD.pattern), Field(
+    description="where the converting wallet is: topic1-3, data0-63 (a 32-byte word of the data) or tx.from")]
+AmountField = Annotated[str, StringConstraints(pattern=AMOUNT_FIELD.pattern), Field(
+    description="where the event's amount is: topic1-3 or data0-63, read as a uint256")]
+
+
+def _uint256(value: Any) -> int:
+    if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 78
+            and int(value) <= MAX_UINT256):
+        raise rule("invalid_amount", "a whole number in the event's smallest unit, as a decimal string")
+    return int(value)
+
+
+Uint256 = Annotated[int, BeforeValidator(_uint256), WithJsonSchema(
+    {"type": "string", "pattern": "^[0-9]{1,78}$", "examples": ["1000000"]})]
 
 
 class NewGoal(Command):
-    """An off-chain goal: a named event the advertiser's server reports, with its window, cap and price."""
+    """A goal: a named event the advertiser's server reports (offchain), or a contract's event on adnet's chain
+    (onchain: its contract, topic0 and where its wallet is), with its window, cap and price."""
 
     name: GoalName
     kind: GoalKind = GoalKind.OFFCHAIN
@@ -104,13 +134,32 @@ class NewGoal(Command):
     wallet_cap: WalletCap = 1
     cpa: Price = Field(0, description="G$ paid per verified conversion; 0 counts without paying")
     public: bool = Field(False, description="whether a pixel on the advertiser's page may report it")
+    contract: WalletAddress | None = Field(None, description="onchain: the contract that emits the event")
+    topic0: Topic | None = None
+    wallet_field: WalletField | None = None
+    amount_field: AmountField | None = None
+    min_amount: Uint256 | None = Field(None, description="onchain: the least amount that counts (needs amountField)")
+
+    @model_validator(mode="after")
+    def _onchain_fields(self) -> Self:
+        refused = spec_refusal(onchain=self.kind == GoalKind.ONCHAIN, contract=self.contract, topic0=self.topic0,
+                               wallet_field=self.wallet_field, amount_field=self.amount_field,
+                               min_amount=self.min_amount)
+        if refused is not None:
+            raise rule("invalid_goal", refused[1], at=refused[0])
+        return self
+
+
+ONCHAIN_FIELDS = ("contract", "topic0", "wallet_field", "amount_field", "min_amount")
 
 
 class GoalChanges(Changes):
-    """Some settings of a goal; only those given change. Its content (name, event, public) changes only while the
-    campaign is unreviewed; its window, cap and price until the campaign ends."""
+    """Some settings of a goal; only those given change. Its content (name, event, public, and an onchain goal's
+    contract, topic0 and fields) changes only while the campaign is unreviewed; its window, cap and price until
+    the campaign ends."""
 
-    CONTENT: ClassVar[frozenset[str]] = frozenset({"name", "event", "public"})
+    CONTENT: ClassVar[frozenset[str]] = frozenset({"name", "event", "public", *ONCHAIN_FIELDS})
+    NULLABLE: ClassVar[frozenset[str]] = frozenset({"amount_field", "min_amount"})
 
     name: GoalName | None = None
     event: EventName | None = None
@@ -118,6 +167,11 @@ class GoalChanges(Changes):
     wallet_cap: WalletCap | None = None
     cpa: Price | None = None
     public: bool | None = None
+    contract: WalletAddress | None = None
+    topic0: Topic | None = None
+    wallet_field: WalletField | None = None
+    amount_field: AmountField | None = None
+    min_amount: Uint256 | None = None
 
 
 class NewCreative(Command):

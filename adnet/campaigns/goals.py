@@ -4,7 +4,8 @@ A goal belongs to its campaign's review, as creatives and tasks do: it is added,
 event, whether a pixel may report it) changed only while the campaign is unreviewed (draft or rejected), so an
 operator sees it before any conversion counts; its terms (click window, wallet cap, CPA), which are money and
 limits rather than content, change until the campaign ends. Conversions are recorded only for goals of a campaign
-an operator approved (``adnet.conversions.recording``).
+an operator approved (``adnet.conversions.recording``). An on-chain goal's contract, topic0 and fields are content:
+an operator reviews which event pays (``adnet.campaigns.goal_events``).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from tortoise.exceptions import IntegrityError
 from adnet.accounts.members import require_role, role_in
 from adnet.accounts.models import MemberRole
 from adnet.campaigns.campaigns import UNREVIEWED, owned_campaign
-from adnet.campaigns.commands import GoalChanges, NewGoal
-from adnet.campaigns.models import Campaign, CampaignStatus, ConversionGoal
-from adnet.core.errors import Conflict, NotFound
+from adnet.campaigns.commands import ONCHAIN_FIELDS, GoalChanges, NewGoal
+from adnet.campaigns.goal_events import spec_refusal
+from adnet.campaigns.models import Campaign, CampaignStatus, ConversionGoal, GoalKind
+from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix, new_id
 
 log = logging.getLogger(__name__)
@@ -32,10 +34,10 @@ async def add_goal(wallet: str, campaign_id: str, goal: NewGoal, now: datetime) 
     ``goal_exists`` when the campaign already has a goal of that event)."""
     campaign = await owned_campaign(wallet, campaign_id)
     _check_unreviewed(campaign)
-    values = goal.model_dump()
+    values = _stored(goal.model_dump())
     try:
         added = await ConversionGoal.create(id=new_id("goal"), campaign=campaign, created_at=now, updated_at=now,
-                                            **{**values, "cpa": Decimal(values["cpa"])})
+                                            **values)
     except IntegrityError:
         raise Conflict("goal_exists", "This campaign already has a goal for that event.", field="event") from None
     log.info("goal added goal=%s campaign=%s event=%s", added.id, campaign.id, added.event)
@@ -51,8 +53,12 @@ async def edit_goal(wallet: str, goal_id: Any, changes: GoalChanges, now: dateti
         _check_unreviewed(goal.campaign)
     elif goal.campaign.status == CampaignStatus.ENDED:
         raise Conflict("campaign_locked", "An ended campaign's goals cannot change.", currentStatus="ended")
-    if "cpa" in values:
-        values["cpa"] = Decimal(values["cpa"])
+    merged = {name: values.get(name, getattr(goal, name)) for name in ONCHAIN_FIELDS}
+    refused = spec_refusal(onchain=goal.kind == GoalKind.ONCHAIN, **{
+        **merged, "min_amount": None if merged["min_amount"] is None else int(merged["min_amount"])})
+    if refused is not None:
+        raise Invalid("invalid_goal", f"{refused[0]}: {refused[1]}", field=refused[0])
+    values = _stored(values)
     try:
         await ConversionGoal.filter(id=goal.id).update(updated_at=now, **values)
     except IntegrityError:
@@ -90,6 +96,12 @@ async def owned_goal(wallet: str, goal_id: Any, need: MemberRole = MemberRole.MA
         raise NotFound.of("goal")
     require_role(await role_in(goal.campaign.advertiser, wallet), need, "goal")
     return goal
+
+
+def _stored(values: dict[str, Any]) -> dict[str, Any]:
+    """A goal's values as its columns hold them: amounts as decimals."""
+    return {name: Decimal(value) if name in ("cpa", "min_amount") and value is not None else value
+            for name, value in values.items()}
 
 
 def _check_unreviewed(campaign: Campaign) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from tortoise import fields
 from tortoise.models import Model
 
-from adnet.db.fields import identifier, token_amount
+from adnet.db.fields import identifier, token_amount, wallet
 
 if TYPE_CHECKING:
     from adnet.tasks.models import Task
@@ -120,10 +120,11 @@ class Creative(Model):
 
 
 class GoalKind(StrEnum):
-    """Where a goal's conversions come from: the advertiser's server (a named event it reports with an API key).
-    On-chain goals (a contract's event read from confirmed blocks) will be a kind of their own."""
+    """Where a goal's conversions come from: the advertiser's server (a named event it reports with an API key), or
+    a contract's event on adnet's chain, read from confirmed blocks (``adnet.campaigns.goal_events``)."""
 
     OFFCHAIN = "offchain"
+    ONCHAIN = "onchain"
 
 
 class ConversionGoal(Model):
@@ -141,6 +142,12 @@ class ConversionGoal(Model):
     wallet_cap = fields.SmallIntField(default=1, description="most attributed conversions per proven wallet")
     cpa = token_amount(default=0, description="G$ paid per verified conversion - 0 = counted, not paid")
     public = fields.BooleanField(default=False, description="whether a pixel on the advertiser's page may report it")
+    contract = wallet(null=True, description="onchain: the contract that emits the event")
+    topic0 = fields.CharField(max_length=66, null=True, description="onchain: the event's topic0")
+    wallet_field = fields.CharField(max_length=16, null=True, description="onchain: where the wallet is")
+    amount_field = fields.CharField(max_length=16, null=True, description="onchain: where the amount is")
+    min_amount = fields.DecimalField(max_digits=78, decimal_places=0, null=True,
+                                     description="onchain: the least amount that counts")
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

@@ -89,6 +89,18 @@ class ClaimedEvent:
     nonce: int
 
 
+@dataclass(frozen=True)
+class ChainLog:
+    """One log of a contract, as ``eth_getLogs`` gives it (addresses and hashes lower-case ``0x`` hex)."""
+
+    address: str
+    topics: tuple[bytes, ...]
+    data: bytes
+    tx_hash: str
+    log_index: int
+    block_number: int
+
+
 class ChainClient:
     """The bound chain: reads, wallet transaction builders, and the claim signer."""
 
@@ -248,6 +260,25 @@ class ChainClient:
         events = [self._decode(entry) for entry in logs]
         return sorted((event for event in events if event is not None),
                       key=lambda event: (event.block_number, event.log_index))
+
+    async def logs(self, addresses: Sequence[str], topic0s: Sequence[str], from_block: int, to_block: int
+                   ) -> list[ChainLog]:
+        """The logs of ``addresses`` whose topic0 is one of ``topic0s`` in a block range, in chain order."""
+        logs = await self._guard(self.w3.eth.get_logs({
+            "address": [AsyncWeb3.to_checksum_address(address) for address in addresses], "fromBlock": from_block,
+            "toBlock": to_block, "topics": [list(topic0s)],
+        }))
+        found = [ChainLog(address=str(entry["address"]).lower(),
+                          topics=tuple(bytes(topic) for topic in entry["topics"]),
+                          data=bytes(HexBytes(entry["data"])), tx_hash=HexBytes(entry["transactionHash"]).to_0x_hex(),
+                          log_index=int(entry["logIndex"]), block_number=int(entry["blockNumber"]))
+                 for entry in logs]
+        return sorted(found, key=lambda log: (log.block_number, log.log_index))
+
+    async def transaction_sender(self, tx_hash: str) -> str:
+        """The lower-case address that sent the transaction ``tx_hash``."""
+        transaction = await self._guard(self.w3.eth.get_transaction(HexBytes(tx_hash)))
+        return str(transaction["from"]).lower()
 
     def deposits_in(self, receipt: TxReceipt) -> list[DepositEvent]:
         """The vault's ``Deposited`` events in a receipt (logs of other contracts are ignored)."""

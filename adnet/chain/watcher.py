@@ -65,13 +65,13 @@ class Watcher:
                 if await self.apply(event):
                     credited += isinstance(event, DepositEvent)
                     redeemed += isinstance(event, ClaimedEvent)
-            await _advance(reached)
+            await advance_cursor(CURSOR_NAME, reached)
         if credited or redeemed:
             log.info("watcher block=%d deposits=%d redeemed=%d", reached, credited, redeemed)
         return WatchReport(reached, credited, redeemed)
 
 
-async def _advance(block_number: int) -> None:
-    """Move the cursor forward to ``block_number``, never back (another watcher may be ahead)."""
-    await ChainCursor.bulk_create([ChainCursor(name=CURSOR_NAME, block_number=block_number)], ignore_conflicts=True)
-    await ChainCursor.filter(name=CURSOR_NAME, block_number__lt=block_number).update(block_number=block_number)
+async def advance_cursor(name: str, block_number: int) -> None:
+    """Move the cursor ``name`` forward to ``block_number``, never back (another reader may be ahead)."""
+    await ChainCursor.bulk_create([ChainCursor(name=name, block_number=block_number)], ignore_conflicts=True)
+    await ChainCursor.filter(name=name, block_number__lt=block_number).update(block_number=block_number)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import Field, StringConstraints
 
@@ -24,3 +24,15 @@ class ConversionReport(Command):
     value: Amount | None = Field(None, description="the order's value in G$, for reports")
     occurred_at: Instant | None = Field(None, description="when it happened; default: when it is received")
     wallet: WalletAddress | None = Field(None, description="a wallet the advertiser's own sign-in proved")
+
+
+class WalletBinding(Command):
+    """A wallet proven for a click: the click id the landing page received, the wallet, and its EIP-191 signature
+    of the binding message naming the click id (``adnet.conversions.binding.binding_message``). The signature is
+    checked, never stored, so any text in it reaches that check (``invalid_signature``)."""
+
+    UNSTORED_TEXT: ClassVar[frozenset[str]] = frozenset({"signature"})
+
+    click_id: ClickId = Field(description="what the landing page received in the campaign's click parameter")
+    wallet: WalletAddress
+    signature: str = Field(description="the wallet's personal_sign of the binding message, 0x-prefixed hex")

@@ -38,3 +38,22 @@ class Conversion(Model):
         table = "conversion"
         unique_together = (("campaign_id", "order_id"), ("goal", "wallet", "wallet_slot"))
         indexes = (("campaign_id", "received_at"), ("site_id", "received_at"))
+
+
+class ClickBinding(Model):
+    """A wallet proven for a recorded click: the wallet signed the message naming the click's id
+    (``adnet.conversions.binding``). One per click (the primary key): a click's wallet is the first one proven for
+    it. The click's campaign, site and creative and when its id was issued come from the verified click id; an
+    on-chain goal's event attributes through the binding of its wallet (``adnet.conversions.onchain``)."""
+
+    click_event_id = fields.CharField(max_length=48, primary_key=True, description="the click's tracking_event id")
+    campaign_id = fields.CharField(max_length=48)
+    site_id = fields.CharField(max_length=48)
+    creative_id = fields.CharField(max_length=48)
+    wallet = wallet(description="the wallet that signed the binding message")
+    clicked_at = fields.DatetimeField(description="when the click id was issued, as it says")
+    bound_at = fields.DatetimeField()
+
+    class Meta:
+        table = "click_binding"
+        indexes = (("wallet", "campaign_id", "clicked_at"),)

@@ -32,7 +32,7 @@ from tortoise.transactions import in_transaction
 from adnet.campaigns.campaigns import REVIEWED
 from adnet.campaigns.eligibility import FACT_COLUMNS, facts_of, refusal
 from adnet.campaigns.goals import owned_goal
-from adnet.campaigns.models import CampaignStatus, ConversionGoal
+from adnet.campaigns.models import CampaignStatus, ConversionGoal, GoalKind
 from adnet.conversions.attribution import Click, Facts, Outcome, attribution_refusal, decide
 from adnet.conversions.clicks import ClickClaims, ClickIdError, verify_click_id
 from adnet.conversions.commands import ConversionReport
@@ -78,6 +78,8 @@ async def record_conversion(wallet: str, report: ConversionReport, *, secrets: S
     said to happen in the future. ``secrets``: the tracking secrets click ids are signed with (current first);
     ``single_writer``: the database is SQLite, whose transactions exclude every other writer."""
     goal = await owned_goal(wallet, report.goal_id)
+    if goal.kind == GoalKind.ONCHAIN:
+        raise Conflict("goal_onchain", "An onchain goal's conversions are read from the chain, not reported.")
     if goal.campaign.status not in (*REVIEWED, CampaignStatus.ENDED):
         raise Conflict("goal_not_reviewed", "Conversions count once the goal's campaign is approved.",
                        currentStatus=goal.campaign.status.value)
@@ -85,14 +87,41 @@ async def record_conversion(wallet: str, report: ConversionReport, *, secrets: S
     if occurred_at > now + FUTURE_SKEW:
         raise Invalid("invalid_field", "occurredAt: may not be in the future", field="occurredAt")
     claims, click_reason = _claims(report.click_id, goal.campaign.id, secrets, now)
+    return await _record(goal, Reported(report.order_id, report.wallet, report.value), claims, click_reason,
+                         occurred_at, share_bps, single_writer=single_writer, now=now)
+
+
+async def record_onchain(goal: ConversionGoal, claims: ClickClaims, *, order_id: str, wallet: str,
+                         occurred_at: datetime, share_bps: int, single_writer: bool, now: datetime) -> Recorded:
+    """Record the conversion an on-chain goal's event makes (``adnet.conversions.onchain``): ``order_id`` names the
+    log, ``wallet`` is the event's, proven for the click ``claims`` names (a binding), and ``occurred_at`` is its
+    block's time. The same rules, booking and unique keys as a reported conversion; the goal's campaign loaded with
+    its advertiser."""
+    return await _record(goal, Reported(order_id, wallet, None), claims, None, occurred_at, share_bps,
+                         single_writer=single_writer, now=now)
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What a conversion says besides its click: its order id, the proven wallet and the order's value."""
+
+    order_id: str
+    wallet: str | None
+    value: int | None
+
+
+async def _record(goal: ConversionGoal, reported: Reported, claims: ClickClaims | None, click_reason: str | None,
+                  occurred_at: datetime, share_bps: int, *, single_writer: bool, now: datetime) -> Recorded:
+    """Write the conversion in a transaction, again when it lost a race; the first conversion of the order when
+    it was recorded before."""
     for attempt in range(1, _ATTEMPTS + 1):
         try:
             async with in_transaction():
-                conversion = await _write(goal, report, claims, click_reason, occurred_at, share_bps,
+                conversion = await _write(goal, reported, claims, click_reason, occurred_at, share_bps,
                                           single_writer=single_writer, now=now)
             return Recorded(conversion, created=True)
         except IntegrityError:
-            first = await Conversion.get_or_none(campaign_id=goal.campaign.id, order_id=report.order_id)
+            first = await Conversion.get_or_none(campaign_id=goal.campaign.id, order_id=reported.order_id)
             if first is not None:
                 return Recorded(first, created=False)
         except (ledger.InsufficientFunds, OperationalError):
@@ -114,7 +143,7 @@ def _claims(click_id: str, campaign_id: str, secrets: Sequence[str], now: dateti
     return claims, None
 
 
-async def _write(goal: ConversionGoal, report: ConversionReport, claims: ClickClaims | None,
+async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | None,
                  click_reason: str | None, occurred_at: datetime, share_bps: int, *, single_writer: bool,
                  now: datetime) -> Conversion:
     """Load, decide and write one conversion inside the caller's transaction."""

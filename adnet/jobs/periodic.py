@@ -14,6 +14,8 @@
   workers and hosts that holds the watcher's lease (``adnet.jobs.leases``); the others stand by. A pass takes
   the block ranges that begin within ``WATCH_BUDGET_SECONDS`` and leaves the rest to the next, so catching up
   after a stop shares the event loop with requests instead of holding it;
+- ``conversion-goals``: read the on-chain goals' events from confirmed blocks and record the conversions of wallets
+  proven for clicks (``adnet.conversions.onchain``), in the one process that holds its lease, as the watcher does;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
 - ``webhooks``: deliver the outbox's due webhook deliveries, endpoints at once with one attempt in flight each,
@@ -34,6 +36,7 @@ from adnet.accounts.ownership import SiteChecks
 from adnet.campaigns.lifecycle import settle_due
 from adnet.chain.client import ChainClient
 from adnet.chain.watcher import Watcher
+from adnet.conversions.onchain import GoalReader
 from adnet.core.clock import Clock
 from adnet.delivery import retention
 from adnet.delivery.index import BUDGET_SECONDS
@@ -51,17 +54,21 @@ EXPIRY_SECONDS = 60.0
 WATCH_SECONDS = 2.0
 WATCH_BUDGET_SECONDS = 0.2
 WATCHER_LEASE = "chain-watcher"
+GOAL_READ_SECONDS = 5.0
+GOAL_READER_LEASE = "conversion-goals"
 SITE_CHECK_SECONDS = 600.0
 RETENTION_SECONDS = 3600.0
 WEBHOOK_SECONDS = 5.0
 RATE_LIMIT_SWEEP_SECONDS = 300.0
 # Jobs a test runs itself rather than on a timer.
-ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "site-checks", "retention",
+ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "conversion-goals",
+                                "site-checks", "retention",
                                 "health", "webhooks", "rate-limits", "changes"})
 
 
-def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease, clock: Clock,
-                  site_checks: SiteChecks, health: Health, retention_days: int, webhooks: Deliverer,
+def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease,
+                  goal_reader: GoalReader, goal_reader_lease: Lease, clock: Clock, site_checks: SiteChecks,
+                  health: Health, retention_days: int, webhooks: Deliverer,
                   changelog: ChangeLog | None) -> list[Job]:
     """Every periodic job of a serving process (``changes`` only with a change log, that is without Redis)."""
     exchange = [Job("changes", changelog.exchange, every=POLL_SECONDS, wake=changelog.due)] if changelog else []
@@ -73,6 +80,8 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
         Job("expired-claims", lambda: claims.release_expired(chain), every=EXPIRY_SECONDS),
         Job("chain-watcher", lambda: watcher_lease.run(lambda: watcher.run_once(WATCH_BUDGET_SECONDS)),
             every=WATCH_SECONDS),
+        Job("conversion-goals", lambda: goal_reader_lease.run(lambda: goal_reader.run_once(WATCH_BUDGET_SECONDS)),
+            every=GOAL_READ_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),

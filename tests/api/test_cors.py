@@ -23,6 +23,7 @@ PUBLIC_REFUSALS = [
     ("GET", "/api/tasks/task_unknownunknownunkn/message?wallet=0x" + "ab" * 20, None, 404),
     ("GET", "/api/tasks/task_unknownunknownunkn/visit?fingerprint=fp", None, 404),
     ("POST", "/api/interactions", {"taskId": "task_x"}, 400),
+    ("POST", "/api/conversions/bind", {"clickId": "x.y"}, 400),
 ]
 
 
@@ -63,7 +64,7 @@ async def test_answers_that_must_not_be_kept_are_open_and_kept_by_no_cache(clien
         assert_open(response)
 
 
-@pytest.mark.parametrize("path", ["/api/track", "/api/tasks/complete", "/api/interactions"])
+@pytest.mark.parametrize("path", ["/api/track", "/api/tasks/complete", "/api/interactions", "/api/conversions/bind"])
 async def test_a_preflight_allows_a_json_post_from_any_page(client, path):
     response = await client.options(path, headers={**PAGE, "Access-Control-Request-Method": "POST",
                                                    "Access-Control-Request-Headers": "content-type"})

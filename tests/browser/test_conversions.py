@@ -1,21 +1,25 @@
 """A conversion end to end in Chromium: a viewer clicks an ad on a publisher's page (another origin than adnet),
 the advertiser's landing page (a third origin) receives the click id in its address, and the conversion the
-advertiser's server reports with it is attributed to the click and paid."""
+advertiser's server reports with it is attributed to the click and paid; or the landing page's snippet proves the
+viewer's wallet for the click, and that wallet's on-chain event pays it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
-from adnet.campaigns.models import ConversionGoal
+from eth_utils import keccak
+
+from adnet.campaigns.models import ConversionGoal, GoalKind
 from adnet.conversions.commands import ConversionReport
+from adnet.conversions.models import Conversion
 from adnet.conversions.recording import record_conversion
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.delivery.models import EventType
 from adnet.money import ledger
-from tests.browser.conftest import ADVERTISER_ORIGIN, LiveServer, PublisherSite, Visitor
+from tests.browser.conftest import ADVERTISER_ORIGIN, LiveServer, PublisherSite, Visitor, watch_console
 from tests.browser.test_banners import seen_impression, wait_for_events
 
 CPA = 3
@@ -59,4 +63,64 @@ def test_the_landing_page_on_a_third_origin_receives_the_click_id_that_a_paid_co
     earned = server.call(lambda: ledger.balance(ledger.site(site_id))) - earned_before
     assert earned == CPA * settings.publisher_share_bps // 10_000
     assert visitor.console.script_errors() == [] and visitor.console.page_errors == []
+    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
+
+
+APPROVAL_TOPIC = "0x" + keccak(text="Approval(address,address,uint256)").hex()
+
+
+def test_the_landing_snippet_proves_the_wallet_whose_onchain_event_then_pays_the_click(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
+        live_campaigns: Callable[..., list[str]]) -> None:
+    """The landing page (a third origin) loads ``static/conversions.js``, which has the injected wallet sign the
+    click's binding and posts it; the wallet then approves a spender on the G$ token, the goal's event (Approval,
+    its owner in topic1); once the reader has read the confirmed block, the click's site earns its share."""
+    (campaign_id,) = live_campaigns(0)
+    goal_id = new_id("goal")
+    chain = server.chain
+    server.call(lambda: ConversionGoal.create(
+        id=goal_id, campaign_id=campaign_id, name="Approve", event=f"approve-{goal_id[-8:].lower()}",
+        kind=GoalKind.ONCHAIN, contract=chain.gs_address, topic0=APPROVAL_TOPIC, wallet_field="topic1",
+        cpa=Decimal(CPA), created_at=server.clock.now(), updated_at=server.clock.now()))
+    server.call(lambda: server.services.jobs.run("conversion-goals"))  # the reader is past the blocks before
+    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
+    visitor.page.clock.install()
+    page, fingerprint, _ = seen_impression(visitor, server, publisher_site)
+    with visitor.context.expect_page() as opened:
+        page.locator("#ad a").click()
+    target = opened.value
+    target.wait_for_url(f"{ADVERTISER_ORIGIN}/**")
+    click_id = target.evaluate("new URLSearchParams(location.search).get('adnet_click')")
+    (click,) = wait_for_events(server, fingerprint, EventType.CLICK, 1)
+    assert click["billable"], click["refusal_reason"]
+    # The shop's own landing page, on a third origin (a web server of its own, on another port), keeps the click
+    # id it is opened with and loads the snippet from adnet.
+    shop = PublisherSite()
+    try:
+        landing_url = shop.put(f"/welcome?{urlencode({'adnet_click': click_id})}",
+                               '<!doctype html><title>Shop</title><p>Welcome</p>'
+                               f'<script src="{server.url}/static/conversions.js"></script>')
+        landing = visitor.context.new_page()
+        landing_console = watch_console(landing)
+        landing.goto(landing_url)
+        landing.wait_for_function("window.adnetConversions && window.adnetConversions.version")
+        assert len({urlsplit(url).netloc for url in (landing.url, page.url, server.url)}) == 3
+        bound = landing.evaluate("adnetConversions.bind()")
+    finally:
+        shop.close()
+    assert bound == {"status": "bound", "wallet": visitor.wallet.address, "campaignId": campaign_id}
+    assert "personal_sign" in visitor.wallet.requests
+    site_id = server.demo["pageSiteId"]
+    earned_before = server.call(lambda: ledger.balance(ledger.site(site_id)))
+    approve = chain.build_approve_tx(visitor.wallet.address, "G$", 1)
+    landing.evaluate("(tx) => window.ethereum.request({method: 'eth_sendTransaction', params: [tx]})", approve)
+    assert len(visitor.wallet.sent) == 1
+    server.call(lambda: chain.w3.provider.make_request("evm_mine", []))  # type: ignore[arg-type]
+    server.call(lambda: server.services.jobs.run("conversion-goals"))
+
+    conversions = server.call(lambda: Conversion.filter(goal_id=goal_id).values("paid", "reason", "site_id", "wallet"))
+    assert conversions == [{"paid": True, "reason": None, "site_id": site_id, "wallet": visitor.wallet.address}]
+    earned = server.call(lambda: ledger.balance(ledger.site(site_id))) - earned_before
+    assert earned == CPA * server.services.settings.publisher_share_bps // 10_000
+    assert landing_console.script_errors() == [] and landing_console.page_errors == []
     server.clock.advance(seconds=CAP_WINDOW_SECONDS)

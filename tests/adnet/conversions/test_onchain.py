@@ -1,0 +1,47 @@
+"""The reader of on-chain goals: which of a wallet's proven clicks an event attributes to (the last click wins), the
+order id of a log, and the job that runs only in the process holding its lease, resuming from its cursor."""
+
+from datetime import UTC, datetime, timedelta
+
+from adnet.chain.client import ChainLog
+from adnet.chain.models import ChainCursor
+from adnet.conversions.models import ClickBinding
+from adnet.conversions.onchain import CURSOR_NAME, ReadReport, last_click, order_id_of
+from adnet.jobs.leases import Lease
+from adnet.jobs.periodic import GOAL_READER_LEASE
+
+EVENT_AT = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def binding(name: str, hours: float) -> ClickBinding:
+    return ClickBinding(click_event_id=name, clicked_at=EVENT_AT + timedelta(hours=hours))
+
+
+def test_the_last_click_at_or_before_the_event_wins():
+    bindings = [binding("early", -30), binding("last", -2), binding("at", 0), binding("after", 1)]
+    assert last_click(bindings, EVENT_AT).click_event_id == "at"
+    assert last_click(bindings[:2], EVENT_AT).click_event_id == "last"
+
+
+def test_with_clicks_only_after_the_event_the_first_after_is_named_for_before_click():
+    assert last_click([binding("later", 5), binding("soon", 1)], EVENT_AT).click_event_id == "soon"
+
+
+def test_a_logs_order_id_is_its_transaction_and_index():
+    entry = ChainLog(address="0x" + "11" * 20, topics=(), data=b"", tx_hash="0x" + "ab" * 32, log_index=7,
+                     block_number=3)
+    assert order_id_of(entry) == "0x" + "ab" * 32 + ":7"
+
+
+async def test_the_job_runs_only_in_the_process_holding_its_lease_and_resumes_from_its_cursor(app):
+    services = app.extensions["adnet"]
+    other = Lease(GOAL_READER_LEASE, clock=services.clock)
+    assert await other.hold()
+    assert await services.jobs.run("conversion-goals") is None
+    assert not await ChainCursor.exists(name=CURSOR_NAME)
+    await other.release()
+    report = await services.jobs.run("conversion-goals")
+    assert isinstance(report, ReadReport) and report.recorded == 0
+    cursor = await ChainCursor.get(name=CURSOR_NAME)
+    assert cursor.block_number == report.to_block
+    assert (await services.jobs.run("conversion-goals")).to_block == report.to_block

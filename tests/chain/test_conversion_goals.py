@@ -1,0 +1,125 @@
+"""On-chain goals end to end on the embedded chain and on anvil: a click's landing page proves the visitor's wallet
+(its signature of the click's message); the wallet then sends a token transfer, the goal's event; once confirmed the
+reader records the conversion once, pays the CPA (the publisher's share to the click's site) and the audit is clean;
+the same event from a wallet proven for no click records nothing, and reading the blocks again changes nothing."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from eth_account.messages import encode_defunct
+
+from adnet.campaigns.models import ConversionGoal, GoalKind
+from adnet.chain.client import ChainClient
+from adnet.chain.models import ChainCursor
+from adnet.conversions.binding import binding_message
+from adnet.conversions.models import Conversion
+from adnet.conversions.onchain import CURSOR_NAME, GoalReader
+from adnet.core.ids import new_id
+from adnet.demo import TRANSFER_TOPIC
+from adnet.money import ledger
+from adnet.money.audit import audit
+from adnet.money.models import LedgerTransaction
+from tests.api.test_conversions import CPA, account, click_id_of, clicked
+from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
+from tests.chain.conftest import ON_BOTH_CHAINS
+from tests.chain.helpers import advance_chain_time, mine, user
+from tests.chain.test_task_onchain import transfer_from
+from tests.chain.test_watcher import with_confirmations
+from tests.factories import EPOCH
+
+pytestmark = ON_BOTH_CHAINS
+
+
+def reader(chain: ChainClient, clock, settings) -> GoalReader:
+    """A reader of ``chain`` waiting for two confirmations, that records as the app's does, at the test clock's
+    time."""
+    return GoalReader(with_confirmations(chain, 2), clock=clock, share_bps=settings.publisher_share_bps,
+                      single_writer=settings.database_url.startswith("sqlite"))
+
+
+async def chain_time_after(chain: ChainClient, chain_kind: str, moment) -> None:
+    """Move anvil's time past ``moment`` unless it is already (the embedded chain's blocks follow the clock)."""
+    if chain_kind != "anvil":
+        return
+    behind = moment.timestamp() - await chain.block_timestamp(await chain.block_number())
+    if behind >= 0:
+        await advance_chain_time(chain, int(behind) + 1)
+
+
+async def onchain_goal(chain: ChainClient, campaign, **fields) -> ConversionGoal:
+    """The campaign's goal: a G$ transfer from the converting wallet (topic1 of Transfer), priced ``CPA``."""
+    return await ConversionGoal.create(**{
+        "id": new_id("goal"), "campaign": campaign, "name": "Transfer", "event": "transfer", "kind": GoalKind.ONCHAIN,
+        "contract": chain.gs_address, "topic0": TRANSFER_TOPIC, "wallet_field": "topic1", "cpa": Decimal(CPA),
+        "created_at": EPOCH, "updated_at": EPOCH, **fields})
+
+
+async def bind(client, click_id: str, index: int) -> None:
+    """Development account ``index`` proves itself for the click, as the landing page's snippet has it do."""
+    visitor = user(index)
+    signature = visitor.sign_message(encode_defunct(text=binding_message(click_id))).signature.to_0x_hex()
+    bound = await client.post("/api/conversions/bind", json={"clickId": click_id, "wallet": visitor.address,
+                                                             "signature": signature})
+    assert bound.status_code == 201, await bound.get_json()
+
+
+async def test_a_proven_wallets_event_is_one_paid_conversion_and_an_unbound_ones_none(client, app_chain, clock,
+                                                                                      settings, chain_kind):
+    chain = app_chain
+    advertiser, _, _ = await account(client)
+    site, campaign, _, answer = await clicked(client, clock, advertiser)
+    goal = await onchain_goal(chain, campaign)
+    visitor = user(1)
+    await bind(client, click_id_of(answer), 1)
+    before = await ledger.balances_of([ledger.campaign(campaign.id), ledger.site(site.id), ledger.platform()])
+
+    clock.advance(minutes=1)
+    await chain_time_after(chain, chain_kind, clock.now())
+    proven_tx = await transfer_from(chain, 1)
+    unbound_tx = await transfer_from(chain, 2)
+    goal_reader = reader(chain, clock, settings)
+    assert (await goal_reader.run_once()).recorded == 0  # not confirmed yet
+    assert await Conversion.all().count() == 0
+    await mine(chain, 2)
+    assert (await goal_reader.run_once()).recorded == 1
+
+    conversion = await Conversion.get()
+    assert (conversion.goal_id, conversion.wallet, conversion.site_id, conversion.attributed, conversion.paid,
+            conversion.reason, int(conversion.cost)) == (goal.id, visitor.address.lower(), site.id, True, True, None,
+                                                         CPA)
+    assert conversion.order_id.startswith(proven_tx + ":")
+    assert not await Conversion.filter(order_id__startswith=unbound_tx).exists()
+    share = CPA * settings.publisher_share_bps // 10_000
+    after = await ledger.balances_of(before)
+    assert after[ledger.campaign(campaign.id)] == before[ledger.campaign(campaign.id)] - CPA
+    assert after[ledger.site(site.id)] == before[ledger.site(site.id)] + share
+    assert after[ledger.platform()] == before[ledger.platform()] + CPA - share
+    assert (await audit(None)).problems == []
+
+    # Read again from the cursor, and from the start as a second reader would: still one conversion, one booking.
+    assert (await goal_reader.run_once()).recorded == 0
+    await ChainCursor.filter(name=CURSOR_NAME).delete()
+    assert (await reader(chain, clock, settings).run_once()).recorded == 0
+    assert await Conversion.all().count() == 1
+    assert await LedgerTransaction.filter(kind="conversion_billing").count() == 1
+
+
+async def test_events_after_a_filtered_click_or_below_the_minimum_pay_nothing(client, app_chain, clock, settings,
+                                                                             chain_kind):
+    chain = app_chain
+    advertiser, _, _ = await account(client)
+    _, campaign, _, answer = await clicked(client, clock, advertiser, impression=False)  # no viewable impression
+    await onchain_goal(chain, campaign)
+    await onchain_goal(chain, campaign, event="big-transfer", amount_field="data0", min_amount=Decimal(10**30))
+    await bind(client, click_id_of(answer), 3)
+    clock.advance(minutes=1)
+    await chain_time_after(chain, chain_kind, clock.now())
+    await transfer_from(chain, 3)
+    await mine(chain, 2)
+    assert (await reader(chain, clock, settings).run_once()).recorded == 1
+    conversion = await Conversion.get()
+    assert ((await conversion.goal).event, conversion.attributed, conversion.paid, conversion.reason) == (
+        "transfer", False, False, "click_filtered")
+    assert await LedgerTransaction.filter(kind="conversion_billing").count() == 0
+    assert (await audit(None)).problems == []
