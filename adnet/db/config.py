@@ -27,15 +27,16 @@ MODEL_MODULES = (
 
 def tortoise_config(database_url: str) -> dict[str, Any]:
     """The Tortoise configuration for ``database_url`` (sqlite:// or postgres://). SQLite goes through
-    ``adnet.db.sqlite``, whose transactions take the write lock when they begin (several workers share the file)."""
+    ``adnet.db.sqlite``, whose transactions take the write lock when they begin (several workers share the file),
+    PostgreSQL through ``adnet.db.postgres``, whose transactions undo themselves when an outage interrupts them."""
     connection: str | dict[str, Any] = database_url
     if database_url.startswith("sqlite://"):
         connection = {**expand_db_url(database_url), "engine": "adnet.db.sqlite"}
         path = sqlite_file(database_url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-    elif database_url.startswith("postgresql://"):
-        connection = "postgres://" + database_url.removeprefix("postgresql://")
+    elif database_url.startswith(("postgres://", "postgresql://", "asyncpg://")):
+        connection = {**expand_db_url("postgres://" + database_url.split("://", 1)[1]), "engine": "adnet.db.postgres"}
     return {
         "connections": {"default": connection},
         "apps": {
