@@ -55,7 +55,9 @@ FUTURE_SKEW = timedelta(minutes=5)
 _ATTEMPTS = 5
 _RECEIVED_AT = TrackingEvent._meta.fields_map["received_at"]
 _CLICK = (f"SELECT tracking_event.received_at AS clicked_at, tracking_event.billable AS billable, "  # noqa: S608
-          f"tracking_event.site_id AS click_site_id, tracking_event.creative_id AS creative_id, {FACT_COLUMNS} "
+          f"tracking_event.site_id AS click_site_id, tracking_event.creative_id AS creative_id, "
+          f"tracking_event.placement AS click_placement, tracking_event.country AS click_country, "
+          f"tracking_event.device AS click_device, {FACT_COLUMNS} "
           "FROM tracking_event JOIN campaign ON campaign.id = tracking_event.campaign_id "
           "LEFT JOIN site ON site.id = tracking_event.site_id "
           "WHERE tracking_event.id = :event_id AND tracking_event.campaign_id = :campaign_id "
@@ -176,6 +178,8 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
         click_event_id=claims.event_id if click_row is not None and claims is not None else None,
         site_id=click_row["click_site_id"] if click_row is not None else None,
         creative_id=click_row["creative_id"] if click_row is not None else None,
+        placement=_click_key(click_row, "placement"), country=_click_key(click_row, "country"),
+        device=_click_key(click_row, "device"),
         wallet=report.wallet, wallet_slot=slots_used + 1 if outcome.attributed and slots_used is not None else None,
         value=None if report.value is None else Decimal(report.value),
         clicked_at=click.clicked_at if click is not None else None, occurred_at=occurred_at, received_at=now,
@@ -188,6 +192,11 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
     log.info("conversion recorded conversion=%s campaign=%s goal=%s attributed=%d paid=%d reason=%s",
              conversion.id, campaign.id, goal.id, outcome.attributed, outcome.paid, outcome.reason or "-")
     return conversion
+
+
+def _click_key(click_row: dict[str, Any] | None, name: str) -> str:
+    """The click's placement, country or device, which reports break conversions down by (empty without one)."""
+    return str(click_row[f"click_{name}"] or "") if click_row is not None else ""
 
 
 async def _click(claims: ClickClaims, campaign_id: str) -> dict[str, Any] | None:
