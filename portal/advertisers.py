@@ -35,10 +35,11 @@ from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
 from adnet.money.commands import DepositReport, Funds, RedeemReport
 from adnet.money.holders import advertiser_holder
+from adnet.reporting import breakdowns
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.charts import earnings_chart, tally_chart
-from adnet.reporting.commands import Period
+from adnet.reporting.commands import Dimension, Period
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
@@ -570,14 +571,20 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report")
 @account_page
 async def advertise_report(campaign_id: str) -> tuple[str, int]:
-    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
+    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV: spend
+    and conversions per day as charts and tables, and its conversions per goal."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     start, end, error = days_asked(request.args, services().clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
+    goals = await breakdowns.advertiser_breakdown(current_wallet(), Dimension.GOAL, start, end, campaign_id)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")
+    conversions_chart = earnings_chart([(figures.day, figures.conversions) for figures in report.days if figures.day],
+                                       title="Conversions per day", symbol="conversions", text=str,
+                                       ident="conversions-chart", empty="No conversion in these days yet.")
     return await page("portal/advertise/report.html", "portal/advertise/report.html",
-                      status_of(error) if error else 200, report=report, chart=chart, error=error, values=values,
+                      status_of(error) if error else 200, report=report, chart=chart,
+                      conversions_chart=conversions_chart, goals=goals, error=error, values=values,
                       failed_form="report")
 
 

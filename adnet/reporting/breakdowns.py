@@ -119,7 +119,7 @@ async def advertiser_breakdown(wallet: str, by: Dimension, start: date, end: dat
     """The wallet's advertiser's billed traffic and attributed conversions from ``start`` to ``end`` by ``by``:
     over all its campaigns, or one of them (NotFound / Forbidden ``not_owner`` for another's)."""
     if campaign_id is not None:
-        campaign_ids = [(await owned_campaign(wallet, campaign_id)).id]
+        campaign_ids = [(await owned_campaign(wallet, campaign_id, MemberRole.VIEWER)).id]
     else:
         advertiser = await advertiser_of(wallet)
         campaign_ids = [str(item) for item in
