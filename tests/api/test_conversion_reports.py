@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import random
 from decimal import Decimal
 
 from quart import current_app
@@ -16,6 +17,8 @@ from adnet.campaigns.models import ConversionGoal
 from adnet.core.amounts import to_decimal_string
 from adnet.core.ids import new_id
 from adnet.reporting.outcomes import ratio_text
+from adnet.webhooks.endpoints import NewWebhookEndpoint, add_endpoint
+from adnet.webhooks.models import WebhookEvent, WebhookEventType
 from tests.api.test_conversions import CPA, LANDING, _publisher_account, account, click_id_of, report
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.api.test_track import CPC, CPM, event_body, post, served_and_seen
@@ -30,6 +33,9 @@ async def converted(client, clock):
     """A campaign with a priced and an unpriced goal, clicked once on placement ``top``, then a valued conversion
     of each goal's (the unpriced one without a value) and a forged one: (session, site, campaign, goals)."""
     advertiser, session, key = await account(client)
+    await add_endpoint(advertiser.wallet, NewWebhookEndpoint(url="https://hooks.example/in",
+                                                             events=[WebhookEventType.CONVERSION_RECORDED]),
+                       EPOCH, random.Random(1), production=False)
     site = await make_site()
     campaign = await make_campaign(advertiser, name="Spring sale", cpm=CPM, cpc=CPC, site_allow=[site.id])
     await make_creative(campaign, target_url=LANDING)
@@ -75,6 +81,17 @@ async def test_the_campaign_report_shows_conversion_rate_value_and_roas(client, 
     rows = list(csv.DictReader(io.StringIO(csv_text)))
     assert [(row["conversion_rate"], row["conversion_value"], row["roas"]) for row in rows] == [
         ("2.000000", "20", totals["roas"])] * 2
+
+
+async def test_the_webhook_carries_the_goal_value_and_site_reports_need(client, clock):
+    _, site, campaign, goals = await converted(client, clock)
+    events = await WebhookEvent.filter(type=WebhookEventType.CONVERSION_RECORDED).order_by("id").values_list(
+        "payload", flat=True)
+    assert [(event["orderId"], event["campaignId"], event["goalId"], event["siteId"], event["attributed"],
+             event["cost"], event["value"]) for event in events] == [
+        ("paid", campaign.id, goals[0].id, site.id, True, "5", "20"),
+        ("free", campaign.id, goals[1].id, site.id, True, "0", None),
+        ("forged", campaign.id, goals[0].id, None, False, "0", "1000")]
 
 
 async def test_breakdowns_show_conversions_per_goal_placement_site_day_and_campaign(client, clock):
