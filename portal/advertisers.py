@@ -98,15 +98,10 @@ def amount_rules() -> dict[str, Any]:
 @blueprint.app_template_filter("field_message")
 def field_message_filter(error: DomainError, rule: str = "") -> str:
     """A refusal said next to its field: what the field takes (``rule``) when the refusal is about the value's
-    form, else the refusal's sentence without the field's name in front (the label is beside it)."""
-    prefix = f"{error.field}: "
+    form, else the refusal's sentence (already in the words of the field's label, ``portal.words``)."""
     if rule and error.code in RULE_CODES:
-        text = rule
-    elif error.message.startswith(prefix):
-        text = error.message.removeprefix(prefix)
-    else:
-        return error.message
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+        return rule[:1].upper() + rule[1:] + ("" if rule.endswith(".") else ".")
+    return error.message
 
 
 @blueprint.app_template_filter("domain_of")

@@ -19,6 +19,7 @@ from adnet.core.errors import Invalid
 from adnet.core.wallets import InvalidWallet, normalize_wallet
 from adnet.tasks.choices import OnchainChoice, transfer_call
 from adnet.tasks.models import TaskKind
+from portal.words import label_of
 
 MILLISECONDS = 1000
 
@@ -221,7 +222,7 @@ def refusal(form: TaskForm, error: Invalid, values: Mapping[str, str]) -> Invali
         field = next(field for field in form.fields if field.name == f"q{asked[int(path[2])]}")
     if field is None and form.kind is TaskKind.ONCHAIN_EVENT:
         field = form.fields[0]  # the action fills contract, eventTopic and emitter together
-    if field is None:  # a rule across the config's fields, said in its own words (pydantic's prefix left out)
-        message = error.message.removeprefix(f"{error.field}: ").removeprefix("Value error, ")
-        return Invalid(error.code, message[:1].upper() + message[1:] + ".")
+    if field is None:  # a rule across the config's fields, in its own words (``portal.words.in_words``)
+        message = error.message.removeprefix(f"{label_of(error.field or '')}: ")
+        return Invalid(error.code, message[:1].upper() + message[1:])
     return Invalid(error.code, f"{field.label}: {field.rule}.", field=field.name)

@@ -77,7 +77,7 @@ async def test_a_refused_frequency_cap_is_shown_beside_its_field(advertiser, clo
                                [*campaign_form(clock).items(), ("frequencyCap", "0"), ("frequencyHours", "6")],
                                htmx=True)
     html = await text(fragment)
-    assert "frequencyCap: at least 1" in html
+    assert "Impressions per viewer: at least 1" in html
     assert re.search(r'name="frequencyCap" value="0"[^>]*aria-invalid="true"', html)
     assert 'name="frequencyHours" value="6"' in html
     assert await Campaign.all().count() == 0
@@ -88,7 +88,8 @@ async def test_a_refused_rule_is_shown_beside_its_control_with_what_was_sent(adv
     fragment = await post_form(advertiser, "/portal/advertise/campaigns", sent, htmx=True)
     assert fragment.headers["HX-Retarget"] == "#campaign-form"
     html = await text(fragment)
-    assert "targeting.geoExclude.0: a country code such as DE or a region code such as US-CA" in html
+    assert ("Countries and regions to leave out, item 1: a country code such as DE or a region code such as "
+            "US-CA") in html
     assert re.search(r'name="targeting.geoExclude" value="US-XX"[^>]*aria-invalid="true"', html)
     assert re.search(r'name="targeting.days" value="sun" checked', html)  # what was ticked stays ticked
     full = await post_form(advertiser, "/portal/advertise/campaigns", sent)

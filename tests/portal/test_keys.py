@@ -45,7 +45,7 @@ async def test_htmx_gets_the_list_with_the_token(publisher):
 async def test_a_refused_key_form_is_shown_beside_the_form_and_issues_nothing(publisher):
     fragment = await issue(publisher, "no scopes", [], htmx=True)
     assert fragment.status_code == 400 and fragment.headers["HX-Retarget"] == "#issue-key"
-    assert "scopes: at least 1 items" in await fragment.get_data(as_text=True)
+    assert "Scopes: at least one." in await fragment.get_data(as_text=True)
     page = await issue(publisher, "", ["reports:read"])
     html = await page.get_data(as_text=True)
     assert page.status_code == 400 and 'role="alert"' in html and "<h1>API keys</h1>" in html
