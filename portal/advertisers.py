@@ -54,7 +54,7 @@ from portal.pages import (
     see_other,
     wants_fragment,
 )
-from portal.targeting import targeting_form
+from portal.targeting import targeting_form, written_hours
 from portal.views import Refused, Sent, form_view
 from web.context import services
 from web.csv import csv_file
@@ -111,10 +111,11 @@ def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
 
 
 async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
-    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its site
-    lists (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain``
-    naming the field when a domain has no site."""
-    values = MultiDict(form)
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its hours
+    written from their ranges (``portal.targeting.written_hours``) and its site lists (domains, as a person picks
+    sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming the field when a domain has
+    no site."""
+    values = written_hours(MultiDict(form))
     for name in ("siteAllow", "siteDeny"):
         if name not in values:
             continue

@@ -28,6 +28,45 @@
     event.detail.elt.removeAttribute("aria-busy");
   });
 
+  // What the server will refuse, said before the form is sent (the server checks it again): a field that must
+  // contain a text (data-must-contain: a message's {nonce}), and lines of which one must be among another field's
+  // lines when that field has any (data-among: a quiz's answers among its choices). The browser then refuses to
+  // submit, as for a required field, and says why beside the field.
+  function lines(text) {
+    return text.split("\n").map(function (line) { return line.trim().toLowerCase(); })
+      .filter(function (line) { return line; });
+  }
+
+  function checkField(field) {
+    var problem = "";
+    var needed = field.getAttribute("data-must-contain");
+    var amongName = field.getAttribute("data-among");
+    if (needed && field.value.trim() && field.value.indexOf(needed) < 0) {
+      problem = "It must contain " + needed + ".";
+    } else if (amongName && field.form && field.form.elements[amongName]) {
+      var choices = lines(field.form.elements[amongName].value);
+      var given = lines(field.value);
+      if (choices.length && given.length && !given.some(function (line) { return choices.indexOf(line) >= 0; })) {
+        problem = "One of the accepted answers must be among the choices.";
+      }
+    }
+    field.setCustomValidity(problem);
+    return problem;
+  }
+
+  document.addEventListener("input", function (event) {
+    var form = event.target.form;
+    if (!form) { return; }
+    within(form, "[data-must-contain], [data-among]").forEach(checkField);
+  });
+  document.addEventListener("submit", function (event) {
+    var checked = within(event.target, "[data-must-contain], [data-among]");
+    if (checked.map(checkField).some(function (problem) { return problem; })) {
+      event.preventDefault();
+      event.target.reportValidity();
+    }
+  }, true);
+
   var REJECTED = 4001;
   var UNKNOWN_CHAIN = 4902;
 
@@ -277,13 +316,22 @@
     });
   }
 
+  // A Copy button copies the text of the element it names and says "Copied" (or, where the browser refuses the
+  // clipboard, selects the text for the person to copy, and says so).
   function copy(button) {
     var source = document.getElementById(button.getAttribute("data-copy"));
-    var done = function () { button.textContent = "Copied"; };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(source.textContent).then(done, function () { select(source); });
-    } else {
+    var said = function (text) {
+      button.textContent = text;
+      window.setTimeout(function () { button.textContent = "Copy"; }, 4000);
+    };
+    var fallback = function () {
       select(source);
+      said(document.execCommand && document.execCommand("copy") ? "Copied" : "Selected: press Ctrl+C");
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(source.textContent.trim()).then(function () { said("Copied"); }, fallback);
+    } else {
+      fallback();
     }
   }
 

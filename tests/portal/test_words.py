@@ -16,6 +16,7 @@ import pytest
 from adnet.core.errors import Invalid
 from portal.words import in_words, label_of
 from tests.chain.helpers import user
+from tests.factories import make_publisher, make_site
 from tests.portal.conftest import Publisher, portal_sign_in
 from tests.portal.test_advertiser_pages import registered
 from tests.portal.test_links import OPERATOR, Crawl, _advertiser_world, _operator_world, _publisher_world
@@ -158,3 +159,11 @@ def test_a_refusal_is_said_with_its_fields_label(path, message, said):
 
 def test_a_field_without_a_label_is_said_in_words():
     assert label_of("someNewField") == "Some new field"
+
+
+async def test_categories_and_task_kinds_are_shown_by_their_names(publisher, clock):
+    site = await make_site(await make_publisher(publisher.wallet))
+    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    for name in ("DeFi", "NFT", "DAO", "Visit a page", "Sign a message", "On-chain action", "Quiz"):
+        assert f"> {name}</label>" in html, name
+    assert not re.search(r"> (Defi|Nft|Dao|visit url|onchain event)</label>", html)
