@@ -20,6 +20,21 @@ from adnet.core.errors import Invalid
 DEVICE_LABELS = {device: device.capitalize() for device in DEVICES}
 OS_LABELS = dict(zip(OS_FAMILIES, ("Windows", "macOS", "iOS / iPadOS", "Android", "Linux", "ChromeOS"), strict=True))
 DAY_LABELS = dict(zip(WEEKDAYS, ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True))
+# Groups of countries the picker selects at once (``static/portal.js``; without JavaScript, the plain list).
+REGION_SHORTCUTS = {
+    "EU": ("AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
+           "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"),
+    "DACH": ("DE", "AT", "CH"),
+    "Nordics": ("DK", "FI", "IS", "NO", "SE"),
+    "North America": ("US", "CA", "MX"),
+    "Latin America": ("AR", "BO", "BR", "CL", "CO", "CR", "CU", "DO", "EC", "GT", "HN", "MX", "NI", "PA", "PE", "PY",
+                      "SV", "UY", "VE"),
+    "Southeast Asia": ("BN", "KH", "ID", "LA", "MY", "MM", "PH", "SG", "TH", "TL", "VN"),
+    "Africa": ("DZ", "AO", "BJ", "BW", "BF", "BI", "CM", "CV", "CF", "TD", "KM", "CG", "CD", "CI", "DJ", "EG", "GQ",
+               "ER", "SZ", "ET", "GA", "GM", "GH", "GN", "GW", "KE", "LS", "LR", "LY", "MG", "MW", "ML", "MR", "MU",
+               "MA", "MZ", "NA", "NE", "NG", "RW", "ST", "SN", "SC", "SL", "SO", "ZA", "SS", "SD", "TZ", "TG", "TN",
+               "UG", "ZM", "ZW"),
+}
 HOURS = "targeting.hours"
 # An hour (9) or a range of hours from its first to its end (9-17: 09:00 to 17:00, the hours 9 to 16; 22-2 runs
 # past midnight).
@@ -38,6 +53,7 @@ class TargetingForm:
     systems: dict[str, str] = field(default_factory=lambda: dict(OS_LABELS))
     days: dict[str, str] = field(default_factory=lambda: dict(DAY_LABELS))
     hours: range = range(24)
+    regions_shortcuts: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(REGION_SHORTCUTS))
     # The hours field as it was sent, shown again after a refusal.
     hours_text: str | None = None
 

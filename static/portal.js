@@ -67,6 +67,67 @@
     }
   }, true);
 
+  // The country picker over a plain <select multiple> (which works alone without JavaScript): a search that
+  // hides the countries it does not match, a click that ticks or unticks one country (no Ctrl needed), the
+  // regions' shortcuts that pick their countries at once (or drop them when all are picked), and what is chosen.
+  function pickerParts(picker) {
+    return { picker: picker, select: document.getElementById(picker.getAttribute("data-picker")) };
+  }
+
+  function showChosen(parts) {
+    var chosen = Array.prototype.filter.call(parts.select.options, function (option) { return option.selected; });
+    var codes = chosen.map(function (option) { return option.value; });
+    parts.picker.querySelector("[data-picker-chosen]").textContent = chosen.length ?
+      "Chosen: " + chosen.map(function (option) { return option.textContent.trim(); }).join(", ") : "None chosen.";
+    within(parts.picker, "[data-picker-region]").forEach(function (button) {
+      var region = button.getAttribute("data-picker-region").split(" ");
+      button.setAttribute("aria-pressed", String(region.every(function (code) { return codes.indexOf(code) >= 0; })));
+    });
+  }
+
+  function startPicker(picker) {
+    var parts = pickerParts(picker);
+    if (!parts.select || picker.hasAttribute("data-picker-ready")) { return; }
+    picker.setAttribute("data-picker-ready", "");
+    picker.hidden = false;
+    showChosen(parts);
+  }
+
+  document.addEventListener("input", function (event) {
+    var picker = event.target.closest("[data-picker]");
+    if (!picker || !event.target.hasAttribute("data-picker-search")) { return; }
+    var wanted = event.target.value.trim().toLowerCase();
+    Array.prototype.forEach.call(pickerParts(picker).select.options, function (option) {
+      option.hidden = wanted !== "" && option.textContent.toLowerCase().indexOf(wanted) < 0;
+    });
+  });
+
+  document.addEventListener("mousedown", function (event) {
+    var option = event.target.closest("select[multiple] option");
+    var picker = option && document.querySelector("[data-picker='" + option.parentNode.id + "']");
+    if (!picker) { return; }
+    event.preventDefault();
+    option.selected = !option.selected;
+    showChosen(pickerParts(picker));
+  });
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-picker-region]");
+    if (!button) { return; }
+    var parts = pickerParts(button.closest("[data-picker]"));
+    var region = button.getAttribute("data-picker-region").split(" ");
+    var pick = button.getAttribute("aria-pressed") !== "true";
+    Array.prototype.forEach.call(parts.select.options, function (option) {
+      if (region.indexOf(option.value) >= 0) { option.selected = pick; }
+    });
+    showChosen(parts);
+  });
+
+  document.addEventListener("change", function (event) {
+    var picker = event.target.id && document.querySelector("[data-picker='" + event.target.id + "']");
+    if (picker) { showChosen(pickerParts(picker)); }
+  });
+
   var REJECTED = 4001;
   var UNKNOWN_CHAIN = 4902;
 
@@ -378,6 +439,7 @@
   });
 
   function start(root) {
+    within(root, "[data-picker]").forEach(startPicker);
     within(root, ".available").forEach(function (line) { showAvailable(line.closest("form")); });
     within(root, "[data-wallet-topup]").forEach(topUp);
     within(root, "[data-wallet-redeem][data-autorun]").forEach(function (button) {
