@@ -30,8 +30,9 @@
 
   // What the server will refuse, said before the form is sent (the server checks it again): a field that must
   // contain a text (data-must-contain: a message's {nonce}), and lines of which one must be among another field's
-  // lines when that field has any (data-among: a quiz's answers among its choices). The browser then refuses to
-  // submit, as for a required field, and says why beside the field.
+  // lines when that field has any (data-among: a quiz's answers among its choices), a last day not before the
+  // first (data-not-before: a download's range, which would otherwise answer with another page). The browser then
+  // refuses to submit, as for a required field, and says why beside the field.
   function lines(text) {
     return text.split("\n").map(function (line) { return line.trim().toLowerCase(); })
       .filter(function (line) { return line; });
@@ -41,7 +42,10 @@
     var problem = "";
     var needed = field.getAttribute("data-must-contain");
     var amongName = field.getAttribute("data-among");
-    if (needed && field.value.trim() && field.value.indexOf(needed) < 0) {
+    var first = document.getElementById(field.getAttribute("data-not-before") || "");
+    if (first && first.value && field.value && field.value < first.value) {
+      problem = "The last day is before the first.";
+    } else if (needed && field.value.trim() && field.value.indexOf(needed) < 0) {
       problem = "It must contain " + needed + ".";
     } else if (amongName && field.form && field.form.elements[amongName]) {
       var choices = lines(field.form.elements[amongName].value);
@@ -57,10 +61,10 @@
   document.addEventListener("input", function (event) {
     var form = event.target.form;
     if (!form) { return; }
-    within(form, "[data-must-contain], [data-among]").forEach(checkField);
+    within(form, "[data-must-contain], [data-among], [data-not-before]").forEach(checkField);
   });
   document.addEventListener("submit", function (event) {
-    var checked = within(event.target, "[data-must-contain], [data-among]");
+    var checked = within(event.target, "[data-must-contain], [data-among], [data-not-before]");
     if (checked.map(checkField).some(function (problem) { return problem; })) {
       event.preventDefault();
       event.target.reportValidity();

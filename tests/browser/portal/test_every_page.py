@@ -75,6 +75,22 @@ def test_every_page_of_every_role_fits_a_phone_with_a_clean_console(open_portal,
     assert console.page_errors == [] and console.errors() == []
 
 
+def test_a_reversed_export_range_is_refused_in_place(open_portal, server: LiveServer):
+    page, console = open_portal(DEMO_PUBLISHER_INDEX, viewport=PHONE)
+    sign_in_to_portal(page)
+    site_page = f"{server.url}/portal/sites/{server.demo['siteId']}"
+    page.goto(site_page)
+    page.locator("#export-from").fill("2026-03-10")
+    page.locator("#export-to").fill("2026-03-01")
+    page.get_by_role("button", name="Download CSV").click()
+    assert page.url == site_page  # nothing was sent: the page stays, the field says why
+    said = page.eval_on_selector("#export-to", "field => field.validationMessage")
+    assert said == "The last day is before the first."
+    page.locator("#export-to").fill("2026-03-10")
+    assert page.eval_on_selector("#export-to", "field => field.validity.valid")
+    assert console.page_errors == []
+
+
 def test_the_api_documentation_passes_axe(open_portal, server: LiveServer):
     page, console = open_portal(DEMO_PUBLISHER_INDEX)
     page.goto(f"{server.url}/docs")
