@@ -75,6 +75,24 @@ def test_every_page_of_every_role_fits_a_phone_with_a_clean_console(open_portal,
     assert console.page_errors == [] and console.errors() == []
 
 
+def test_a_secret_issued_on_a_phone_wraps_and_is_copied(open_portal, server: LiveServer):
+    page, console = open_portal(DEMO_ADVERTISER_INDEX, viewport=PHONE)
+    sign_in_to_portal(page)
+    page.get_by_role("navigation", name="Portal").get_by_role("link", name="API keys").click()
+    page.get_by_label("Name").fill("phone script")
+    scope = page.get_by_label("reports:read")
+    box = scope.bounding_box()
+    assert box is not None and box["width"] < 30 and box["height"] < 30  # a checkbox, not a full-width box
+    scope.check()
+    page.get_by_role("button", name="Issue key").click()
+    expect(page.locator("#issued-token")).to_contain_text("key_")
+    _fits(page)
+    copy = page.get_by_role("button", name="Copy the key's token")
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    assert console.page_errors == [] and console.errors() == []
+
+
 def test_a_reversed_export_range_is_refused_in_place(open_portal, server: LiveServer):
     page, console = open_portal(DEMO_PUBLISHER_INDEX, viewport=PHONE)
     sign_in_to_portal(page)
