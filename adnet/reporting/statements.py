@@ -33,7 +33,9 @@ from adnet.campaigns.budgets import ALLOCATION_KIND, RETURN_KIND
 from adnet.campaigns.models import Campaign
 from adnet.conversions.models import Conversion
 from adnet.conversions.recording import BILLING_KIND as CONVERSION_BILLING_KIND
-from adnet.core.amounts import Token
+from adnet.core.amounts import Token, to_decimal_string
+from adnet.core.clock import iso
+from adnet.core.csv_text import csv_text
 from adnet.core.errors import Invalid, NotFound
 from adnet.delivery.models import EventType, TrafficDaily
 from adnet.money.ledger import AccountKey
@@ -370,6 +372,64 @@ async def advertiser_statement(wallet: str, month: Month, now: datetime) -> Stat
         balances=balances, movements=movements, subjects=subjects,
         withdrawals=await _withdrawals({"advertiser_id": advertiser.id}, "advertiser_id", month),
         deposits=await _deposits({"advertiser_id": advertiser.id}, "advertiser_id", month))
+
+
+@dataclass(frozen=True)
+class _Amount:
+    """A CSV cell holding a token amount as a decimal string. It is adnet's own number, never text someone wrote, so
+    its leading minus is a sign: it is not neutralised as a formula (``csv_text`` neutralises text cells only)."""
+
+    value: int
+
+    def __str__(self) -> str:
+        return to_decimal_string(self.value)
+
+
+CSV_COLUMNS = ["section", "item", "subject", "name", "token", "amount", "impressions", "clicks", "conversions",
+               "status", "tx_hash", "at"]
+
+
+def statement_csv(statement: Statement) -> str:
+    """The statement as CSV, one table whose ``section`` column says what each line is: ``statement`` (its number,
+    month, owner and wallet), ``balance`` (opening and closing per part and token), ``movement`` (per category and
+    subject), ``site`` or ``campaign`` (figures and what it earned or spent), ``withdrawal``, ``deposit`` and
+    ``exchange`` lines. Amounts are decimal strings of the token (negative for money out), times ISO 8601 UTC."""
+    empty = [""] * len(CSV_COLUMNS)
+
+    def line(**cells: Any) -> list[Any]:
+        row = list(empty)
+        for name, value in cells.items():
+            row[CSV_COLUMNS.index(name)] = value
+        return row
+
+    rows = [CSV_COLUMNS,
+            line(section="statement", item=statement.number, subject=statement.owner_id, name=statement.wallet,
+                 status="complete" if statement.complete else "to date", at=str(statement.month))]
+    for balance in [*statement.balances, *statement.totals]:
+        rows += [line(section="balance", item=f"{edge} {balance.part}", token=balance.token,
+                      amount=_Amount(amount))
+                 for edge, amount in (("opening", balance.opening), ("closing", balance.closing))]
+    rows += [line(section="movement", item=movement.category.value, subject=movement.subject, name=movement.part,
+                  token=movement.token, amount=_Amount(movement.amount))
+             for movement in statement.movements]
+    subject_section = "site" if statement.kind == StatementKind.PUBLISHER else "campaign"
+    rows += [line(section=subject_section, item="earned" if subject_section == "site" else "spent", subject=subject.id,
+                  name=subject.name, token=Token.GS, amount=_Amount(subject.amount),
+                  impressions=subject.impressions, clicks=subject.clicks, conversions=subject.conversions)
+             for subject in statement.subjects]
+    rows += [line(section="withdrawal", item=withdrawal.id, subject=withdrawal.subject, token=withdrawal.token,
+                  amount=_Amount(-withdrawal.amount), status=withdrawal.status,
+                  tx_hash=withdrawal.tx_hash or "", at=iso(withdrawal.at))
+             for withdrawal in statement.withdrawals]
+    rows += [line(section="deposit", item=deposit.tx_hash, subject=deposit.subject, token=deposit.token,
+                  amount=_Amount(deposit.amount), tx_hash=deposit.tx_hash, at=iso(deposit.at))
+             for deposit in statement.deposits]
+    for exchange in statement.exchanges:
+        rows += [line(section="exchange", item=exchange.id, subject=exchange.subject, token=token,
+                      amount=_Amount(amount), at=iso(exchange.at))
+                 for token, amount in ((exchange.from_token, -exchange.amount_in),
+                                       (exchange.to_token, exchange.amount_out))]
+    return csv_text(rows)
 
 
 @dataclass(frozen=True)
