@@ -42,7 +42,7 @@ async def test_the_dashboard_card_and_the_printable_statement_of_a_month(app, cl
     dashboard = await (await publisher.get("/portal")).get_data(as_text=True)
     assert re.search(r'id="month-earned">3 G\$<', dashboard)
     assert re.search(r'id="last-withdrawal">2 G\$ on 2026-02-10 00:00 UTC, issued<', dashboard)
-    assert 'href="/portal/statement?month=2026-02" id="statement-card-link"' in dashboard
+    assert 'href="/portal/statement?month=2026-02" id="statement-card-link" hx-boost="false"' in dashboard
 
     page = await publisher.get("/portal/statement?month=2026-02")
     html = await page.get_data(as_text=True)
@@ -104,7 +104,7 @@ async def test_the_advertiser_statement_is_linked_from_its_home(app, clock):
                                                         (ledger.external(Token.GS), G)], now=clock.now())
     signed = await portal_sign_in(app.test_client(), account)
     home = await (await signed.get("/portal/advertise")).get_data(as_text=True)
-    assert 'href="/portal/advertise/statement" id="statement-link"' in home
+    assert 'href="/portal/advertise/statement" id="statement-link" hx-boost="false"' in home
     html = await (await signed.get("/portal/advertise/statement")).get_data(as_text=True)
     assert re.search(r"<th scope=\"row\">Spring sale</th><td>0</td><td>0</td><td>0</td><td>1</td>", html)
     assert re.search(r"<th scope=\"row\">Total</th><td>G\$</td><td>0</td><td>9</td><td>9</td>", html)
