@@ -28,6 +28,8 @@ from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from tortoise.expressions import Q
+
 from adnet.accounts.models import Advertiser, Publisher, Site
 from adnet.campaigns.budgets import ALLOCATION_KIND, RETURN_KIND
 from adnet.campaigns.models import Campaign
@@ -355,10 +357,8 @@ async def advertiser_statement(wallet: str, month: Month, now: datetime) -> Stat
         "id", "campaign_id", "title")
     task_subject = {task_id: campaign_id or task_id for task_id, campaign_id, _ in tasks}
     names = {**campaigns, **{task_id: title for task_id, campaign_id, title in tasks if not campaign_id}}
-    accounts = [*await LedgerAccount.filter(kind="advertiser", owner=advertiser.id),
-                *await LedgerAccount.filter(kind="campaign", owner__in=list(campaigns)),
-                *await LedgerAccount.filter(kind="task", owner__in=list(task_subject))]
-    subject_of = {_key(account): account.owner if account.kind == "campaign" else task_subject[account.owner]
+    accounts = await _advertiser_accounts(advertiser.id, list(campaigns), list(task_subject))
+    subject_of = {_key(account): task_subject.get(account.owner, account.owner)
                   for account in accounts if account.kind in BUDGET_KINDS}
     balances, movements = summarise(*await _ledger(accounts, month), subject_of, ("balance", "budgets"))
     counts = await _traffic("campaign_id", list(campaigns), month)
@@ -456,6 +456,22 @@ async def publisher_overview(wallet: str, now: datetime) -> Overview | None:
     latest = await Withdrawal.filter(site_id__in=site_ids).order_by("-created_at", "-id").first().select_related(
         "claim")
     return Overview(month, earned, _withdrawal_line(latest, "site_id") if latest is not None else None)
+
+
+async def _advertiser_accounts(advertiser_id: str, campaign_ids: list[str], task_ids: list[str]) -> list[LedgerAccount]:
+    """The advertiser's unallocated balances, its campaigns' budgets and its tasks' pools, and the budgets and pools
+    it funded whose campaign or task was deleted since (a draft's: its money came back first, and its postings
+    still move the advertiser's money in the months they were booked)."""
+    own = await LedgerAccount.filter(kind="advertiser", owner=advertiser_id)
+    moves = await LedgerPosting.filter(
+        account_id__in=[account.id for account in own],
+        transaction__kind__in=[ALLOCATION_KIND, TASK_ALLOCATION_KIND, RETURN_KIND]).values_list(
+        "transaction_id", flat=True)
+    funded = await LedgerPosting.filter(transaction_id__in=list(moves),
+                                        account__kind__in=list(BUDGET_KINDS)).values_list("account_id", flat=True)
+    budgets = await LedgerAccount.filter(
+        Q(kind="campaign", owner__in=campaign_ids) | Q(kind="task", owner__in=task_ids) | Q(id__in=list(set(funded))))
+    return [*own, *budgets]
 
 
 def _key(account: LedgerAccount) -> AccountKey:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from tortoise.transactions import in_transaction
 
+from adnet.campaigns.models import Campaign
 from adnet.conversions.models import Conversion
 from adnet.core.amounts import Token
 from adnet.core.errors import Invalid, NotFound
@@ -184,6 +185,24 @@ async def test_an_advertiser_statement_shows_deposits_spend_per_campaign_and_ref
     assert (statement.movement_total(Category.DEPOSIT), statement.movement_total(Category.REFUND)) == (20 * G, 0)
     assert [(m.part, m.amount) for m in statement.movements if m.category == Category.REFUND] == [
         ("balance", 11 * G), ("budgets", -11 * G)]
+
+
+async def test_a_deleted_drafts_budget_stays_in_the_months_it_held_money(app, clock):
+    advertiser = await make_advertiser()
+    draft = await make_campaign(advertiser, budget=10 * G, funded=0)
+    unallocated, budget = ledger.advertiser(advertiser.id), ledger.campaign(draft.id)
+    await _book("deposit", [(ledger.external(Token.GS), -10 * G), (unallocated, 10 * G)],
+                datetime(2026, 1, 5, tzinfo=UTC))
+    await _book("campaign_allocation", [(unallocated, -6 * G), (budget, 6 * G)], datetime(2026, 1, 6, tzinfo=UTC))
+    await _book("budget_return", [(budget, -6 * G), (unallocated, 6 * G)], datetime(2026, 2, 2, tzinfo=UTC))
+    await Campaign.filter(id=draft.id).delete()  # as adnet.tasks.drafts deletes a draft, its money returned
+    now = datetime(2026, 2, 3, tzinfo=UTC)
+    january, february = [await advertiser_statement(advertiser.wallet, Month(2026, month), now) for month in (1, 2)]
+    assert [(b.part, b.opening, b.closing) for b in january.balances] == [("balance", 0, 4 * G), ("budgets", 0, 6 * G)]
+    assert [(b.part, b.opening, b.closing) for b in february.balances] == [
+        ("balance", 4 * G, 10 * G), ("budgets", 6 * G, 0)]
+    assert [(s.id, s.name) for s in january.subjects] == []
+    assert {m.subject for m in january.movements if m.part == "budgets"} == {draft.id}
 
 
 async def test_a_month_of_the_demo_history_reconciles_for_publisher_and_advertiser(app, settings, clock):
