@@ -10,6 +10,8 @@ there is no way to name another account's. A session or an API key with ``report
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
@@ -23,7 +25,6 @@ from api.http import answer, with_query
 from api.openapi import CSV_FILE, other_answer
 from api.schemas import AmountText, Schema, Time, refusals
 from api.sessions import require_account
-from web.context import services
 from web.csv import statement_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
@@ -138,13 +139,11 @@ def statement_out(statement: statements.Statement) -> StatementOut:
         exchanges=[StatementExchangeOut.model_validate(line) for line in statement.exchanges])
 
 
-async def _publisher(query: StatementQuery) -> statements.Statement:
-    now = services().clock.now()
+async def _publisher(query: StatementQuery, now: datetime) -> statements.Statement:
     return await statements.publisher_statement(current_wallet(), query.asked(now), now)
 
 
-async def _advertiser(query: StatementQuery) -> statements.Statement:
-    now = services().clock.now()
+async def _advertiser(query: StatementQuery, now: datetime) -> statements.Statement:
     return await statements.advertiser_statement(current_wallet(), query.asked(now), now)
 
 
@@ -154,11 +153,11 @@ async def _advertiser(query: StatementQuery) -> statements.Statement:
 @with_query(StatementQuery)
 @document_response(StatementOut)
 @refusals(400, 404)
-async def publisher_statement(query_args: StatementQuery) -> Response:
+async def publisher_statement(query_args: StatementQuery, now: datetime) -> Response:
     """The month's statement of the wallet's publisher account: opening and closing balances per token, earnings by
     site, top-ups, withdrawals (with their redeem transactions), exchanges, and billed impressions, clicks and paid
     conversions per site. 404 when the wallet registered no site."""
-    return answer(statement_out(await _publisher(query_args)))
+    return answer(statement_out(await _publisher(query_args, now)))
 
 
 @blueprint.get("/publishers/statement.csv")
@@ -167,9 +166,9 @@ async def publisher_statement(query_args: StatementQuery) -> Response:
 @with_query(StatementQuery)
 @refusals(400, 404)
 @other_answer(200, "The statement as CSV.", "text/csv", headers=CSV_FILE)
-async def publisher_statement_csv(query_args: StatementQuery) -> Response:
+async def publisher_statement_csv(query_args: StatementQuery, now: datetime) -> Response:
     """The same statement as CSV (``adnet.reporting.statements.statement_csv``: one table, a ``section`` column)."""
-    return statement_file(await _publisher(query_args))
+    return statement_file(await _publisher(query_args, now))
 
 
 @blueprint.get("/advertisers/statement")
@@ -178,11 +177,11 @@ async def publisher_statement_csv(query_args: StatementQuery) -> Response:
 @with_query(StatementQuery)
 @document_response(StatementOut)
 @refusals(400, 404)
-async def advertiser_statement(query_args: StatementQuery) -> Response:
+async def advertiser_statement(query_args: StatementQuery, now: datetime) -> Response:
     """The month's statement of the wallet's advertiser account: opening and closing balances (unallocated, and in
     budgets), deposits, allocations, spend per campaign, refunds of unspent budgets, withdrawals, and billed
     impressions, clicks and paid conversions per campaign. 404 when the wallet has no advertiser account."""
-    return answer(statement_out(await _advertiser(query_args)))
+    return answer(statement_out(await _advertiser(query_args, now)))
 
 
 @blueprint.get("/advertisers/statement.csv")
@@ -191,6 +190,6 @@ async def advertiser_statement(query_args: StatementQuery) -> Response:
 @with_query(StatementQuery)
 @refusals(400, 404)
 @other_answer(200, "The statement as CSV.", "text/csv", headers=CSV_FILE)
-async def advertiser_statement_csv(query_args: StatementQuery) -> Response:
+async def advertiser_statement_csv(query_args: StatementQuery, now: datetime) -> Response:
     """The same statement as CSV."""
-    return statement_file(await _advertiser(query_args))
+    return statement_file(await _advertiser(query_args, now))
