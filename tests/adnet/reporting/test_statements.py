@@ -3,6 +3,8 @@ smallest unit, against the ledger; on postings of every kind, and on a month of 
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
@@ -21,14 +23,21 @@ from adnet.money.models import Deposit, DepositStatus, LedgerAccount, LedgerPost
 from adnet.reporting.statements import (
     Balance,
     Category,
+    DepositLine,
+    ExchangeLine,
     Month,
+    Movement,
     Posting,
+    Statement,
     StatementKind,
+    Subject,
+    WithdrawalLine,
     advertiser_statement,
     category_of,
     check_month,
     publisher_overview,
     publisher_statement,
+    statement_csv,
     statement_number,
     summarise,
 )
@@ -104,6 +113,36 @@ def test_summarise_puts_every_posting_in_one_movement_and_closes_each_part_exact
     # A part with nothing in it still shows its G$ balance, at zero.
     assert summarise({}, [], {}, ("balance", "budgets")) == (
         [Balance("balance", Token.GS, 0, 0), Balance("budgets", Token.GS, 0, 0)], [])
+
+
+def test_the_csv_lists_every_part_with_signed_amounts_and_hashes():
+    at = datetime(2026, 11, 3, 12, tzinfo=UTC)
+    statement = Statement(
+        number="ST-2026-11-P0123456789", kind=StatementKind.PUBLISHER, owner_id="pub_x", wallet="0xabc", month=NOV,
+        complete=True, balances=[Balance("balance", Token.GS, 5 * G, -G), Balance("balance", Token.SOV, 0, 2 * G)],
+        movements=[Movement(Category.WITHDRAWAL, "site_a", "balance", Token.GS, -3 * G),
+                   Movement(Category.EXCHANGE, "site_a", "balance", Token.SOV, 2 * G)],
+        subjects=[Subject("site_a", "=evil.example", 10, 2, 1, 2 * G)],
+        withdrawals=[WithdrawalLine("wd_1", at, "site_a", "G$", 3 * G, "redeemed", "0x" + "ab" * 32)],
+        deposits=[DepositLine(at, "site_a", "G$", 4, "0x" + "cd" * 32)],
+        exchanges=[ExchangeLine("ex_1", at, "site_a", "G$", "SOV", G, 2 * G)])
+    rows = list(csv.DictReader(io.StringIO(statement_csv(statement))))
+    assert [(row["section"], row["item"], row["token"], row["amount"]) for row in rows if row["section"] in (
+        "balance", "movement", "exchange")] == [
+        ("balance", "opening balance", "G$", "5"), ("balance", "closing balance", "G$", "4"),
+        ("balance", "opening balance", "SOV", "0"), ("balance", "closing balance", "SOV", "2"),
+        ("balance", "opening total", "G$", "5"), ("balance", "closing total", "G$", "4"),
+        ("balance", "opening total", "SOV", "0"), ("balance", "closing total", "SOV", "2"),
+        ("movement", "withdrawal", "G$", "-3"), ("movement", "exchange", "SOV", "2"),
+        ("exchange", "ex_1", "G$", "-1"), ("exchange", "ex_1", "SOV", "2")]
+    [site] = [row for row in rows if row["section"] == "site"]
+    assert (site["name"], site["impressions"], site["clicks"], site["conversions"], site["amount"]) == (
+        "'=evil.example", "10", "2", "1", "2")
+    [withdrawal] = [row for row in rows if row["section"] == "withdrawal"]
+    assert (withdrawal["amount"], withdrawal["status"], withdrawal["tx_hash"], withdrawal["at"]) == (
+        "-3", "redeemed", "0x" + "ab" * 32, "2026-11-03T12:00:00Z")
+    [deposit] = [row for row in rows if row["section"] == "deposit"]
+    assert (deposit["amount"], deposit["tx_hash"]) == ("0.000000000000000004", "0x" + "cd" * 32)
 
 
 async def _book(kind: str, legs: list, at: datetime) -> None:
