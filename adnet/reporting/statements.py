@@ -14,7 +14,9 @@ often the statement is asked. A month that has not ended is a statement to date 
 the future, or before the account was opened, is refused (``check_month``): there is nothing to state.
 
 The rules (months, numbers, classification, sums) are pure functions over ledger rows; ``publisher_statement`` and
-``advertiser_statement`` load those rows and call them.
+``advertiser_statement`` load those rows and call them. A statement reads every posting of the owner's accounts up
+to the month's end (one per tracking batch that billed it): statements are asked for rarely, and the opening is then
+the ledger's own sum rather than a figure kept beside it.
 """
 
 from __future__ import annotations
@@ -91,18 +93,22 @@ class Month:
 
     @property
     def next(self) -> Month:
+        """The month after."""
         return Month(self.year + self.month // 12, self.month % 12 + 1)
 
     @property
     def previous(self) -> Month:
+        """The month before."""
         return Month(self.year - (self.month == 1), (self.month - 2) % 12 + 1)
 
     @property
     def first_day(self) -> date:
+        """Its first UTC day."""
         return self.start.date()
 
     @property
     def last_day(self) -> date:
+        """Its last UTC day."""
         return self.end.date() - timedelta(days=1)
 
     def __str__(self) -> str:
@@ -110,6 +116,8 @@ class Month:
 
 
 class StatementKind(StrEnum):
+    """Whose statement it is: a publisher's (its sites) or an advertiser's."""
+
     PUBLISHER = "publisher"
     ADVERTISER = "advertiser"
 
@@ -192,6 +200,7 @@ class Movement:
 
     @property
     def label(self) -> str:
+        """What the movement was, in words."""
         return CATEGORY_LABELS[self.category]
 
 
@@ -211,6 +220,7 @@ class Balance:
 
 
 def part_of(account: AccountKey) -> str:
+    """Which part of the owner's money an account is: ``budgets`` (a campaign's or task's) or ``balance``."""
     return "budgets" if account.kind in BUDGET_KINDS else "balance"
 
 
@@ -254,6 +264,8 @@ class Subject:
 
 @dataclass(frozen=True)
 class WithdrawalLine:
+    """A withdrawal of the month as it stands now; ``tx_hash`` is the transaction that redeemed it, once seen."""
+
     id: str
     at: datetime
     subject: str
@@ -265,6 +277,8 @@ class WithdrawalLine:
 
 @dataclass(frozen=True)
 class DepositLine:
+    """A deposit (a top-up) credited in the month, with its transaction."""
+
     at: datetime
     subject: str
     token: str
@@ -274,6 +288,8 @@ class DepositLine:
 
 @dataclass(frozen=True)
 class ExchangeLine:
+    """An exchange of the month: ``amount_in`` of ``from_token`` given for ``amount_out`` of ``to_token``."""
+
     id: str
     at: datetime
     subject: str
@@ -310,6 +326,7 @@ class Statement:
         return [Balance("total", token, opening, movements) for token, (opening, movements) in sorted(summed.items())]
 
     def movement_total(self, category: Category, token: Token = Token.GS) -> int:
+        """The sum of the month's movements of ``category`` in ``token``."""
         return sum(movement.amount for movement in self.movements
                    if movement.category == category and movement.token == token)
 
