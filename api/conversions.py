@@ -17,7 +17,7 @@ from adnet.campaigns import goals
 from adnet.campaigns.commands import GoalChanges, NewGoal
 from adnet.conversions.binding import bind_wallet
 from adnet.conversions.commands import ConversionReport, WalletBinding
-from adnet.conversions.recording import conversion_payload, record_conversion
+from adnet.conversions.recording import Terms, conversion_payload, record_conversion
 from api.http import answer, with_body
 from api.schemas import GoalOut, Schema, goal_out, refusals
 from api.sessions import require_account
@@ -125,11 +125,7 @@ async def report_conversion(data: ConversionReport) -> Response:
     the conversion first recorded for an order reported again. 409 ``goal_not_reviewed`` before the campaign is
     approved."""
     run = services()
-    settings = run.settings
-    recorded = await record_conversion(
-        current_wallet(), data, secrets=(settings.tracking_secret, settings.tracking_secret_previous or ""),
-        share_bps=settings.publisher_share_bps, single_writer=settings.database_url.startswith("sqlite"),
-        now=run.clock.now())
+    recorded = await record_conversion(current_wallet(), data, Terms.of(run.settings), run.clock.now())
     return answer(ConversionOut.model_validate(conversion_payload(recorded.conversion)),
                   201 if recorded.created else 200)
 

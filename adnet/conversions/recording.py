@@ -33,6 +33,7 @@ from adnet.campaigns.campaigns import REVIEWED
 from adnet.campaigns.eligibility import FACT_COLUMNS, facts_of, refusal
 from adnet.campaigns.goals import owned_goal
 from adnet.campaigns.models import CampaignStatus, ConversionGoal, GoalKind
+from adnet.config import Settings
 from adnet.conversions.attribution import Click, Facts, Outcome, attribution_refusal, decide
 from adnet.conversions.clicks import ClickClaims, ClickIdError, verify_click_id
 from adnet.conversions.commands import ConversionReport
@@ -41,7 +42,7 @@ from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import Conflict, Invalid
 from adnet.core.ids import new_id
 from adnet.db import sql
-from adnet.delivery.caps import add_to_windows, lock_windows, spend_window
+from adnet.delivery.caps import WindowKey, add_to_windows, day_start, lock_windows, spend_window
 from adnet.delivery.models import EventType, TrackingEvent
 from adnet.money import ledger
 from adnet.webhooks import outbox
@@ -55,7 +56,8 @@ FUTURE_SKEW = timedelta(minutes=5)
 _ATTEMPTS = 5
 _RECEIVED_AT = TrackingEvent._meta.fields_map["received_at"]
 _CLICK = (f"SELECT tracking_event.received_at AS clicked_at, tracking_event.billable AS billable, "  # noqa: S608
-          f"tracking_event.site_id AS click_site_id, tracking_event.creative_id AS creative_id, {FACT_COLUMNS} "
+          f"tracking_event.site_id AS click_site_id, tracking_event.creative_id AS creative_id, "
+          f"tracking_event.client_network AS client_network, {FACT_COLUMNS} "
           "FROM tracking_event JOIN campaign ON campaign.id = tracking_event.campaign_id "
           "LEFT JOIN site ON site.id = tracking_event.site_id "
           "WHERE tracking_event.id = :event_id AND tracking_event.campaign_id = :campaign_id "
@@ -70,14 +72,35 @@ class Recorded:
     created: bool
 
 
-async def record_conversion(wallet: str, report: ConversionReport, *, secrets: Sequence[str], share_bps: int,
-                            single_writer: bool, now: datetime) -> Recorded:
+@dataclass(frozen=True)
+class Terms:
+    """What recording reads from the settings: the tracking secrets click ids are signed with (current first), the
+    publishers' share, the attributed conversions a goal takes per client network and UTC day (0: no limit), and
+    whether the database is SQLite, whose transactions exclude every other writer."""
+
+    secrets: tuple[str, ...]
+    share_bps: int
+    network_limit: int
+    single_writer: bool
+
+    @classmethod
+    def of(cls, settings: Settings) -> Terms:
+        return cls(secrets=(settings.tracking_secret, settings.tracking_secret_previous or ""),
+                   share_bps=settings.publisher_share_bps, network_limit=settings.conversion_network_limit,
+                   single_writer=settings.database_url.startswith("sqlite"))
+
+
+async def record_conversion(wallet: str, report: ConversionReport, terms: Terms, now: datetime) -> Recorded:
     """Record the conversion ``report`` names for a goal of a campaign the wallet manages, attributed and paid as
     the rules decide; an order already recorded answers that conversion. NotFound / Forbidden for a goal the wallet
     may not report on, Conflict ``goal_not_reviewed`` before its campaign was approved, Invalid for a conversion
-    said to happen in the future. ``secrets``: the tracking secrets click ids are signed with (current first);
-    ``single_writer``: the database is SQLite, whose transactions exclude every other writer."""
+    said to happen in the future."""
     goal = await owned_goal(wallet, report.goal_id)
+    return await _record_reported(goal, report, terms, now)
+
+
+async def _record_reported(goal: ConversionGoal, report: ConversionReport, terms: Terms, now: datetime) -> Recorded:
+    """Record a reported conversion of ``goal`` (its campaign loaded with its advertiser), whoever reported it."""
     if goal.kind == GoalKind.ONCHAIN:
         raise Conflict("goal_onchain", "An onchain goal's conversions are read from the chain, not reported.")
     if goal.campaign.status not in (*REVIEWED, CampaignStatus.ENDED):
@@ -86,19 +109,20 @@ async def record_conversion(wallet: str, report: ConversionReport, *, secrets: S
     occurred_at = report.occurred_at.astimezone(UTC) if report.occurred_at is not None else now
     if occurred_at > now + FUTURE_SKEW:
         raise Invalid("invalid_field", "occurredAt: may not be in the future", field="occurredAt")
-    claims, click_reason = _claims(report.click_id, goal.campaign.id, secrets, now)
+    claims, click_reason = _claims(report.click_id, goal.campaign.id, terms.secrets, now)
     return await _record(goal, Reported(report.order_id, report.wallet, report.value), claims, click_reason,
-                         occurred_at, share_bps, single_writer=single_writer, now=now)
+                         occurred_at, terms, now)
 
 
-async def record_onchain(goal: ConversionGoal, claims: ClickClaims, *, order_id: str, wallet: str,
-                         occurred_at: datetime, share_bps: int, single_writer: bool, now: datetime) -> Recorded:
+async def record_onchain(goal: ConversionGoal, claims: ClickClaims | None, *, order_id: str, wallet: str | None,
+                         occurred_at: datetime, terms: Terms, now: datetime) -> Recorded:
     """Record the conversion an on-chain goal's event makes (``adnet.conversions.onchain``): ``order_id`` names the
     log, ``wallet`` is the event's, proven for the click ``claims`` names (a binding), and ``occurred_at`` is its
-    block's time. The same rules, booking and unique keys as a reported conversion; the goal's campaign loaded with
-    its advertiser."""
-    return await _record(goal, Reported(order_id, wallet, None), claims, None, occurred_at, share_bps,
-                         single_writer=single_writer, now=now)
+    block's time; without ``claims`` (and without its wallet) the event's wallet was proven for no click of the
+    campaign, which records it as ``wallet_unbound``. The same rules, booking and unique keys as a reported
+    conversion; the goal's campaign loaded with its advertiser."""
+    return await _record(goal, Reported(order_id, wallet, None), claims,
+                         "wallet_unbound" if claims is None else None, occurred_at, terms, now)
 
 
 @dataclass(frozen=True)
@@ -111,14 +135,13 @@ class Reported:
 
 
 async def _record(goal: ConversionGoal, reported: Reported, claims: ClickClaims | None, click_reason: str | None,
-                  occurred_at: datetime, share_bps: int, *, single_writer: bool, now: datetime) -> Recorded:
+                  occurred_at: datetime, terms: Terms, now: datetime) -> Recorded:
     """Write the conversion in a transaction, again when it lost a race; the first conversion of the order when
     it was recorded before."""
     for attempt in range(1, _ATTEMPTS + 1):
         try:
             async with in_transaction():
-                conversion = await _write(goal, reported, claims, click_reason, occurred_at, share_bps,
-                                          single_writer=single_writer, now=now)
+                conversion = await _write(goal, reported, claims, click_reason, occurred_at, terms, now)
             return Recorded(conversion, created=True)
         except IntegrityError:
             first = await Conversion.get_or_none(campaign_id=goal.campaign.id, order_id=reported.order_id)
@@ -144,15 +167,14 @@ def _claims(click_id: str, campaign_id: str, secrets: Sequence[str], now: dateti
 
 
 async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | None,
-                 click_reason: str | None, occurred_at: datetime, share_bps: int, *, single_writer: bool,
-                 now: datetime) -> Conversion:
+                 click_reason: str | None, occurred_at: datetime, terms: Terms, now: datetime) -> Conversion:
     """Load, decide and write one conversion inside the caller's transaction."""
     campaign = goal.campaign
     click_row = await _click(claims, campaign.id) if claims is not None else None
     click, site_refusal = None, None
     if click_row is not None:
-        site, terms = facts_of(click_row)
-        site_refusal = refusal(site, terms, paid=True)
+        site, terms_of_site = facts_of(click_row)
+        site_refusal = refusal(site, terms_of_site, paid=True)
         click = Click(clicked_at=_RECEIVED_AT.to_python_value(click_row["clicked_at"]).astimezone(UTC),
                       billable=bool(click_row["billable"]))
     elif claims is not None:
@@ -164,13 +186,18 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
     facts = Facts(occurred_at=occurred_at, window=timedelta(days=goal.click_window_days), click=click,
                   click_reason=click_reason, site_refusal=site_refusal, wallet_cap=goal.wallet_cap,
                   wallet_slots_used=slots_used, cpa=int(goal.cpa))
+    network = network_window(goal.id, click_row["client_network"], now) if click_row and terms.network_limit else None
+    if network is not None:
+        # Locked before the day's spend, by every conversion: one order of locks, so no two wait on each other.
+        used = await sql.run(lock_windows({network}, single_writer=terms.single_writer))
+        facts = replace(facts, network_limit=terms.network_limit, network_used=used[network])
     spend = spend_window(campaign.id, now)
     if facts.cpa > 0 and attribution_refusal(facts) is None:
-        used = await sql.run(lock_windows({spend}, single_writer=single_writer))
+        used = await sql.run(lock_windows({spend}, single_writer=terms.single_writer))
         facts = replace(facts, remaining=await ledger.balance(ledger.campaign(campaign.id)),
                         daily_cap=None if campaign.daily_cap is None else int(campaign.daily_cap),
                         spent_today=used[spend])
-    outcome = decide(facts, share_bps)
+    outcome = decide(facts, terms.share_bps)
     conversion = await Conversion.create(
         id=new_id("cv"), campaign_id=campaign.id, goal=goal, order_id=report.order_id,
         click_event_id=claims.event_id if click_row is not None and claims is not None else None,
@@ -183,11 +210,19 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
         publisher_amount=Decimal(outcome.publisher_amount))
     if outcome.paid:
         await _pay(conversion, outcome, spend, now)
+    if outcome.attributed and network is not None:
+        await sql.run(add_to_windows({network: 1}))
     await outbox.record(campaign.advertiser.wallet, WebhookEventType.CONVERSION_RECORDED,
                         conversion_payload(conversion), now)
     log.info("conversion recorded conversion=%s campaign=%s goal=%s attributed=%d paid=%d reason=%s",
              conversion.id, campaign.id, goal.id, outcome.attributed, outcome.paid, outcome.reason or "-")
     return conversion
+
+
+def network_window(goal_id: str, network: str, moment: datetime) -> WindowKey:
+    """The window counting a goal's attributed conversions whose clicks came from ``network`` on the UTC day of
+    ``moment`` (a billing window, ``adnet.delivery.caps``, locked as tracking locks its caps)."""
+    return f"conversions:{goal_id}:{network}", day_start(moment)
 
 
 async def _click(claims: ClickClaims, campaign_id: str) -> dict[str, Any] | None:

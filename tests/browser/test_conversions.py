@@ -14,7 +14,7 @@ from eth_utils import keccak
 from adnet.campaigns.models import ConversionGoal, GoalKind
 from adnet.conversions.commands import ConversionReport
 from adnet.conversions.models import Conversion
-from adnet.conversions.recording import record_conversion
+from adnet.conversions.recording import Terms, record_conversion
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.delivery.models import EventType
@@ -54,8 +54,7 @@ def test_the_landing_page_on_a_third_origin_receives_the_click_id_that_a_paid_co
     settings = server.services.settings
     report = ConversionReport.model_validate({"clickId": click_id, "goalId": goal_id, "orderId": f"o-{fingerprint}"})
     recorded = server.call(lambda: record_conversion(
-        dev_accounts()[1].address.lower(), report, secrets=(settings.tracking_secret,),
-        share_bps=settings.publisher_share_bps, single_writer=True, now=server.clock.now()))
+        dev_accounts()[1].address.lower(), report, Terms.of(settings), server.clock.now()))
     conversion = recorded.conversion
     assert (conversion.attributed, conversion.paid, conversion.reason, conversion.site_id) == (
         True, True, None, site_id)
