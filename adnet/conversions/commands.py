@@ -14,14 +14,21 @@ OrderId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern
 ClickId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CLICK_ID_LENGTH)]
 
 
-class ConversionReport(Command):
-    """A conversion the advertiser's server reports: the click id its landing page received, the goal, the order
-    id, and optionally the order's value, when it happened and the wallet its own sign-in proved."""
+class PublicConversion(Command):
+    """A conversion of a goal marked ``public``, which the advertiser's page reports itself (the pixel or beacon of
+    ``static/conversions.js``): the click id the landing page received, the goal, the order id and optionally the
+    order's value. Nothing else: it happens when it is received, and a wallet a page names proves nothing."""
 
     click_id: ClickId = Field(description="what the landing page received in the campaign's click parameter")
     goal_id: Annotated[str, id_of("goal")]
     order_id: OrderId
     value: Amount | None = Field(None, description="the order's value in G$, for reports")
+
+
+class ConversionReport(PublicConversion):
+    """A conversion the advertiser's server reports: the click id its landing page received, the goal, the order
+    id, and optionally the order's value, when it happened and the wallet its own sign-in proved."""
+
     occurred_at: Instant | None = Field(None, description="when it happened; default: when it is received")
     wallet: WalletAddress | None = Field(None, description="a wallet the advertiser's own sign-in proved")
 

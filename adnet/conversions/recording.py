@@ -36,10 +36,10 @@ from adnet.campaigns.models import CampaignStatus, ConversionGoal, GoalKind
 from adnet.config import Settings
 from adnet.conversions.attribution import Click, Facts, Outcome, attribution_refusal, decide
 from adnet.conversions.clicks import ClickClaims, ClickIdError, verify_click_id
-from adnet.conversions.commands import ConversionReport
+from adnet.conversions.commands import ConversionReport, PublicConversion
 from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
-from adnet.core.errors import Conflict, Invalid
+from adnet.core.errors import Conflict, Forbidden, Invalid, NotFound
 from adnet.core.ids import new_id
 from adnet.db import sql
 from adnet.delivery.caps import WindowKey, add_to_windows, day_start, lock_windows, spend_window
@@ -97,6 +97,20 @@ async def record_conversion(wallet: str, report: ConversionReport, terms: Terms,
     said to happen in the future."""
     goal = await owned_goal(wallet, report.goal_id)
     return await _record_reported(goal, report, terms, now)
+
+
+async def record_public(report: PublicConversion, terms: Terms, now: datetime) -> Recorded:
+    """Record the conversion a page reports for a goal marked ``public`` (the pixel or beacon), with no key: by
+    the same rules, order ids and payment as a conversion the advertiser's server reports, happening when received
+    and without a wallet. NotFound for no such goal, Forbidden ``goal_not_public`` for a goal not marked public,
+    and the refusals of ``record_conversion``."""
+    goal = await ConversionGoal.get_or_none(id=report.goal_id).select_related("campaign__advertiser")
+    if goal is None:
+        raise NotFound.of("goal")
+    if not goal.public:
+        raise Forbidden("goal_not_public", "Only a goal marked public may be reported without an API key.")
+    return await _record_reported(goal, ConversionReport.model_construct(**dict(report), occurred_at=None,
+                                                                         wallet=None), terms, now)
 
 
 async def _record_reported(goal: ConversionGoal, report: ConversionReport, terms: Terms, now: datetime) -> Recorded:
