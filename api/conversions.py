@@ -3,14 +3,17 @@ key, ``campaigns:manage`` to change, ``reports:read`` to read), and ``POST /api/
 advertiser's server reports a conversion with a key scoped ``conversions:write`` (rules in adnet.conversions;
 the guide is docs/conversions.md). ``POST /api/conversions/bind``, where a landing page proves a wallet for a click
 (``adnet.conversions.binding``), is public: open to any origin, under the public rate limit, like /api/track; so
-is ``/api/conversions/pixel``, where a page without a server reports a conversion of a goal marked ``public``: as an
-image (GET, answering a 1x1 GIF) or a beacon (POST, ``navigator.sendBeacon``)."""
+are ``POST /api/conversions/views``, where the viewer's page proves the wallet of its rewards session for an
+impression (``adnet.conversions.views``, view-through), and ``/api/conversions/pixel``, where a page without a server
+reports a conversion of a goal marked ``public``: as an image (GET, answering a 1x1 GIF) or a beacon (POST,
+``navigator.sendBeacon``)."""
 
 from __future__ import annotations
 
 import base64
 from typing import Literal
 
+from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_querystring, document_response
@@ -21,13 +24,15 @@ from adnet.campaigns.commands import GoalChanges, NewGoal
 from adnet.conversions.binding import bind_wallet
 from adnet.conversions.commands import ConversionReport, PublicConversion, WalletBinding
 from adnet.conversions.recording import Recorded, Terms, conversion_payload, record_conversion, record_public
+from adnet.conversions.views import ViewProof, bind_view
 from adnet.core.errors import DomainError
 from adnet.core.inputs import parse
 from api.http import answer, query_values, with_body
 from api.openapi import other_answer
+from api.rewards import require_rewards_session
 from api.schemas import GoalOut, Schema, goal_out, refusals
 from api.sessions import require_account
-from web.context import services
+from web.context import client, services
 from web.limits import ACCOUNT_LIMIT, settings_limit
 from web.sessions import current_wallet
 
@@ -57,6 +62,8 @@ class ConversionOut(Schema):
     goal_id: str
     order_id: str
     site_id: str | None
+    via: Literal["click", "view"] | None = Field(description="what it names: a click, or an impression "
+                                                             "(view-through); null with neither")
     attributed: bool
     paid: bool
     reason: str | None
@@ -65,6 +72,14 @@ class ConversionOut(Schema):
     occurred_at: str
     clicked_at: str | None
     received_at: str
+
+
+class ViewBoundOut(Schema):
+    """The wallet proven for the impression, and the impression's campaign."""
+
+    status: Literal["bound"]
+    wallet: str
+    campaign_id: str
 
 
 class PixelOut(Schema):
@@ -201,3 +216,24 @@ async def pixel_beacon(data: PublicConversion) -> Response:
 async def _record_public(data: PublicConversion) -> Recorded:
     run = services()
     return await record_public(data, Terms.of(run.settings), run.clock.now())
+
+
+@public_blueprint.post("/conversions/views")
+@rate_limit(limits=settings_limit("rate_limit_public"))
+@require_rewards_session
+@with_body(ViewProof)
+@document_response(ViewBoundOut, 201)
+@document_response(ViewBoundOut, 200)
+@refusals(400, 409, 429)
+async def bind_view_route(data: ViewProof) -> Response:
+    """Prove the rewards session's wallet for an impression its page recorded (view-through, docs/conversions.md):
+    the impression's tracking token, from the client it was served to, within its 15 minutes. 201 once bound, 200
+    when the same wallet was bound before; 400 ``view_invalid`` for a token that names no impression recorded for
+    this client; 409 ``view_already_bound`` when another wallet was proven for it first."""
+    run = services()
+    settings = run.settings
+    bound = await bind_view(current_wallet(), data, client().binding,
+                            secrets=(settings.tracking_secret, settings.tracking_secret_previous or ""),
+                            now=run.clock.now())
+    return answer(ViewBoundOut(status="bound", wallet=bound.binding.wallet, campaign_id=bound.binding.campaign_id),
+                  201 if bound.created else 200)

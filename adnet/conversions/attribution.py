@@ -4,8 +4,10 @@ it returns, and the database still guards what must be exact (one conversion per
 slots of a goal, the campaign's ledger account that cannot go negative, the locked spend of the day).
 
 Attribution is to the click the conversion names by its click id: the last click the viewer made before converting
-is the one whose id the landing page kept, so the last click wins across publishers. The reasons, in the order they
-are decided (the first that applies wins), none of which is ever paid:
+is the one whose id the landing page kept, so the last click wins across publishers. A conversion with no click
+may attribute to an impression its proven wallet was seen with (view-through, ``adnet.conversions.views``): the
+same rules, with the impression in place of the click and the goal's view window in place of its click window.
+The reasons, in the order they are decided (the first that applies wins), none of which is ever paid:
 
 - ``click_invalid``: the click id does not verify (malformed, not signed by adnet), names another campaign than the
   goal's, or names no recorded click (``adnet.conversions.clicks``);

@@ -6,17 +6,18 @@ confirmed head (``head - confirmations``), in ranges of ``MAX_BLOCK_RANGE``: one
 contracts and topic0s of every on-chain goal of an approved or paused campaign, or of one that ended less than the
 goal's window ago (``still_read``: a click made before the end may still convert), each log read as each matching
 goal says (``adnet.campaigns.goal_events.read_log``: where its wallet and amount are, the minimum amount). A log
-attributes only when its wallet was proven for a click of the goal's campaign (``adnet.conversions.binding``): a
-wallet a page merely named never attributes (KNOWN-HOLES 31). A log of a wallet never proven for the campaign is
-recorded without its wallet, with the reason ``wallet_unbound`` and never paid, so the advertiser counts the events
-adnet saw but could not attribute (and never learns whose they were). Of the wallet's bindings for the campaign, the
-last click at or before the event's block time is the one it attributes to (the last click wins; with none before,
-the first after, which the rules refuse as ``before_click``). The conversion is then recorded through the same path
-as a reported one (``adnet.conversions.recording.record_onchain``): the same rules and reasons (``outside_window``,
-``click_filtered``, a site where the campaign may not pay, the goal's wallet cap and client network limit), the same
-ledger booking within the budget and the daily cap, the webhook ``conversion.recorded``. An ended campaign's unspent
-budget went back to its advertiser, so its late conversions are attributed but, with nothing left, not paid
-(``budget_exhausted``).
+attributes only when its wallet was proven for a click of the goal's campaign (``adnet.conversions.binding``), or,
+when the goal has a view window, for an impression of it (``adnet.conversions.views``: view-through; clicks win
+over views): a wallet a page merely named never attributes (KNOWN-HOLES 31). A log of a wallet proven for neither
+is recorded without its wallet, with the reason ``wallet_unbound`` and never paid, so the advertiser counts the
+events adnet saw but could not attribute (and never learns whose they were). Of the wallet's bindings for the
+campaign (clicks, else views), the last at or before the event's block time is the one it attributes to (the last
+click wins; with none before, the first after, which the rules refuse as ``before_click``). The conversion is then
+recorded through the same path as a reported one (``adnet.conversions.recording.record_onchain``): the same rules
+and reasons (``outside_window``, ``click_filtered``, a site where the campaign may not pay, the goal's wallet cap
+and client network limit), the same ledger booking within the budget and the daily cap, the webhook
+``conversion.recorded``. An ended campaign's unspent budget went back to its advertiser, so its late conversions are
+attributed but, with nothing left, not paid (``budget_exhausted``).
 
 Exactly once: a log's order id is ``<tx hash>:<log index>``, and a campaign records one conversion per order id (a
 unique key), so a range read again (by a pass that died halfway, or by a second process while leases change hands)
@@ -42,8 +43,9 @@ from adnet.chain.client import ChainClient, ChainLog
 from adnet.chain.models import ChainCursor
 from adnet.chain.watcher import MAX_BLOCK_RANGE, advance_cursor
 from adnet.conversions.clicks import MAX_WINDOW, ClickClaims
-from adnet.conversions.models import ClickBinding
+from adnet.conversions.models import ClickBinding, ViewBinding
 from adnet.conversions.recording import Terms, record_onchain
+from adnet.conversions.views import last_touch, view_claims
 from adnet.core.clock import Clock
 
 log = logging.getLogger(__name__)
@@ -91,10 +93,7 @@ def still_read(goal: ConversionGoal, now: datetime) -> bool:
 def last_click(bindings: Sequence[ClickBinding], occurred_at: datetime) -> ClickBinding:
     """Of a wallet's bindings (at least one), the one a conversion at ``occurred_at`` attributes to: its last click
     at or before it, else its first click after it (which the rules refuse as ``before_click``)."""
-    before = [binding for binding in bindings if binding.clicked_at <= occurred_at]
-    if before:
-        return max(before, key=lambda binding: binding.clicked_at)
-    return min(bindings, key=lambda binding: binding.clicked_at)
+    return last_touch(bindings, occurred_at, lambda binding: binding.clicked_at)
 
 
 class GoalReader:
@@ -147,6 +146,9 @@ class GoalReader:
         # logs are other wallets', and cost no query each.
         bound = set(await ClickBinding.filter(campaign_id__in=sorted({goal.campaign_id for goal in goals}))
                     .distinct().values_list("campaign_id", "wallet"))
+        viewing = sorted({goal.campaign_id for goal in goals if goal.view_window_hours > 0})
+        viewed = set(await ViewBinding.filter(campaign_id__in=viewing).distinct().values_list(
+            "campaign_id", "wallet")) if viewing else set()
         recorded = 0
         for entry in entries:
             senders: dict[str, str] = {}
@@ -159,8 +161,11 @@ class GoalReader:
                 converted = read_log(event, entry.topics, entry.data, senders.get(entry.tx_hash))
                 if converted is None:
                     continue
-                if (goal.campaign_id, converted.wallet) in bound:
+                touch = (goal.campaign_id, converted.wallet)
+                if touch in bound:
                     recorded += await self._convert(goal, entry, converted.wallet)
+                elif touch in viewed and goal.view_window_hours > 0:
+                    recorded += await self._view(goal, entry, converted.wallet)
                 else:
                     recorded += await self._unbound(goal, entry)
         return recorded
@@ -172,6 +177,15 @@ class GoalReader:
         occurred_at = datetime.fromtimestamp(await self.chain.block_timestamp(entry.block_number), UTC)
         recorded = await record_onchain(goal, None, order_id=order_id_of(entry), wallet=None,
                                         occurred_at=occurred_at, terms=self.terms, now=self.clock.now())
+        return int(recorded.created)
+
+    async def _view(self, goal: ConversionGoal, entry: ChainLog, wallet: str) -> int:
+        """Record the view-through conversion of ``wallet``'s event for ``goal``: the wallet proven for no click of
+        the goal's campaign, but for impressions of it; whether this call recorded one."""
+        occurred_at = datetime.fromtimestamp(await self.chain.block_timestamp(entry.block_number), UTC)
+        claims = await view_claims(goal, wallet, occurred_at)
+        recorded = await record_onchain(goal, claims, order_id=order_id_of(entry), wallet=wallet,
+                                        occurred_at=occurred_at, terms=self.terms, now=self.clock.now(), via="view")
         return int(recorded.created)
 
     async def _convert(self, goal: ConversionGoal, entry: ChainLog, wallet: str) -> int:

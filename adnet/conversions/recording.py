@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from tortoise.exceptions import IntegrityError, OperationalError
 from tortoise.transactions import in_transaction
@@ -38,6 +38,7 @@ from adnet.conversions.attribution import Click, Facts, Outcome, attribution_ref
 from adnet.conversions.clicks import ClickClaims, ClickIdError, verify_click_id
 from adnet.conversions.commands import ConversionReport, PublicConversion
 from adnet.conversions.models import Conversion
+from adnet.conversions.views import view_claims
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import Conflict, Forbidden, Invalid, NotFound
 from adnet.core.ids import new_id
@@ -51,6 +52,9 @@ from adnet.webhooks.models import WebhookEventType
 log = logging.getLogger(__name__)
 
 BILLING_KIND = "conversion_billing"
+# What a conversion's claims name: a click (its click id, or a wallet's click binding) or an impression (a wallet's
+# view binding: view-through).
+Via = Literal["click", "view"]
 # A conversion reported a little in the future is tolerated (the advertiser's clock a hair ahead); more is refused.
 FUTURE_SKEW = timedelta(minutes=5)
 _ATTEMPTS = 5
@@ -123,29 +127,37 @@ async def _record_reported(goal: ConversionGoal, report: ConversionReport, terms
     occurred_at = report.occurred_at.astimezone(UTC) if report.occurred_at is not None else now
     if occurred_at > now + FUTURE_SKEW:
         raise Invalid("invalid_field", "occurredAt: may not be in the future", field="occurredAt")
+    if report.click_id is None:  # a proven wallet's conversion without a click: a view's, or unbound
+        view = await view_claims(goal, str(report.wallet), occurred_at)
+        return await _record(goal, Reported(report.order_id, report.wallet, report.value, "view"), view,
+                             None if view is not None else "wallet_unbound", occurred_at, terms, now)
     claims, click_reason = _claims(report.click_id, goal.campaign.id, terms.secrets, now)
     return await _record(goal, Reported(report.order_id, report.wallet, report.value), claims, click_reason,
                          occurred_at, terms, now)
 
 
 async def record_onchain(goal: ConversionGoal, claims: ClickClaims | None, *, order_id: str, wallet: str | None,
-                         occurred_at: datetime, terms: Terms, now: datetime) -> Recorded:
+                         occurred_at: datetime, terms: Terms, now: datetime, via: Via = "click") -> Recorded:
     """Record the conversion an on-chain goal's event makes (``adnet.conversions.onchain``): ``order_id`` names the
-    log, ``wallet`` is the event's, proven for the click ``claims`` names (a binding), and ``occurred_at`` is its
-    block's time; without ``claims`` (and without its wallet) the event's wallet was proven for no click of the
-    campaign, which records it as ``wallet_unbound``. The same rules, booking and unique keys as a reported
-    conversion; the goal's campaign loaded with its advertiser."""
-    return await _record(goal, Reported(order_id, wallet, None), claims,
+    log, ``wallet`` is the event's, proven for the click ``claims`` names (a binding), or with ``via`` ``view`` for
+    the impression it names (a view binding: the event id is the impression's, ``issued_at`` when it was seen), and
+    ``occurred_at`` is its block's time; without ``claims`` (and without its wallet) the event's wallet was proven
+    for no click or view of the campaign, which records it as ``wallet_unbound``. The same rules, booking and unique
+    keys as a reported conversion (a view's window is the goal's view window); the goal's campaign loaded with its
+    advertiser."""
+    return await _record(goal, Reported(order_id, wallet, None, via), claims,
                          "wallet_unbound" if claims is None else None, occurred_at, terms, now)
 
 
 @dataclass(frozen=True)
 class Reported:
-    """What a conversion says besides its click: its order id, the proven wallet and the order's value."""
+    """What a conversion says besides its click: its order id, the proven wallet, the order's value, and whether
+    its claims name a click or (view-through) an impression."""
 
     order_id: str
     wallet: str | None
     value: int | None
+    via: Via = "click"
 
 
 async def _record(goal: ConversionGoal, reported: Reported, claims: ClickClaims | None, click_reason: str | None,
@@ -184,7 +196,7 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
                  click_reason: str | None, occurred_at: datetime, terms: Terms, now: datetime) -> Conversion:
     """Load, decide and write one conversion inside the caller's transaction."""
     campaign = goal.campaign
-    click_row = await _click(claims, campaign.id) if claims is not None else None
+    click_row = await _click(claims, campaign.id, report.via) if claims is not None else None
     click, site_refusal = None, None
     if click_row is not None:
         site, terms_of_site = facts_of(click_row)
@@ -197,7 +209,9 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
     if report.wallet is not None:
         slots_used = await Conversion.filter(goal_id=goal.id, wallet=report.wallet,
                                              wallet_slot__not_isnull=True).count()
-    facts = Facts(occurred_at=occurred_at, window=timedelta(days=goal.click_window_days), click=click,
+    window = timedelta(hours=goal.view_window_hours) if report.via == "view" else timedelta(
+        days=goal.click_window_days)
+    facts = Facts(occurred_at=occurred_at, window=window, click=click,
                   click_reason=click_reason, site_refusal=site_refusal, wallet_cap=goal.wallet_cap,
                   wallet_slots_used=slots_used, cpa=int(goal.cpa))
     network = network_window(goal.id, click_row["client_network"], now) if click_row and terms.network_limit else None
@@ -215,6 +229,7 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
     conversion = await Conversion.create(
         id=new_id("cv"), campaign_id=campaign.id, goal=goal, order_id=report.order_id,
         click_event_id=claims.event_id if click_row is not None and claims is not None else None,
+        attributed_via=report.via if click_row is not None else None,
         site_id=click_row["click_site_id"] if click_row is not None else None,
         creative_id=click_row["creative_id"] if click_row is not None else None,
         wallet=report.wallet, wallet_slot=slots_used + 1 if outcome.attributed and slots_used is not None else None,
@@ -239,8 +254,10 @@ def network_window(goal_id: str, network: str, moment: datetime) -> WindowKey:
     return f"conversions:{goal_id}:{network}", day_start(moment)
 
 
-async def _click(claims: ClickClaims, campaign_id: str) -> dict[str, Any] | None:
-    rows = await sql.fetch(_CLICK, event_id=claims.event_id, campaign_id=campaign_id, type=EventType.CLICK.value)
+async def _click(claims: ClickClaims, campaign_id: str, via: Via) -> dict[str, Any] | None:
+    """The recorded click (or, for a view, impression) ``claims`` names, with the facts of where it may be paid."""
+    kind = EventType.IMPRESSION if via == "view" else EventType.CLICK
+    rows = await sql.fetch(_CLICK, event_id=claims.event_id, campaign_id=campaign_id, type=kind.value)
     return rows[0] if rows else None
 
 
@@ -261,7 +278,8 @@ def conversion_payload(conversion: Conversion) -> dict[str, Any]:
     return {
         "conversionId": conversion.id, "campaignId": conversion.campaign_id,
         "goalId": conversion.goal_id,
-        "orderId": conversion.order_id, "siteId": conversion.site_id, "attributed": conversion.attributed,
+        "orderId": conversion.order_id, "siteId": conversion.site_id, "via": conversion.attributed_via,
+        "attributed": conversion.attributed,
         "paid": conversion.paid, "reason": conversion.reason, "cost": to_decimal_string(int(conversion.cost)),
         "value": None if conversion.value is None else to_decimal_string(int(conversion.value)),
         "occurredAt": _iso(conversion.occurred_at), "clickedAt": _iso(conversion.clicked_at) if conversion.clicked_at

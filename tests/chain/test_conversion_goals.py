@@ -3,7 +3,9 @@
 reader records the conversion once, pays the CPA (the publisher's share to the click's site) and the audit is clean;
 the same event from a wallet proven for no click is recorded once as ``wallet_unbound``, without its wallet and
 unpaid, and reading the blocks again changes nothing. A campaign that ended is still read for as long as its goal's
-window: the conversion of a click made before the end is recorded (attributed; unpaid, its budget returned)."""
+window: the conversion of a click made before the end is recorded (attributed; unpaid, its budget returned). A
+wallet proven (by its rewards session) for an impression but no click converts as a view within the goal's view
+window; a click wins over a view."""
 
 from __future__ import annotations
 
@@ -24,9 +26,10 @@ from adnet.demo import TRANSFER_TOPIC
 from adnet.money import ledger
 from adnet.money.audit import audit
 from adnet.money.models import LedgerTransaction
+from tests.api.test_conversion_views import prove_view, seen
 from tests.api.test_conversions import CPA, account, click_id_of, clicked
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
-from tests.auth_helpers import bearer
+from tests.auth_helpers import bearer, rewards_sign_in
 from tests.chain.conftest import ON_BOTH_CHAINS
 from tests.chain.helpers import advance_chain_time, mine, user
 from tests.chain.test_task_onchain import transfer_from
@@ -171,4 +174,45 @@ async def test_an_ended_campaign_is_read_for_its_goals_window_and_records_withou
     await mine(chain, 2)
     assert (await reader(chain, clock, settings).run_once()).recorded == 0
     assert await Conversion.all().count() == 1
+    assert (await audit(None)).problems == []
+
+
+async def test_a_wallet_proven_for_a_view_converts_as_a_view_and_a_click_wins_over_a_view(client, app_chain, clock,
+                                                                                          settings, chain_kind):
+    chain = app_chain
+    advertiser, _, _ = await account(client)
+    site, campaign, _, answer = await clicked(client, clock, advertiser)
+    await onchain_goal(chain, campaign, view_window_hours=24, wallet_cap=5)
+    for index, address in ((1, "10.66.1.1"), (2, "10.66.2.1")):  # both viewers proven for an impression
+        ad = await seen(client, clock, site, address)
+        proven, _ = await prove_view(client, site, await rewards_sign_in(client, user(index)), ad["trackingToken"],
+                                     address)
+        assert proven.status_code == 201
+    await bind(client, click_id_of(answer), 2)  # the second also for the click: the click wins
+    await read_from_now(chain)
+    before = await ledger.balance(ledger.site(site.id))
+
+    clock.advance(minutes=1)
+    await chain_time_after(chain, chain_kind, clock.now())
+    viewed_tx, clicked_tx, unbound_tx = [await transfer_from(chain, index) for index in (1, 2, 3)]
+    await mine(chain, 2)
+    assert (await reader(chain, clock, settings).run_once()).recorded == 3
+    outcomes = {tx: await Conversion.get(order_id__startswith=tx) for tx in (viewed_tx, clicked_tx, unbound_tx)}
+    view, click, unbound = outcomes[viewed_tx], outcomes[clicked_tx], outcomes[unbound_tx]
+    assert (view.attributed_via, view.attributed, view.paid, view.site_id, view.wallet) == (
+        "view", True, True, site.id, user(1).address.lower())
+    assert (click.attributed_via, click.attributed, click.paid) == ("click", True, True)
+    assert (unbound.attributed_via, unbound.reason, unbound.wallet) == (None, "wallet_unbound", None)
+    share = CPA * settings.publisher_share_bps // 10_000
+    assert await ledger.balance(ledger.site(site.id)) == before + 2 * share
+
+    # A day later the view no longer attributes; the click (7 days) still does.
+    clock.advance(days=1, minutes=1)
+    await chain_time_after(chain, chain_kind, clock.now())
+    late_view, late_click = [await transfer_from(chain, index) for index in (1, 2)]
+    await mine(chain, 2)
+    assert (await reader(chain, clock, settings).run_once()).recorded == 2
+    late = await Conversion.get(order_id__startswith=late_view)
+    assert (late.attributed_via, late.attributed, late.reason) == ("view", False, "outside_window")
+    assert (await Conversion.get(order_id__startswith=late_click)).paid
     assert (await audit(None)).problems == []

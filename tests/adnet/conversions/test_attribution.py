@@ -79,3 +79,10 @@ def test_a_client_network_under_its_limit_or_without_one_attributes():
 def test_the_wallet_cap_comes_before_the_client_network_limit():
     outcome = decide(facts(wallet_slots_used=1, wallet_cap=1, network_used=3, network_limit=3), 7000)
     assert outcome.reason == "wallet_cap_reached"
+
+
+def test_a_view_through_follows_the_same_rules_with_its_window_of_hours():
+    day = timedelta(hours=24)
+    assert decide(facts(window=day, occurred_at=CLICKED + day), 7000).paid
+    assert decide(facts(window=day, occurred_at=CLICKED + day + timedelta(seconds=1)), 7000).reason == (
+        "outside_window")

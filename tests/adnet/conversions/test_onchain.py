@@ -7,8 +7,9 @@ from types import SimpleNamespace
 from adnet.campaigns.models import CampaignStatus
 from adnet.chain.client import ChainLog
 from adnet.chain.models import ChainCursor
-from adnet.conversions.models import ClickBinding
+from adnet.conversions.models import ClickBinding, ViewBinding
 from adnet.conversions.onchain import CURSOR_NAME, ReadReport, ended_at, last_click, order_id_of, still_read
+from adnet.conversions.views import last_touch
 from adnet.jobs.leases import Lease
 from adnet.jobs.periodic import GOAL_READER_LEASE
 
@@ -73,3 +74,10 @@ def test_goals_are_read_while_reviewed_and_for_their_window_after_the_end():
     assert still_read(goal_of(CampaignStatus.ENDED, updated_hours=-48, window_days=2), EVENT_AT)
     assert not still_read(goal_of(CampaignStatus.ENDED, updated_hours=-48.01, window_days=2), EVENT_AT)
     assert still_read(goal_of(CampaignStatus.ENDED, updated_hours=-24 * 29, window_days=30), EVENT_AT)
+
+
+def test_a_views_impression_is_chosen_as_a_click_is():
+    views = [ViewBinding(impression_event_id=name, seen_at=EVENT_AT + timedelta(hours=hours))
+             for name, hours in (("early", -20), ("last", -1), ("after", 2))]
+    assert last_touch(views, EVENT_AT, lambda view: view.seen_at).impression_event_id == "last"
+    assert last_touch(views[2:], EVENT_AT, lambda view: view.seen_at).impression_event_id == "after"
