@@ -96,6 +96,26 @@ def last_click(bindings: Sequence[ClickBinding], occurred_at: datetime) -> Click
     return last_touch(bindings, occurred_at, lambda binding: binding.clicked_at)
 
 
+@dataclass(frozen=True)
+class Proven:
+    """Which wallets were proven for clicks, and for impressions, of which campaigns: (campaign id, wallet)."""
+
+    clicks: frozenset[tuple[str, str]]
+    views: frozenset[tuple[str, str]]
+
+
+async def _proven(goals: Sequence[ConversionGoal]) -> Proven:
+    """The wallets proven for the goals' campaigns, read once per range: most of a busy contract's logs are other
+    wallets', and cost no query each. Views only for campaigns of goals with a view window."""
+    clicks = await ClickBinding.filter(campaign_id__in=sorted({goal.campaign_id for goal in goals})).distinct(
+    ).values_list("campaign_id", "wallet")
+    viewing = sorted({goal.campaign_id for goal in goals if goal.view_window_hours > 0})
+    views = await ViewBinding.filter(campaign_id__in=viewing).distinct().values_list(
+        "campaign_id", "wallet") if viewing else []
+    return Proven(frozenset((str(campaign), str(wallet)) for campaign, wallet in clicks),
+                  frozenset((str(campaign), str(wallet)) for campaign, wallet in views))
+
+
 class GoalReader:
     """Reads the on-chain goals' events; ``run_once`` is one pass (the jobs scheduler runs it periodically)."""
 
@@ -142,13 +162,7 @@ class GoalReader:
                                         sorted({event.topic0 for event in events.values()}), from_block, to_block)
         if not entries:
             return 0
-        # Which wallets were proven for clicks of which campaigns, read once per range: most of a busy contract's
-        # logs are other wallets', and cost no query each.
-        bound = set(await ClickBinding.filter(campaign_id__in=sorted({goal.campaign_id for goal in goals}))
-                    .distinct().values_list("campaign_id", "wallet"))
-        viewing = sorted({goal.campaign_id for goal in goals if goal.view_window_hours > 0})
-        viewed = set(await ViewBinding.filter(campaign_id__in=viewing).distinct().values_list(
-            "campaign_id", "wallet")) if viewing else set()
+        proven = await _proven(goals)
         recorded = 0
         for entry in entries:
             senders: dict[str, str] = {}
@@ -161,14 +175,17 @@ class GoalReader:
                 converted = read_log(event, entry.topics, entry.data, senders.get(entry.tx_hash))
                 if converted is None:
                     continue
-                touch = (goal.campaign_id, converted.wallet)
-                if touch in bound:
-                    recorded += await self._convert(goal, entry, converted.wallet)
-                elif touch in viewed and goal.view_window_hours > 0:
-                    recorded += await self._view(goal, entry, converted.wallet)
-                else:
-                    recorded += await self._unbound(goal, entry)
+                recorded += await self._record(goal, entry, converted.wallet, proven)
         return recorded
+
+    async def _record(self, goal: ConversionGoal, entry: ChainLog, wallet: str, proven: Proven) -> int:
+        """Record the event of ``wallet`` for ``goal``: through its clicks, else its views (with a view window), else
+        as unbound. Whether this call recorded it."""
+        if (goal.campaign_id, wallet) in proven.clicks:
+            return await self._convert(goal, entry, wallet)
+        if goal.view_window_hours > 0 and (goal.campaign_id, wallet) in proven.views:
+            return await self._view(goal, entry, wallet)
+        return await self._unbound(goal, entry)
 
     async def _unbound(self, goal: ConversionGoal, entry: ChainLog) -> int:
         """Record an event of a wallet proven for no click of the goal's campaign: no click, no wallet (the

@@ -32,7 +32,7 @@ from tortoise.transactions import in_transaction
 from adnet.campaigns.campaigns import REVIEWED
 from adnet.campaigns.eligibility import FACT_COLUMNS, facts_of, refusal
 from adnet.campaigns.goals import owned_goal
-from adnet.campaigns.models import CampaignStatus, ConversionGoal, GoalKind
+from adnet.campaigns.models import Campaign, CampaignStatus, ConversionGoal, GoalKind
 from adnet.config import Settings
 from adnet.conversions.attribution import Click, Facts, Outcome, attribution_refusal, decide
 from adnet.conversions.clicks import ClickClaims, ClickIdError, verify_click_id
@@ -196,14 +196,8 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
                  click_reason: str | None, occurred_at: datetime, terms: Terms, now: datetime) -> Conversion:
     """Load, decide and write one conversion inside the caller's transaction."""
     campaign = goal.campaign
-    click_row = await _click(claims, campaign.id, report.via) if claims is not None else None
-    click, site_refusal = None, None
-    if click_row is not None:
-        site, terms_of_site = facts_of(click_row)
-        site_refusal = refusal(site, terms_of_site, paid=True)
-        click = Click(clicked_at=_RECEIVED_AT.to_python_value(click_row["clicked_at"]).astimezone(UTC),
-                      billable=bool(click_row["billable"]))
-    elif claims is not None:
+    touched = await _touched(claims, campaign.id, report.via) if claims is not None else None
+    if claims is not None and touched is None:
         click_reason = "click_invalid"  # a genuine id of a click no longer (or never) recorded
     slots_used = None
     if report.wallet is not None:
@@ -211,30 +205,18 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
                                              wallet_slot__not_isnull=True).count()
     window = timedelta(hours=goal.view_window_hours) if report.via == "view" else timedelta(
         days=goal.click_window_days)
-    facts = Facts(occurred_at=occurred_at, window=window, click=click,
-                  click_reason=click_reason, site_refusal=site_refusal, wallet_cap=goal.wallet_cap,
-                  wallet_slots_used=slots_used, cpa=int(goal.cpa))
-    network = network_window(goal.id, click_row["client_network"], now) if click_row and terms.network_limit else None
-    if network is not None:
-        # Locked before the day's spend, by every conversion: one order of locks, so no two wait on each other.
-        used = await sql.run(lock_windows({network}, single_writer=terms.single_writer))
-        facts = replace(facts, network_limit=terms.network_limit, network_used=used[network])
-    spend = spend_window(campaign.id, now)
-    if facts.cpa > 0 and attribution_refusal(facts) is None:
-        used = await sql.run(lock_windows({spend}, single_writer=terms.single_writer))
-        facts = replace(facts, remaining=await ledger.balance(ledger.campaign(campaign.id)),
-                        daily_cap=None if campaign.daily_cap is None else int(campaign.daily_cap),
-                        spent_today=used[spend])
+    facts = Facts(occurred_at=occurred_at, window=window, click=touched.click if touched else None,
+                  click_reason=click_reason, site_refusal=touched.site_refusal if touched else None,
+                  wallet_cap=goal.wallet_cap, wallet_slots_used=slots_used, cpa=int(goal.cpa))
+    network = network_window(goal.id, touched.network, now) if touched and terms.network_limit else None
+    facts, spend = await _lock_limits(facts, campaign, network, terms, now)
     outcome = decide(facts, terms.share_bps)
     conversion = await Conversion.create(
         id=new_id("cv"), campaign_id=campaign.id, goal=goal, order_id=report.order_id,
-        click_event_id=claims.event_id if click_row is not None and claims is not None else None,
-        attributed_via=report.via if click_row is not None else None,
-        site_id=click_row["click_site_id"] if click_row is not None else None,
-        creative_id=click_row["creative_id"] if click_row is not None else None,
-        wallet=report.wallet, wallet_slot=slots_used + 1 if outcome.attributed and slots_used is not None else None,
+        **_touch_columns(touched, report.via), wallet=report.wallet,
+        wallet_slot=slots_used + 1 if outcome.attributed and slots_used is not None else None,
         value=None if report.value is None else Decimal(report.value),
-        clicked_at=click.clicked_at if click is not None else None, occurred_at=occurred_at, received_at=now,
+        occurred_at=occurred_at, received_at=now,
         attributed=outcome.attributed, paid=outcome.paid, reason=outcome.reason, cost=Decimal(outcome.cost),
         publisher_amount=Decimal(outcome.publisher_amount))
     if outcome.paid:
@@ -248,17 +230,64 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
     return conversion
 
 
+@dataclass(frozen=True)
+class _Touched:
+    """The recorded click (or, for a view, impression) a conversion names: its event, site, creative and client
+    network, what the rules read of it, and whether the campaign may pay on its site now."""
+
+    event_id: str
+    site_id: str
+    creative_id: str
+    network: str
+    click: Click
+    site_refusal: str | None
+
+
+def _touch_columns(touched: _Touched | None, via: Via) -> dict[str, Any]:
+    """The columns of a conversion that name its click (or impression): all null when it names none."""
+    if touched is None:
+        return {"click_event_id": None, "attributed_via": None, "site_id": None, "creative_id": None,
+                "clicked_at": None}
+    return {"click_event_id": touched.event_id, "attributed_via": via, "site_id": touched.site_id,
+            "creative_id": touched.creative_id, "clicked_at": touched.click.clicked_at}
+
+
+async def _touched(claims: ClickClaims, campaign_id: str, via: Via) -> _Touched | None:
+    """The recorded click (or, for a view, impression) ``claims`` names, None when none is recorded."""
+    kind = EventType.IMPRESSION if via == "view" else EventType.CLICK
+    rows = await sql.fetch(_CLICK, event_id=claims.event_id, campaign_id=campaign_id, type=kind.value)
+    if not rows:
+        return None
+    row = rows[0]
+    site, terms_of_site = facts_of(row)
+    return _Touched(event_id=claims.event_id, site_id=row["click_site_id"], creative_id=row["creative_id"],
+                    network=row["client_network"], site_refusal=refusal(site, terms_of_site, paid=True),
+                    click=Click(clicked_at=_RECEIVED_AT.to_python_value(row["clicked_at"]).astimezone(UTC),
+                                billable=bool(row["billable"])))
+
+
+async def _lock_limits(facts: Facts, campaign: Campaign, network: WindowKey | None, terms: Terms,
+                       now: datetime) -> tuple[Facts, WindowKey]:
+    """Lock and read the windows the decision depends on: the client network's conversions of the day (when
+    counted), then, for a priced conversion nothing else refuses, the campaign's spend of the day with its
+    remaining budget. Every conversion locks in that order, so no two wait on each other. Returns the facts with
+    them, and the spend window."""
+    if network is not None:
+        used = await sql.run(lock_windows({network}, single_writer=terms.single_writer))
+        facts = replace(facts, network_limit=terms.network_limit, network_used=used[network])
+    spend = spend_window(campaign.id, now)
+    if facts.cpa > 0 and attribution_refusal(facts) is None:
+        used = await sql.run(lock_windows({spend}, single_writer=terms.single_writer))
+        facts = replace(facts, remaining=await ledger.balance(ledger.campaign(campaign.id)),
+                        daily_cap=None if campaign.daily_cap is None else int(campaign.daily_cap),
+                        spent_today=used[spend])
+    return facts, spend
+
+
 def network_window(goal_id: str, network: str, moment: datetime) -> WindowKey:
     """The window counting a goal's attributed conversions whose clicks came from ``network`` on the UTC day of
     ``moment`` (a billing window, ``adnet.delivery.caps``, locked as tracking locks its caps)."""
     return f"conversions:{goal_id}:{network}", day_start(moment)
-
-
-async def _click(claims: ClickClaims, campaign_id: str, via: Via) -> dict[str, Any] | None:
-    """The recorded click (or, for a view, impression) ``claims`` names, with the facts of where it may be paid."""
-    kind = EventType.IMPRESSION if via == "view" else EventType.CLICK
-    rows = await sql.fetch(_CLICK, event_id=claims.event_id, campaign_id=campaign_id, type=kind.value)
-    return rows[0] if rows else None
 
 
 async def _pay(conversion: Conversion, outcome: Outcome, spend: tuple[str, datetime], now: datetime) -> None:
