@@ -6,7 +6,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.2.0";
+  var VERSION = "1.3.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -346,6 +346,7 @@
         trackingToken: ad.trackingToken
       };
       if (extra.tab) land(extra.tab, body);
+      else if (type === "IMPRESSION" && state.rewards) viewed(body, state.rewards);
       else beacon("/api/track", body);
       emit(type.toLowerCase(), { slot: self.host, adId: ad.id, campaignId: ad.campaignId }, self.host);
     };
@@ -364,6 +365,17 @@
         var landing = response.ok ? httpUrl(response.body.clickUrl) : null;
         if (landing) link.href = landing;
         go(landing || target);
+      });
+    }
+    // While the viewer is signed in for rewards on this page, an impression once recorded proves the session's
+    // wallet for it, so that a goal with a view window may attribute the wallet's later conversion to it
+    // (view-through, docs/conversions.md). The proof is the session and the impression's token, never a wallet
+    // string.
+    function viewed(body, session) {
+      api("POST", "/api/track", body).then(function (response) {
+        if (response.status === 201 && state.rewards === session) {
+          api("POST", "/api/conversions/views", { trackingToken: body.trackingToken }, session.token);
+        }
       });
     }
     function onClick(event) {
