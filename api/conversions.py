@@ -11,6 +11,7 @@ reports a conversion of a goal marked ``public``: as an image (GET, answering a 
 from __future__ import annotations
 
 import base64
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -23,16 +24,17 @@ from adnet.campaigns import goals
 from adnet.campaigns.commands import GoalChanges, NewGoal
 from adnet.conversions.binding import bind_wallet
 from adnet.conversions.commands import ConversionReport, PublicConversion, WalletBinding
-from adnet.conversions.recording import Recorded, Terms, conversion_payload, record_conversion, record_public
+from adnet.conversions.recording import Terms, conversion_payload, record_conversion, record_public
 from adnet.conversions.views import ViewProof, bind_view
 from adnet.core.errors import DomainError
 from adnet.core.inputs import parse
+from adnet.services import Services
 from api.http import answer, query_values, with_body
 from api.openapi import other_answer
 from api.rewards import require_rewards_session
 from api.schemas import GoalOut, Schema, goal_out, refusals
 from api.sessions import require_account
-from web.context import client, services
+from web.context import client, injected
 from web.limits import ACCOUNT_LIMIT, settings_limit
 from web.sessions import current_wallet
 
@@ -114,10 +116,10 @@ async def list_goals(campaign_id: str) -> Response:
 @with_body(NewGoal)
 @document_response(GoalOut, 201)
 @refusals(400, 403, 404, 409)
-async def add_goal(campaign_id: str, data: NewGoal) -> Response:
+async def add_goal(campaign_id: str, data: NewGoal, now: datetime) -> Response:
     """Add a goal to a draft or rejected campaign (name and event required); it is reviewed with the campaign. 409
     ``campaign_locked`` once submitted, ``goal_exists`` for an event the campaign already counts."""
-    return answer(goal_out(await goals.add_goal(current_wallet(), campaign_id, data, services().clock.now())), 201)
+    return answer(goal_out(await goals.add_goal(current_wallet(), campaign_id, data, now)), 201)
 
 
 @blueprint.patch("/advertisers/goals/<goal_id>")
@@ -126,10 +128,10 @@ async def add_goal(campaign_id: str, data: NewGoal) -> Response:
 @with_body(GoalChanges)
 @document_response(GoalOut)
 @refusals(400, 403, 404, 409)
-async def edit_goal(goal_id: str, data: GoalChanges) -> Response:
+async def edit_goal(goal_id: str, data: GoalChanges, now: datetime) -> Response:
     """Change a goal: its name, event and ``public`` while the campaign is unreviewed, its window, wallet cap and
     CPA until the campaign ends (409 ``campaign_locked`` otherwise)."""
-    return answer(goal_out(await goals.edit_goal(current_wallet(), goal_id, data, services().clock.now())))
+    return answer(goal_out(await goals.edit_goal(current_wallet(), goal_id, data, now)))
 
 
 @blueprint.delete("/advertisers/goals/<goal_id>")
@@ -150,14 +152,13 @@ async def delete_goal(goal_id: str) -> Response:
 @document_response(ConversionOut, 201)
 @document_response(ConversionOut, 200)
 @refusals(400, 403, 404, 409)
-async def report_conversion(data: ConversionReport) -> Response:
+async def report_conversion(data: ConversionReport, run: Services, now: datetime) -> Response:
     """Record a conversion the advertiser's server saw: the click id its landing page received, the goal, the
     order id (one conversion per campaign and order), optionally the order's value, when it happened and the
     wallet its own sign-in proved. 201 once recorded (attributed and paid, or with the reason it was not); 200 with
     the conversion first recorded for an order reported again. 409 ``goal_not_reviewed`` before the campaign is
     approved."""
-    run = services()
-    recorded = await record_conversion(current_wallet(), data, Terms.of(run.settings), run.clock.now())
+    recorded = await record_conversion(current_wallet(), data, Terms.of(run.settings), now)
     return answer(ConversionOut.model_validate(conversion_payload(recorded.conversion)),
                   201 if recorded.created else 200)
 
@@ -168,16 +169,15 @@ async def report_conversion(data: ConversionReport) -> Response:
 @document_response(BoundOut, 201)
 @document_response(BoundOut, 200)
 @refusals(400, 401, 409, 429, 503)
-async def bind(data: WalletBinding) -> Response:
+async def bind(data: WalletBinding, run: Services, now: datetime) -> Response:
     """Prove a wallet for a click: its EIP-191 signature of the binding message naming the click id
     (docs/conversions.md). 201 once bound, 200 when the same wallet was bound to the click before; 401
     ``invalid_signature`` for anything that is not the wallet's signature of this click's message (one made for
     another click included), 409 ``click_already_bound`` when another wallet was proven for it first."""
-    run = services()
     settings = run.settings
     bound = await bind_wallet(run.chain, data, secrets=(settings.tracking_secret,
                                                         settings.tracking_secret_previous or ""),
-                              now=run.clock.now())
+                              now=now)
     return answer(BoundOut(status="bound", wallet=bound.binding.wallet, campaign_id=bound.binding.campaign_id),
                   201 if bound.created else 200)
 
@@ -189,11 +189,12 @@ async def bind(data: WalletBinding) -> Response:
                    f"{PIXEL_ERROR_HEADER} and records nothing.", "image/gif",
               headers={PIXEL_ERROR_HEADER: "the error code of a refusal (docs/errors.md); absent once recorded"})
 @refusals(429, 503)
-async def pixel_image() -> Response:
+@injected
+async def pixel_image(run: Services, now: datetime) -> Response:
     """Report a conversion of a goal marked public from a page, as an image (``<img src>``): click id, goal, order
     id and optionally value in the query. The same rules, order ids and payment as ``POST /api/conversions``."""
     try:
-        await _record_public(parse(PublicConversion, query_values()))
+        await record_public(parse(PublicConversion, query_values()), Terms.of(run.settings), now)
     except DomainError as error:
         return Response(PIXEL_GIF, 200, {PIXEL_ERROR_HEADER: error.code}, mimetype="image/gif")
     return Response(PIXEL_GIF, 200, mimetype="image/gif")
@@ -205,17 +206,12 @@ async def pixel_image() -> Response:
 @document_response(PixelOut, 201)
 @document_response(PixelOut, 200)
 @refusals(400, 403, 404, 409, 429, 503)
-async def pixel_beacon(data: PublicConversion) -> Response:
+async def pixel_beacon(data: PublicConversion, run: Services, now: datetime) -> Response:
     """Report a conversion of a goal marked public from a page, as a beacon (``navigator.sendBeacon``, JSON sent
     as text/plain) or a fetch: 201 once recorded, 200 for an order reported before; 403 ``goal_not_public`` for a
     goal not marked public. The same rules, order ids and payment as ``POST /api/conversions``."""
-    recorded = await _record_public(data)
+    recorded = await record_public(data, Terms.of(run.settings), now)
     return answer(PixelOut(status="recorded" if recorded.created else "duplicate"), 201 if recorded.created else 200)
-
-
-async def _record_public(data: PublicConversion) -> Recorded:
-    run = services()
-    return await record_public(data, Terms.of(run.settings), run.clock.now())
 
 
 @public_blueprint.post("/conversions/views")
@@ -225,15 +221,12 @@ async def _record_public(data: PublicConversion) -> Recorded:
 @document_response(ViewBoundOut, 201)
 @document_response(ViewBoundOut, 200)
 @refusals(400, 409, 429)
-async def bind_view_route(data: ViewProof) -> Response:
+async def bind_view_route(data: ViewProof, run: Services, now: datetime) -> Response:
     """Prove the rewards session's wallet for an impression its page recorded (view-through, docs/conversions.md):
     the impression's tracking token, from the client it was served to, within its 15 minutes. 201 once bound, 200
     when the same wallet was bound before; 400 ``view_invalid`` for a token that names no impression recorded for
     this client; 409 ``view_already_bound`` when another wallet was proven for it first."""
-    run = services()
-    settings = run.settings
-    bound = await bind_view(current_wallet(), data, client().binding,
-                            secrets=(settings.tracking_secret, settings.tracking_secret_previous or ""),
-                            now=run.clock.now())
+    bound = await bind_view(current_wallet(), data, client().binding, secrets=Terms.of(run.settings).secrets,
+                            now=now)
     return answer(ViewBoundOut(status="bound", wallet=bound.binding.wallet, campaign_id=bound.binding.campaign_id),
                   201 if bound.created else 200)
