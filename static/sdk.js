@@ -724,7 +724,8 @@
     content.textContent = "";
     var award = rewardText(body.awarded);
     var thanks = el("p", { class: "done", text: "Thank you!", tabindex: "-1" });
-    content.append(thanks, award ? el("p", { class: "reward", text: "Earned " + award, title: pointsNote(body.awarded) }) : null);
+    content.appendChild(thanks);
+    if (award) content.appendChild(el("p", { class: "reward", text: "Earned " + award, title: pointsNote(body.awarded) }));
     if (focused) thanks.focus();  // where the keyboard was, the answer's result
     slot.say("Thank you, your answer was recorded.");
     emit("interaction", { slot: slot.host, taskId: task.id, kind: task.kind, status: body.status || "recorded",

@@ -180,6 +180,13 @@ def test_a_poll_is_answered_with_the_keyboard_alone(server: LiveServer, visitor:
     recorded = server.call(lambda: Interaction.filter(unit_id=poll_id, fingerprint=fingerprint).values("answers"))
     assert recorded == [{"answers": {"optionId": "rootstock"}}]
 
+    page = embed_page(visitor, server, publisher_site, slot("POLL", "poll"))  # answered already: adnet says so
+    filled(page, "poll")
+    tab_to(page, "poll", "Celo")
+    page.keyboard.press("Enter")
+    page.locator("#poll").get_by_text("Thank you!").wait_for()
+    assert page.locator("#poll .content").inner_text() == "Thank you!"  # no reward this time, and nothing else
+
 
 def test_a_quiz_lays_out_its_question_above_its_choices_and_is_answered_with_the_keyboard(
         server: LiveServer, visitor: Visitor, publisher_site: PublisherSite, live_campaigns: Any) -> None:
