@@ -22,7 +22,8 @@
   // How long a clicked banner's new tab waits for the click to be recorded (and its landing address, with the
   // click id for conversions) before it opens the target as served.
   var CLICK_WAIT_MS = 2000;
-  var TASK_ROW_PX = 44;
+  // What a slot with data-tasks reserves for each of its two task rows (a title and a line of buttons) while it loads.
+  var TASK_ROW_PX = 96;
   // Selector of claim(address,address,uint256,bytes32,uint256,uint256,bytes) on the vault.
   var CLAIM_SELECTOR = "03b5de49";
   var state = { wallet: null, listeners: {}, slots: [] };
@@ -324,7 +325,7 @@
     this.host.style.width = parts[0] + "px";
     this.box.style.width = parts[0] + "px";
     this.box.style.aspectRatio = parts[0] + " / " + parts[1];
-    if (this.attached) this.host.style.minHeight = "calc(" + parts[1] + "px + " + (2 * TASK_ROW_PX + 4) + "px)";
+    if (this.attached) this.host.style.minHeight = "calc(" + parts[1] + "px + " + 2 * TASK_ROW_PX + "px)";
   };
   Slot.prototype.load = function () {
     var self = this;
@@ -428,6 +429,7 @@
       emit("render", { slot: self.host, adId: ad.id, renderTime: self.renderTime }, self.host);
     }, { once: true });
     if (answer.attachedTasks && answer.attachedTasks.length) this.tasks(answer.attachedTasks.slice(0, 2));
+    this.host.style.minHeight = "";  // drawn: as tall as the banner and the tasks it has, fewer rows or none
   };
   // MRC display viewability: at least half of the creative in view, in a visible tab, for one continuous second.
   Slot.prototype.watch = function (media) {

@@ -6,12 +6,14 @@ CSS neither reaches into a card nor changes it. ``make screenshots`` keeps the p
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from eth_account import Account
 from playwright.sync_api import Page
 
 from adnet.core.ids import new_id
@@ -46,6 +48,14 @@ def fresh_billing_windows(server: LiveServer) -> Iterator[None]:
     visitor is 127.0.0.1): leave the other tests fresh windows, as test_conversions does."""
     yield
     server.clock.advance(seconds=CAP_WINDOW_SECONDS)
+
+
+def own_wallet(visitor: Visitor, name: str) -> None:
+    """Give the visitor's injected wallet an account of its own, derived from ``name``: the tasks it completes here
+    stay open to the shared test wallet of the other browser tests (test_tasks answers the same quiz)."""
+    account = Account.from_key(hashlib.sha256(name.encode()).digest())
+    visitor.wallet.account = account
+    visitor.wallet.address = account.address.lower()
 
 
 def embed_page(visitor: Visitor, server: LiveServer, site: PublisherSite, slots: str, style: str = "",
@@ -161,6 +171,24 @@ def test_a_poll_in_a_336x280_slot_is_as_tall_as_its_content(server: LiveServer, 
     assert len({b["x"] for b in buttons if b}) == 1 and len({b["y"] for b in buttons if b}) == 3
 
 
+def test_a_banner_slot_reserves_two_task_rows_and_then_fits_the_tasks_it_got(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite, live_campaigns: Any) -> None:
+    live_campaigns(2)  # one attached task
+    page = embed_page(visitor, server, publisher_site, slot("BANNER", "tasks", ' data-size="300x250" data-tasks'),
+                      below=True)
+    page.wait_for_function("window.adnet && window.adnet.version")
+    reserved = page.locator("#tasks").bounding_box()
+    filled(page, "tasks")
+    page.locator("#tasks li[data-task]").wait_for()
+
+    host, banner, tasks = (page.locator(selector).bounding_box() for selector in ("#tasks", "#tasks .box", "#tasks ul"))
+    assert reserved is not None and reserved["height"] > 250 + 2 * 44
+    assert host is not None and banner is not None and tasks is not None
+    assert page.locator("#tasks li[data-task]").count() == 1
+    assert (banner["width"], banner["height"]) == (300, 250)
+    assert host["height"] == banner["height"] + tasks["height"]  # no reserved space left empty under the task
+
+
 def test_a_poll_is_answered_with_the_keyboard_alone(server: LiveServer, visitor: Visitor,
                                                     publisher_site: PublisherSite) -> None:
     page = embed_page(visitor, server, publisher_site, slot("POLL", "poll", ' data-theme="auto"'))
@@ -191,6 +219,7 @@ def test_a_poll_is_answered_with_the_keyboard_alone(server: LiveServer, visitor:
 def test_a_quiz_lays_out_its_question_above_its_choices_and_is_answered_with_the_keyboard(
         server: LiveServer, visitor: Visitor, publisher_site: PublisherSite, live_campaigns: Any) -> None:
     live_campaigns(0)
+    own_wallet(visitor, "test_embed_look quiz")
     page = embed_page(visitor, server, publisher_site, slot("BANNER", "tasks", ' data-size="300x250" data-tasks'))
     filled(page, "tasks")
     row = page.locator("#tasks li[data-kind=QUIZ]")
