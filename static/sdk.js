@@ -97,6 +97,7 @@
     ".opts,.choices{display:grid;gap:.5em}",
     ".opts{grid-template-columns:repeat(auto-fit,minmax(min(100%,5.5em),1fr))}",
     ".poll .opts{grid-template-columns:repeat(auto-fit,minmax(min(100%,12em),1fr))}",
+    ".scale{grid-template-columns:repeat(auto-fit,minmax(3.2em,1fr))}",
     ".opt{display:flex;align-items:center;gap:.6em;margin:0;padding:.45em .75em;border:1px solid var(--l);",
     "border-radius:var(--s);cursor:pointer}",
     ".stars{display:flex;gap:.2em;margin-bottom:.4em}",
@@ -868,7 +869,8 @@
   var ANSWER_KEYS = { single: "optionId", multiple: "optionIds", rating: "rating", text: "text" };
   function surveyField(question, previous, taskId) {
     var id = "adnet-q-" + taskId + "-" + question.id;
-    var node = el("fieldset", { class: "choices" }, [el("legend", { text: question.prompt })]);
+    var node = el("fieldset", { class: question.type === "rating" ? "choices scale" : "choices" },
+      [el("legend", { text: question.prompt })]);
     if (question.type === "text") {
       var area = el("textarea", { id: id, maxlength: question.maxLength, "aria-label": question.prompt });
       area.value = previous || "";
