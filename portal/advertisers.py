@@ -28,6 +28,7 @@ from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser, AdvertiserMember
 from adnet.campaigns import campaigns, creatives, funding, goals, lifecycle, views
 from adnet.campaigns.commands import (
+    MAX_VIEW_WINDOW_HOURS,
     MAX_WALLET_CAP,
     MAX_WINDOW_DAYS,
     CampaignChanges,
@@ -64,7 +65,7 @@ from portal.pages import (
     see_other,
     wants_fragment,
 )
-from portal.targeting import targeting_form
+from portal.targeting import targeting_form, written_hours
 from portal.views import Refused, Sent, form_view
 from web.context import injected
 from web.csv import csv_file
@@ -105,6 +106,7 @@ GOAL_RULES = {
     "event": "the event's name in lower-case letters, digits, _, . and -, starting with a letter or a digit, at most "
              "64 characters, such as purchase",
     "clickWindowDays": f"a whole number of days from 1 to {MAX_WINDOW_DAYS}",
+    "viewWindowHours": f"a whole number of hours from 0 (off) to {MAX_VIEW_WINDOW_HOURS}",
     "walletCap": f"a whole number from 1 to {MAX_WALLET_CAP}",
     "cpa": AMOUNT_RULES["price"],
     "contract": "the contract's address: 0x and 40 hexadecimal digits",
@@ -126,15 +128,10 @@ def amount_rules() -> dict[str, Any]:
 @blueprint.app_template_filter("field_message")
 def field_message_filter(error: DomainError, rule: str = "") -> str:
     """A refusal said next to its field: what the field takes (``rule``) when the refusal is about the value's
-    form, else the refusal's sentence without the field's name in front (the label is beside it)."""
-    prefix = f"{error.field}: "
+    form, else the refusal's sentence (already in the words of the field's label, ``portal.words``)."""
     if rule and error.code in RULE_CODES:
-        text = rule
-    elif error.message.startswith(prefix):
-        text = error.message.removeprefix(prefix)
-    else:
-        return error.message
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+        return rule[:1].upper() + rule[1:] + ("" if rule.endswith(".") else ".")
+    return error.message
 
 
 @blueprint.app_template_filter("domain_of")
@@ -144,10 +141,11 @@ def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
 
 
 async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
-    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its site
-    lists (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain``
-    naming the field when a domain has no site."""
-    values = MultiDict(form)
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its hours
+    written from their ranges (``portal.targeting.written_hours``) and its site lists (domains, as a person picks
+    sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming the field when a domain has
+    no site."""
+    values = written_hours(MultiDict(form))
     for name in ("siteAllow", "siteDeny"):
         if name not in values:
             continue
