@@ -69,7 +69,7 @@ async def test_refusals_are_said_beside_their_field_in_words(publisher):
              ({"name": "Purchase", "event": "purchase", "cpa": "-1"}, "cpa", "A G$ amount of 0 or more"),
              ({"name": "", "event": "purchase"}, "name", "A name of 1 to 120 characters."),
              ({"name": "Deposit", "event": "deposit", "kind": "onchain", "topic0": TOPIC, "walletField": "topic1"},
-              "contract", "An onchain goal names its contract, topic0 and walletField."),
+              "contract", "Contract: an onchain goal names its contract, topic0 and walletField."),
              ({"name": "Deposit", "event": "deposit", "kind": "onchain", "contract": "0x12", "topic0": TOPIC,
                "walletField": "topic1"}, "contract", "The contract's address: 0x and 40 hexadecimal digits.")]
     for form, field, words in cases:
