@@ -6,6 +6,7 @@ domain, and map its result; refusals are mapped to status codes in ``api.errors`
 from api import (
     ad_units,
     advertisers,
+    audiences,
     auth,
     conversions,
     health,
@@ -33,4 +34,4 @@ BLUEPRINTS = (
     conversions.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
-                     conversions.public_blueprint)
+                     audiences.blueprint, conversions.public_blueprint)
