@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 from quart import Blueprint, Response, g
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -25,7 +25,7 @@ blueprint = Blueprint("api_audiences", __name__, url_prefix="/api")
 class WalletTargeting(Command):
     """Whether adnet may choose ads by the wallet's audiences."""
 
-    enabled: bool = Field(description="false: switch wallet targeting off for this wallet (kept until switched on)")
+    enabled: StrictBool = Field(description="false: switch wallet targeting off (kept until switched on)")
 
 
 class AudiencesOut(Schema):
