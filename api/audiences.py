@@ -1,5 +1,7 @@
-"""A viewer's wallet audiences over HTTP: which audiences the signed-in wallet is in, and its switch for wallet
-targeting (rules in adnet.audiences.wallets). Public like the rewards routes, behind the same rewards sign-in."""
+"""Wallet audiences over HTTP. For viewers (public like the rewards routes, behind the same rewards sign-in): which
+audiences the signed-in wallet is in, and its switch for wallet targeting (adnet.audiences.wallets). For advertisers
+(signed in, or an API key scoped ``campaigns``): the rounded reach of a targeting before buying
+(adnet.audiences.reach)."""
 
 from __future__ import annotations
 
@@ -10,16 +12,22 @@ from quart import Blueprint, Response, g
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
+from adnet.accounts.commands import ApiKeyScope
 from adnet.accounts.sessions import ActiveSession
 from adnet.audiences import wallets
 from adnet.audiences.evaluation import live_rules
+from adnet.audiences.reach import THRESHOLD, reach
+from adnet.campaigns.targeting import Targeting
 from adnet.core.inputs import Command
 from api.http import answer, with_body
 from api.rewards import PUBLIC_LIMIT, require_rewards_session
 from api.schemas import Address, Schema, Time, refusals
+from api.sessions import require_account
 from web.context import services
+from web.limits import ACCOUNT_LIMIT
 
 blueprint = Blueprint("api_audiences", __name__, url_prefix="/api")
+advertiser_blueprint = Blueprint("api_audience_reach", __name__, url_prefix="/api")
 
 
 class WalletTargeting(Command):
@@ -67,3 +75,26 @@ async def wallet_targeting(data: WalletTargeting) -> Response:
     wallet = cast(ActiveSession, g.session).wallet
     await wallets.set_targeting(wallet, off=not data.enabled, now=services().clock.now())
     return answer(await _audiences_out(wallet))
+
+
+class ReachOut(Schema):
+    """How many wallets viewers proved in the last 30 days the targeting's wallet audience finds: ``provenWallets``
+    rounded down to a hundred, null for fewer than ``threshold``; ``pending`` while the audience job has not asked
+    every such wallet these rules yet (ask again in a few seconds)."""
+
+    proven_wallets: int | None
+    threshold: int
+    pending: bool
+
+
+@advertiser_blueprint.post("/advertisers/audiences/reach")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.CAMPAIGNS)
+@with_body(Targeting)
+@document_response(ReachOut)
+@refusals(400)
+async def audience_reach(data: Targeting) -> Response:
+    """The rounded number of recently proven wallets a campaign's targeting (its wallet audience) would reach,
+    never fewer than 100 told as a number and never a wallet."""
+    found = await reach(data, services().clock.now())
+    return answer(ReachOut(proven_wallets=found.wallets, threshold=THRESHOLD, pending=found.pending))

@@ -3,7 +3,7 @@
 Each pass (``AudienceJob.run_once``, every ``EVALUATE_SECONDS`` in the one process of all workers and hosts that
 holds the ``wallet-audiences`` lease):
 
-1. reads the rules of every approved or paused campaign (``adnet.campaigns.audiences``), by key;
+1. reads the rules of every campaign not ended (``adnet.campaigns.audiences``), by key;
 2. takes up to ``WALLETS_PER_PASS`` due wallets: proven within ``AUDIENCE_WINDOW``, not opted out, and never
    evaluated (a new proof: first), or evaluated against other rules than today's, or longer ago than
    ``REFRESH_AFTER``;
@@ -45,8 +45,7 @@ from adnet.campaigns.audiences import (
     UsedContract,
     chain_rules,
 )
-from adnet.campaigns.campaigns import REVIEWED
-from adnet.campaigns.models import Campaign
+from adnet.campaigns.models import Campaign, CampaignStatus
 from adnet.campaigns.targeting import Targeting
 from adnet.chain.client import ChainClient
 from adnet.chain.reads import (
@@ -74,10 +73,11 @@ _BALANCE_OF_ID = function_signature_to_4byte_selector("balanceOf(address,uint256
 
 
 async def live_rules() -> dict[str, ChainRule]:
-    """The chain rules of every approved or paused campaign, by key (rules that no longer validate are left out,
-    as the serving index leaves their campaign out)."""
+    """The chain rules of every campaign not ended, by key: those served, and those of drafts and campaigns in
+    review, so that reach before buying (``adnet.audiences.reach``) can count them and an approval serves at once
+    (rules that no longer validate are left out, as the serving index leaves their campaign out)."""
     rules: dict[str, ChainRule] = {}
-    stored_rules = await Campaign.filter(status__in=REVIEWED).values_list("targeting", flat=True)
+    stored_rules = await Campaign.exclude(status=CampaignStatus.ENDED).values_list("targeting", flat=True)
     for stored in cast(list[dict[str, Any] | None], stored_rules):
         if not stored or not (stored.get("audience_groups") or stored.get("audience_exclude")):
             continue

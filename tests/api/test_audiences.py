@@ -4,14 +4,18 @@ sign-in. (Serving by the rules, on both chains: tests/chain/test_audiences.py.)"
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from adnet.audiences.models import AudienceWallet
 from adnet.audiences.passes import wallet_of
+from adnet.campaigns.targeting import Targeting
 from tests.api.test_advertisers import advertiser_api, draft
 from tests.api.test_advertisers import settings as settings  # with the operator wallet that approves
 from tests.auth_helpers import bearer, rewards_session
 from tests.chain.helpers import user
+from tests.factories import wallet_address
 
 CONTRACT = "0x" + "1" * 40
 TOPIC = "0x" + "ab" * 32
@@ -83,3 +87,41 @@ async def test_a_viewers_audiences_and_switch_need_its_rewards_sign_in(client):
     on = await client.post("/api/audiences/targeting", json={"enabled": True}, headers=bearer(session["token"]))
     assert (await on.get_json())["targetingEnabled"] is True
     assert (await AudienceWallet.get(wallet=user(2).address.lower())).evaluated_at is None
+
+
+async def proven_wallets(count: int, clock, *, matched: list[str], evaluated: list[str]) -> None:
+    """``count`` wallets proven now, evaluated against ``evaluated`` keys and matching ``matched``."""
+    now = clock.now()
+    await AudienceWallet.bulk_create([
+        AudienceWallet(wallet=wallet_address(), proven_at=now, evaluated_at=now, expires_at=now + timedelta(hours=1),
+                       evaluated=evaluated, matched=matched, rules_digest="") for _ in range(count)])
+
+
+async def test_reach_is_a_rounded_count_and_nothing_under_a_hundred(client, clock):
+    api = await advertiser_api(client)
+    holder = {"kind": "erc20", "contract": CONTRACT, "minAmount": "1000"}
+    collector = {"kind": "erc721", "contract": CONTRACT}
+    keys = [Targeting.model_validate({"audienceGroups": [[rule]]}).audience_groups[0][0].key
+            for rule in (holder, collector)]
+    await proven_wallets(99, clock, matched=[keys[0]], evaluated=keys)
+    status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[holder]])
+    assert (status, body) == (200, {"provenWallets": None, "threshold": 100, "pending": False})
+
+    await proven_wallets(50, clock, matched=keys, evaluated=keys)
+    await proven_wallets(120, clock, matched=[], evaluated=keys)
+    status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[holder]])
+    assert body == {"provenWallets": 100, "threshold": 100, "pending": False}  # 149, rounded down
+    status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[holder, collector]])
+    assert body["provenWallets"] is None  # 50: fewer than 100, never told
+    status, body = await api.call("POST", "/advertisers/audiences/reach")
+    assert body["provenWallets"] == 200  # no wallet rule: all 269 proven wallets
+    status, body = await api.call("POST", "/advertisers/audiences/reach", audienceExclude=[collector])
+    assert body["provenWallets"] == 200  # 219
+    # Rules no wallet was asked yet: the audience job evaluates drafts' rules too; until then, pending.
+    status, body = await api.call("POST", "/advertisers/audiences/reach",
+                                  audienceGroups=[[{"kind": "txCount", "min": 3}]])
+    assert body == {"provenWallets": None, "threshold": 100, "pending": True}
+
+    assert (await client.post("/api/advertisers/audiences/reach", json={})).status_code == 401
+    status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[{"kind": "nft"}]])
+    assert (status, body["error"]) == (400, "invalid_field")
