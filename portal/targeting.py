@@ -5,6 +5,7 @@ or, after a refusal, from the form as it was sent. The form posts ``targeting.<r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,9 @@ class TargetingForm:
     systems: dict[str, str] = field(default_factory=lambda: dict(OS_LABELS))
     days: dict[str, str] = field(default_factory=lambda: dict(DAY_LABELS))
     hours: range = range(24)
+    # The wallet audience rules as the API writes them (JSON text), or as the refused form sent them.
+    audience_groups: str = ""
+    audience_exclude: str = ""
 
     def has(self, rule: str, value: Any) -> bool:
         return str(value) in self.chosen.get(rule, [])
@@ -45,14 +49,27 @@ def targeting_form(campaign: Campaign | None, values: Mapping[str, str] | None, 
     """The controls for ``campaign``'s targeting, or for the form ``values`` sent when it was ``refused`` (or for
     a new campaign)."""
     if campaign is not None and not refused:
-        stored = Targeting.model_validate(campaign.targeting or {}).stored()
+        targeting = Targeting.model_validate(campaign.targeting or {})
+        stored, written = targeting.stored(), targeting.model_dump(mode="json")
         return TargetingForm(chosen={to_camel(name): [str(item) for item in value]
                                      for name, value in stored.items() if isinstance(value, list)},
-                             time_zone=stored["time_zone"])
+                             time_zone=stored["time_zone"],
+                             audience_groups=_json_text(written["audienceGroups"]),
+                             audience_exclude=_json_text(written["audienceExclude"]))
     sent = values if isinstance(values, MultiDict) else MultiDict(values or {})
     chosen: dict[str, list[str]] = {}
     for name, value in sent.items(multi=True):
-        if name.startswith("targeting."):
+        if name.startswith("targeting.") and name not in _AUDIENCE_FIELDS:
             chosen.setdefault(name.removeprefix("targeting."), []).extend(
                 item.strip().upper() if "geo" in name else item.strip() for item in value.replace(",", " ").split())
-    return TargetingForm(chosen=chosen, time_zone=sent.get("targeting.timeZone") or "UTC")
+    return TargetingForm(chosen=chosen, time_zone=sent.get("targeting.timeZone") or "UTC",
+                         audience_groups=sent.get("targeting.audienceGroups") or "",
+                         audience_exclude=sent.get("targeting.audienceExclude") or "")
+
+
+_AUDIENCE_FIELDS = ("targeting.audienceGroups", "targeting.audienceExclude")
+
+
+def _json_text(rules: list[Any]) -> str:
+    """Rules as the form's text shows them: JSON, empty for none."""
+    return json.dumps(rules) if rules else ""

@@ -48,7 +48,7 @@ async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, 
         "geo_include": ["DE", "FR", "US-CA", "US-NY"], "geo_exclude": [], "devices_include": ["mobile", "tablet"],
         "devices_exclude": [], "os_include": [], "os_exclude": ["windows"], "days": ["sat", "sun"],
         "hours": [9, 10], "time_zone": "Europe/Berlin", "keywords_include": ["defi", "nft"],
-        "keywords_exclude": ["gambling"]}
+        "keywords_exclude": ["gambling"], "audience_groups": [], "audience_exclude": []}
     assert (campaign.frequency_cap, campaign.frequency_hours) == (3, 12)
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
     assert 'name="frequencyCap" value="3"' in page and 'name="frequencyHours" value="12"' in page
@@ -136,3 +136,28 @@ async def test_rotation_and_a_creatives_weight_from_the_forms(advertiser, clock)
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
     assert '<option value="weighted" selected>' in page
     assert f'id="creative-{creative.id}-weight" name="weight" type="text" value="3"' in page
+
+
+AUDIENCE_GROUPS = '[[{"kind": "erc20", "contract": "0x1111111111111111111111111111111111111111", "minAmount": "5"}]]'
+
+
+async def test_wallet_audiences_from_the_form_are_stored_shown_and_refused_by_field(advertiser, clock):
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("targeting.audienceGroups", AUDIENCE_GROUPS),
+                                ("targeting.audienceExclude", '[{"kind": "txCount", "min": 2}]')])
+    assert response.status_code == 303, await text(response)
+    campaign = await Campaign.get(id=response.headers["Location"].rsplit("/", 1)[1])
+    targeting = Targeting.model_validate(campaign.targeting)
+    assert [[rule.kind for rule in group] for group in targeting.audience_groups] == [["erc20"]]
+    assert targeting.audience_groups[0][0].min_amount == 5 and targeting.audience_exclude[0].min == 2
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert "&#34;minAmount&#34;: &#34;5&#34;" in page and "&#34;kind&#34;: &#34;txCount&#34;" in page
+
+    refused = await post_form(advertiser, "/portal/advertise/campaigns",
+                              [*campaign_form(clock).items(), ("targeting.audienceGroups", AUDIENCE_GROUPS.replace(
+                                  '"5"', '"0"'))], htmx=True)
+    html = await text(refused)
+    assert "targeting.audienceGroups.0.0.erc20.minAmount" in html
+    assert re.search(r'name="targeting.audienceGroups"[^>]*aria-invalid="true"', html)
+    assert "&#34;minAmount&#34;: &#34;0&#34;" in html  # what was sent stays in the field
+    assert await Campaign.all().count() == 1
