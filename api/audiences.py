@@ -5,6 +5,7 @@ audiences the signed-in wallet is in, and its switch for wallet targeting (adnet
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import cast
 
 from pydantic import Field, StrictBool
@@ -23,7 +24,7 @@ from api.http import answer, with_body
 from api.rewards import PUBLIC_LIMIT, require_rewards_session
 from api.schemas import Address, Schema, Time, refusals
 from api.sessions import require_account
-from web.context import services
+from web.context import injected
 from web.limits import ACCOUNT_LIMIT
 
 blueprint = Blueprint("api_audiences", __name__, url_prefix="/api")
@@ -47,8 +48,8 @@ class AudiencesOut(Schema):
     expires_at: Time | None
 
 
-async def _audiences_out(wallet: str) -> AudiencesOut:
-    found = await wallets.wallet_audiences(wallet, await live_rules(), services().clock.now())
+async def _audiences_out(wallet: str, now: datetime) -> AudiencesOut:
+    found = await wallets.wallet_audiences(wallet, await live_rules(), now)
     return AudiencesOut(wallet=found.wallet, targeting_enabled=not found.targeting_off, audiences=found.audiences,
                         evaluated_at=found.evaluated_at, expires_at=found.expires_at)
 
@@ -58,9 +59,10 @@ async def _audiences_out(wallet: str) -> AudiencesOut:
 @require_rewards_session
 @document_response(AudiencesOut)
 @refusals(429)
-async def wallet_audiences() -> Response:
+@injected
+async def wallet_audiences(now: datetime) -> Response:
     """Which wallet audiences of live campaigns the signed-in wallet is in, and whether wallet targeting is on."""
-    return answer(await _audiences_out(cast(ActiveSession, g.session).wallet))
+    return answer(await _audiences_out(cast(ActiveSession, g.session).wallet, now))
 
 
 @blueprint.post("/audiences/targeting")
@@ -69,12 +71,12 @@ async def wallet_audiences() -> Response:
 @with_body(WalletTargeting)
 @document_response(AudiencesOut)
 @refusals(400, 429)
-async def wallet_targeting(data: WalletTargeting) -> Response:
+async def wallet_targeting(data: WalletTargeting, now: datetime) -> Response:
     """Switch wallet targeting off for the signed-in wallet (what was found about it is forgotten, and no campaign
     with wallet audiences is chosen by it from now on, in every serving process) or on again."""
     wallet = cast(ActiveSession, g.session).wallet
-    await wallets.set_targeting(wallet, off=not data.enabled, now=services().clock.now())
-    return answer(await _audiences_out(wallet))
+    await wallets.set_targeting(wallet, off=not data.enabled, now=now)
+    return answer(await _audiences_out(wallet, now))
 
 
 class ReachOut(Schema):
@@ -93,8 +95,8 @@ class ReachOut(Schema):
 @with_body(Targeting)
 @document_response(ReachOut)
 @refusals(400)
-async def audience_reach(data: Targeting) -> Response:
+async def audience_reach(data: Targeting, now: datetime) -> Response:
     """The rounded number of recently proven wallets a campaign's targeting (its wallet audience) would reach,
     never fewer than 100 told as a number and never a wallet."""
-    found = await reach(data, services().clock.now())
+    found = await reach(data, now)
     return answer(ReachOut(proven_wallets=found.wallets, threshold=THRESHOLD, pending=found.pending))

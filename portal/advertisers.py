@@ -39,6 +39,7 @@ from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.charts import earnings_chart, tally_chart
 from adnet.reporting.commands import Period
+from adnet.services import Services
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
@@ -56,7 +57,7 @@ from portal.pages import (
 )
 from portal.targeting import targeting_form
 from portal.views import Refused, Sent, form_view
-from web.context import services
+from web.context import injected
 from web.csv import csv_file
 from web.errors import status_of
 from web.sessions import current_wallet
@@ -148,11 +149,11 @@ async def _registered() -> Advertiser | None:
         return None
 
 
-async def home_context(**extra: Any) -> dict[str, Any]:
+async def home_context(now: datetime, **extra: Any) -> dict[str, Any]:
     """What the account page shows: the balance, deposit and withdrawal forms, recent money movements and the
     campaigns, or, before the wallet registered, the form that registers it; and the campaigns of each account the
     wallet is a member of, with its role there (their pages open within that role)."""
-    advertiser, now = await _registered(), services().clock.now()
+    advertiser = await _registered()
     joined = [{"account": membership.advertiser, "role": membership.role,
                "balance": await advertiser_balance(membership.advertiser),
                "campaigns": await views.list_campaigns(membership.advertiser.id, now)}
@@ -169,8 +170,8 @@ def _home_refused(form_name: str) -> Refused:
     """The account page's form ``form_name`` refused: shown again with the reason beside the field."""
     async def refused(error: DomainError, sent: Sent) -> Response:
         return await form_error(f"portal/advertise/_{form_name}_form.html", f"#{form_name}-form", error,
-                                "portal/advertise/home.html", home_context, values=sent.form.to_dict(),
-                                failed_form=form_name)
+                                "portal/advertise/home.html", lambda: home_context(sent.now),
+                                values=sent.form.to_dict(), failed_form=form_name)
 
     return refused
 
@@ -189,9 +190,10 @@ def _withdrawal_page(withdrawal_id: str) -> str:
 
 @blueprint.get(HOME)
 @account_page
-async def advertise_home() -> tuple[str, int]:
+@injected
+async def advertise_home(now: datetime) -> tuple[str, int]:
     """The signed-in wallet's advertiser account: its G$ and its campaigns."""
-    return await page("portal/advertise/home.html", "portal/advertise/home.html", **await home_context())
+    return await page("portal/advertise/home.html", "portal/advertise/home.html", **await home_context(now))
 
 
 @blueprint.post(f"{HOME}/register")
@@ -265,10 +267,11 @@ async def advertise_withdraw(sent: Sent) -> Response:
 
 @blueprint.get(f"{HOME}/withdrawals/<withdrawal_id>")
 @account_page
-async def advertise_withdrawal(withdrawal_id: str) -> Response:
+@injected
+async def advertise_withdrawal(withdrawal_id: str, run: Services) -> Response:
     """One of the advertiser's withdrawals as the chain has it (``tx``: the redeem the wallet reported)."""
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
-    view = await withdrawals.view(holder, withdrawal_id, services().chain, command_of(RedeemReport, request.args).tx)
+    view = await withdrawals.view(holder, withdrawal_id, run.chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
     return Response(await render_template("portal/_withdrawal.html", view=view, fresh=False,
                                           withdrawal_url=_withdrawal_page(view.withdrawal.id)),
@@ -306,34 +309,34 @@ async def _no_context() -> dict[str, Any]:
     return {}
 
 
-async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
+async def campaign_context(campaign_id: str, run: Services, now: datetime, **extra: Any) -> dict[str, Any]:
     """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the balance of the
     advertiser account it belongs to (the wallet's own, or one it is a member of), and what each form needs."""
-    now = services().clock.now()
     view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
     return {"view": view, "campaign": view.campaign,
             "balance": await advertiser_balance(view.campaign.advertiser),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
-            "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(services().chain.deployment),
+            "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(run.chain.deployment),
             "survey_types": task_forms.SURVEY_TYPES,
             "media_types": list(MediaType), **await _site_context(view.campaign),
             "values": {}, **extra}
 
 
-async def _campaign_changed(campaign_id: str, message: str, *, money: bool = False) -> Response:
+async def _campaign_changed(sent: Sent, campaign_id: str, message: str, *, money: bool = False) -> Response:
     """A campaign form that worked: the campaign fragment with ``message`` (htmx), or 303 to its page."""
     if not wants_fragment():
         await flash(message)
         return see_other(_campaign_page(campaign_id))
-    body = await render_template("portal/advertise/_campaign.html", **await campaign_context(campaign_id, done=message))
+    context = await campaign_context(campaign_id, sent.run, sent.now, done=message)
+    body = await render_template("portal/advertise/_campaign.html", **context)
     return Response(body, headers=BALANCE_CHANGED if money else {})
 
 
-async def _campaign_refused(campaign_id: str, form_name: str, error: DomainError,
+async def _campaign_refused(sent: Sent, campaign_id: str, form_name: str, error: DomainError,
                             values: Mapping[str, str]) -> Response:
     """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
-    context = await campaign_context(campaign_id, values=values, failed_form=form_name)
+    context = await campaign_context(campaign_id, sent.run, sent.now, values=values, failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
                             _no_context, **context)
 
@@ -346,7 +349,7 @@ def _campaign_form_refused(form_name: str, *, values: bool = True) -> Refused:
     """The refusal of the form ``form_name`` of the campaign its route names, shown with the values it sent (or
     none)."""
     async def refused(error: DomainError, sent: Sent, campaign_id: str, **_: str) -> Response:
-        return await _campaign_refused(campaign_id, form_name, error, sent.form if values else {})
+        return await _campaign_refused(sent, campaign_id, form_name, error, sent.form if values else {})
 
     return refused
 
@@ -356,7 +359,7 @@ def _creative_form_refused(*, values: bool = True) -> Refused:
     async def refused(error: DomainError, sent: Sent, creative_id: str) -> Response:
         creative = await creatives.owned_creative(sent.wallet, creative_id)
         form_name = f"creative-{creative_id}" if values else "actions"
-        return await _campaign_refused(creative.campaign.id, form_name, error, sent.form if values else {})
+        return await _campaign_refused(sent, creative.campaign.id, form_name, error, sent.form if values else {})
 
     return refused
 
@@ -367,26 +370,28 @@ async def _task_campaign_id(wallet: str, task_id: str) -> str:
 
 
 async def _task_money_refused(error: DomainError, sent: Sent, task_id: str, **_: str) -> Response:
-    return await _campaign_refused(await _task_campaign_id(sent.wallet, task_id), f"task-{task_id}", error, sent.form)
+    campaign_id = await _task_campaign_id(sent.wallet, task_id)
+    return await _campaign_refused(sent, campaign_id, f"task-{task_id}", error, sent.form)
 
 
 async def _task_delete_refused(error: DomainError, sent: Sent, task_id: str) -> Response:
-    return await _campaign_refused(await _task_campaign_id(sent.wallet, task_id), "actions", error, {})
+    return await _campaign_refused(sent, await _task_campaign_id(sent.wallet, task_id), "actions", error, {})
 
 
 async def _new_task_refused(error: DomainError, sent: Sent, campaign_id: str) -> Response:
     kind_form = task_forms.form_of(sent.form.get("kind"))
     if isinstance(error, Invalid):
         error = task_forms.refusal(kind_form, error, sent.form)
-    return await _campaign_refused(campaign_id, kind_form.form_name, error, sent.form)
+    return await _campaign_refused(sent, campaign_id, kind_form.form_name, error, sent.form)
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>")
 @account_page
-async def advertise_campaign(campaign_id: str) -> tuple[str, int]:
+@injected
+async def advertise_campaign(campaign_id: str, run: Services, now: datetime) -> tuple[str, int]:
     """One of the wallet's campaigns: 404 for no such campaign, 403 for another wallet's."""
     return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html",
-                      **await campaign_context(campaign_id))
+                      **await campaign_context(campaign_id, run, now))
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>")
@@ -396,7 +401,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     changes = command_of(CampaignChanges, await _site_ids(sent.form))
     await campaigns.edit_settings(sent.wallet, campaign_id, changes, sent.now)
-    return await _campaign_changed(campaign_id, "Settings saved.")
+    return await _campaign_changed(sent, campaign_id, "Settings saved.")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
@@ -405,7 +410,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
 async def advertise_campaign_action(sent: Sent, campaign_id: str, action: str) -> Response:
     """Move the campaign: submit for review, pause, resume or end."""
     await ACTIONS[action](sent.wallet, campaign_id, sent.now)
-    return await _campaign_changed(campaign_id, ACTION_DONE[action], money=action == "end")
+    return await _campaign_changed(sent, campaign_id, ACTION_DONE[action], money=action == "end")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
@@ -446,7 +451,7 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
     funds = sent.command(Funds)
     await funding.allocate_to_campaign(sent.wallet, campaign_id, funds.amount, sent.now)
-    return await _campaign_changed(campaign_id, f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.",
+    return await _campaign_changed(sent, campaign_id, f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.",
                                    money=True)
 
 
@@ -456,7 +461,7 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
 async def advertise_add_creative(sent: Sent, campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
     await creatives.add_creative(sent.wallet, campaign_id, sent.command(NewCreative), sent.now, sent.run.banners)
-    return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
+    return await _campaign_changed(sent, campaign_id, "Creative added; it waits for review.")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>")
@@ -468,7 +473,7 @@ async def advertise_edit_creative(sent: Sent, creative_id: str) -> Response:
     run = sent.run
     await creatives.edit_creative(sent.wallet, creative_id, sent.command(CreativeChanges), sent.now, run.banners,
                                   run.settings.public_url)
-    return await _campaign_changed(creative.campaign.id, "Creative changed; it waits for review again.")
+    return await _campaign_changed(sent, creative.campaign.id, "Creative changed; it waits for review again.")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>/delete")
@@ -478,7 +483,8 @@ async def advertise_delete_creative(sent: Sent, creative_id: str) -> Response:
     """Delete a creative of a draft or rejected campaign."""
     creative = await creatives.owned_creative(sent.wallet, creative_id)
     await drafts.delete_creative(sent.wallet, creative_id)
-    return await _campaign_changed(creative.campaign.id, f"Deleted the {creative.width}x{creative.height} creative.")
+    return await _campaign_changed(sent, creative.campaign.id,
+                                   f"Deleted the {creative.width}x{creative.height} creative.")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
@@ -489,7 +495,7 @@ async def advertise_add_task(sent: Sent, campaign_id: str) -> Response:
     kind_form = task_forms.form_of(sent.form.get("kind"))
     config = task_forms.config_of(kind_form, sent.form, onchain_choices(sent.run.chain.deployment))
     task = await authoring.create_task(sent.wallet, campaign_id, sent.command(NewTask, config=config), sent.now)
-    return await _campaign_changed(campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
+    return await _campaign_changed(sent, campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
                                                 "the campaign.")
 
 
@@ -506,7 +512,7 @@ async def advertise_task_money(sent: Sent, task_id: str, action: str) -> Respons
     else:
         returned = await authoring.end_task(sent.wallet, task_id, sent.now)
         message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
-    return await _campaign_changed(task.campaign.id if task.campaign else "", message, money=True)
+    return await _campaign_changed(sent, task.campaign.id if task.campaign else "", message, money=True)
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/delete")
@@ -517,7 +523,7 @@ async def advertise_delete_task(sent: Sent, task_id: str) -> Response:
     task = await authoring.owned_task(sent.wallet, task_id)
     returned = await drafts.delete_task(sent.wallet, task_id, sent.now)
     back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
-    return await _campaign_changed(task.campaign.id if task.campaign else "", f"Deleted {task.title}{back}.",
+    return await _campaign_changed(sent, task.campaign.id if task.campaign else "", f"Deleted {task.title}{back}.",
                                    money=bool(returned))
 
 
@@ -525,10 +531,11 @@ async def advertise_delete_task(sent: Sent, task_id: str) -> Response:
 
 @blueprint.get(f"{HOME}/units/<unit_id>/results")
 @account_page
-async def advertise_unit_results(unit_id: str) -> tuple[str, int]:
+@injected
+async def advertise_unit_results(unit_id: str, now: datetime) -> tuple[str, int]:
     """What viewers answered a poll, feedback or survey of the wallet's: the API's results, with their charts."""
     unit = await results.owned_unit(unit_id, current_wallet())
-    found = await results.unit_results(unit, services().clock.now())
+    found = await results.unit_results(unit, now)
     return await page("portal/advertise/results.html", "portal/advertise/results.html", unit=unit, found=found,
                       charts=_answer_charts(found))
 
@@ -569,10 +576,11 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report")
 @account_page
-async def advertise_report(campaign_id: str) -> tuple[str, int]:
+@injected
+async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
     """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
-    start, end, error = days_asked(request.args, services().clock.today())
+    start, end, error = days_asked(request.args, run.clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")
@@ -583,8 +591,9 @@ async def advertise_report(campaign_id: str) -> tuple[str, int]:
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")
 @account_page
-async def advertise_report_csv(campaign_id: str) -> Response:
+@injected
+async def advertise_report_csv(campaign_id: str, run: Services) -> Response:
     """The same report as CSV, one row per day and a total row."""
-    start, end = command_of(Period, request.args).days(services().clock.today())
+    start, end = command_of(Period, request.args).days(run.clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     return csv_file(campaign_reports.report_csv(report), f"{report.campaign.id}-{start}-{end}.csv", no_store=True)

@@ -44,7 +44,7 @@ def _refused(form_name: str, values: Callable[[Sent], dict[str, str]]) -> Refuse
     """The section again with the refusal beside the form ``form_name``, filled with its ``values`` as sent."""
     async def refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Response:
         site = await owned_site(sent.wallet, site_id, MemberRole.VIEWER)
-        return await form_error(SECTION, "#house-ads", error, "portal/site.html", lambda: site_context(site),
+        return await form_error(SECTION, "#house-ads", error, "portal/site.html", lambda: site_context(site, sent.run),
                                 **await house_ads_context(site, failed_form=form_name, values=values(sent)))
 
     return refused

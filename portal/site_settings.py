@@ -32,7 +32,7 @@ async def _refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id)
     values = sent.values("name") if "name" in sent.form else None
     return await form_error("portal/_site_settings.html", "#site-settings", error, "portal/site.html",
-                            lambda: site_context(site), site=site, values=values)
+                            lambda: site_context(site, sent.run), site=site, values=values)
 
 
 @blueprint.post("/portal/sites/<site_id>/rename")
@@ -68,7 +68,7 @@ async def delete_site(sent: Sent, site_id: str) -> Response:
 async def _controls_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id)
     return await form_error("portal/_site_controls.html", "#site-controls", error, "portal/site.html",
-                            lambda: site_context(site), site=site, controls=stored_controls(site.controls),
+                            lambda: site_context(site, sent.run), site=site, controls=stored_controls(site.controls),
                             control_values=sent.form.to_dict())
 
 

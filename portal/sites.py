@@ -26,12 +26,13 @@ from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
+from adnet.services import Services
 from portal.dashboard import dashboard_context
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.unit_builder import units_context
 from portal.views import Sent, form_view
-from web.context import services
+from web.context import injected
 from web.csv import csv_file
 from web.errors import status_of
 from web.sessions import current_wallet
@@ -48,22 +49,21 @@ class Funds:
     site: dict[Token, int]
 
 
-async def funds_of(site: Site) -> Funds:
+async def funds_of(site: Site, run: Services) -> Funds:
     """The wallet's and the site's money, as the top-up, withdraw and exchange forms show it beside their amount."""
     try:
-        wallet = await services().chain.token_balance(Token.GS, site.publisher.wallet)
+        wallet = await run.chain.token_balance(Token.GS, site.publisher.wallet)
     except ChainUnavailable:
         wallet = None
     held = {token: await ledger.balance(ledger.site(site.id, token)) for token in Token}
     return Funds(wallet=wallet, site=held)
 
 
-async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
+async def site_context(site: Site, run: Services, **extra: Any) -> dict[str, Any]:
     """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
     movements, what its money forms can move, its house ads, its traffic of the last 30 days (billed and filtered by
     reason), unit results, what the site shows (its controls), the ads that ran on it in the last 30 days, the embed
     snippets, its ad units with the builder, and the export's default range."""
-    run = services()
     today = run.clock.today()
     month_ago = today - timedelta(days=29)
     recent = await traffic.site_traffic(site.id, month_ago, today)
@@ -75,12 +75,12 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
         "balance": await site_balance(site.publisher.wallet, site.id),
         "rate": await exchanges.current_rate(run.chain),
         "activity": await activity.recent(site_holder(site)),
-        "funds": await funds_of(site),
+        "funds": await funds_of(site, run),
         "units": await site_reports.site_unit_results(site.id),
         "house_ads": await house_ads.listed(site),
         "controls": stored_controls(site.controls),
-        **await _ads_context(site, month_ago, today),
-        **await units_context(site),
+        **await _ads_context(site, month_ago, today, run),
+        **await units_context(site, run),
         "snippets": embed_snippets(run.settings.public_url, site.id),
         "export_from": (today.replace(day=1)).isoformat(),
         "export_to": today.isoformat(),
@@ -90,7 +90,7 @@ async def site_context(site: Site, **extra: Any) -> dict[str, Any]:
 
 async def _registration_refused(error: DomainError, sent: Sent) -> Response:
     return await form_error("portal/_register_form.html", "#register-site", error, "portal/dashboard.html",
-                            dashboard_context, values=sent.values("domain", "name"))
+                            lambda: dashboard_context(sent.run, sent.now), values=sent.values("domain", "name"))
 
 
 @blueprint.post("/portal/sites")
@@ -130,17 +130,18 @@ async def check_domain(sent: Sent) -> str:
 
 @blueprint.get("/portal/sites/<site_id>")
 @account_page
-async def site_page(site_id: str) -> tuple[str, int]:
+@injected
+async def site_page(site_id: str, run: Services) -> tuple[str, int]:
     """A site of the signed-in wallet's accounts: 404 for no such site, 403 for another wallet's."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    return await page("portal/site.html", "portal/site.html", **await site_context(site))
+    return await page("portal/site.html", "portal/site.html", **await site_context(site, run))
 
 
 async def _verification_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id)  # as the failed check left it
     return await form_error("portal/_site_verification.html", "#site-verification", error, "portal/site.html",
-                            lambda: site_context(site), site=site, instructions=sent.run.site_checks.instructions(site),
-                            failed_form="verify")
+                            lambda: site_context(site, sent.run), site=site,
+                            instructions=sent.run.site_checks.instructions(site), failed_form="verify")
 
 
 @blueprint.post("/portal/sites/<site_id>/verify")
@@ -159,10 +160,11 @@ async def verify_site(sent: Sent, site_id: str) -> Response:
 
 @blueprint.get("/portal/sites/<site_id>/traffic.csv")
 @account_page
-async def export_traffic(site_id: str) -> Response:
+@injected
+async def export_traffic(site_id: str, run: Services) -> Response:
     """The site's traffic per UTC day of the last 30 days (billed, and filtered per reason) as CSV."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    today = services().clock.today()
+    today = run.clock.today()
     start = today - timedelta(days=29)
     return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)),
                     f"traffic-{site.id}-{start}-{today}.csv", no_store=True)
@@ -171,7 +173,8 @@ async def export_traffic(site_id: str) -> Response:
 async def _export_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id, MemberRole.VIEWER)
     return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
-                            lambda: site_context(site), values=sent.values("from", "to"), failed_form="export")
+                            lambda: site_context(site, sent.run), values=sent.values("from", "to"),
+                            failed_form="export")
 
 
 @blueprint.get("/portal/sites/<site_id>/events.csv")
@@ -186,26 +189,27 @@ async def export_events(sent: Sent, site_id: str) -> Response:
                     no_store=True)
 
 
-async def _ads_context(site: Site, start: date, end: date) -> dict[str, Any]:
+async def _ads_context(site: Site, start: date, end: date, run: Services) -> dict[str, Any]:
     return {"ads": await site_reports.ads_that_ran(site.id, start, end), "ads_from": start.isoformat(),
-            "ads_to": end.isoformat(), "retention_days": services().settings.event_retention_days}
+            "ads_to": end.isoformat(), "retention_days": run.settings.event_retention_days}
 
 
 @blueprint.get("/portal/sites/<site_id>/ads")
 @account_page
-async def site_ads(site_id: str) -> Response:
+@injected
+async def site_ads(site_id: str, run: Services) -> Response:
     """The ads that ran on the site from ``from`` to ``to`` (UTC days): the panel for htmx, the site page
     otherwise; a bad range is shown in the panel with its status."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     try:
-        start, end = command_of(Period, request.args).days(services().clock.today())
+        start, end = command_of(Period, request.args).days(run.clock.today())
     except DomainError as error:
         context = {"site": site, "ads": [], "ads_error": error, "ads_from": request.args.get("from", ""),
                    "ads_to": request.args.get("to", "")}
-        full = {} if wants_fragment() else await site_context(site)
+        full = {} if wants_fragment() else await site_context(site, run)
         body, _ = await page("portal/site.html", "portal/_site_ads.html", **{**full, **context})
         return Response(body, status_of(error))
-    ads = await _ads_context(site, start, end)
+    ads = await _ads_context(site, start, end, run)
     if wants_fragment():
         return Response(await render_template("portal/_site_ads.html", site=site, **ads))
-    return Response(await render_template("portal/site.html", **{**await site_context(site), **ads}))
+    return Response(await render_template("portal/site.html", **{**await site_context(site, run), **ads}))
