@@ -5,7 +5,8 @@
   not), else as batched JSON-RPC requests (``REQUESTS_PER_BATCH`` to a batch). A call that reverts or answers
   nothing reads as None, so one odd contract spoils no other answer.
 - ``transaction_counts``: each wallet's nonce (``eth_getTransactionCount``), as batched JSON-RPC.
-- ``logs_naming``: one ``eth_getLogs`` for an event of a contract naming any of many wallets in one topic.
+- ``logs_naming``: the logs of an event of a contract naming any of many wallets in one topic (the wallets in one
+  filter; the block range in parts a node accepts, sent as batches).
 - ``first_block_since``: the first block stamped at or after a time (a binary search over block headers).
 
 Batches go through ``ChainClient.relay``: the node's JSON-RPC endpoint, or the in-process development chain.
@@ -22,6 +23,7 @@ from eth_abi import decode, encode
 from hexbytes import HexBytes
 
 from adnet.chain.client import ChainClient, ChainLog, ChainUnavailable
+from adnet.chain.watcher import MAX_BLOCK_RANGE
 
 log = logging.getLogger(__name__)
 
@@ -69,17 +71,18 @@ async def transaction_counts(chain: ChainClient, wallets: Sequence[str]) -> dict
 async def logs_naming(chain: ChainClient, contract: str, topic0: str, position: int, wallets: Sequence[str],
                       from_block: int, to_block: int) -> list[ChainLog]:
     """The logs of ``contract`` with ``topic0`` whose topic ``position`` (1 to 3) is one of ``wallets``, in a block
-    range: one ``eth_getLogs``."""
+    range: one ``eth_getLogs`` per ``MAX_BLOCK_RANGE`` blocks (what public nodes accept), sent as batches."""
     topics: list[Any] = [topic0, None, None, None][:position + 1]
     topics[position] = ["0x" + "0" * 24 + wallet.removeprefix("0x").lower() for wallet in wallets]
-    (answer,) = await _batch(chain, [("eth_getLogs", [{"address": contract, "topics": topics,
-                                                       "fromBlock": hex(from_block), "toBlock": hex(to_block)}])],
-                             strict=True)
+    answers = await _batch(chain, [
+        ("eth_getLogs", [{"address": contract, "topics": topics, "fromBlock": hex(start),
+                          "toBlock": hex(min(start + MAX_BLOCK_RANGE - 1, to_block))}])
+        for start in range(from_block, to_block + 1, MAX_BLOCK_RANGE)], strict=True)
     return [ChainLog(address=str(entry["address"]).lower(), topics=tuple(bytes(HexBytes(topic))
                                                                          for topic in entry["topics"]),
                      data=bytes(HexBytes(entry["data"])), tx_hash=str(entry["transactionHash"]).lower(),
                      log_index=int(entry["logIndex"], 16), block_number=int(entry["blockNumber"], 16))
-            for entry in answer]
+            for answer in answers for entry in answer]
 
 
 async def first_block_since(chain: ChainClient, timestamp: int, head: int) -> int:

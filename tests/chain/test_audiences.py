@@ -16,6 +16,7 @@ from web3 import AsyncWeb3
 from adnet.audiences.evaluation import AudienceJob, PassReport
 from adnet.audiences.models import AudienceWallet
 from adnet.campaigns.targeting import Targeting
+from adnet.chain import reads
 from adnet.chain.client import ChainClient
 from adnet.chain.contracts import artifact
 from adnet.chain.deploy import DEV_ACCOUNT_FUNDING, mint
@@ -179,3 +180,18 @@ async def test_wallets_are_served_exactly_as_their_audience_rules_say_once_prove
     assert await served(client, site.id, audience=session["audiencePass"]) == {everyone}
     row = await AudienceWallet.get(wallet=owner.address.lower())
     assert row.opted_out and row.matched == [] and row.evaluated == []
+
+
+async def test_logs_naming_wallets_are_read_in_ranges_a_node_accepts(app_chain, monkeypatch):
+    chain = app_chain
+    await transfer_from(chain, 2)
+    await transfer_from(chain, 3)
+    await transfer_from(chain, 2)
+    head = await chain.block_number()
+    wallets = [user(2).address.lower(), user(1).address.lower()]
+    whole = await reads.logs_naming(chain, chain.gs_address, TRANSFER_TOPIC, 1, wallets, 0, head)
+    monkeypatch.setattr(reads, "MAX_BLOCK_RANGE", 1)  # one block per eth_getLogs: as many requests as blocks
+    parts = await reads.logs_naming(chain, chain.gs_address, TRANSFER_TOPIC, 1, wallets, 0, head)
+    assert [(entry.tx_hash, entry.log_index) for entry in parts] == [(entry.tx_hash, entry.log_index)
+                                                                      for entry in whole]
+    assert len(whole) == 2 and {entry.topics[1][-20:].hex() for entry in whole} == {user(2).address.lower()[2:]}
