@@ -4,10 +4,13 @@ sign-in. (Serving by the rules, on both chains: tests/chain/test_audiences.py.)"
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 import pytest
 
+from adnet.app import create_app
+from adnet.audiences.evaluation import AUDIENCE_LEASE
 from adnet.audiences.models import AudienceWallet
 from adnet.audiences.passes import wallet_of
 from adnet.campaigns.targeting import Targeting
@@ -15,7 +18,9 @@ from tests.api.test_advertisers import advertiser_api, draft
 from tests.api.test_advertisers import settings as settings  # with the operator wallet that approves
 from tests.auth_helpers import bearer, rewards_session
 from tests.chain.helpers import user
-from tests.factories import wallet_address
+from tests.conftest import empty_database, make_settings
+from tests.factories import make_campaign, make_creative, make_site, wallet_address
+from tests.sql import recorded_statements
 
 CONTRACT = "0x" + "1" * 40
 TOPIC = "0x" + "ab" * 32
@@ -125,3 +130,32 @@ async def test_reach_is_a_rounded_count_and_nothing_under_a_hundred(client, cloc
     assert (await client.post("/api/advertisers/audiences/reach", json={})).status_code == 401
     status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[{"kind": "nft"}]])
     assert (status, body["error"]) == (400, "invalid_field")
+
+
+async def test_what_the_leader_found_is_served_by_another_process_without_a_query(database_url, tmp_path, clock,
+                                                                                 redis_url):
+    """Two apps on one database and one Redis, one after the other (the ORM holds one app's database per process):
+    the first proves a wallet and runs the audience job; the second, whose memory starts empty, serves the wallet's
+    audience from what it loaded, with no database statement per request."""
+    settings = make_settings(database_url, tmp_path, ADNET_REDIS_URL=redis_url)
+    leader = create_app(settings, clock=clock, rng=random.Random(1))
+    async with leader.test_app() as running:
+        await empty_database()
+        site = await make_site()
+        holders = await make_campaign(targeting=Targeting.model_validate({"audienceGroups": [[{
+            "kind": "erc20", "contract": running.app.extensions["adnet"].chain.gs_address, "minAmount": "1"}]]})
+            .stored())
+        await make_creative(holders)
+        audience_pass = (await rewards_session(running.test_client(), user(1)))["audiencePass"]
+        assert (await running.app.extensions["adnet"].jobs.run(AUDIENCE_LEASE)).evaluated == 1
+
+    other = create_app(settings, clock=clock, rng=random.Random(2))
+    async with other.test_app() as running:
+        client = running.test_client()
+        with recorded_statements() as queries:
+            answers = [await (await client.get("/api/serve", query_string={
+                "siteId": site.id, "audience": audience_pass, "house": "0"})).get_json() for _ in range(5)]
+            unproven = await (await client.get("/api/serve", query_string={
+                "siteId": site.id, "wallet": user(1).address, "house": "0"})).get_json()
+        assert queries == []
+        assert {answer["ad"]["campaignId"] for answer in answers} == {holders.id} and unproven["kind"] == "NONE"
