@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
+from functools import lru_cache
 
-PASS_TTL = timedelta(hours=24)
 MAX_PASS_LENGTH = 128
 _PREFIX = b"adnet/audience-pass/v1."
 
@@ -32,13 +32,23 @@ def wallet_of(audience_pass: str | None, *, secrets: Sequence[str], now: datetim
     None otherwise (a page that sends a bad pass is served as one that sends none)."""
     if not audience_pass or len(audience_pass) > MAX_PASS_LENGTH:
         return None
+    for secret in secrets:
+        verified = _verified(audience_pass, secret) if secret else None
+        if verified is not None:
+            wallet, expiry = verified
+            return wallet if expiry > now.timestamp() else None
+    return None
+
+
+@lru_cache(maxsize=8192)
+def _verified(audience_pass: str, secret: str) -> tuple[str, int] | None:
+    """(wallet, expiry) of a pass whose MAC ``secret`` made, else None: remembered, as a viewer sends the same pass
+    with every slot of every page, so serving computes its HMAC once."""
     body, _, mac = audience_pass.rpartition(".")
     wallet, _, expiry = body.partition(".")
-    if len(wallet) != 40 or not expiry.isdigit() or int(expiry) <= now.timestamp():
+    if len(wallet) != 40 or not expiry.isdigit() or not hmac.compare_digest(mac, _mac(secret, body)):
         return None
-    if not any(hmac.compare_digest(mac, _mac(secret, body)) for secret in secrets if secret):
-        return None
-    return "0x" + wallet
+    return "0x" + wallet, int(expiry)
 
 
 def _mac(secret: str, body: str) -> str:
