@@ -13,6 +13,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 from werkzeug.datastructures import MultiDict
 
+from adnet.campaigns.audiences import describe
 from adnet.campaigns.models import Campaign
 from adnet.campaigns.targeting import DEVICES, OS_FAMILIES, WEEKDAYS, Targeting, countries, time_zones
 
@@ -68,6 +69,19 @@ def targeting_form(campaign: Campaign | None, values: Mapping[str, str] | None, 
 
 
 _AUDIENCE_FIELDS = ("targeting.audienceGroups", "targeting.audienceExclude")
+
+
+def audience_summary(stored: Mapping[str, Any] | None) -> list[str]:
+    """A campaign's wallet audience in words, for the summary an operator reviews: its groups (any of them), each
+    the rules it needs (all of them), then its exclusions."""
+    targeting = Targeting.model_validate(stored or {})
+    parts = []
+    if targeting.audience_groups:
+        parts.append("a wallet that " + " or ".join(
+            " and ".join(describe(rule) for rule in group) for group in targeting.audience_groups))
+    if targeting.audience_exclude:
+        parts.append("never a wallet that " + " or ".join(describe(rule) for rule in targeting.audience_exclude))
+    return parts
 
 
 def _json_text(rules: list[Any]) -> str:

@@ -116,11 +116,18 @@ async def test_the_rules_are_summed_up_where_they_cannot_be_edited(advertiser, c
 
 async def test_operators_review_the_rules_with_the_campaign(app, clock):
     await make_campaign(status=CampaignStatus.REVIEW, frequency_cap=1,
-                        targeting=Targeting(devices_include=["mobile"], keywords_include=["defi"]).stored())
+                        targeting=Targeting.model_validate({
+                            "devicesInclude": ["mobile"], "keywordsInclude": ["defi"],
+                            "audienceGroups": [[{"kind": "erc721", "contract": "0x" + "2" * 40},
+                                                {"kind": "txCount", "min": 3}], [{"kind": "injectedWallet"}]],
+                            "audienceExclude": [{"kind": "erc20", "contract": "0x" + "3" * 40, "minAmount": "7"}],
+                        }).stored())
     operator = await portal_sign_in(app.test_client(), OPERATOR)
     html = await text(await operator.get("/portal/operator"))
     assert re.search(r'targeting:\s*<span class="targeting-summary">on mobile; pages about defi; '
-                     r"at most 1 per viewer every 24 h</span>", html)
+                     r"a wallet that holds a token of the collection 0x2{40} and sent at least 3 transactions or "
+                     r"has a wallet extension in the browser; never a wallet that holds at least 7 \(smallest units\) "
+                     r"of the token 0x3{40}; at most 1 per viewer every 24 h</span>", html)
 
 
 async def test_rotation_and_a_creatives_weight_from_the_forms(advertiser, clock):
