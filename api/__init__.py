@@ -22,6 +22,7 @@ from api import (
     rewards,
     serve,
     sites,
+    statements,
     tasks,
     track,
     webhooks,
@@ -31,7 +32,7 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
-    conversions.blueprint, audiences.advertiser_blueprint,
+    conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
                      audiences.blueprint, conversions.public_blueprint)
