@@ -77,6 +77,12 @@ async def served(client, site_id: str, **params) -> set[str]:
     return seen
 
 
+def serving_statements(statements: list[str]) -> list[str]:
+    """The statements of ``statements`` that are not the fill counters' periodic flush (the ``fill-counts`` job runs
+    by itself every few seconds, also in tests, and may fall inside a long block of serves)."""
+    return [statement for statement in statements if not statement.startswith("INSERT INTO site_daily_stat")]
+
+
 @contextlib.contextmanager
 def no_chain_calls(chain: ChainClient) -> Iterator[list[str]]:
     """Every call the block makes to the chain (web3's provider or a relayed request), recorded."""
@@ -161,7 +167,7 @@ async def test_wallets_are_served_exactly_as_their_audience_rules_say_once_prove
                 for address, audience_pass in passes.items()}
         unproven = await served(client, site.id, wallet=owner.address)
         forged = await served(client, site.id, audience=passes[owner.address][:-1] + "0")
-    assert queries == [] and chain_calls == []
+    assert serving_statements(queries) == [] and chain_calls == []
     assert seen[holder.address] == {rich, not_collector, everyone}
     assert seen[owner.address] == {collector, everyone}
     assert seen[item_holder.address] == {items_two, not_collector, everyone}
