@@ -1,4 +1,4 @@
-/*! adnet embed SDK 1.4.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.5.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
@@ -7,7 +7,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.4.0";
+  var VERSION = "1.5.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -391,6 +391,7 @@
         trackingToken: ad.trackingToken
       };
       if (extra.tab) land(extra.tab, body);
+      else if (type === "IMPRESSION" && state.rewards) viewed(body, state.rewards);
       else beacon("/api/track", body);
       emit(type.toLowerCase(), { slot: self.host, adId: ad.id, campaignId: ad.campaignId }, self.host);
     };
@@ -409,6 +410,17 @@
         var landing = response.ok ? httpUrl(response.body.clickUrl) : null;
         if (landing) link.href = landing;
         go(landing || target);
+      });
+    }
+    // While the viewer is signed in for rewards on this page, an impression once recorded proves the session's
+    // wallet for it, so that a goal with a view window may attribute the wallet's later conversion to it
+    // (view-through, docs/conversions.md). The proof is the session and the impression's token, never a wallet
+    // string.
+    function viewed(body, session) {
+      api("POST", "/api/track", body).then(function (response) {
+        if (response.status === 201 && state.rewards === session) {
+          api("POST", "/api/conversions/views", { trackingToken: body.trackingToken }, session.token);
+        }
       });
     }
     function onClick(event) {
