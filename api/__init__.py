@@ -6,6 +6,7 @@ domain, and map its result; refusals are mapped to status codes in ``api.errors`
 from api import (
     ad_units,
     advertisers,
+    audiences,
     auth,
     conversions,
     health,
@@ -31,7 +32,7 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
-    conversions.blueprint, statements.blueprint,
+    conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
-                     conversions.public_blueprint)
+                     audiences.blueprint, conversions.public_blueprint)

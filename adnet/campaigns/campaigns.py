@@ -77,7 +77,7 @@ async def _check_settings(values: Mapping[str, Any], campaign: Campaign | None) 
 
 async def create_campaign(advertiser_id: str, settings: NewCampaign, now: datetime) -> Campaign:
     """A new draft campaign with ``settings``."""
-    values = settings.model_dump(by_alias=False)
+    values = {**settings.model_dump(by_alias=False), "targeting": settings.targeting}  # stored as its JSON
     await _check_settings(values, None)
     campaign = await Campaign.create(
         id=new_id("cmp"), advertiser_id=advertiser_id, status=CampaignStatus.DRAFT, created_at=now, updated_at=now,
