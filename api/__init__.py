@@ -7,6 +7,7 @@ from api import (
     ad_units,
     advertisers,
     auth,
+    categories,
     conversions,
     health,
     house_ads,
@@ -19,6 +20,7 @@ from api import (
     reports,
     results,
     rewards,
+    sellers,
     serve,
     sites,
     tasks,
@@ -30,7 +32,7 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
-    conversions.blueprint,
+    conversions.blueprint, sellers.blueprint, categories.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
                      conversions.public_blueprint)
