@@ -15,6 +15,7 @@ from quart_schema import document_response
 from adnet.accounts import sellers
 from adnet.accounts.commands import ApiKeyScope
 from adnet.accounts.models import Publisher
+from adnet.accounts.sellers import Confidentiality
 from adnet.core.inputs import Command, WalletAddress
 from adnet.services import Services
 from api.http import answer, with_body, with_query
@@ -71,10 +72,8 @@ class SellerQuery(Command):
     wallet: WalletAddress
 
 
-class SellerSettings(SellerQuery):
+class SellerSettings(Confidentiality, SellerQuery):
     """Whether sellers.json names the publisher (``false``) or lists it as confidential (``true``)."""
-
-    confidential: bool
 
 
 class SellerOut(Schema):
@@ -110,5 +109,6 @@ async def set_seller(data: SellerSettings) -> Response:
     """List the wallet's publisher record in sellers.json as confidential (``confidential: true``: no name, no
     domain) or by name; only the wallet that made the record may. Each process's sellers.json shows the change
     within ``ADNET_SELLERS_CACHE_SECONDS``."""
-    publisher = await sellers.set_confidential(named_wallet(data.wallet), data.confidential)
+    publisher = await sellers.own_publisher(named_wallet(data.wallet))
+    publisher = await sellers.set_confidential(publisher, data.confidential)
     return answer(_seller_out(publisher))

@@ -26,6 +26,7 @@ from typing import Any
 from adnet.accounts.models import Publisher, Site
 from adnet.config import Settings
 from adnet.core.errors import NotFound
+from adnet.core.inputs import Command
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,12 @@ def document(listed: list[Seller], contact: Contact) -> dict[str, Any]:
     return body
 
 
+class Confidentiality(Command):
+    """How sellers.json lists a publisher: confidential (no name, no domain) or by name."""
+
+    confidential: bool
+
+
 class SellersDirectory:
     """The process's copy of the document, built again once it is ``max_age`` old; concurrent requests for an old
     copy wait for one query rather than each making one."""
@@ -129,10 +136,9 @@ async def own_publisher(wallet: str) -> Publisher:
     return publisher
 
 
-async def set_confidential(wallet: str, confidential: bool) -> Publisher:
-    """Mark the wallet's own publisher confidential in sellers.json (listed without name or domain) or not (the
-    refusal of ``own_publisher``); each process's copy shows it once it is built again."""
-    publisher = await own_publisher(wallet)
+async def set_confidential(publisher: Publisher, confidential: bool) -> Publisher:
+    """Mark ``publisher`` (whose owner the caller proved to be) confidential in sellers.json (listed without name or
+    domain) or not; each process's copy shows it once it is built again."""
     await Publisher.filter(id=publisher.id).update(confidential=confidential)
     publisher.confidential = confidential
     log.info("publisher confidentiality set publisher=%s confidential=%s", publisher.id, confidential)
