@@ -26,6 +26,7 @@ from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
 from adnet.config import Settings
 from adnet.conversions.onchain import GoalReader
+from adnet.conversions.recording import Terms
 from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.core.drain import Drain
@@ -128,8 +129,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     site_checks = SiteChecks.from_settings(settings)
     taxonomy.ad_products()  # a data file that does not map every category stops the start here
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
-    goal_reader = GoalReader(chain, clock=clock, share_bps=settings.publisher_share_bps,
-                             single_writer=settings.database_url.startswith("sqlite"))
+    goal_reader = GoalReader(chain, clock=clock, terms=Terms.of(settings))
     goal_reader_lease = Lease(GOAL_READER_LEASE, clock=clock)
     webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)

@@ -23,6 +23,7 @@ from api import (
     sellers,
     serve,
     sites,
+    statements,
     tasks,
     track,
     webhooks,
@@ -32,7 +33,7 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
-    conversions.blueprint, sellers.blueprint, categories.blueprint,
+    conversions.blueprint, statements.blueprint, sellers.blueprint, categories.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
                      conversions.public_blueprint)

@@ -22,7 +22,7 @@ async def map_categories(apps, editor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0028_onchain_goals')]
+    dependencies = [('models', '0029_conversion_rules')]
 
     initial = False
 

@@ -20,6 +20,7 @@ from portal import (
     sellers,
     site_settings,
     sites,
+    statements,
     webhooks,
 )
 
@@ -27,5 +28,5 @@ BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
     webhooks.blueprint, members.blueprint, rewards.blueprint, house_ads.blueprint, breakdowns.blueprint,
-    ad_units.blueprint, sellers.blueprint,
+    ad_units.blueprint, sellers.blueprint, statements.blueprint,
 )
