@@ -38,15 +38,10 @@ class AdsTxt:
     records: tuple[Record, ...]
     variables: tuple[tuple[str, str], ...]
 
-    def authorizes(self, ads_system: str, account_id: str) -> bool:
-        """Whether a DIRECT record names ``ads_system`` (any case) and exactly ``account_id``; a certification
-        authority id, when the record has one, does not matter (the field is optional)."""
-        system = ads_system.strip().lower()
-        return any(record.domain == system and record.account_id == account_id and record.relationship == "DIRECT"
-                   for record in self.records)
-
     def direct_accounts(self, ads_system: str) -> frozenset[str]:
-        """The account ids DIRECT records give ``ads_system``."""
+        """The account ids DIRECT records give ``ads_system`` (any case): a file authorises adnet to sell for a
+        publisher when its id is among them. A certification authority id, when a record has one, does not matter
+        (the field is optional)."""
         system = ads_system.strip().lower()
         return frozenset(record.account_id for record in self.records
                          if record.domain == system and record.relationship == "DIRECT")

@@ -38,13 +38,11 @@ def test_variables_are_read_by_lower_case_name():
 
 def test_only_a_direct_record_of_the_system_and_the_exact_account_authorises():
     parsed = parse(FILE)
-    assert parsed.authorizes("ads.adnet.example", "pub_Abc123")
-    assert parsed.authorizes("ADS.ADNET.EXAMPLE", "pub_WithExtension")
-    assert not parsed.authorizes("ads.adnet.example", "pub_abc123")  # account ids are exact
-    assert not parsed.authorizes("ads.adnet.example", "pub_Reseller")  # not DIRECT
-    assert not parsed.authorizes("ads.adnet.example", "pub_Commented")
-    assert not parsed.authorizes("adnet.example", "pub_Abc123")  # another system
-    assert parsed.direct_accounts("ads.adnet.example") == {"pub_Abc123", "pub_WithExtension"}
+    accounts = parsed.direct_accounts("ADS.ADNET.EXAMPLE")
+    # Not pub_abc123 (ids are exact), pub_Reseller (not DIRECT), pub_Commented, nor the malformed ones.
+    assert accounts == {"pub_Abc123", "pub_WithExtension"}
+    assert parsed.direct_accounts("adnet.example") == frozenset()  # another system
+    assert parsed.direct_accounts("google.com") == {"pub-0000000000000000"}
 
 
 def test_lines_that_are_neither_record_nor_variable_are_skipped():
@@ -67,4 +65,4 @@ def test_a_truncated_file_loses_its_partial_last_line():
 
 
 def test_a_byte_order_mark_does_not_hide_the_first_record():
-    assert parse("\ufeffa.example, pub_1, DIRECT").authorizes("a.example", "pub_1")
+    assert parse("\ufeffa.example, pub_1, DIRECT").direct_accounts("a.example") == {"pub_1"}
