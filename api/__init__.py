@@ -8,6 +8,7 @@ from api import (
     advertisers,
     audiences,
     auth,
+    categories,
     conversions,
     health,
     house_ads,
@@ -20,6 +21,7 @@ from api import (
     reports,
     results,
     rewards,
+    sellers,
     serve,
     sites,
     statements,
@@ -32,7 +34,8 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
-    conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint,
+    conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint, sellers.blueprint,
+    categories.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
                      audiences.blueprint, conversions.public_blueprint)
