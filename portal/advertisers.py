@@ -50,6 +50,7 @@ from portal.pages import (
     form_error,
     form_idempotency_key,
     page,
+    part_of_page,
     portal_blueprint,
     see_other,
     wants_fragment,
@@ -205,11 +206,12 @@ async def advertise_register(sent: Sent) -> Response:
 
 @blueprint.get(f"{HOME}/balance")
 @account_page
-async def advertise_balance() -> str:
+async def advertise_balance() -> tuple[str, int]:
     """The balance partial (what it reloads after every money movement)."""
     advertiser = await advertisers.advertiser_of(current_wallet())
     money = await advertiser_balance(advertiser)
-    return await render_template("portal/advertise/_balance.html", balance=money)
+    return await part_of_page("portal/advertise/_balance.html", "portal/advertise/home.html", home_context,
+                              balance=money)
 
 
 @blueprint.post(f"{HOME}/deposit/prepare")
@@ -270,9 +272,10 @@ async def advertise_withdrawal(withdrawal_id: str) -> Response:
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
     view = await withdrawals.view(holder, withdrawal_id, services().chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
-    return Response(await render_template("portal/_withdrawal.html", view=view, fresh=False,
-                                          withdrawal_url=_withdrawal_page(view.withdrawal.id)),
-                    headers=BALANCE_CHANGED if settled else {})
+    body, _ = await part_of_page("portal/_withdrawal.html", "portal/advertise/home.html", home_context, view=view,
+                                 fresh=False, withdrawal_url=_withdrawal_page(view.withdrawal.id),
+                                 shown_withdrawal=view)
+    return Response(body, headers=BALANCE_CHANGED if settled else {})
 
 
 # Campaigns -------------------------------------------------------------------------------------------------------

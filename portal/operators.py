@@ -22,7 +22,16 @@ from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 from portal.dashboard import earnings_panel
-from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.pages import (
+    account_form,
+    account_page,
+    form_error,
+    page,
+    part_of_page,
+    portal_blueprint,
+    see_other,
+    wants_fragment,
+)
 from portal.views import Sent, form_view
 from web.context import services
 from web.errors import status_of
@@ -129,10 +138,12 @@ async def _name_of(item: Campaign | Creative) -> str:
 
 @blueprint.get(f"{HOME}/rate")
 @account_page
-async def operator_rate_now() -> str:
-    """The vault's rate now (the panel reloads itself once a new rate is set)."""
+async def operator_rate_now() -> tuple[str, int]:
+    """The vault's rate now (the panel reloads itself once a new rate is set); opened directly, the operators'
+    page."""
     _operator()
-    return await render_template("portal/operator/_rate_now.html", rate=(await rate.vault_rate(services().chain)).rate)
+    return await part_of_page("portal/operator/_rate_now.html", "portal/operator/home.html", operator_page_context,
+                              rate=(await rate.vault_rate(services().chain)).rate)
 
 
 async def _rate_refused(error: DomainError, sent: Sent) -> Response:
