@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.ownership import SiteChecks
 from adnet.campaigns.banners import banner_fetcher
+from adnet.campaigns.previews import BannerPreviews
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
@@ -65,6 +66,7 @@ class Services:
     chain_connection: ChainConnection
     site_checks: SiteChecks
     banners: Fetcher
+    previews: BannerPreviews
     health: Health
     database: DatabaseLink
     announcements: changes.Broadcast | ChangeLog
@@ -126,6 +128,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     goal_reader = GoalReader(chain, clock=clock, share_bps=settings.publisher_share_bps,
                              single_writer=settings.database_url.startswith("sqlite"))
     goal_reader_lease = Lease(GOAL_READER_LEASE, clock=clock)
+    banners = banner_fetcher(settings.production)
     webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
@@ -138,7 +141,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, banners=banner_fetcher(settings.production),
+                       site_checks=site_checks, banners=banners, previews=BannerPreviews(banners),
                        announcements=announcements, watcher_lease=watcher_lease, goal_reader=goal_reader,
                        goal_reader_lease=goal_reader_lease, health=health, database=link,
                        webhooks=webhooks, drain=drain)

@@ -1,5 +1,6 @@
-"""The operators' page under /portal/operator: the review queue with a preview of every banner in its size box,
-approving and rejecting with a reason, the vault's protocol rate, and platform revenue. The rules are
+"""The operators' page under /portal/operator: the review queue with a preview of every banner in its size box
+(served by adnet, ``adnet.campaigns.previews``) and every task in words (``adnet.tasks.summaries``), approving and
+rejecting each campaign and each creative with a reason, the vault's protocol rate, and platform revenue. The rules are
 ``adnet.campaigns.review``' and ``adnet.money.rate``'; only wallets in ``ADNET_OPERATORS`` see the page (403
 ``not_operator`` for others, as the API answers), and the layout links to it for them alone.
 """
@@ -21,6 +22,8 @@ from adnet.core.errors import Conflict, DomainError, Invalid
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
+from adnet.tasks.choices import onchain_choices
+from adnet.tasks.summaries import task_summary
 from portal.dashboard import earnings_panel
 from portal.pages import (
     account_form,
@@ -40,6 +43,9 @@ from web.sessions import current_wallet
 blueprint = portal_blueprint("operators")
 
 RATE_CHANGED = {"HX-Trigger": "rate-changed"}  # the rate panel reloads itself
+# A banner served from adnet's origin: no script, style or request of its own runs, even opened as a page.
+BANNER_HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+                  "Content-Disposition": "inline", "Cross-Origin-Resource-Policy": "same-origin"}
 
 HOME = "/portal/operator"
 # What is approved or rejected → the domain step, called with the operator, the item's id (and the rejection)
@@ -55,8 +61,17 @@ def _operator() -> str:
 
 
 async def queue_context(**extra: Any) -> dict[str, Any]:
-    """The review queue: campaigns in review with their creatives and tasks, then creatives waiting alone."""
-    return {"queue": await review.review_queue(services().clock.now()), "values": {}, **extra}
+    """The review queue: campaigns in review with their creatives and tasks (each task in words), then creatives
+    waiting alone; ``waiting`` holds the ids of what the queue shows, whose forms show their own refusals."""
+    run = services()
+    queue = await review.review_queue(run.clock.now())
+    choices = onchain_choices(run.chain.deployment)
+    summaries = {task.id: task_summary(task.kind, task.config, choices)
+                 for item in queue.campaigns for task in item.tasks}
+    waiting = {item.campaign.id for item in queue.campaigns} | {
+        creative.id for item in queue.campaigns for creative in item.creatives} | {
+        creative.id for creative in queue.creatives}
+    return {"queue": queue, "task_summaries": summaries, "waiting": waiting, "values": {}, **extra}
 
 
 async def operator_page_context(**extra: Any) -> dict[str, Any]:
@@ -134,6 +149,17 @@ async def _name_of(item: Campaign | Creative) -> str:
         return item.name
     campaign = await item.campaign
     return f"the {item.width}x{item.height} creative of {campaign.name}"
+
+
+@blueprint.get(f"{HOME}/creatives/<creative_id>/banner")
+@account_page
+async def operator_banner(creative_id: str) -> Response:
+    """The banner of a creative in review, fetched by adnet (``adnet.campaigns.previews``), so the queue shows it
+    whatever host and scheme it lives on; never cached by the browser (every signed-in answer is ``no-store``), and
+    sandboxed should an SVG be opened on its own."""
+    _operator()
+    banner = await services().previews.banner(creative_id)
+    return Response(banner.body, mimetype=banner.media_type, headers=BANNER_HEADERS)
 
 
 @blueprint.get(f"{HOME}/rate")
