@@ -180,8 +180,21 @@ def _home() -> str:
     return url_for("portal_advertisers.advertise_home")
 
 
-def _campaign_page(campaign_id: str) -> str:
-    return url_for("portal_advertisers.advertise_campaign", campaign_id=campaign_id)
+# A campaign's page in sections, in the order of its tabs, each at its own URL; its report, a page of its own, is the
+# last tab ("Reports").
+CAMPAIGN_SECTIONS = {"overview": "Overview", "creatives": "Creatives and tasks", "targeting": "Targeting",
+                     "budget": "Budget"}
+OVERVIEW = "overview"
+_OTHER_SECTIONS = ", ".join(key for key in CAMPAIGN_SECTIONS if key != OVERVIEW)
+
+
+def _campaign_page(campaign_id: str, section: str = OVERVIEW) -> str:
+    return url_for("portal_advertisers.advertise_campaign", campaign_id=campaign_id, section=section)
+
+
+def _section_of(form_name: str) -> str:
+    """The section of a campaign's page that holds the form ``form_name``."""
+    return {"actions": OVERVIEW, "settings": "targeting", "allocate": "budget"}.get(form_name, "creatives")
 
 
 def _withdrawal_page(withdrawal_id: str) -> str:
@@ -309,9 +322,10 @@ async def _no_context() -> dict[str, Any]:
     return {}
 
 
-async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
-    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the balance of the
-    advertiser account it belongs to (the wallet's own, or one it is a member of), and what each form needs."""
+async def campaign_context(campaign_id: str, section: str = OVERVIEW, **extra: Any) -> dict[str, Any]:
+    """What a campaign's page shows in ``section``: the campaign with its creatives and tasks, their pools, the
+    balance of the advertiser account it belongs to (the wallet's own, or one it is a member of), and what each
+    form needs."""
     now = services().clock.now()
     view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
@@ -321,22 +335,24 @@ async def campaign_context(campaign_id: str, **extra: Any) -> dict[str, Any]:
             "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(services().chain.deployment),
             "survey_types": task_forms.SURVEY_TYPES,
             "media_types": list(MediaType), **await _site_context(view.campaign),
+            "campaign_sections": CAMPAIGN_SECTIONS, "section": section, "section_title": CAMPAIGN_SECTIONS[section],
             "values": {}, **extra}
 
 
-async def _campaign_changed(campaign_id: str, message: str, *, money: bool = False) -> Response:
-    """A campaign form that worked: the campaign fragment with ``message`` (htmx), or 303 to its page."""
+async def _campaign_changed(campaign_id: str, message: str, section: str, *, money: bool = False) -> Response:
+    """A campaign form of ``section`` that worked: that section with ``message`` (htmx), or 303 to it."""
     if not wants_fragment():
         await flash(message)
-        return see_other(_campaign_page(campaign_id))
-    body = await render_template("portal/advertise/_campaign.html", **await campaign_context(campaign_id, done=message))
+        return see_other(_campaign_page(campaign_id, section))
+    body = await render_template("portal/advertise/_campaign.html",
+                                 **await campaign_context(campaign_id, section, done=message))
     return Response(body, headers=BALANCE_CHANGED if money else {})
 
 
 async def _campaign_refused(campaign_id: str, form_name: str, error: DomainError,
                             values: Mapping[str, str]) -> Response:
-    """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
-    context = await campaign_context(campaign_id, values=values, failed_form=form_name)
+    """A campaign form refused (400 or 409): its section again with the reason beside that form."""
+    context = await campaign_context(campaign_id, _section_of(form_name), values=values, failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
                             _no_context, **context)
 
@@ -384,12 +400,14 @@ async def _new_task_refused(error: DomainError, sent: Sent, campaign_id: str) ->
     return await _campaign_refused(campaign_id, kind_form.form_name, error, sent.form)
 
 
-@blueprint.get(f"{HOME}/campaigns/<campaign_id>")
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>", defaults={"section": OVERVIEW})
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>/<any({_OTHER_SECTIONS}):section>")
 @account_page
-async def advertise_campaign(campaign_id: str) -> tuple[str, int]:
-    """One of the wallet's campaigns: 404 for no such campaign, 403 for another wallet's."""
+async def advertise_campaign(campaign_id: str, section: str) -> tuple[str, int]:
+    """A section of one of the wallet's campaigns: the whole page, or for htmx the campaign's fragment with its tabs
+    and that section (404 for no such campaign, 403 for another wallet's)."""
     return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html",
-                      **await campaign_context(campaign_id))
+                      **await campaign_context(campaign_id, section))
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>")
@@ -399,7 +417,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     changes = command_of(CampaignChanges, await _site_ids(sent.form))
     await campaigns.edit_settings(sent.wallet, campaign_id, changes, sent.now)
-    return await _campaign_changed(campaign_id, "Settings saved.")
+    return await _campaign_changed(campaign_id, "Settings saved.", "targeting")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
@@ -408,7 +426,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
 async def advertise_campaign_action(sent: Sent, campaign_id: str, action: str) -> Response:
     """Move the campaign: submit for review, pause, resume or end."""
     await ACTIONS[action](sent.wallet, campaign_id, sent.now)
-    return await _campaign_changed(campaign_id, ACTION_DONE[action], money=action == "end")
+    return await _campaign_changed(campaign_id, ACTION_DONE[action], OVERVIEW, money=action == "end")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
@@ -450,7 +468,7 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
     funds = sent.command(Funds)
     await funding.allocate_to_campaign(sent.wallet, campaign_id, funds.amount, sent.now)
     return await _campaign_changed(campaign_id, f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.",
-                                   money=True)
+                                   "budget", money=True)
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/creatives")
@@ -459,7 +477,7 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
 async def advertise_add_creative(sent: Sent, campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
     await creatives.add_creative(sent.wallet, campaign_id, sent.command(NewCreative), sent.now, sent.run.banners)
-    return await _campaign_changed(campaign_id, "Creative added; it waits for review.")
+    return await _campaign_changed(campaign_id, "Creative added; it waits for review.", "creatives")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>")
@@ -471,7 +489,7 @@ async def advertise_edit_creative(sent: Sent, creative_id: str) -> Response:
     run = sent.run
     await creatives.edit_creative(sent.wallet, creative_id, sent.command(CreativeChanges), sent.now, run.banners,
                                   run.settings.public_url)
-    return await _campaign_changed(creative.campaign.id, "Creative changed; it waits for review again.")
+    return await _campaign_changed(creative.campaign.id, "Creative changed; it waits for review again.", "creatives")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>/delete")
@@ -481,7 +499,8 @@ async def advertise_delete_creative(sent: Sent, creative_id: str) -> Response:
     """Delete a creative of a draft or rejected campaign."""
     creative = await creatives.owned_creative(sent.wallet, creative_id)
     await drafts.delete_creative(sent.wallet, creative_id)
-    return await _campaign_changed(creative.campaign.id, f"Deleted the {creative.width}x{creative.height} creative.")
+    return await _campaign_changed(creative.campaign.id, f"Deleted the {creative.width}x{creative.height} creative.",
+                                   "creatives")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
@@ -493,7 +512,7 @@ async def advertise_add_task(sent: Sent, campaign_id: str) -> Response:
     config = task_forms.config_of(kind_form, sent.form, onchain_choices(sent.run.chain.deployment))
     task = await authoring.create_task(sent.wallet, campaign_id, sent.command(NewTask, config=config), sent.now)
     return await _campaign_changed(campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
-                                                "the campaign.")
+                                                "the campaign.", "creatives")
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
@@ -509,7 +528,7 @@ async def advertise_task_money(sent: Sent, task_id: str, action: str) -> Respons
     else:
         returned = await authoring.end_task(sent.wallet, task_id, sent.now)
         message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
-    return await _campaign_changed(task.campaign.id if task.campaign else "", message, money=True)
+    return await _campaign_changed(task.campaign.id if task.campaign else "", message, "creatives", money=True)
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/delete")
@@ -521,7 +540,7 @@ async def advertise_delete_task(sent: Sent, task_id: str) -> Response:
     returned = await drafts.delete_task(sent.wallet, task_id, sent.now)
     back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
     return await _campaign_changed(task.campaign.id if task.campaign else "", f"Deleted {task.title}{back}.",
-                                   money=bool(returned))
+                                   "creatives", money=bool(returned))
 
 
 # Answers to units ------------------------------------------------------------------------------------------------
@@ -581,7 +600,7 @@ async def advertise_report(campaign_id: str) -> tuple[str, int]:
                            title="G$ spent per day")
     return await page("portal/advertise/report.html", "portal/advertise/report.html",
                       status_of(error) if error else 200, report=report, chart=chart, error=error, values=values,
-                      failed_form="report")
+                      failed_form="report", campaign_sections=CAMPAIGN_SECTIONS)
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")

@@ -2,7 +2,8 @@
 
 An advertiser's banner lives on the advertiser's host: plain http in development, any host the portal's
 Content-Security-Policy may not name. So the queue shows it from adnet: ``BannerPreviews.banner`` fetches the
-banner of one creative, and only of a creative in review whose banner is an image at an absolute address. It is
+banner of one creative, and only of one the queue shows (a creative in review, or any creative of a campaign in
+review, one already decided included) whose banner is an image at an absolute address. It is
 never an open proxy: the address is the one stored on the creative (no address comes from the request), and the
 fetch is the banner check's own (``adnet.campaigns.banners.banner_fetcher``: in production https only, the default
 port, public addresses only with the host resolved and checked at connection time, redirects only within the
@@ -24,7 +25,7 @@ from cachetools import LRUCache
 
 from adnet.accounts.fetching import Fetcher, FetchFailed
 from adnet.campaigns.banners import image_size, image_type
-from adnet.campaigns.models import Creative, CreativeStatus, MediaType
+from adnet.campaigns.models import CampaignStatus, Creative, CreativeStatus, MediaType
 from adnet.core.errors import Conflict, Invalid, NotFound
 from adnet.core.ids import has_prefix
 
@@ -55,13 +56,16 @@ class BannerPreviews:
 
     async def banner(self, creative_id: Any) -> BannerFile:
         """The banner of the creative ``creative_id``: NotFound for no such creative, Conflict ``not_in_review``
-        unless it is an image at an absolute address on a creative in review, Invalid ``banner_unreachable`` when
-        its file cannot be fetched or is not an image of at most ``MAX_PREVIEW_BYTES``."""
-        creative = await Creative.get_or_none(id=creative_id) if has_prefix(creative_id, "ad") else None
+        unless it is an image at an absolute address on a creative in review or of a campaign in review, Invalid
+        ``banner_unreachable`` when its file cannot be fetched or is not an image of at most
+        ``MAX_PREVIEW_BYTES``."""
+        creative = (await Creative.get_or_none(id=creative_id).select_related("campaign")
+                    if has_prefix(creative_id, "ad") else None)
         if creative is None:
             raise NotFound.of("ad")
-        if (creative.status is not CreativeStatus.REVIEW or creative.media_type is not MediaType.IMAGE
-                or creative.banner_url.startswith("/")):
+        in_review = (creative.status is CreativeStatus.REVIEW
+                     or creative.campaign.status is CampaignStatus.REVIEW)
+        if not in_review or creative.media_type is not MediaType.IMAGE or creative.banner_url.startswith("/"):
             raise Conflict("not_in_review", "adnet shows the banner of a creative in review only, an image on "
                                             "the advertiser's host.", currentStatus=creative.status.value)
         key = (creative.id, creative.updated_at)

@@ -38,7 +38,7 @@ async def add(advertiser, campaign: Campaign, kind: str, **fields: str):
 
 
 async def test_every_kind_has_its_own_form_of_plain_fields(advertiser, campaign):
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
     for kind in TaskKind:
         assert f'<details id="new-{kind.value}">' in page
     assert 'name="config"' not in page and "JSON" not in page  # no config written as JSON

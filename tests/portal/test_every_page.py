@@ -121,3 +121,24 @@ async def test_each_section_of_the_site_page_is_a_page_and_a_fragment(app, clien
     others = [other for other in ('id="site-verification"', 'id="withdraw-form"', 'id="unit-builder"',
                                   'id="site-ads"', 'id="site-controls"', 'id="danger-zone"') if other != holds]
     assert not any(other in fragment for other in others)
+
+
+@pytest.mark.parametrize(("section", "title", "holds"), [
+    ("", "Overview", 'id="campaign-actions"'), ("creatives", "Creatives and tasks", 'id="creatives-heading"'),
+    ("targeting", "Targeting", 'id="settings-heading"'), ("budget", "Budget", 'id="allocate-heading"'),
+])
+async def test_each_section_of_a_campaign_page_is_a_page_and_a_fragment(app, client, chain, section, title, holds):
+    signed_in, ids, _ = await world(client, chain)
+    url = f"/portal/advertise/campaigns/{ids['campaign_id']}" + (f"/{section}" if section else "")
+    page = await (await signed_in.get(url)).get_data(as_text=True)
+    assert DOCUMENT.match(page.lstrip()) and f"<title>{title} · " in page and holds in page
+    current = re.findall(r'<a href="([^"]+)" id="campaign-tab-[a-z]+"[^>]*aria-current="page">([^<]+)</a>', page)
+    assert current == [(url, title)]
+    fragment = await (await signed_in.client.get(url, headers=HTMX)).get_data(as_text=True)
+    assert "<html" not in fragment and fragment.lstrip().startswith("<title>") and holds in fragment
+    others = [other for other in ('id="campaign-actions"', 'id="creatives-heading"', 'id="settings-heading"',
+                                  'id="allocate-heading"') if other != holds]
+    assert not any(other in fragment for other in others)
+    report = await (await signed_in.get(f"/portal/advertise/campaigns/{ids['campaign_id']}/report")).get_data(
+        as_text=True)
+    assert re.search(r'id="campaign-tab-report"\s+aria-current="page">Reports</a>', report)

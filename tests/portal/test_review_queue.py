@@ -52,7 +52,9 @@ async def test_the_queue_shows_the_banner_from_adnet_and_fetches_it_once(operato
 
 
 async def test_the_banner_route_fetches_only_a_creative_in_review(operator, outsider, banner_cdn, clock):
-    _, waiting = await in_review(clock)
+    campaign, waiting = await in_review(clock)
+    decided = await make_creative(campaign, status=CreativeStatus.REJECTED, now=clock.now(),
+                                  banner_url="https://cdn.example/second.png")
     approved = await make_creative(await make_campaign(now=clock.now()), now=clock.now())
     refused = await operator.get(banner_of(approved.id))
     assert refused.status_code == 409 and "not_in_review" in await text(refused)
@@ -65,6 +67,10 @@ async def test_the_banner_route_fetches_only_a_creative_in_review(operator, outs
                                 banner_url="https://cdn.example/clip.mp4", media_type="video", now=clock.now())
     assert (await operator.get(banner_of(video.id))).status_code == 409
     assert banner_cdn.requested == ["/banner.png"]
+    # The queue still shows a creative of a campaign in review once it is decided.
+    assert (await operator.get(banner_of(decided.id))).status_code == 200
+    await Campaign.filter(id=campaign.id).update(status=CampaignStatus.REJECTED)
+    assert (await operator.get(banner_of(decided.id))).status_code == 409
 
 
 @pytest.mark.parametrize(("answer", "why"), [
