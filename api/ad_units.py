@@ -8,6 +8,8 @@ Reading takes any member of the site's account (and ``reports:read`` for an API 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -21,7 +23,6 @@ from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
 from api.sessions import named_wallet, require_account
 from api.sites import SiteAction
-from web.context import services
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -89,11 +90,11 @@ async def list_units(site_id: str) -> Response:
 @with_body(AdUnitRequest)
 @document_response(AdUnitOut, 201)
 @refusals(400, 403, 404, 409)
-async def create_unit(site_id: str, data: AdUnitRequest) -> Response:
+async def create_unit(site_id: str, data: AdUnitRequest, now: datetime) -> Response:
     """A new unit: ``name`` (unique on the site: 409 ``unit_name_taken``), ``kinds`` (``BANNER``, ``POLL``,
     ``FEEDBACK``, ``SURVEY``, at least one), ``size`` (``WIDTHxHEIGHT``, or null for a responsive slot),
     ``attachedTasks`` and ``placement``; a size and attached tasks only for a unit that shows banners."""
-    unit = await ad_units.create_unit(named_wallet(data.wallet), site_id, _settings(data), services().clock.now())
+    unit = await ad_units.create_unit(named_wallet(data.wallet), site_id, _settings(data), now)
     return answer(ad_unit_out(unit), 201)
 
 
@@ -114,11 +115,10 @@ async def read_unit(site_id: str, unit_id: str) -> Response:
 @with_body(AdUnitRequest)
 @document_response(AdUnitOut)
 @refusals(400, 403, 404, 409)
-async def replace_unit(site_id: str, unit_id: str, data: AdUnitRequest) -> Response:
+async def replace_unit(site_id: str, unit_id: str, data: AdUnitRequest, now: datetime) -> Response:
     """Replace the unit's settings (the whole of them, as creating takes them). Pages that have its old snippet
     keep it until it is pasted again."""
-    unit = await ad_units.replace_unit(named_wallet(data.wallet), site_id, unit_id, _settings(data),
-                                       services().clock.now())
+    unit = await ad_units.replace_unit(named_wallet(data.wallet), site_id, unit_id, _settings(data), now)
     return answer(ad_unit_out(unit))
 
 

@@ -12,6 +12,8 @@ ISO 8601 UTC.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import Field
 from quart import Blueprint, Response, request
 from quart_rate_limiter import rate_limit
@@ -30,6 +32,7 @@ from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.traffic import ordered_reasons
+from adnet.services import Services
 from adnet.tasks import authoring, drafts
 from adnet.tasks.commands import NewTask, TaskChanges
 from api.http import REPLAYED, answer, idempotent, with_body, with_query
@@ -58,7 +61,7 @@ from api.schemas import (
     withdrawal_out,
 )
 from api.sessions import require_account
-from web.context import services
+from web.context import injected
 from web.csv import csv_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
@@ -176,9 +179,9 @@ async def _advertiser(need: MemberRole) -> Advertiser:
 @document_response(RegisteredOut, 201)
 @document_response(RegisteredOut, 200)
 @refusals(400)
-async def register_advertiser(data: AdvertiserRegistration) -> Response:
+async def register_advertiser(data: AdvertiserRegistration, now: datetime) -> Response:
     """Create the signed-in wallet's advertiser account (201), or return it when it exists (200)."""
-    registration = await advertisers.register(current_wallet(), data, services().clock.now())
+    registration = await advertisers.register(current_wallet(), data, now)
     advertiser = registration.advertiser
     body = RegisteredOut(advertiser_id=advertiser.id, wallet=advertiser.wallet, name=advertiser.name)
     return answer(body, 201 if registration.created else 200)
@@ -207,12 +210,12 @@ async def advertiser_account() -> Response:
 @with_body(Funds)
 @document_response(AdvertiserDepositPlanOut)
 @refusals(400, 404, 503)
-async def advertiser_deposit_prepare(data: Funds) -> Response:
+async def advertiser_deposit_prepare(data: Funds, run: Services) -> Response:
     """The unsigned approve and deposit transactions (``eth_sendTransaction`` parameters) that deposit ``amount``
     G$ into the vault for this advertiser; send them in order from the wallet, then post the deposit's hash. An
     amount above the wallet's G$ on the chain is refused (``insufficient_wallet_balance``)."""
     holder = advertiser_holder(await _advertiser(MemberRole.MANAGER))
-    plan = await deposits.prepare(holder, data.amount, services().chain)
+    plan = await deposits.prepare(holder, data.amount, run.chain)
     return answer(AdvertiserDepositPlanOut(advertiser_id=holder.id, **deposit_plan_out(plan)))
 
 
@@ -225,13 +228,12 @@ async def advertiser_deposit_prepare(data: Funds) -> Response:
 @document_response(DepositOut, 200)
 @document_response(DepositOut, 202)
 @refusals(400, 404, 409, 503)
-async def advertiser_deposit(data: DepositReport) -> Response:
+async def advertiser_deposit(data: DepositReport, run: Services, now: datetime) -> Response:
     """Credit a G$ deposit the wallet made to the vault: 201 credited now, 200 credited before (by the chain
     watcher or an earlier post of the hash: the same deposit, credited once), 202 pending its confirmations, 409
     ``already_credited`` when it was credited to another account."""
-    run = services()
-    recorded = await deposits.credit(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.tx_hash, run.chain,
-                                     run.clock.now())
+    holder = advertiser_holder(await _advertiser(MemberRole.MANAGER))
+    recorded = await deposits.credit(holder, data.tx_hash, run.chain, now)
     return answer(DepositOut(**deposit_out(recorded.deposit)), deposit_status(recorded))
 
 
@@ -244,15 +246,14 @@ async def advertiser_deposit(data: DepositReport) -> Response:
 @document_response(WithdrawalOut, 201)
 @document_response(WithdrawalOut, 200)
 @refusals(400, 404, 409, 503)
-async def advertiser_withdraw(data: Funds, idempotency_key: str | None) -> Response:
+async def advertiser_withdraw(data: Funds, idempotency_key: str | None, run: Services, now: datetime) -> Response:
     """Debit ``amount`` from the unallocated balance now and return the signed claim that pays it to the account's
     wallet on the vault (``transaction``); released back if not redeemed by its deadline. With an ``Idempotency-Key``, a
     retry answers 200 with the same withdrawal and claim (``Idempotent-Replayed: true``), or 409
     ``idempotency_key_reused`` when it asks for another amount."""
-    run = services()
     result = await withdrawals.withdraw(advertiser_holder(await _advertiser(MemberRole.MANAGER)), data.amount,
                                         Token.GS, minimum=run.settings.min_withdrawal, chain=run.chain,
-                                        now=run.clock.now(), idempotency_key=idempotency_key)
+                                        now=now, idempotency_key=idempotency_key)
     body = WithdrawalOut(**withdrawal_out(result.withdrawal))
     return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
 
@@ -290,10 +291,10 @@ async def advertiser_withdrawal(withdrawal_id: str) -> Response:
 @require_account(ApiKeyScope.REPORTS)
 @document_response(CampaignList)
 @refusals(404)
-async def advertiser_campaigns() -> Response:
+@injected
+async def advertiser_campaigns(run: Services, now: datetime) -> Response:
     """The advertiser's campaigns, newest first, with their state and money."""
-    run = services()
-    found = await views.list_campaigns((await _advertiser(MemberRole.VIEWER)).id, run.clock.now())
+    found = await views.list_campaigns((await _advertiser(MemberRole.VIEWER)).id, now)
     return answer(CampaignList(campaigns=[campaign_out(view, run.settings.public_url, details=False)
                                           for view in found]))
 
@@ -305,12 +306,11 @@ async def advertiser_campaigns() -> Response:
 @with_body(NewCampaign)
 @document_response(CampaignOut, 201)
 @refusals(400, 404)
-async def create_campaign(data: NewCampaign) -> Response:
+async def create_campaign(data: NewCampaign, run: Services, now: datetime) -> Response:
     """Create a draft campaign (name, startsAt, cpm, cpc and budget required). It serves only once submitted,
     approved by an operator, inside its dates and funded."""
-    now = services().clock.now()
     created = await campaigns.create_campaign((await _advertiser(MemberRole.MANAGER)).id, data, now)
-    return answer(await _detail(created.id), 201)
+    return answer(await _detail(created.id, run, now), 201)
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>")
@@ -318,9 +318,10 @@ async def create_campaign(data: NewCampaign) -> Response:
 @require_account(ApiKeyScope.REPORTS)
 @document_response(CampaignOut)
 @refusals(403, 404)
-async def get_campaign(campaign_id: str) -> Response:
+@injected
+async def get_campaign(campaign_id: str, run: Services, now: datetime) -> Response:
     """One campaign with its creatives and tasks."""
-    return answer(await _detail(campaign_id))
+    return answer(await _detail(campaign_id, run, now))
 
 
 @blueprint.patch("/advertisers/campaigns/<campaign_id>")
@@ -329,10 +330,10 @@ async def get_campaign(campaign_id: str) -> Response:
 @with_body(CampaignChanges)
 @document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
-async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
+async def edit_campaign(campaign_id: str, data: CampaignChanges, run: Services, now: datetime) -> Response:
     """Change settings (those sent). Refused while in review or once ended (409 ``campaign_locked``)."""
-    await campaigns.edit_settings(current_wallet(), campaign_id, data, services().clock.now())
-    return answer(await _detail(campaign_id))
+    await campaigns.edit_settings(current_wallet(), campaign_id, data, now)
+    return answer(await _detail(campaign_id, run, now))
 
 
 @blueprint.delete("/advertisers/campaigns/<campaign_id>")
@@ -340,10 +341,11 @@ async def edit_campaign(campaign_id: str, data: CampaignChanges) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(CampaignDeletedOut)
 @refusals(403, 404, 409)
-async def delete_campaign(campaign_id: str) -> Response:
+@injected
+async def delete_campaign(campaign_id: str, now: datetime) -> Response:
     """Delete a draft or rejected campaign, which has never served, with its creatives and tasks; what its budget
     and task pools held returns to the unallocated balance. 409 ``campaign_locked`` once submitted: end it instead."""
-    returned = await drafts.delete_campaign(current_wallet(), campaign_id, services().clock.now())
+    returned = await drafts.delete_campaign(current_wallet(), campaign_id, now)
     return answer(CampaignDeletedOut(campaign_id=campaign_id, id=campaign_id, deleted=True, returned=returned))
 
 
@@ -352,10 +354,11 @@ async def delete_campaign(campaign_id: str) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(CampaignOut, 201)
 @refusals(403, 404)
-async def duplicate_campaign(campaign_id: str) -> Response:
+@injected
+async def duplicate_campaign(campaign_id: str, run: Services, now: datetime) -> Response:
     """A new draft with the campaign's settings, creatives and tasks, without money (any status may be copied)."""
-    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, services().clock.now())
-    return answer(await _detail(copy.id), 201)
+    copy = await drafts.duplicate_campaign(current_wallet(), campaign_id, now)
+    return answer(await _detail(copy.id, run, now), 201)
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
@@ -363,14 +366,15 @@ async def duplicate_campaign(campaign_id: str) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(CampaignOut)
 @refusals(400, 403, 404, 409)
-async def campaign_action(campaign_id: str, action: str) -> Response:
+@injected
+async def campaign_action(campaign_id: str, action: str, run: Services, now: datetime) -> Response:
     """Move the campaign: ``submit`` (draft or rejected → review), ``pause`` (approved → paused), ``resume``
     (paused → approved), ``end`` (for good; unspent budget returns to the account). 409 ``invalid_transition``
     with the current ``currentStatus`` otherwise."""
     step = {"submit": lifecycle.submit, "pause": lifecycle.pause, "resume": lifecycle.resume,
             "end": lifecycle.end}[action]
-    await step(current_wallet(), campaign_id, services().clock.now())
-    return answer(await _detail(campaign_id))
+    await step(current_wallet(), campaign_id, now)
+    return answer(await _detail(campaign_id, run, now))
 
 
 @blueprint.post("/advertisers/campaigns/<campaign_id>/allocate")
@@ -379,11 +383,10 @@ async def campaign_action(campaign_id: str, action: str) -> Response:
 @with_body(Funds)
 @document_response(RemainingOut)
 @refusals(400, 403, 404, 409)
-async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
+async def allocate_campaign(campaign_id: str, data: Funds, now: datetime) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget (never more than the balance,
     nor beyond the campaign's budget: 400 ``insufficient_balance`` / 409 ``over_budget``)."""
-    remaining = await funding.allocate_to_campaign(current_wallet(), campaign_id, data.amount,
-                                                   services().clock.now())
+    remaining = await funding.allocate_to_campaign(current_wallet(), campaign_id, data.amount, now)
     return answer(RemainingOut(campaign_id=campaign_id, token=Token.GS, remaining=remaining))
 
 
@@ -393,13 +396,12 @@ async def allocate_campaign(campaign_id: str, data: Funds) -> Response:
 @with_body(NewCreative)
 @document_response(CreativeOut, 201)
 @refusals(400, 403, 404, 409)
-async def add_creative(campaign_id: str, data: NewCreative) -> Response:
+async def add_creative(campaign_id: str, data: NewCreative, run: Services, now: datetime) -> Response:
     """Add a creative (bannerUrl, targetUrl and size required). The banner must be https (http in development
     only), of a size the campaign takes, and an image file of that size (400 ``insecure_url``,
     ``size_not_in_campaign``, ``banner_unreachable``, ``banner_size_mismatch``). It waits for review: with the
     campaign, or alone when the campaign is already approved."""
-    run = services()
-    creative = await creatives.add_creative(current_wallet(), campaign_id, data, run.clock.now(), run.banners)
+    creative = await creatives.add_creative(current_wallet(), campaign_id, data, now, run.banners)
     return answer(creative_out(creative, run.settings.public_url), 201)
 
 
@@ -409,11 +411,10 @@ async def add_creative(campaign_id: str, data: NewCreative) -> Response:
 @with_body(CreativeChanges)
 @document_response(CreativeOut)
 @refusals(400, 403, 404, 409)
-async def edit_creative(creative_id: str, data: CreativeChanges) -> Response:
+async def edit_creative(creative_id: str, data: CreativeChanges, run: Services, now: datetime) -> Response:
     """Change a creative: it goes back to review and stops serving until approved; the campaign's other creatives
     keep serving."""
-    run = services()
-    creative = await creatives.edit_creative(current_wallet(), creative_id, data, run.clock.now(), run.banners,
+    creative = await creatives.edit_creative(current_wallet(), creative_id, data, now, run.banners,
                                              run.settings.public_url)
     return answer(creative_out(creative, run.settings.public_url))
 
@@ -435,11 +436,10 @@ async def delete_creative(creative_id: str) -> Response:
 @with_body(NewTask)
 @document_response(TaskOut, 201)
 @refusals(400, 403, 404, 409)
-async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
+async def create_campaign_task(campaign_id: str, data: NewTask, run: Services, now: datetime) -> Response:
     """Add a task or unit to a draft or rejected campaign (kind, title and config required); it is reviewed with
     the campaign. Its dates default to the campaign's."""
-    run = services()
-    task = await authoring.create_task(current_wallet(), campaign_id, data, run.clock.now())
+    task = await authoring.create_task(current_wallet(), campaign_id, data, now)
     return answer(task_out(task, run.settings.public_url), 201)
 
 
@@ -449,9 +449,9 @@ async def create_campaign_task(campaign_id: str, data: NewTask) -> Response:
 @with_body(TaskChanges)
 @document_response(TaskOut)
 @refusals(400, 403, 404, 409)
-async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
+async def edit_campaign_task(task_id: str, data: TaskChanges, run: Services) -> Response:
     """Change a task: its content while the campaign is unreviewed, its rewards and limits until it ends."""
-    return answer(task_out(await authoring.edit_task(current_wallet(), task_id, data), services().settings.public_url))
+    return answer(task_out(await authoring.edit_task(current_wallet(), task_id, data), run.settings.public_url))
 
 
 @blueprint.delete("/advertisers/tasks/<task_id>")
@@ -459,10 +459,11 @@ async def edit_campaign_task(task_id: str, data: TaskChanges) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(DeletedOut)
 @refusals(403, 404, 409)
-async def delete_campaign_task(task_id: str) -> Response:
+@injected
+async def delete_campaign_task(task_id: str, now: datetime) -> Response:
     """Delete a task or unit of a draft or rejected campaign; its pool returns to the unallocated balance (409
     ``campaign_locked`` once submitted: end the task instead)."""
-    returned = await drafts.delete_task(current_wallet(), task_id, services().clock.now())
+    returned = await drafts.delete_task(current_wallet(), task_id, now)
     return answer(DeletedOut(id=task_id, deleted=True, returned=returned))
 
 
@@ -471,9 +472,10 @@ async def delete_campaign_task(task_id: str) -> Response:
 @require_account(ApiKeyScope.CAMPAIGNS)
 @document_response(TaskEndedOut)
 @refusals(403, 404, 409)
-async def end_campaign_task(task_id: str) -> Response:
+@injected
+async def end_campaign_task(task_id: str, now: datetime) -> Response:
     """Switch the task off for good; its G$ pool returns to the unallocated balance."""
-    returned = await authoring.end_task(current_wallet(), task_id, services().clock.now())
+    returned = await authoring.end_task(current_wallet(), task_id, now)
     return answer(TaskEndedOut(task_id=task_id, active=False, returned=returned))
 
 
@@ -483,9 +485,9 @@ async def end_campaign_task(task_id: str) -> Response:
 @with_body(Funds)
 @document_response(PoolOut)
 @refusals(400, 403, 404, 409)
-async def allocate_task(task_id: str, data: Funds) -> Response:
+async def allocate_task(task_id: str, data: Funds, now: datetime) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the task's pool, which pays its rewards first."""
-    pool = await authoring.allocate_to_task(current_wallet(), task_id, data.amount, services().clock.now())
+    pool = await authoring.allocate_to_task(current_wallet(), task_id, data.amount, now)
     return answer(PoolOut(task_id=task_id, token=Token.GS, pool=pool))
 
 
@@ -495,10 +497,10 @@ async def allocate_task(task_id: str, data: Funds) -> Response:
 @with_query(Period)
 @document_response(ReportOut)
 @refusals(400, 403, 404)
-async def campaign_report(campaign_id: str, query_args: Period) -> Response:
+async def campaign_report(campaign_id: str, query_args: Period, run: Services) -> Response:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): impressions, billable
     impressions, clicks, CTR, spend, eCPM, rewards and completions per task; and refusal reasons in aggregate."""
-    start, end = query_args.days(services().clock.today())
+    start, end = query_args.days(run.clock.today())
     return answer(report_out(await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)))
 
 
@@ -508,16 +510,15 @@ async def campaign_report(campaign_id: str, query_args: Period) -> Response:
 @with_query(Period)
 @refusals(400, 403, 404)
 @other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
-async def campaign_report_csv(campaign_id: str, query_args: Period) -> Response:
+async def campaign_report_csv(campaign_id: str, query_args: Period, run: Services) -> Response:
     """The same report as CSV (one row per day and a total row), for spreadsheets."""
-    start, end = query_args.days(services().clock.today())
+    start, end = query_args.days(run.clock.today())
     result = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     return csv_file(campaign_reports.report_csv(result), f"{campaign_id}-{start}-{end}.csv")
 
 
-async def _detail(campaign_id: str) -> CampaignOut:
-    run = services()
-    return campaign_out(await views.campaign_detail(current_wallet(), campaign_id, run.clock.now()),
+async def _detail(campaign_id: str, run: Services, now: datetime) -> CampaignOut:
+    return campaign_out(await views.campaign_detail(current_wallet(), campaign_id, now),
                         run.settings.public_url)
 
 

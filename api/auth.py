@@ -6,6 +6,7 @@ HttpOnly, SameSite=Lax) for the portal; scripts send it back as ``Authorization:
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from quart import Blueprint, Response
@@ -15,10 +16,11 @@ from quart_schema import document_response
 from adnet.accounts import signin
 from adnet.accounts.commands import SignIn
 from adnet.accounts.sessions import end_session
+from adnet.services import Services
 from api.http import answer, with_body
 from api.schemas import Address, Schema, Time, refusals
 from api.sessions import require_session
-from web.context import services
+from web.context import injected
 from web.limits import ACCOUNT_LIMIT, settings_limit
 from web.sessions import SESSION_COOKIE, current_session
 
@@ -58,11 +60,11 @@ class MeOut(Schema):
 @rate_limit(limits=settings_limit("rate_limit_auth"))
 @document_response(NonceOut)
 @refusals(429)
-async def auth_nonce() -> Response:
+@injected
+async def auth_nonce(run: Services, now: datetime) -> Response:
     """A single-use nonce (10 minutes) and the domain, URI and chain id the SIWE message must carry."""
-    run = services()
     grant = await signin.issue_nonce(settings=run.settings, chain_id=run.chain.chain_id,
-                                     now=run.clock.now(), rng=run.random)
+                                     now=now, rng=run.random)
     return answer(NonceOut.model_validate(grant), 200, NO_STORE)
 
 
@@ -71,11 +73,10 @@ async def auth_nonce() -> Response:
 @with_body(SignIn)
 @document_response(SessionOut)
 @refusals(400, 401, 429, 503)
-async def auth_verify(data: SignIn) -> Response:
+async def auth_verify(data: SignIn, run: Services, now: datetime) -> Response:
     """Check a signed SIWE message and open a session: the token in the body and in the session cookie."""
-    run = services()
     signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain,
-                                     now=run.clock.now(), rng=run.random)
+                                     now=now, rng=run.random)
     response = answer(SessionOut.model_validate(signed_in), headers=NO_STORE)
     response.set_cookie(SESSION_COOKIE, signed_in.token, expires=signed_in.expires_at, path="/",
                         secure=run.settings.secure_cookies, httponly=True, samesite="Lax")
@@ -87,11 +88,12 @@ async def auth_verify(data: SignIn) -> Response:
 @require_session
 @document_response(SignedOutOut)
 @refusals(429)
-async def auth_logout() -> Response:
+@injected
+async def auth_logout(run: Services, now: datetime) -> Response:
     """End the current session on the server and clear the cookie."""
-    await end_session(current_session(), services().clock.now())
+    await end_session(current_session(), now)
     response = answer(SignedOutOut(status="signed_out"))
-    response.delete_cookie(SESSION_COOKIE, path="/", secure=services().settings.secure_cookies, httponly=True,
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=run.settings.secure_cookies, httponly=True,
                            samesite="Lax")
     return response
 

@@ -14,7 +14,8 @@ from quart import Blueprint, Response, jsonify, request
 from quart_schema import hide
 
 from adnet.chain.client import ChainUnavailable
-from web.context import services
+from adnet.services import Services
+from web.context import injected
 
 blueprint = Blueprint("api_dev_rpc", __name__)
 
@@ -28,7 +29,8 @@ RELAYED = frozenset({
 
 @blueprint.post("/dev/rpc")
 @hide
-async def dev_rpc() -> Response | tuple[Response, int]:
+@injected
+async def dev_rpc(run: Services) -> Response | tuple[Response, int]:
     """Relay a JSON-RPC request or batch to the development chain (development and tests only)."""
     body = await request.get_json(force=True, silent=True)
     if not isinstance(body, dict | list) or body == []:
@@ -40,7 +42,7 @@ async def dev_rpc() -> Response | tuple[Response, int]:
     answers: list[Any] = []
     if relayed:
         try:
-            answer = await services().chain.relay(relayed if isinstance(body, list) else relayed[0])
+            answer = await run.chain.relay(relayed if isinstance(body, list) else relayed[0])
         except ChainUnavailable:
             return jsonify(_error(None, -32603, "the development chain does not answer")), 503
         answers = answer if isinstance(answer, list) else [answer]

@@ -7,6 +7,8 @@ deleted site answers 409 ``site_deleted`` to changes.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
@@ -17,11 +19,11 @@ from adnet.accounts.models import MemberRole, Site
 from adnet.accounts.sites import owned_site
 from adnet.delivery import house_ads
 from adnet.delivery.commands import NewHouseAd, SiteFloors
+from adnet.services import Services
 from api.http import answer, with_body
 from api.schemas import AmountText, Schema, Time, refusals
 from api.sessions import named_wallet, require_account
 from api.sites import SiteAction
-from web.context import services
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -91,11 +93,10 @@ async def list_house_ads(site_id: str) -> Response:
 @with_body(HouseAdRequest)
 @document_response(HouseAdItemOut, 201)
 @refusals(400, 403, 404, 409)
-async def add_house_ad(site_id: str, data: HouseAdRequest) -> Response:
+async def add_house_ad(site_id: str, data: HouseAdRequest, run: Services, now: datetime) -> Response:
     """Add a house ad (served at once; its events counted, never billed). Its ``bannerUrl`` follows the rule of
     every banner: https in production (400 ``insecure_url``). 409 ``too_many_house_ads`` past 20."""
-    run = services()
-    added = await house_ads.add_house_ad(named_wallet(data.wallet), site_id, data, run.clock.now(),
+    added = await house_ads.add_house_ad(named_wallet(data.wallet), site_id, data, now,
                                          run.banners.policy)
     return answer(house_ad_out(house_ads.Listed(added)), 201)
 

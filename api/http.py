@@ -1,6 +1,7 @@
 """What the JSON API's handlers share: parsing a request's body, query string or idempotency key into what the
-handler takes, writing a response schema, and the one place that opens the public routes to every origin. What the
-portal shares with them is in ``web``."""
+handler takes (with the running services and the request's instant, ``run`` and ``now``, to a handler that declares
+them: ``web.context.provider``), writing a response schema, and the one place that opens the public routes to every
+origin. What the portal shares with them is in ``web``."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from werkzeug.exceptions import RequestTimeout
 
 from adnet.core.inputs import Command, parse
 from api.errors import RequestRefused
+from web.context import provider, providing
 from web.idempotency import IDEMPOTENCY_HEADER, checked_idempotency_key
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,16 +33,22 @@ def answer(body: BaseModel, status: int = 200, headers: dict[str, str] | None = 
 
 def with_body(command: type[Command]) -> Callable[[F], F]:
     """Route decorator: the JSON body parsed into ``command``, passed to the handler as ``data`` (Invalid, naming
-    the field, otherwise) and documented in the OpenAPI document. Its media type is checked before (the app's
-    ``check_body``): JSON, or JSON sent as text/plain to a public route, as ``navigator.sendBeacon`` sends it.
-    It does what quart-schema's ``validate_request`` does at a fraction of its cost per request (which builds a
-    pydantic TypeAdapter each time)."""
+    the field, otherwise) with ``run`` and ``now`` where it declares them (``web.context.provider``), and
+    documented in the OpenAPI document. Its media type is checked before (the app's ``check_body``): JSON, or JSON
+    sent as text/plain to a public route, as ``navigator.sendBeacon`` sends it. It does what quart-schema's
+    ``validate_request`` does at a fraction of its cost per request (which builds a pydantic TypeAdapter each
+    time)."""
     def decorate(handler: F) -> F:
+        provide = provider(handler)
+
         @wraps(handler)
         async def parsed(*args: Any, **kwargs: Any) -> Any:
-            return await handler(*args, data=parse(command, await json_body()), **kwargs)
+            kwargs["data"] = parse(command, await json_body())
+            if provide is not None:
+                provide(kwargs)
+            return await handler(*args, **kwargs)
 
-        return cast(F, document_request(command)(parsed))
+        return cast(F, document_request(command)(providing(parsed)))
 
     return decorate
 
@@ -83,13 +91,17 @@ class IdempotencyHeaders(BaseModel):
 def idempotent(handler: F) -> F:
     """Route decorator: the request's optional ``Idempotency-Key`` header, passed to the handler as
     ``idempotency_key`` (None without one; Invalid ``invalid_idempotency_key`` when it is not 1 to 255 visible
-    ASCII characters) and documented as a header parameter."""
+    ASCII characters), with ``run`` and ``now`` where it declares them, and documented as a header parameter."""
+    provide = provider(handler)
+
     @wraps(handler)
     async def keyed(*args: Any, **kwargs: Any) -> Any:
-        value = checked_idempotency_key(request.headers.get(IDEMPOTENCY_HEADER))
-        return await handler(*args, idempotency_key=value, **kwargs)
+        kwargs["idempotency_key"] = checked_idempotency_key(request.headers.get(IDEMPOTENCY_HEADER))
+        if provide is not None:
+            provide(kwargs)
+        return await handler(*args, **kwargs)
 
-    return cast(F, document_headers(IdempotencyHeaders)(keyed))
+    return cast(F, document_headers(IdempotencyHeaders)(providing(keyed)))
 
 
 # The header of an answer given again to a retry with the same Idempotency-Key.
@@ -98,14 +110,19 @@ REPLAYED = {"Idempotent-Replayed": "true"}
 
 def with_query(command: type[Command]) -> Callable[[F], F]:
     """Route decorator: the query string parsed into ``command``, passed to the handler as ``query_args`` (Invalid,
-    naming the parameter, otherwise) and documented as the operation's parameters; a repeated parameter counts
-    once, its first value."""
+    naming the parameter, otherwise) with ``run`` and ``now`` where it declares them, and documented as the
+    operation's parameters; a repeated parameter counts once, its first value."""
     def decorate(handler: F) -> F:
+        provide = provider(handler)
+
         @wraps(handler)
         async def parsed(*args: Any, **kwargs: Any) -> Any:
-            return await handler(*args, query_args=parse(command, query_values()), **kwargs)
+            kwargs["query_args"] = parse(command, query_values())
+            if provide is not None:
+                provide(kwargs)
+            return await handler(*args, **kwargs)
 
-        return cast(F, document_querystring(command)(parsed))
+        return cast(F, document_querystring(command)(providing(parsed)))
 
     return decorate
 

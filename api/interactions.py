@@ -3,6 +3,7 @@ adnet.interactions.submission); public: any origin, no credentials, rate limited
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import Field, RootModel
@@ -12,10 +13,10 @@ from quart_schema import document_response
 
 from adnet.interactions import submission
 from adnet.interactions.commands import Submission
+from adnet.services import Services
 from adnet.tasks.config import SurveyQuestion
 from api.http import answer, with_body
 from api.schemas import Awarded, ClaimOut, Schema, claim_out, refusals
-from web.context import services
 from web.limits import settings_limit
 
 blueprint = Blueprint("api_interactions", __name__, url_prefix="/api")
@@ -85,12 +86,11 @@ def interaction_out(outcome: submission.Outcome) -> InteractionOut:
 @with_body(Submission)
 @document_response(InteractionOut, 201)
 @refusals(400, 403, 404, 409, 429)
-async def submit_interaction(data: Submission) -> Response:
+async def submit_interaction(data: Submission, run: Services, now: datetime) -> Response:
     """Answer a unit: 201 ``recorded`` (poll, feedback) or, for a survey, ``in_progress`` with ``sessionId``,
     ``step``, ``totalSteps`` and the next ``question``, then ``completed``. A recorded response carries
     ``awarded`` and ``transaction`` (the claim paying its G$, or null). A second response of the respondent, or
     one past the unit's ``maxPerFingerprint`` responses on the device whatever the wallet: 409
     ``already_completed`` with the earlier ``interactionId``; a site where the unit's campaign may not pay, 409
     ``not_allowed_on_site``."""
-    run = services()
-    return answer(interaction_out(await submission.submit(data, now=run.clock.now(), chain=run.chain)), 201)
+    return answer(interaction_out(await submission.submit(data, now=now, chain=run.chain)), 201)

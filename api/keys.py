@@ -7,6 +7,8 @@ so a leaked key cannot make itself a wider or longer-lived one.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -14,10 +16,11 @@ from quart_schema import document_response
 from adnet.accounts import api_keys
 from adnet.accounts.commands import ApiKeyScope, NewApiKey
 from adnet.accounts.models import ApiKey
+from adnet.services import Services
 from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
 from api.sessions import require_session
-from web.context import services
+from web.context import injected
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -57,11 +60,10 @@ def api_key_out(key: ApiKey) -> ApiKeyOut:
 @with_body(NewApiKey)
 @document_response(IssuedKeyOut, 201)
 @refusals(400)
-async def issue_key(data: NewApiKey) -> Response:
+async def issue_key(data: NewApiKey, run: Services, now: datetime) -> Response:
     """Issue an API key for the signed-in wallet with ``scopes`` (``reports:read``, ``sites:manage``,
     ``campaigns:manage``). The answer holds its token, which adnet keeps only as a hash and never shows again."""
-    run = services()
-    issued = await api_keys.issue_key(current_wallet(), data, run.clock.now(), run.random)
+    issued = await api_keys.issue_key(current_wallet(), data, now, run.random)
     body = IssuedKeyOut(**api_key_out(issued.key).model_dump(), token=issued.token)
     return answer(body, 201)
 
@@ -80,7 +82,8 @@ async def list_keys() -> Response:
 @require_session
 @document_response(ApiKeyOut)
 @refusals(404)
-async def revoke_key(key_id: str) -> Response:
+@injected
+async def revoke_key(key_id: str, now: datetime) -> Response:
     """Revoke one of the signed-in wallet's keys: its next request is refused (401). Revoking it again answers it
     as it is."""
-    return answer(api_key_out(await api_keys.revoke_key(current_wallet(), key_id, services().clock.now())))
+    return answer(api_key_out(await api_keys.revoke_key(current_wallet(), key_id, now)))

@@ -9,6 +9,7 @@ what registering as an advertiser answers.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from quart import Blueprint, Response
@@ -23,7 +24,6 @@ from adnet.core.inputs import Command, WalletAddress, parse
 from api.http import answer, with_body
 from api.schemas import Address, Schema, Time, refusals
 from api.sessions import require_session
-from web.context import services
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -99,10 +99,10 @@ def member_routes(kind: Kind, listed: type[MembersOut], removed: type[RemovedMem
     @with_body(NewMember)
     @document_response(MemberOut, 201)
     @refusals(400, 404, 409)
-    async def add_member(account_id: str, data: NewMember) -> Response:
+    async def add_member(account_id: str, data: NewMember, now: datetime) -> Response:
         """Add ``wallet`` to the account as ``owner``, ``manager`` or ``viewer`` (an owner of the account only). It
         signs in with its own wallet and acts on the account within its role."""
-        added = await members.add_member(kind, current_wallet(), account_id, data, services().clock.now())
+        added = await members.add_member(kind, current_wallet(), account_id, data, now)
         return answer(member_out(added), 201)
 
     @blueprint.post(f"{path}/<wallet>/remove", endpoint=f"remove_{kind.name}_member")

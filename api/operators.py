@@ -7,6 +7,8 @@ Every route needs a SIWE session (401 ``auth_required``) of a wallet listed in `
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -18,6 +20,7 @@ from adnet.core.amounts import Token
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
+from adnet.services import Services
 from api.http import answer, with_body
 from api.schemas import (
     Address,
@@ -32,7 +35,7 @@ from api.schemas import (
     refusals,
 )
 from api.sessions import require_session
-from web.context import services
+from web.context import app_settings, injected
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -85,7 +88,7 @@ class RevenueOut(Schema):
 
 
 def _operator() -> str:
-    return check_operator(services().settings, current_wallet())
+    return check_operator(app_settings(), current_wallet())
 
 
 @blueprint.get("/operators/review")
@@ -93,12 +96,12 @@ def _operator() -> str:
 @require_session
 @document_response(ReviewQueueOut)
 @refusals(403)
-async def operator_review_queue() -> Response:
+@injected
+async def operator_review_queue(run: Services, now: datetime) -> Response:
     """Campaigns in review (oldest first) with their creatives (banner URL, media type and size, to preview how
     the banner renders) and tasks; then creatives changed on approved or paused campaigns, waiting alone."""
     _operator()
-    run = services()
-    queue = await review.review_queue(run.clock.now())
+    queue = await review.review_queue(now)
     return answer(ReviewQueueOut(campaigns=[campaign_out(view, run.settings.public_url) for view in queue.campaigns],
                                  creatives=[creative_out(creative, run.settings.public_url)
                                             for creative in queue.creatives]))
@@ -109,10 +112,11 @@ async def operator_review_queue() -> Response:
 @require_session
 @document_response(DecisionOut)
 @refusals(403, 404, 409)
-async def approve_campaign(campaign_id: str) -> Response:
+@injected
+async def approve_campaign(campaign_id: str, now: datetime) -> Response:
     """Approve a campaign in review with its creatives in review: it serves from now on, inside its dates and
     with budget. 409 ``invalid_transition`` when it is not in review."""
-    campaign = await review.approve_campaign(_operator(), campaign_id, services().clock.now())
+    campaign = await review.approve_campaign(_operator(), campaign_id, now)
     return answer(DecisionOut(campaign_id=campaign.id, status=campaign.status.value,
                               rejection_reason=campaign.rejection_reason))
 
@@ -130,10 +134,10 @@ class CategoryOut(Schema):
 @with_body(Recategorization)
 @document_response(CategoryOut)
 @refusals(400, 403, 404)
-async def recategorize_campaign(campaign_id: str, data: Recategorization) -> Response:
+async def recategorize_campaign(campaign_id: str, data: Recategorization, now: datetime) -> Response:
     """Correct the campaign's category (any status): publishers that block the new category stop showing it at
     once."""
-    campaign = await review.recategorize_campaign(_operator(), campaign_id, data, services().clock.now())
+    campaign = await review.recategorize_campaign(_operator(), campaign_id, data, now)
     return answer(CategoryOut(campaign_id=campaign.id, category=campaign.category.value))
 
 
@@ -143,9 +147,9 @@ async def recategorize_campaign(campaign_id: str, data: Recategorization) -> Res
 @with_body(Rejection)
 @document_response(DecisionOut)
 @refusals(400, 403, 404, 409)
-async def reject_campaign(campaign_id: str, data: Rejection) -> Response:
+async def reject_campaign(campaign_id: str, data: Rejection, now: datetime) -> Response:
     """Reject a campaign in review, with the reason its owner will see."""
-    campaign = await review.reject_campaign(_operator(), campaign_id, data, services().clock.now())
+    campaign = await review.reject_campaign(_operator(), campaign_id, data, now)
     return answer(DecisionOut(campaign_id=campaign.id, status=campaign.status.value,
                               rejection_reason=campaign.rejection_reason))
 
@@ -155,9 +159,10 @@ async def reject_campaign(campaign_id: str, data: Rejection) -> Response:
 @require_session
 @document_response(CreativeDecisionOut)
 @refusals(403, 404, 409)
-async def approve_creative(creative_id: str) -> Response:
+@injected
+async def approve_creative(creative_id: str, now: datetime) -> Response:
     """Approve a creative waiting alone (its campaign approved or paused): it serves from now on."""
-    creative = await review.approve_creative(_operator(), creative_id, services().clock.now())
+    creative = await review.approve_creative(_operator(), creative_id, now)
     return answer(CreativeDecisionOut(ad_id=creative.id, status=creative.status.value,
                                       rejection_reason=creative.rejection_reason))
 
@@ -168,9 +173,9 @@ async def approve_creative(creative_id: str) -> Response:
 @with_body(Rejection)
 @document_response(CreativeDecisionOut)
 @refusals(400, 403, 404, 409)
-async def reject_creative(creative_id: str, data: Rejection) -> Response:
+async def reject_creative(creative_id: str, data: Rejection, now: datetime) -> Response:
     """Reject a creative waiting alone, with a reason; the campaign's other creatives keep serving."""
-    creative = await review.reject_creative(_operator(), creative_id, data, services().clock.now())
+    creative = await review.reject_creative(_operator(), creative_id, data, now)
     return answer(CreativeDecisionOut(ad_id=creative.id, status=creative.status.value,
                                       rejection_reason=creative.rejection_reason))
 
@@ -180,10 +185,11 @@ async def reject_creative(creative_id: str, data: Rejection) -> Response:
 @require_session
 @document_response(RateOut)
 @refusals(403, 503)
-async def operator_rate() -> Response:
+@injected
+async def operator_rate(run: Services) -> Response:
     """The vault's protocol rate (G$ per SOV), read from the chain now, and the vault's owner."""
     _operator()
-    current = await rate.vault_rate(services().chain)
+    current = await rate.vault_rate(run.chain)
     return answer(RateOut(rate=current.rate, vault_owner=current.vault_owner))
 
 
@@ -193,11 +199,11 @@ async def operator_rate() -> Response:
 @with_body(NewRate)
 @document_response(RateChangeOut)
 @refusals(400, 403, 409, 503)
-async def operator_set_rate(data: NewRate) -> Response:
+async def operator_set_rate(data: NewRate, run: Services) -> Response:
     """The unsigned ``setRate`` transaction for the vault's owner to send (a multisig in production). With
     ``send`` on the development chain, adnet sends it with the deployer's key and returns its hash (409
     ``send_unavailable`` elsewhere)."""
-    run, operator = services(), _operator()
+    operator = _operator()
     change = (await rate.send_rate(operator, run.chain, run.settings, data.rate) if data.send
               else await rate.rate_transaction(operator, run.chain, data.rate))
     return answer(RateChangeOut(rate=change.rate, vault_owner=change.vault_owner,
@@ -210,10 +216,11 @@ async def operator_set_rate(data: NewRate) -> Response:
 @require_session
 @document_response(RevenueOut)
 @refusals(403)
-async def platform_revenue() -> Response:
+@injected
+async def platform_revenue(now: datetime) -> Response:
     """The platform's G$: its balance, its lifetime share of billed events, and its earnings per UTC day over
     the last 30 days."""
     _operator()
-    result = await revenue.revenue(services().clock.now())
+    result = await revenue.revenue(now)
     return answer(RevenueOut(token=Token.GS, balance=result.balance, earned=result.earned,
                              days=[RevenueDay(day=day, earned=amount) for day, amount in result.days]))

@@ -9,6 +9,8 @@ Token amounts travel as decimal strings.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
@@ -28,6 +30,7 @@ from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
+from adnet.services import Services
 from api.http import REPLAYED, answer, idempotent, with_body, with_query
 from api.openapi import CSV_FILE, other_answer
 from api.schemas import (
@@ -49,7 +52,6 @@ from api.schemas import (
     withdrawal_out,
 )
 from api.sessions import named_wallet, require_account
-from web.context import services
 from web.csv import csv_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
@@ -205,13 +207,12 @@ class ExchangeOut(Schema):
 @document_response(RegisteredOut, 201)
 @document_response(RegisteredOut, 200)
 @refusals(400, 403, 409)
-async def register(data: RegisterRequest) -> Response:
+async def register(data: RegisterRequest, run: Services, now: datetime) -> Response:
     """Register a site, unverified (domain normalised, IDN in punycode); the wallet's first registration creates
     its publisher record. 201 when created, 200 when the wallet had registered this domain before; other wallets'
     registrations do not matter until one proves the domain (``verification`` says how). In production an IP
     address or a reserved name (``.test``, ``localhost`` ...) is refused."""
-    run = services()
-    registration = await register_site(named_wallet(data.wallet), data, run.clock.now(),
+    registration = await register_site(named_wallet(data.wallet), data, now,
                                        allow_special_names=not run.settings.production)
     site = registration.site
     body = RegisteredOut(site_id=site.id, publisher_id=registration.publisher.id, domain=site.domain,
@@ -225,11 +226,10 @@ async def register(data: RegisterRequest) -> Response:
 @with_query(WalletNamed)
 @document_response(SitesOut)
 @refusals(400, 403)
-async def sites(query_args: WalletNamed) -> Response:
+async def sites(query_args: WalletNamed, run: Services, now: datetime) -> Response:
     """The wallet's sites with today's (UTC) and lifetime impressions, clicks and earnings."""
     wallet = named_wallet(query_args.wallet)
-    run = services()
-    summaries = await dashboard.list_sites(wallet, run.clock.now())
+    summaries = await dashboard.list_sites(wallet, now)
     return answer(SitesOut(wallet=wallet, sites=[
         SiteOut(site_id=summary.site.id, domain=summary.site.domain, name=summary.site.name,
                 active=summary.site.active, created_at=summary.site.created_at,
@@ -244,16 +244,15 @@ async def sites(query_args: WalletNamed) -> Response:
 @with_body(WalletNamed)
 @document_response(SiteVerificationOut)
 @refusals(400, 403, 404, 409)
-async def verify(site_id: str, data: WalletNamed) -> Response:
+async def verify(site_id: str, data: WalletNamed, run: Services, now: datetime) -> Response:
     """Look for the site's proof on its domain now (the meta tag on the home page, then
     ``/.well-known/adnet.txt``, then ``/ads.txt``) and answer its verification. A proof takes the domain from an
     unverified or lapsed registration, or from a verified site whose own proof is gone. Refusals say why, with
     each document's outcome in ``checks``: 400 ``token_absent`` (the site answered without the proof), 400
     ``fetch_failed`` (nothing could be fetched), 409 ``domain_taken`` (another site holds the domain and still
     proves it)."""
-    run = services()
     site = await managed_site(named_wallet(data.wallet), site_id)
-    site = await run.site_checks.verify(site, run.clock.now())
+    site = await run.site_checks.verify(site, now)
     return answer(SiteVerificationOut(site_id=site.id, domain=site.domain,
                                       verification=verification_out(site, run.site_checks)))
 
@@ -287,11 +286,11 @@ class TrafficOut(Schema):
 @with_query(Period)
 @document_response(TrafficOut)
 @refusals(400, 403, 404)
-async def site_traffic(site_id: str, query_args: Period) -> Response:
+async def site_traffic(site_id: str, query_args: Period, run: Services) -> Response:
     """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): the site's recorded impressions
     and clicks, how many were billed and what the site earned, and how many each named reason kept from billing."""
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    start, end = query_args.days(services().clock.today())
+    start, end = query_args.days(run.clock.today())
     report = await traffic.site_traffic(site.id, start, end)
     return answer(TrafficOut(site_id=site.id, first=start, last=end, token=Token.GS,
                              days=[_traffic_day_out(figures) for figures in report.days],
@@ -304,10 +303,10 @@ async def site_traffic(site_id: str, query_args: Period) -> Response:
 @with_query(Period)
 @refusals(400, 403, 404)
 @other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
-async def site_traffic_csv(site_id: str, query_args: Period) -> Response:
+async def site_traffic_csv(site_id: str, query_args: Period, run: Services) -> Response:
     """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    start, end = query_args.days(services().clock.today())
+    start, end = query_args.days(run.clock.today())
     return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)),
                     f"traffic-{site.id}-{start}-{end}.csv")
 
@@ -362,24 +361,24 @@ class AdsOut(Schema):
 @with_query(Period)
 @document_response(AdsOut)
 @refusals(400, 403, 404)
-async def site_ads(site_id: str, query_args: Period) -> Response:
+async def site_ads(site_id: str, query_args: Period, run: Services) -> Response:
     """The ads that ran on the site from ``from`` to ``to`` (default: the last 30 days, at most 92): each campaign,
     by name with its advertiser's name and category, and each of its creatives, with recorded and billed
     impressions and clicks and what the site earned; most earning first. Read from the raw events, kept
     ``ADNET_EVENT_RETENTION_DAYS``."""
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    start, end = query_args.days(services().clock.today())
+    start, end = query_args.days(run.clock.today())
     runs = await site_reports.ads_that_ran(site.id, start, end)
-    public_url = services().settings.public_url
+    public_url = run.settings.public_url
     return answer(AdsOut(site_id=site.id, first=start, last=end, token=Token.GS, campaigns=[
-        CampaignRunOut(campaign_id=run.campaign_id, name=run.name, advertiser_id=run.advertiser_id,
-                       advertiser=run.advertiser, category=run.category, figures=_ad_figures_out(run.figures),
+        CampaignRunOut(campaign_id=ran.campaign_id, name=ran.name, advertiser_id=ran.advertiser_id,
+                       advertiser=ran.advertiser, category=ran.category, figures=_ad_figures_out(ran.figures),
                        creatives=[CreativeRunOut(creative_id=creative.creative_id, description=creative.description,
                                                  size=creative.size,
                                                  banner_url=banner_address(creative.banner_url, public_url),
                                                  figures=_ad_figures_out(creative.figures))
-                                  for creative in run.creatives])
-        for run in runs]))
+                                  for creative in ran.creatives])
+        for ran in runs]))
 
 
 def _ad_figures_out(figures: site_reports.AdFigures) -> AdFiguresOut:
@@ -408,12 +407,12 @@ async def balance(query_args: SiteNamed) -> Response:
 @with_body(TopUpPrepareRequest)
 @document_response(SiteDepositPlanOut)
 @refusals(400, 403, 404, 503)
-async def topup_prepare(data: TopUpPrepareRequest) -> Response:
+async def topup_prepare(data: TopUpPrepareRequest, run: Services) -> Response:
     """The unsigned approve and deposit transactions (EIP-1193 ``eth_sendTransaction`` parameters) that top up the
     site with ``amount`` G$; send them in order from the wallet, then post the deposit's hash to /topup. An amount
     above the wallet's G$ on the chain is refused (``insufficient_wallet_balance``): the deposit would revert."""
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    plan = await deposits.prepare(holder, data.amount, services().chain)
+    plan = await deposits.prepare(holder, data.amount, run.chain)
     return answer(SiteDepositPlanOut(site_id=holder.id, **deposit_plan_out(plan)))
 
 
@@ -425,14 +424,13 @@ async def topup_prepare(data: TopUpPrepareRequest) -> Response:
 @document_response(SiteDepositOut, 200)
 @document_response(SiteDepositOut, 202)
 @refusals(400, 403, 404, 409, 503)
-async def topup(data: TopUpRequest) -> Response:
+async def topup(data: TopUpRequest, run: Services, now: datetime) -> Response:
     """Credit the site with a G$ deposit the wallet made to the vault: 201 credited now, 200 credited before (by
     the chain watcher or an earlier post of the hash: the same deposit, credited once), 202 pending until its
     confirmations (the watcher credits it then), 409 ``already_credited`` when it was credited to another
     account."""
-    run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
-    recorded = await deposits.credit(holder, data.tx_hash, run.chain, run.clock.now())
+    recorded = await deposits.credit(holder, data.tx_hash, run.chain, now)
     return answer(SiteDepositOut(site_id=data.site_id, **deposit_out(recorded.deposit)), deposit_status(recorded))
 
 
@@ -444,15 +442,14 @@ async def topup(data: TopUpRequest) -> Response:
 @document_response(SiteWithdrawalOut, 201)
 @document_response(SiteWithdrawalOut, 200)
 @refusals(400, 403, 404, 409, 503)
-async def withdraw(data: WithdrawRequest, idempotency_key: str | None) -> Response:
+async def withdraw(data: WithdrawRequest, idempotency_key: str | None, run: Services, now: datetime) -> Response:
     """Debit ``amount`` from the site's claimable balance now and return the signed claim that pays it out on the
     vault (``transaction``); released back to the site if not redeemed by its deadline. With an
     ``Idempotency-Key``, a retry answers 200 with the same withdrawal and claim (``Idempotent-Replayed: true``),
     or 409 ``idempotency_key_reused`` when it asks for another amount or token."""
-    run = services()
     holder = await owned_site_holder(named_wallet(data.wallet), data.site_id)
     result = await withdrawals.withdraw(holder, data.amount, data.token, minimum=run.settings.min_withdrawal,
-                                        chain=run.chain, now=run.clock.now(), idempotency_key=idempotency_key)
+                                        chain=run.chain, now=now, idempotency_key=idempotency_key)
     body = SiteWithdrawalOut(site_id=holder.id, **withdrawal_out(result.withdrawal))
     return answer(body, 200, REPLAYED) if result.replayed else answer(body, 201)
 
@@ -489,13 +486,12 @@ async def site_withdrawal(site_id: str, withdrawal_id: str) -> Response:
 @with_body(ExchangeRequest)
 @document_response(ExchangeOut, 201)
 @refusals(400, 403, 404, 503)
-async def exchange(data: ExchangeRequest) -> Response:
+async def exchange(data: ExchangeRequest, run: Services, now: datetime) -> Response:
     """Convert claimable balance between SOV and G$ at the vault's protocol rate, rounded down; returns both legs
     and the rate (G$ per SOV)."""
-    run = services()
     result = await exchanges.exchange(
         wallet=named_wallet(data.wallet), site_id=data.site_id, from_token=data.from_token, amount=data.amount,
-        chain=run.chain, now=run.clock.now())
+        chain=run.chain, now=now)
     record = result.exchange
     return answer(ExchangeOut(exchange_id=record.id, site_id=data.site_id,
                               sent=TokenAmount(token=Token(record.from_token), amount=int(record.amount_in)),

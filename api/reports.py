@@ -10,6 +10,8 @@ A session or an API key with ``reports:read``; ranges of UTC days as every repor
 
 from __future__ import annotations
 
+from datetime import date
+
 from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
@@ -19,11 +21,11 @@ from adnet.accounts.commands import ApiKeyScope
 from adnet.core.amounts import Token
 from adnet.reporting import breakdowns
 from adnet.reporting.commands import AdvertiserBreakdownQuery, Dimension, SiteBreakdownQuery
+from adnet.services import Services
 from api.http import answer, with_query
 from api.openapi import CSV_FILE, other_answer
 from api.schemas import AmountText, Day, Schema, refusals
 from api.sessions import require_account
-from web.context import services
 from web.csv import breakdown_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
@@ -62,13 +64,13 @@ def breakdown_out(breakdown: breakdowns.Breakdown, amount: str) -> BreakdownOut:
                         rows=[row_out(row) for row in breakdown.rows], total=row_out(breakdown.total))
 
 
-async def _advertiser(query: AdvertiserBreakdownQuery) -> breakdowns.Breakdown:
-    start, end = query.days(services().clock.today())
+async def _advertiser(query: AdvertiserBreakdownQuery, today: date) -> breakdowns.Breakdown:
+    start, end = query.days(today)
     return await breakdowns.advertiser_breakdown(current_wallet(), query.by, start, end, query.campaign_id)
 
 
-async def _site(site_id: str, query: SiteBreakdownQuery) -> breakdowns.Breakdown:
-    start, end = query.days(services().clock.today())
+async def _site(site_id: str, query: SiteBreakdownQuery, today: date) -> breakdowns.Breakdown:
+    start, end = query.days(today)
     return await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end)
 
 
@@ -78,10 +80,10 @@ async def _site(site_id: str, query: SiteBreakdownQuery) -> breakdowns.Breakdown
 @with_query(AdvertiserBreakdownQuery)
 @document_response(BreakdownOut)
 @refusals(400, 403, 404)
-async def advertiser_breakdown(query_args: AdvertiserBreakdownQuery) -> Response:
+async def advertiser_breakdown(query_args: AdvertiserBreakdownQuery, run: Services) -> Response:
     """The advertiser's billed impressions, clicks, CTR and spend from ``from`` to ``to`` by ``by``: site (its
     domain), placement, country or device; over all its campaigns, or ``campaignId``'s."""
-    return answer(breakdown_out(await _advertiser(query_args), "spend"))
+    return answer(breakdown_out(await _advertiser(query_args, run.clock.today()), "spend"))
 
 
 @blueprint.get("/advertisers/reports/breakdown.csv")
@@ -90,9 +92,10 @@ async def advertiser_breakdown(query_args: AdvertiserBreakdownQuery) -> Response
 @with_query(AdvertiserBreakdownQuery)
 @refusals(400, 403, 404)
 @other_answer(200, "The breakdown as CSV.", "text/csv", headers=CSV_FILE)
-async def advertiser_breakdown_csv(query_args: AdvertiserBreakdownQuery) -> Response:
+async def advertiser_breakdown_csv(query_args: AdvertiserBreakdownQuery, run: Services) -> Response:
     """The same breakdown as CSV: a header, a line per row, a ``total`` line; ``spend`` in G$."""
-    return breakdown_file(await _advertiser(query_args), "spend", query_args.campaign_id or "campaigns")
+    breakdown = await _advertiser(query_args, run.clock.today())
+    return breakdown_file(breakdown, "spend", query_args.campaign_id or "campaigns")
 
 
 @blueprint.get("/publishers/sites/<site_id>/breakdown")
@@ -101,10 +104,10 @@ async def advertiser_breakdown_csv(query_args: AdvertiserBreakdownQuery) -> Resp
 @with_query(SiteBreakdownQuery)
 @document_response(BreakdownOut)
 @refusals(400, 403, 404)
-async def site_breakdown(site_id: str, query_args: SiteBreakdownQuery) -> Response:
+async def site_breakdown(site_id: str, query_args: SiteBreakdownQuery, run: Services) -> Response:
     """The site's billed impressions, clicks, CTR and earnings from ``from`` to ``to`` by ``by``: placement,
     country or device."""
-    return answer(breakdown_out(await _site(site_id, query_args), "earned"))
+    return answer(breakdown_out(await _site(site_id, query_args, run.clock.today()), "earned"))
 
 
 @blueprint.get("/publishers/sites/<site_id>/breakdown.csv")
@@ -113,6 +116,6 @@ async def site_breakdown(site_id: str, query_args: SiteBreakdownQuery) -> Respon
 @with_query(SiteBreakdownQuery)
 @refusals(400, 403, 404)
 @other_answer(200, "The breakdown as CSV.", "text/csv", headers=CSV_FILE)
-async def site_breakdown_csv(site_id: str, query_args: SiteBreakdownQuery) -> Response:
+async def site_breakdown_csv(site_id: str, query_args: SiteBreakdownQuery, run: Services) -> Response:
     """The same breakdown as CSV: a header, a line per row, a ``total`` line; ``earned`` in G$."""
-    return breakdown_file(await _site(site_id, query_args), "earned", site_id)
+    return breakdown_file(await _site(site_id, query_args, run.clock.today()), "earned", site_id)

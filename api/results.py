@@ -3,6 +3,7 @@ advertiser's wallet; rules in adnet.interactions.results)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
@@ -16,7 +17,7 @@ from api.http import answer
 from api.openapi import CSV_FILE, other_answer
 from api.schemas import AmountText, Schema, Time, refusals
 from api.sessions import require_account
-from web.context import services
+from web.context import injected
 from web.csv import csv_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
@@ -167,11 +168,12 @@ def _question_out(question: results.QuestionSummary) -> ChoiceQuestionOut | Rati
 @require_account(ApiKeyScope.REPORTS)
 @document_response(UnitResultsOut)
 @refusals(403, 404)
-async def unit_results_json(unit_id: str) -> Response:
+@injected
+async def unit_results_json(unit_id: str, now: datetime) -> Response:
     """The unit's results for its owner (the advertiser's signed-in wallet): responses, points and G$ awarded, and
     poll tallies, the rating distribution and average, or a survey's sessions and per-question summaries."""
     unit = await results.owned_unit(unit_id, current_wallet())
-    return answer(unit_results_out(await results.unit_results(unit, services().clock.now())), 200, NO_STORE)
+    return answer(unit_results_out(await results.unit_results(unit, now)), 200, NO_STORE)
 
 
 @blueprint.get("/interactions/<unit_id>/results.csv")

@@ -10,6 +10,7 @@ the wallet's rewards and opens nothing else; an account session of the wallet wo
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from functools import wraps
 from typing import Any, Literal, TypeVar, cast
 
@@ -23,9 +24,10 @@ from adnet.accounts.models import SessionScope
 from adnet.accounts.sessions import ActiveSession, find_session
 from adnet.core.errors import Unauthorized
 from adnet.reporting import rewards
+from adnet.services import Services
 from api.http import answer, with_body
 from api.schemas import Address, AmountText, Awarded, ClaimOut, Schema, Time, WalletTransaction, claim_out, refusals
-from web.context import services
+from web.context import injected, services
 from web.limits import settings_limit
 from web.sessions import session_token
 
@@ -121,11 +123,9 @@ def require_rewards_session(handler: F) -> F:
 @with_body(SignInAddress)
 @document_response(RewardsMessageOut)
 @refusals(400, 429)
-async def rewards_message(data: SignInAddress) -> Response:
+async def rewards_message(data: SignInAddress, run: Services, now: datetime) -> Response:
     """The rewards sign-in message for ``address`` to sign, carrying a fresh single-use nonce (10 minutes). The
     address only fills in the text: nothing is shown until its wallet signs it."""
-    run = services()
-    now = run.clock.now()
     grant = await signin.issue_nonce(settings=run.settings, chain_id=run.chain.chain_id, now=now, rng=run.random)
     message = signin.sign_in_message(grant, data.address, now, SessionScope.REWARDS)
     return answer(RewardsMessageOut(message=message, nonce=grant.nonce, expires_at=grant.expires_at))
@@ -136,12 +136,11 @@ async def rewards_message(data: SignInAddress) -> Response:
 @with_body(SignIn)
 @document_response(RewardsSessionOut, 201)
 @refusals(400, 401, 429, 503)
-async def rewards_session(data: SignIn) -> Response:
+async def rewards_session(data: SignIn, run: Services, now: datetime) -> Response:
     """Check a signed rewards sign-in message (its URI is adnet's ``/rewards``; every check of
     ``/api/auth/verify`` applies) and open a rewards session, which lists and redeems the wallet's rewards and
     nothing else. No cookie: the token travels as ``Authorization: Bearer``."""
-    run = services()
-    signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain, now=run.clock.now(),
+    signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain, now=now,
                                      rng=run.random, scope=SessionScope.REWARDS)
     return answer(RewardsSessionOut(wallet=signed_in.wallet, token=signed_in.token, expires_at=signed_in.expires_at,
                                     scope="rewards"), 201)
@@ -152,11 +151,11 @@ async def rewards_session(data: SignIn) -> Response:
 @require_rewards_session
 @document_response(RewardsOut)
 @refusals(429)
-async def wallet_rewards() -> Response:
+@injected
+async def wallet_rewards(run: Services, now: datetime) -> Response:
     """The signed-in wallet's completions and answers with what each earned and its claim, its points in total
     (and what they are), and the transaction that redeems its redeemable claims at once."""
-    run = services()
-    found = await rewards.wallet_rewards(cast(ActiveSession, g.session).wallet, run.clock.now())
+    found = await rewards.wallet_rewards(cast(ActiveSession, g.session).wallet, now)
     batch = found.redeemable[:rewards.MAX_BATCH]
     redeem_all = WalletTransaction.of(run.chain.build_claim_batch_tx(found.wallet, batch)) if batch else None
     return answer(RewardsOut(

@@ -12,9 +12,10 @@ from quart_schema import document_response
 from adnet.campaigns.banners import banner_address
 from adnet.delivery import serving
 from adnet.delivery.commands import ServeQuery
+from adnet.services import Services
 from api.http import answer, with_query
 from api.schemas import PublicTask, Schema, public_task, refusals
-from web.context import client, services
+from web.context import client
 from web.limits import settings_limit
 
 blueprint = Blueprint("api_serve", __name__, url_prefix="/api")
@@ -110,11 +111,10 @@ def served(decision: serving.Decision, base_url: str, chain_id: int) -> Served:
 @with_query(ServeQuery)
 @document_response(ServeOut)
 @refusals(400, 404, 429)
-async def serve(query_args: ServeQuery) -> Response:
+async def serve(query_args: ServeQuery, run: Services) -> Response:
     """A banner (``kind`` BANNER with ``ad``, ``bannerClickActive``, ``attachedTasks``), a standalone unit
     (``kind`` POLL, FEEDBACK or SURVEY with ``task``), the site's own house ad for a banner slot no paid campaign
     fills (``kind`` HOUSE with ``ad``, counted by ``/api/track/house``, never billed), or ``{"kind": "NONE"}``.
     Unknown site: 404."""
-    run = services()
     return answer(served(await serving.serve(run.serving, query_args, client()), run.settings.public_url,
                          run.chain.chain_id))

@@ -8,6 +8,8 @@ and any member.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -21,7 +23,6 @@ from adnet.money import closing
 from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
 from api.sessions import named_wallet, require_account
-from web.context import services
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -84,12 +85,12 @@ async def switch(site_id: str, action: str, data: SiteAction) -> Response:
 @with_body(SiteAction)
 @document_response(ManagedSiteOut)
 @refusals(400, 404, 409)
-async def delete(site_id: str, data: SiteAction) -> Response:
+async def delete(site_id: str, data: SiteAction, now: datetime) -> Response:
     """Delete the site once nothing is owed to it: it stops serving, gives up its verified domain and leaves the
     sites list; its records stay, and money that reaches it later stays withdrawable by its id. 409
     ``site_has_balance`` (with ``claimable`` per token and ``pendingWithdrawals``) while it holds a balance or
     unredeemed withdrawals. Registering the domain again restores it."""
-    site = await closing.delete_site(named_wallet(data.wallet), site_id, services().clock.now())
+    site = await closing.delete_site(named_wallet(data.wallet), site_id, now)
     return answer(managed_site_out(site))
 
 

@@ -3,6 +3,7 @@ completions (rules in adnet.tasks). Public: open to any origin without credentia
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from quart import Blueprint, Response, redirect
@@ -10,12 +11,12 @@ from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 from werkzeug.wrappers.response import Response as WerkzeugResponse
 
+from adnet.services import Services
 from adnet.tasks import completion, messages, visits
 from adnet.tasks.commands import CompleteTask, CompletionsQuery, MessageRequest, VisitStart
 from api.http import answer, with_body, with_query
 from api.openapi import other_answer
 from api.schemas import Address, Awarded, ClaimOut, Schema, Time, claim_out, refusals
-from web.context import services
 from web.limits import settings_limit
 
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api")
@@ -66,13 +67,12 @@ class MessageOut(Schema):
 @with_body(CompleteTask)
 @document_response(CompletionOut, 201)
 @refusals(400, 401, 404, 409, 429, 503)
-async def complete(data: CompleteTask) -> Response:
+async def complete(data: CompleteTask, run: Services, now: datetime) -> Response:
     """Verify a completion's proof and answer with the awarded points and G$ and the signed claim that pays them
     (``transaction``, null when the task's budgets are empty). A repeat past the limit is 409 ``already_completed``
     with the earlier ``completionId`` and its ``transaction``; a SIGN_MESSAGE signature that is not the wallet's,
     401 ``invalid_signature``; a site where the task's campaign may not pay, 409 ``not_allowed_on_site``."""
-    run = services()
-    result = await completion.complete_task(data, now=run.clock.now(), chain=run.chain, writer=run.completions)
+    result = await completion.complete_task(data, now=now, chain=run.chain, writer=run.completions)
     done = result.completion
     return answer(CompletionOut(success=True, completion_id=done.id,
                                 awarded=Awarded(points=done.points, gs=int(done.gs_amount)),
@@ -84,12 +84,12 @@ async def complete(data: CompleteTask) -> Response:
 @with_query(CompletionsQuery)
 @document_response(CompletionsOut)
 @refusals(400, 429)
-async def status(query_args: CompletionsQuery) -> Response:
+async def status(query_args: CompletionsQuery, run: Services) -> Response:
     """The completions of a wallet and/or a device fingerprint (``?wallet=&fingerprint=&campaignId=``), newest
     first, so a site can mark tasks done. The claim itself is shown only to its wallet: an ``issued`` one is listed
     with its ``claimRef``, and the wallet gets it again from its rewards (``rewardsApi``, ``rewardsPage``)."""
     rows = await completion.viewer_completions(query_args)
-    base_url = services().settings.public_url
+    base_url = run.settings.public_url
     return answer(CompletionsOut(completions=[
         ViewerCompletionOut(task_id=row.task_id, campaign_id=row.campaign_id, kind=row.kind,
                             completion_id=row.completion_id, completed_at=row.completed_at,
@@ -103,9 +103,9 @@ async def status(query_args: CompletionsQuery) -> Response:
 @with_query(VisitStart)
 @refusals(400, 404, 409, 429)
 @other_answer(302, "The visit has started: on to the advertiser's page.", headers={"Location": "The task's URL."})
-async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
+async def visit(task_id: str, query_args: VisitStart, now: datetime) -> WerkzeugResponse:
     """Start the dwell of a VISIT_URL task for ``?fingerprint=`` and redirect (302) to the advertiser's page."""
-    target = await visits.start_visit(task_id, query_args, services().clock.now())
+    target = await visits.start_visit(task_id, query_args, now)
     return redirect(target, 302)
 
 
@@ -114,9 +114,8 @@ async def visit(task_id: str, query_args: VisitStart) -> WerkzeugResponse:
 @with_query(MessageRequest)
 @document_response(MessageOut)
 @refusals(400, 404, 409, 429)
-async def message(task_id: str, query_args: MessageRequest) -> Response:
+async def message(task_id: str, query_args: MessageRequest, run: Services, now: datetime) -> Response:
     """The exact message ``?wallet=`` must sign (EIP-191) to complete a SIGN_MESSAGE task, with its single-use
     nonce (valid 10 minutes)."""
-    run = services()
-    issued = await messages.issue_message(task_id, query_args, now=run.clock.now(), rng=run.random)
+    issued = await messages.issue_message(task_id, query_args, now=now, rng=run.random)
     return answer(MessageOut.model_validate(issued))

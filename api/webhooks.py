@@ -8,6 +8,7 @@ what proves adnet's deliveries, so only the wallet itself makes or removes one.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -15,13 +16,14 @@ from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
+from adnet.services import Services
 from adnet.webhooks import endpoints
 from adnet.webhooks.endpoints import DeliveryLog, NewWebhookEndpoint
 from adnet.webhooks.models import DeliveryStatus, WebhookEndpoint, WebhookEventType
 from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
 from api.sessions import require_session
-from web.context import services
+from web.context import injected
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -107,11 +109,10 @@ def delivery_out(log: DeliveryLog) -> DeliveryOut:
 @with_body(NewWebhookEndpoint)
 @document_response(RegisteredEndpointOut, 201)
 @refusals(400, 409)
-async def add_endpoint(data: NewWebhookEndpoint) -> Response:
+async def add_endpoint(data: NewWebhookEndpoint, run: Services, now: datetime) -> Response:
     """Register an endpoint for ``events`` (in production an https URL on a public address, port 443). Its
     ``secret`` is in this answer only. 409 ``too_many_webhook_endpoints`` past 10 endpoints."""
-    run = services()
-    registered = await endpoints.add_endpoint(current_wallet(), data, run.clock.now(), run.random,
+    registered = await endpoints.add_endpoint(current_wallet(), data, now, run.random,
                                               production=run.settings.production)
     return answer(RegisteredEndpointOut(**endpoint_out(registered.endpoint).model_dump(), secret=registered.secret),
                   201)
@@ -144,10 +145,11 @@ async def deliveries(endpoint_id: str) -> Response:
 @require_session
 @document_response(ResumedOut)
 @refusals(404)
-async def resume_endpoint(endpoint_id: str) -> Response:
+@injected
+async def resume_endpoint(endpoint_id: str, now: datetime) -> Response:
     """Resume an endpoint its circuit breaker paused: its pending deliveries are sent now, those whose event is
     older than 7 days given up. An active endpoint is answered as it is."""
-    resumed = await endpoints.resume_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    resumed = await endpoints.resume_endpoint(current_wallet(), endpoint_id, now)
     return answer(ResumedOut(**endpoint_out(resumed.endpoint).model_dump(), scheduled=resumed.scheduled,
                              expired=resumed.expired))
 
@@ -157,7 +159,8 @@ async def resume_endpoint(endpoint_id: str) -> Response:
 @require_session
 @document_response(RemovedOut)
 @refusals(404)
-async def remove_endpoint(endpoint_id: str) -> Response:
+@injected
+async def remove_endpoint(endpoint_id: str, now: datetime) -> Response:
     """Stop sending to the endpoint: no new event goes to it, and its pending deliveries are given up."""
-    await endpoints.remove_endpoint(current_wallet(), endpoint_id, services().clock.now())
+    await endpoints.remove_endpoint(current_wallet(), endpoint_id, now)
     return answer(RemovedOut(endpoint_id=endpoint_id, removed=True))

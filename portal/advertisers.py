@@ -39,6 +39,7 @@ from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.charts import earnings_chart, tally_chart
 from adnet.reporting.commands import Period
+from adnet.services import Services
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
@@ -57,7 +58,7 @@ from portal.pages import (
 )
 from portal.targeting import targeting_form
 from portal.views import Refused, Sent, form_view
-from web.context import services
+from web.context import injected
 from web.csv import csv_file
 from web.errors import status_of
 from web.sessions import current_wallet
@@ -149,11 +150,11 @@ async def _registered() -> Advertiser | None:
         return None
 
 
-async def home_context(**extra: Any) -> dict[str, Any]:
+async def home_context(now: datetime, **extra: Any) -> dict[str, Any]:
     """What the account page shows: the balance, deposit and withdrawal forms, recent money movements and the
     campaigns, or, before the wallet registered, the form that registers it; and the campaigns of each account the
     wallet is a member of, with its role there (their pages open within that role)."""
-    advertiser, now = await _registered(), services().clock.now()
+    advertiser = await _registered()
     joined = [{"account": membership.advertiser, "role": membership.role,
                "balance": await advertiser_balance(membership.advertiser),
                "campaigns": await views.list_campaigns(membership.advertiser.id, now)}
@@ -170,8 +171,8 @@ def _home_refused(form_name: str) -> Refused:
     """The account page's form ``form_name`` refused: shown again with the reason beside the field."""
     async def refused(error: DomainError, sent: Sent) -> Response:
         return await form_error(f"portal/advertise/_{form_name}_form.html", f"#{form_name}-form", error,
-                                "portal/advertise/home.html", home_context, values=sent.form.to_dict(),
-                                failed_form=form_name)
+                                "portal/advertise/home.html", lambda: home_context(sent.now),
+                                values=sent.form.to_dict(), failed_form=form_name)
 
     return refused
 
@@ -203,9 +204,10 @@ def _withdrawal_page(withdrawal_id: str) -> str:
 
 @blueprint.get(HOME)
 @account_page
-async def advertise_home() -> tuple[str, int]:
+@injected
+async def advertise_home(now: datetime) -> tuple[str, int]:
     """The signed-in wallet's advertiser account: its G$ and its campaigns."""
-    return await page("portal/advertise/home.html", "portal/advertise/home.html", **await home_context())
+    return await page("portal/advertise/home.html", "portal/advertise/home.html", **await home_context(now))
 
 
 @blueprint.post(f"{HOME}/register")
@@ -219,12 +221,13 @@ async def advertise_register(sent: Sent) -> Response:
 
 @blueprint.get(f"{HOME}/balance")
 @account_page
-async def advertise_balance() -> tuple[str, int]:
+@injected
+async def advertise_balance(now: datetime) -> tuple[str, int]:
     """The balance partial (what it reloads after every money movement)."""
     advertiser = await advertisers.advertiser_of(current_wallet())
     money = await advertiser_balance(advertiser)
-    return await part_of_page("portal/advertise/_balance.html", "portal/advertise/home.html", home_context,
-                              balance=money)
+    return await part_of_page("portal/advertise/_balance.html", "portal/advertise/home.html",
+                              lambda: home_context(now), balance=money)
 
 
 @blueprint.post(f"{HOME}/deposit/prepare")
@@ -280,12 +283,14 @@ async def advertise_withdraw(sent: Sent) -> Response:
 
 @blueprint.get(f"{HOME}/withdrawals/<withdrawal_id>")
 @account_page
-async def advertise_withdrawal(withdrawal_id: str) -> Response:
+@injected
+async def advertise_withdrawal(withdrawal_id: str, run: Services, now: datetime) -> Response:
     """One of the advertiser's withdrawals as the chain has it (``tx``: the redeem the wallet reported)."""
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
-    view = await withdrawals.view(holder, withdrawal_id, services().chain, command_of(RedeemReport, request.args).tx)
+    view = await withdrawals.view(holder, withdrawal_id, run.chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
-    body, _ = await part_of_page("portal/_withdrawal.html", "portal/advertise/home.html", home_context, view=view,
+    body, _ = await part_of_page("portal/_withdrawal.html", "portal/advertise/home.html", lambda: home_context(now),
+                                 view=view,
                                  fresh=False, withdrawal_url=_withdrawal_page(view.withdrawal.id),
                                  shown_withdrawal=view)
     return Response(body, headers=BALANCE_CHANGED if settled else {})
@@ -322,37 +327,39 @@ async def _no_context() -> dict[str, Any]:
     return {}
 
 
-async def campaign_context(campaign_id: str, section: str = OVERVIEW, **extra: Any) -> dict[str, Any]:
+async def campaign_context(campaign_id: str, run: Services, now: datetime, section: str = OVERVIEW,
+                           **extra: Any) -> dict[str, Any]:
     """What a campaign's page shows in ``section``: the campaign with its creatives and tasks, their pools, the
     balance of the advertiser account it belongs to (the wallet's own, or one it is a member of), and what each
     form needs."""
-    now = services().clock.now()
     view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
     return {"view": view, "campaign": view.campaign,
             "balance": await advertiser_balance(view.campaign.advertiser),
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
-            "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(services().chain.deployment),
+            "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(run.chain.deployment),
             "survey_types": task_forms.SURVEY_TYPES,
             "media_types": list(MediaType), **await _site_context(view.campaign),
             "campaign_sections": CAMPAIGN_SECTIONS, "section": section, "section_title": CAMPAIGN_SECTIONS[section],
             "values": {}, **extra}
 
 
-async def _campaign_changed(campaign_id: str, message: str, section: str, *, money: bool = False) -> Response:
+async def _campaign_changed(sent: Sent, campaign_id: str, message: str, section: str, *,
+                            money: bool = False) -> Response:
     """A campaign form of ``section`` that worked: that section with ``message`` (htmx), or 303 to it."""
     if not wants_fragment():
         await flash(message)
         return see_other(_campaign_page(campaign_id, section))
-    body = await render_template("portal/advertise/_campaign.html",
-                                 **await campaign_context(campaign_id, section, done=message))
+    context = await campaign_context(campaign_id, sent.run, sent.now, section, done=message)
+    body = await render_template("portal/advertise/_campaign.html", **context)
     return Response(body, headers=BALANCE_CHANGED if money else {})
 
 
-async def _campaign_refused(campaign_id: str, form_name: str, error: DomainError,
+async def _campaign_refused(sent: Sent, campaign_id: str, form_name: str, error: DomainError,
                             values: Mapping[str, str]) -> Response:
     """A campaign form refused (400 or 409): its section again with the reason beside that form."""
-    context = await campaign_context(campaign_id, _section_of(form_name), values=values, failed_form=form_name)
+    context = await campaign_context(campaign_id, sent.run, sent.now, _section_of(form_name), values=values,
+                                     failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
                             _no_context, **context)
 
@@ -365,7 +372,7 @@ def _campaign_form_refused(form_name: str, *, values: bool = True) -> Refused:
     """The refusal of the form ``form_name`` of the campaign its route names, shown with the values it sent (or
     none)."""
     async def refused(error: DomainError, sent: Sent, campaign_id: str, **_: str) -> Response:
-        return await _campaign_refused(campaign_id, form_name, error, sent.form if values else {})
+        return await _campaign_refused(sent, campaign_id, form_name, error, sent.form if values else {})
 
     return refused
 
@@ -375,7 +382,7 @@ def _creative_form_refused(*, values: bool = True) -> Refused:
     async def refused(error: DomainError, sent: Sent, creative_id: str) -> Response:
         creative = await creatives.owned_creative(sent.wallet, creative_id)
         form_name = f"creative-{creative_id}" if values else "actions"
-        return await _campaign_refused(creative.campaign.id, form_name, error, sent.form if values else {})
+        return await _campaign_refused(sent, creative.campaign.id, form_name, error, sent.form if values else {})
 
     return refused
 
@@ -386,28 +393,30 @@ async def _task_campaign_id(wallet: str, task_id: str) -> str:
 
 
 async def _task_money_refused(error: DomainError, sent: Sent, task_id: str, **_: str) -> Response:
-    return await _campaign_refused(await _task_campaign_id(sent.wallet, task_id), f"task-{task_id}", error, sent.form)
+    campaign_id = await _task_campaign_id(sent.wallet, task_id)
+    return await _campaign_refused(sent, campaign_id, f"task-{task_id}", error, sent.form)
 
 
 async def _task_delete_refused(error: DomainError, sent: Sent, task_id: str) -> Response:
-    return await _campaign_refused(await _task_campaign_id(sent.wallet, task_id), "actions", error, {})
+    return await _campaign_refused(sent, await _task_campaign_id(sent.wallet, task_id), "actions", error, {})
 
 
 async def _new_task_refused(error: DomainError, sent: Sent, campaign_id: str) -> Response:
     kind_form = task_forms.form_of(sent.form.get("kind"))
     if isinstance(error, Invalid):
         error = task_forms.refusal(kind_form, error, sent.form)
-    return await _campaign_refused(campaign_id, kind_form.form_name, error, sent.form)
+    return await _campaign_refused(sent, campaign_id, kind_form.form_name, error, sent.form)
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>", defaults={"section": OVERVIEW})
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/<any({_OTHER_SECTIONS}):section>")
 @account_page
-async def advertise_campaign(campaign_id: str, section: str) -> tuple[str, int]:
+@injected
+async def advertise_campaign(campaign_id: str, section: str, run: Services, now: datetime) -> tuple[str, int]:
     """A section of one of the wallet's campaigns: the whole page, or for htmx the campaign's fragment with its tabs
     and that section (404 for no such campaign, 403 for another wallet's)."""
     return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html",
-                      **await campaign_context(campaign_id, section))
+                      **await campaign_context(campaign_id, run, now, section))
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>")
@@ -417,7 +426,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     changes = command_of(CampaignChanges, await _site_ids(sent.form))
     await campaigns.edit_settings(sent.wallet, campaign_id, changes, sent.now)
-    return await _campaign_changed(campaign_id, "Settings saved.", "targeting")
+    return await _campaign_changed(sent, campaign_id, "Settings saved.", "targeting")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
@@ -426,7 +435,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
 async def advertise_campaign_action(sent: Sent, campaign_id: str, action: str) -> Response:
     """Move the campaign: submit for review, pause, resume or end."""
     await ACTIONS[action](sent.wallet, campaign_id, sent.now)
-    return await _campaign_changed(campaign_id, ACTION_DONE[action], OVERVIEW, money=action == "end")
+    return await _campaign_changed(sent, campaign_id, ACTION_DONE[action], OVERVIEW, money=action == "end")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
@@ -467,8 +476,9 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
     funds = sent.command(Funds)
     await funding.allocate_to_campaign(sent.wallet, campaign_id, funds.amount, sent.now)
-    return await _campaign_changed(campaign_id, f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.",
-                                   "budget", money=True)
+    return await _campaign_changed(sent, campaign_id,
+                                   f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.", "budget",
+                                   money=True)
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/creatives")
@@ -477,7 +487,7 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
 async def advertise_add_creative(sent: Sent, campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
     await creatives.add_creative(sent.wallet, campaign_id, sent.command(NewCreative), sent.now, sent.run.banners)
-    return await _campaign_changed(campaign_id, "Creative added; it waits for review.", "creatives")
+    return await _campaign_changed(sent, campaign_id, "Creative added; it waits for review.", "creatives")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>")
@@ -489,7 +499,8 @@ async def advertise_edit_creative(sent: Sent, creative_id: str) -> Response:
     run = sent.run
     await creatives.edit_creative(sent.wallet, creative_id, sent.command(CreativeChanges), sent.now, run.banners,
                                   run.settings.public_url)
-    return await _campaign_changed(creative.campaign.id, "Creative changed; it waits for review again.", "creatives")
+    return await _campaign_changed(sent, creative.campaign.id, "Creative changed; it waits for review again.",
+                                   "creatives")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>/delete")
@@ -499,8 +510,8 @@ async def advertise_delete_creative(sent: Sent, creative_id: str) -> Response:
     """Delete a creative of a draft or rejected campaign."""
     creative = await creatives.owned_creative(sent.wallet, creative_id)
     await drafts.delete_creative(sent.wallet, creative_id)
-    return await _campaign_changed(creative.campaign.id, f"Deleted the {creative.width}x{creative.height} creative.",
-                                   "creatives")
+    return await _campaign_changed(sent, creative.campaign.id,
+                                   f"Deleted the {creative.width}x{creative.height} creative.", "creatives")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
@@ -511,8 +522,8 @@ async def advertise_add_task(sent: Sent, campaign_id: str) -> Response:
     kind_form = task_forms.form_of(sent.form.get("kind"))
     config = task_forms.config_of(kind_form, sent.form, onchain_choices(sent.run.chain.deployment))
     task = await authoring.create_task(sent.wallet, campaign_id, sent.command(NewTask, config=config), sent.now)
-    return await _campaign_changed(campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
-                                                "the campaign.", "creatives")
+    return await _campaign_changed(sent, campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed "
+                                                      "with the campaign.", "creatives")
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
@@ -528,7 +539,8 @@ async def advertise_task_money(sent: Sent, task_id: str, action: str) -> Respons
     else:
         returned = await authoring.end_task(sent.wallet, task_id, sent.now)
         message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
-    return await _campaign_changed(task.campaign.id if task.campaign else "", message, "creatives", money=True)
+    return await _campaign_changed(sent, task.campaign.id if task.campaign else "", message, "creatives",
+                                   money=True)
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/delete")
@@ -539,7 +551,7 @@ async def advertise_delete_task(sent: Sent, task_id: str) -> Response:
     task = await authoring.owned_task(sent.wallet, task_id)
     returned = await drafts.delete_task(sent.wallet, task_id, sent.now)
     back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
-    return await _campaign_changed(task.campaign.id if task.campaign else "", f"Deleted {task.title}{back}.",
+    return await _campaign_changed(sent, task.campaign.id if task.campaign else "", f"Deleted {task.title}{back}.",
                                    "creatives", money=bool(returned))
 
 
@@ -547,10 +559,11 @@ async def advertise_delete_task(sent: Sent, task_id: str) -> Response:
 
 @blueprint.get(f"{HOME}/units/<unit_id>/results")
 @account_page
-async def advertise_unit_results(unit_id: str) -> tuple[str, int]:
+@injected
+async def advertise_unit_results(unit_id: str, now: datetime) -> tuple[str, int]:
     """What viewers answered a poll, feedback or survey of the wallet's: the API's results, with their charts."""
     unit = await results.owned_unit(unit_id, current_wallet())
-    found = await results.unit_results(unit, services().clock.now())
+    found = await results.unit_results(unit, now)
     return await page("portal/advertise/results.html", "portal/advertise/results.html", unit=unit, found=found,
                       charts=_answer_charts(found))
 
@@ -591,10 +604,11 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report")
 @account_page
-async def advertise_report(campaign_id: str) -> tuple[str, int]:
+@injected
+async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
     """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
-    start, end, error = days_asked(request.args, services().clock.today())
+    start, end, error = days_asked(request.args, run.clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")
@@ -605,8 +619,9 @@ async def advertise_report(campaign_id: str) -> tuple[str, int]:
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")
 @account_page
-async def advertise_report_csv(campaign_id: str) -> Response:
+@injected
+async def advertise_report_csv(campaign_id: str, run: Services) -> Response:
     """The same report as CSV, one row per day and a total row."""
-    start, end = command_of(Period, request.args).days(services().clock.today())
+    start, end = command_of(Period, request.args).days(run.clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
     return csv_file(campaign_reports.report_csv(report), f"{report.campaign.id}-{start}-{end}.csv", no_store=True)

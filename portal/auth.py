@@ -9,6 +9,8 @@ site can sign a browser in to a wallet of its choosing.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from quart import Response, jsonify, render_template, request, url_for
 from quart_rate_limiter import rate_limit
 from quart_schema import hide
@@ -17,11 +19,12 @@ from adnet.accounts.commands import SignIn, SignInAddress
 from adnet.accounts.sessions import end_session
 from adnet.accounts.signin import SignedIn, issue_nonce, sign_in, sign_in_message
 from adnet.core.errors import DomainError
+from adnet.services import Services
 from portal.csrf import ensure_presession, require_csrf, start_presession
 from portal.forms import command_of
 from portal.pages import account_form, portal_blueprint, safe_next, see_other
 from portal.views import Sent, form_view
-from web.context import services
+from web.context import injected
 from web.errors import status_of
 from web.limits import ACCOUNT_LIMIT, settings_limit
 from web.sessions import SESSION_COOKIE, current_session
@@ -31,24 +34,25 @@ blueprint = portal_blueprint("auth")
 AUTH_LIMIT = settings_limit("rate_limit_auth")
 
 
-def _session_cookie(response: Response, signed_in: SignedIn) -> None:
+def _session_cookie(response: Response, signed_in: SignedIn, sent: Sent) -> None:
     # A lifetime rather than an instant: the browser's clock need not agree with ours.
-    lifetime = int((signed_in.expires_at - services().clock.now()).total_seconds())
+    lifetime = int((signed_in.expires_at - sent.now).total_seconds())
     response.set_cookie(SESSION_COOKIE, signed_in.token, max_age=lifetime, path="/",
-                        secure=services().settings.secure_cookies, httponly=True, samesite="Lax")
+                        secure=sent.run.settings.secure_cookies, httponly=True, samesite="Lax")
 
 
 @blueprint.get("/portal/signin")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @hide
-async def signin_page() -> Response:
+@injected
+async def signin_page(run: Services) -> Response:
     """The sign-in page: connect a wallet, sign the message, land on the dashboard (or ``next``)."""
-    return await _signin_page(safe_next(request.args.get("next")))
+    return await _signin_page(run, safe_next(request.args.get("next")))
 
 
-async def _signin_page(next_path: str, error: DomainError | None = None) -> Response:
+async def _signin_page(run: Services, next_path: str, error: DomainError | None = None) -> Response:
     ensure_presession()
-    response = Response(await render_template("portal/signin.html", chain_id=services().chain.chain_id,
+    response = Response(await render_template("portal/signin.html", chain_id=run.chain.chain_id,
                                               next_path=next_path, error=error), status_of(error) if error else 200)
     start_presession(response)
     response.headers["Cache-Control"] = "no-store"
@@ -59,10 +63,9 @@ async def _signin_page(next_path: str, error: DomainError | None = None) -> Resp
 @rate_limit(limits=AUTH_LIMIT)
 @hide
 @require_csrf
-async def signin_message() -> Response:
+@injected
+async def signin_message(run: Services, now: datetime) -> Response:
     """The EIP-4361 message the wallet named in ``address`` signs, with a nonce issued just now."""
-    run = services()
-    now = run.clock.now()
     grant = await issue_nonce(settings=run.settings, chain_id=run.chain.chain_id, now=now,
                                    rng=run.random)
     message = sign_in_message(grant, command_of(SignInAddress, await request.form).address, now)
@@ -72,7 +75,7 @@ async def signin_message() -> Response:
 
 
 async def _signin_refused(error: DomainError, sent: Sent) -> Response:
-    return await _signin_page(safe_next(sent.form.get("next")), error)
+    return await _signin_page(sent.run, safe_next(sent.form.get("next")), error)
 
 
 @blueprint.post("/portal/signin")
@@ -87,7 +90,7 @@ async def signin(sent: Sent) -> Response:
     signed_in = await sign_in(sent.command(SignIn), settings=run.settings, chain=run.chain, now=sent.now,
                               rng=run.random)
     response = see_other(safe_next(sent.form.get("next")))
-    _session_cookie(response, signed_in)
+    _session_cookie(response, signed_in, sent)
     return response
 
 
@@ -98,6 +101,6 @@ async def signout(sent: Sent) -> Response:
     """End the session on the server, clear the cookie, and go back to the sign-in page."""
     await end_session(current_session(), sent.now)
     response = see_other(url_for("portal_auth.signin_page"))
-    response.delete_cookie(SESSION_COOKIE, path="/", secure=services().settings.secure_cookies,
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=sent.run.settings.secure_cookies,
                            httponly=True, samesite="Lax")
     return response

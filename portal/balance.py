@@ -22,6 +22,7 @@ from adnet.money import activity, deposits, exchanges, withdrawals
 from adnet.money.commands import DepositReport, ExchangeOrder, Funds, RedeemReport, Withdrawal
 from adnet.money.holders import owned_site_holder, site_holder
 from adnet.reporting.balances import site_balance
+from adnet.services import Services
 from portal.forms import command_of
 from portal.pages import (
     account_form,
@@ -35,7 +36,7 @@ from portal.pages import (
 )
 from portal.sites import funds_of, section_url, site_context
 from portal.views import Refused, Sent, form_view
-from web.context import services
+from web.context import injected
 from web.sessions import current_wallet
 
 blueprint = portal_blueprint("balance")
@@ -48,8 +49,8 @@ def _refused(form_name: str) -> Refused:
     async def refused(error: DomainError, sent: Sent, site_id: str) -> Response:
         site = await owned_site(sent.wallet, site_id)
         return await form_error(f"portal/_{form_name}_form.html", f"#{form_name}-form", error, "portal/site.html",
-                                lambda: site_context(site, "money"), values=sent.form.to_dict(), failed_form=form_name,
-                                site=site, funds=await funds_of(site))
+                                lambda: site_context(site, sent.run, "money"), values=sent.form.to_dict(),
+                                failed_form=form_name, site=site, funds=await funds_of(site, sent.run))
 
     return refused
 
@@ -60,29 +61,33 @@ def _site_page(site_id: str) -> str:
 
 @blueprint.get("/portal/sites/<site_id>/available/<any(topup, withdraw, exchange):form_name>")
 @account_page
-async def available(site_id: str, form_name: str) -> tuple[str, int]:
+@injected
+async def available(site_id: str, form_name: str, run: Services) -> tuple[str, int]:
     """What the money form ``form_name`` can move at most (its line beside the amount, reloaded when money moves)."""
     site = await owned_site(current_wallet(), site_id)
-    return await part_of_page("portal/_available.html", "portal/site.html", lambda: site_context(site, "money"),
-                              site=site, form_name=form_name, funds=await funds_of(site))
+    return await part_of_page("portal/_available.html", "portal/site.html", lambda: site_context(site, run, "money"),
+                              site=site, form_name=form_name, funds=await funds_of(site, run))
 
 
 @blueprint.get("/portal/sites/<site_id>/activity")
 @account_page
-async def site_activity(site_id: str) -> tuple[str, int]:
+@injected
+async def site_activity(site_id: str, run: Services) -> tuple[str, int]:
     """The site's recent money movements (the panel reloads itself when money moves)."""
     site = await owned_site(current_wallet(), site_id)
-    return await part_of_page("portal/_site_activity.html", "portal/site.html", lambda: site_context(site, "money"),
+    return await part_of_page("portal/_site_activity.html", "portal/site.html",
+                              lambda: site_context(site, run, "money"),
                               site=site, activity=await activity.recent(site_holder(site)))
 
 
 @blueprint.get("/portal/sites/<site_id>/balance")
 @account_page
-async def balance(site_id: str) -> tuple[str, int]:
+@injected
+async def balance(site_id: str, run: Services) -> tuple[str, int]:
     """The balance partial of a site of the signed-in wallet (what it reloads after every money movement)."""
     money = await site_balance(current_wallet(), site_id)
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    return await part_of_page("portal/_balance.html", "portal/site.html", lambda: site_context(site, "money"),
+    return await part_of_page("portal/_balance.html", "portal/site.html", lambda: site_context(site, run, "money"),
                               balance=money, site_id=site_id)
 
 
@@ -95,14 +100,15 @@ async def topup_prepare(sent: Sent, site_id: str) -> Response:
     plan = await deposits.prepare(holder, sent.command(Funds).amount, sent.run.chain)
     site = await owned_site(sent.wallet, site_id)
     return Response(await render_template("portal/_topup_send.html", plan=plan, site_id=site_id, site=site,
-                                          funds=await funds_of(site), chain_id=sent.run.chain.chain_id))
+                                          funds=await funds_of(site, sent.run), chain_id=sent.run.chain.chain_id))
 
 
 async def _credit_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await owned_site(sent.wallet, site_id)
     return await form_error("portal/_deposit_credit_form.html", "#topup-credit", error, "portal/site.html",
-                            lambda: site_context(site, "money"), values=sent.form.to_dict(), failed_form="topup-credit",
-                            form_name="topup", action=url_for("portal_balance.topup", site_id=site_id), site=site)
+                            lambda: site_context(site, sent.run, "money"), values=sent.form.to_dict(),
+                            failed_form="topup-credit", form_name="topup",
+                            action=url_for("portal_balance.topup", site_id=site_id), site=site)
 
 
 @blueprint.post("/portal/sites/<site_id>/topup")
@@ -139,20 +145,22 @@ async def withdraw(sent: Sent, site_id: str) -> Response:
     view = await withdrawals.view(holder, result.withdrawal.id, run.chain)
     site = await owned_site(sent.wallet, site_id)
     return Response(await render_template("portal/_withdrawal.html", view=view, site_id=site_id, site=site,
-                                          funds=await funds_of(site), fresh=True),
+                                          funds=await funds_of(site, sent.run), fresh=True),
                     headers=BALANCE_CHANGED)
 
 
 @blueprint.get("/portal/sites/<site_id>/withdrawals/<withdrawal_id>")
 @account_page
-async def withdrawal_status(site_id: str, withdrawal_id: str) -> Response:
+@injected
+async def withdrawal_status(site_id: str, withdrawal_id: str, run: Services) -> Response:
     """A withdrawal's status as the chain has it (redeemed or released only by the watcher); ``tx`` is the redeem
     transaction the wallet reported, shown as sent or mined."""
     holder = await owned_site_holder(current_wallet(), site_id)
-    view = await withdrawals.view(holder, withdrawal_id, services().chain, command_of(RedeemReport, request.args).tx)
+    view = await withdrawals.view(holder, withdrawal_id, run.chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    body, _ = await part_of_page("portal/_withdrawal.html", "portal/site.html", lambda: site_context(site, "money"),
+    body, _ = await part_of_page("portal/_withdrawal.html", "portal/site.html",
+                                 lambda: site_context(site, run, "money"),
                                  view=view, site_id=holder.id, fresh=False, shown_withdrawal=view)
     return Response(body, headers=BALANCE_CHANGED if settled else {})
 
@@ -190,5 +198,5 @@ async def exchange(sent: Sent, site_id: str) -> Response:
         await flash(message)
         return see_other(_site_page(site_id))
     site = await owned_site(sent.wallet, site_id)
-    return Response(await render_template("portal/_exchange_form.html", site=site, funds=await funds_of(site),
+    return Response(await render_template("portal/_exchange_form.html", site=site, funds=await funds_of(site, sent.run),
                                           values={}, done=message), headers=BALANCE_CHANGED)

@@ -23,9 +23,10 @@ from adnet.reporting.commands import (
     Period,
     SiteBreakdownQuery,
 )
+from adnet.services import Services
 from portal.forms import command_of
 from portal.pages import account_page, page, portal_blueprint
-from web.context import services
+from web.context import injected
 from web.csv import breakdown_file
 from web.errors import status_of
 from web.sessions import current_wallet
@@ -43,9 +44,8 @@ def _values() -> dict[str, str]:
 
 
 async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], query: Period | None,
-                 error: DomainError | None) -> tuple[breakdowns.Breakdown, DomainError | None]:
+                 error: DomainError | None, today: date) -> tuple[breakdowns.Breakdown, DomainError | None]:
     """The breakdown asked for, or, when the form was refused, the default one beside the refusal."""
-    today = services().clock.today()
     if query is not None:
         try:
             return await make(*query.days(today)), None
@@ -54,7 +54,7 @@ async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], 
     return await make(*Period.model_validate({}).days(today)), error
 
 
-async def advertiser_context() -> tuple[dict[str, Any], int]:
+async def advertiser_context(today: date) -> tuple[dict[str, Any], int]:
     """The advertiser's breakdown the query string asks for (by site over every campaign by default)."""
     query: AdvertiserBreakdownQuery | None = None
     error: DomainError | None = None
@@ -66,7 +66,7 @@ async def advertiser_context() -> tuple[dict[str, Any], int]:
     campaign_id = query.campaign_id if query else None
     breakdown, error = await _shown(
         lambda start, end: breakdowns.advertiser_breakdown(current_wallet(), by, start, end, campaign_id),
-        query, error)
+        query, error, today)
     campaigns = await breakdowns.campaign_choices(current_wallet())
     context = {"breakdown": breakdown, "action": url_for("portal_breakdowns.advertiser_breakdown"),
                "csv_action": url_for("portal_breakdowns.advertiser_breakdown_csv"),
@@ -79,23 +79,25 @@ async def advertiser_context() -> tuple[dict[str, Any], int]:
 
 @blueprint.get(ADVERTISER_PAGE)
 @account_page
-async def advertiser_breakdown() -> tuple[str, int]:
+@injected
+async def advertiser_breakdown(run: Services) -> tuple[str, int]:
     """The advertiser's billed traffic by site, placement, country or device, over its campaigns or one."""
-    context, status = await advertiser_context()
+    context, status = await advertiser_context(run.clock.today())
     return await page("portal/advertise/breakdown.html", FRAGMENT, status, **context)
 
 
 @blueprint.get(f"{ADVERTISER_PAGE}.csv")
 @account_page
-async def advertiser_breakdown_csv() -> Response:
+@injected
+async def advertiser_breakdown_csv(run: Services) -> Response:
     """The same breakdown as CSV."""
     query = command_of(AdvertiserBreakdownQuery, request.args)
-    start, end = query.days(services().clock.today())
+    start, end = query.days(run.clock.today())
     breakdown = await breakdowns.advertiser_breakdown(current_wallet(), query.by, start, end, query.campaign_id)
     return breakdown_file(breakdown, "spend", query.campaign_id or "campaigns", no_store=True)
 
 
-async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
+async def site_breakdown_context(site_id: str, today: date) -> tuple[dict[str, Any], int]:
     """A site's breakdown the query string asks for (by placement over the last 30 days by default)."""
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     query: SiteBreakdownQuery | None = None
@@ -106,7 +108,7 @@ async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
         error = refused
     by = query.by if query else Dimension.PLACEMENT
     breakdown, error = await _shown(
-        lambda start, end: breakdowns.site_breakdown(current_wallet(), site.id, by, start, end), query, error)
+        lambda start, end: breakdowns.site_breakdown(current_wallet(), site.id, by, start, end), query, error, today)
     context = {"site": site, "breakdown": breakdown,
                "action": url_for("portal_breakdowns.site_breakdown", site_id=site.id),
                "csv_action": url_for("portal_breakdowns.site_breakdown_csv", site_id=site.id),
@@ -118,17 +120,19 @@ async def site_breakdown_context(site_id: str) -> tuple[dict[str, Any], int]:
 
 @blueprint.get("/portal/sites/<site_id>/breakdown")
 @account_page
-async def site_breakdown(site_id: str) -> tuple[str, int]:
+@injected
+async def site_breakdown(site_id: str, run: Services) -> tuple[str, int]:
     """The site's billed traffic and earnings by placement, country or device."""
-    context, status = await site_breakdown_context(site_id)
+    context, status = await site_breakdown_context(site_id, run.clock.today())
     return await page("portal/site_breakdown.html", FRAGMENT, status, **context)
 
 
 @blueprint.get("/portal/sites/<site_id>/breakdown.csv")
 @account_page
-async def site_breakdown_csv(site_id: str) -> Response:
+@injected
+async def site_breakdown_csv(site_id: str, run: Services) -> Response:
     """The same breakdown as CSV."""
     query = command_of(SiteBreakdownQuery, request.args)
-    start, end = query.days(services().clock.today())
+    start, end = query.days(run.clock.today())
     breakdown = await breakdowns.site_breakdown(current_wallet(), site_id, query.by, start, end)
     return breakdown_file(breakdown, "earned", site_id, no_store=True)

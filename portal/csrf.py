@@ -20,7 +20,7 @@ from typing import Any, TypeVar, cast
 from quart import Response, g, request
 
 from adnet.core.errors import Forbidden
-from web.context import services
+from web.context import app_settings
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 HEADER = "X-CSRF-Token"
@@ -39,7 +39,7 @@ def csrf_token() -> str:
         if not presession:
             return ""
         binding = "presession:" + presession
-    key = services().settings.secret_key.encode()
+    key = app_settings().secret_key.encode()
     return hmac.new(key, f"adnet/csrf/v1/{binding}".encode(), hashlib.sha256).hexdigest()
 
 
@@ -48,7 +48,7 @@ def start_presession(response: Response) -> None:
     fresh = g.get("fresh_presession")
     if fresh:
         response.set_cookie(PRESESSION_COOKIE, fresh, max_age=PRESESSION_SECONDS, path="/portal",
-                            secure=services().settings.secure_cookies, httponly=True, samesite="Lax")
+                            secure=app_settings().secure_cookies, httponly=True, samesite="Lax")
 
 
 def ensure_presession() -> None:

@@ -5,7 +5,7 @@ otherwise), the fill rate, and the form that registers a site."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from quart import request, url_for
@@ -13,38 +13,39 @@ from quart import request, url_for
 from adnet.reporting import dashboard as reports
 from adnet.reporting.charts import earnings_chart
 from adnet.reporting.commands import MAX_DAYS
+from adnet.services import Services
 from portal.forms import days_asked
 from portal.pages import account_page, page, portal_blueprint
-from web.context import services
+from web.context import injected
 from web.errors import status_of
 from web.sessions import current_wallet
 
 blueprint = portal_blueprint("dashboard")
 
 
-async def dashboard_context() -> dict[str, Any]:
+async def dashboard_context(run: Services, now: datetime) -> dict[str, Any]:
     """What the dashboard page shows, for the signed-in wallet, with the earnings of the range the query asks for."""
-    report = await reports.publisher_dashboard(current_wallet(), services().clock.now())
+    report = await reports.publisher_dashboard(current_wallet(), now)
     return {"dashboard": report, "days": reports.DASHBOARD_DAYS, "ctr": reports.click_through_rate,
-            **await earnings_context()}
+            **await earnings_context(run)}
 
 
-async def earnings_context() -> dict[str, Any]:
+async def earnings_context(run: Services) -> dict[str, Any]:
     """The dashboard's earnings panel, over the days its query asks for."""
     async def earned(first: date, last: date) -> list[tuple[date, int]]:
         return [(day.day, day.earned) for day in await reports.daily_earnings(current_wallet(), first, last)]
 
-    return await earnings_panel(url_for("portal_dashboard.dashboard"), "Earnings", "G$ earned per day", earned,
+    return await earnings_panel(run, url_for("portal_dashboard.dashboard"), "Earnings", "G$ earned per day", earned,
                                 "Nothing earned in these days yet: earnings show here once your sites show ads.")
 
 
-async def earnings_panel(action: str, heading: str, title: str,
+async def earnings_panel(run: Services, action: str, heading: str, title: str,
                          series: Callable[[date, date], Awaitable[list[tuple[date, int]]]],
                          empty: str) -> dict[str, Any]:
     """What ``portal/_earnings.html`` shows: the chart of ``series`` over the days from ``from`` to ``to`` in the
     query (the last 30 days by default), with the form that asks ``action`` for the panel alone; a range that is not
     one is refused (``earnings_error``) and the default range shown."""
-    first, last, error = days_asked(request.args, services().clock.today())
+    first, last, error = days_asked(request.args, run.clock.today())
     chart = earnings_chart(await series(first, last), title=f"{title}, {first} to {last}", empty=empty)
     return {"chart": chart, "earnings_first": first, "earnings_last": last, "earnings_error": error,
             "earnings_max_days": MAX_DAYS, "earnings_action": action, "earnings_heading": heading,
@@ -53,10 +54,11 @@ async def earnings_panel(action: str, heading: str, title: str,
 
 @blueprint.get("/portal")
 @account_page
-async def dashboard() -> tuple[str, int]:
+@injected
+async def dashboard(run: Services, now: datetime) -> tuple[str, int]:
     """The signed-in wallet's dashboard; its earnings form asks for the earnings panel alone (htmx), answered 400
     with the panel and the refusal beside the field for a range that is not one."""
-    context = await dashboard_context()
+    context = await dashboard_context(run, now)
     error = context["earnings_error"]
     return await page("portal/dashboard.html", "portal/_earnings.html", status_of(error) if error else 200,
                       **context)

@@ -45,7 +45,7 @@ def _refused(form_name: str, values: Callable[[Sent], dict[str, str]]) -> Refuse
     async def refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Response:
         site = await owned_site(sent.wallet, site_id, MemberRole.VIEWER)
         return await form_error(SECTION, "#house-ads", error, "portal/site.html",
-                                lambda: site_context(site, "controls"),
+                                lambda: site_context(site, sent.run, "controls"),
                                 **await house_ads_context(site, failed_form=form_name, values=values(sent)))
 
     return refused

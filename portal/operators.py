@@ -22,6 +22,7 @@ from adnet.core.errors import Conflict, DomainError, Invalid
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
+from adnet.services import Services
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.summaries import task_summary
 from portal.dashboard import earnings_panel
@@ -36,7 +37,7 @@ from portal.pages import (
     wants_fragment,
 )
 from portal.views import Sent, form_view
-from web.context import services
+from web.context import app_settings, injected
 from web.errors import status_of
 from web.sessions import current_wallet
 
@@ -57,14 +58,13 @@ REJECTIONS: dict[str, Callable[[str, str, Rejection, datetime], Awaitable[Any]]]
 
 
 def _operator() -> str:
-    return check_operator(services().settings, current_wallet())
+    return check_operator(app_settings(), current_wallet())
 
 
-async def queue_context(**extra: Any) -> dict[str, Any]:
+async def queue_context(run: Services, now: datetime, **extra: Any) -> dict[str, Any]:
     """The review queue: campaigns in review with their creatives and tasks (each task in words), then creatives
     waiting alone; ``waiting`` holds the ids of what the queue shows, whose forms show their own refusals."""
-    run = services()
-    queue = await review.review_queue(run.clock.now())
+    queue = await review.review_queue(now)
     choices = onchain_choices(run.chain.deployment)
     summaries = {task.id: task_summary(task.kind, task.config, choices)
                  for item in queue.campaigns for task in item.tasks}
@@ -74,29 +74,30 @@ async def queue_context(**extra: Any) -> dict[str, Any]:
     return {"queue": queue, "task_summaries": summaries, "waiting": waiting, "values": {}, **extra}
 
 
-async def operator_page_context(**extra: Any) -> dict[str, Any]:
+async def operator_page_context(run: Services, now: datetime, **extra: Any) -> dict[str, Any]:
     """Everything the operators' page shows: the queue, the vault's rate and owner, and platform revenue."""
-    run = services()
     current = await rate.vault_rate(run.chain)
     read: list[revenue.Revenue] = []
 
     async def earned(first: date, last: date) -> list[tuple[date, int]]:
-        read.append(await revenue.revenue(run.clock.now(), first, last))
+        read.append(await revenue.revenue(now, first, last))
         return read[0].days
 
-    panel = await earnings_panel(_home(), "Platform earnings", "Platform G$ per day", earned,
+    panel = await earnings_panel(run, _home(), "Platform earnings", "Platform G$ per day", earned,
                                  "The platform has earned nothing in these days yet.")
-    return {**await queue_context(), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": read[0],
-            **panel, "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
+    return {**await queue_context(run, now), "rate": current.rate, "vault_owner": current.vault_owner,
+            "revenue": read[0], **panel, "can_send": not run.settings.production and run.settings.embedded_chain,
+            **extra}
 
 
 @blueprint.get(HOME)
 @account_page
-async def operator_home() -> tuple[str, int]:
+@injected
+async def operator_home(run: Services, now: datetime) -> tuple[str, int]:
     """The operators' page (403 ``not_operator`` for any other wallet); its earnings form asks for the earnings
     panel alone (htmx), answered 400 with the refusal beside the field for a range that is not one."""
     _operator()
-    context = await operator_page_context()
+    context = await operator_page_context(run, now)
     error = context["earnings_error"]
     return await page("portal/operator/home.html", "portal/_earnings.html", status_of(error) if error else 200,
                       **context)
@@ -108,8 +109,9 @@ def _home() -> str:
 
 async def _decision_refused(error: DomainError, sent: Sent, item_id: str, **_: str) -> Response:
     return await form_error("portal/operator/_queue.html", "#review-queue", error, "portal/operator/home.html",
-                            operator_page_context, **await queue_context(values=sent.form.to_dict(),
-                                                                         failed_form=f"decide-{item_id}"))
+                            lambda: operator_page_context(sent.run, sent.now),
+                            **await queue_context(sent.run, sent.now, values=sent.form.to_dict(),
+                                                  failed_form=f"decide-{item_id}"))
 
 
 @blueprint.post(f"{HOME}/<any(campaigns, creatives):kind>/<item_id>/<any(approve, reject):decision>")
@@ -127,7 +129,8 @@ async def operator_decide(sent: Sent, kind: str, item_id: str, decision: str) ->
     if not wants_fragment():
         await flash(message)
         return see_other(_home())
-    return Response(await render_template("portal/operator/_queue.html", **await queue_context(done=message)))
+    return Response(await render_template("portal/operator/_queue.html",
+                                          **await queue_context(sent.run, sent.now, done=message)))
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/category")
@@ -140,7 +143,8 @@ async def operator_recategorize(sent: Sent, campaign_id: str) -> Response:
     if not wants_fragment():
         await flash(message)
         return see_other(_home())
-    return Response(await render_template("portal/operator/_queue.html", **await queue_context(done=message)))
+    return Response(await render_template("portal/operator/_queue.html",
+                                          **await queue_context(sent.run, sent.now, done=message)))
 
 
 async def _name_of(item: Campaign | Creative) -> str:
@@ -153,28 +157,31 @@ async def _name_of(item: Campaign | Creative) -> str:
 
 @blueprint.get(f"{HOME}/creatives/<creative_id>/banner")
 @account_page
-async def operator_banner(creative_id: str) -> Response:
+@injected
+async def operator_banner(creative_id: str, run: Services) -> Response:
     """The banner of a creative in review, fetched by adnet (``adnet.campaigns.previews``), so the queue shows it
     whatever host and scheme it lives on; never cached by the browser (every signed-in answer is ``no-store``), and
     sandboxed should an SVG be opened on its own."""
     _operator()
-    banner = await services().previews.banner(creative_id)
+    banner = await run.previews.banner(creative_id)
     return Response(banner.body, mimetype=banner.media_type, headers=BANNER_HEADERS)
 
 
 @blueprint.get(f"{HOME}/rate")
 @account_page
-async def operator_rate_now() -> tuple[str, int]:
+@injected
+async def operator_rate_now(run: Services, now: datetime) -> tuple[str, int]:
     """The vault's rate now (the panel reloads itself once a new rate is set); opened directly, the operators'
     page."""
     _operator()
-    return await part_of_page("portal/operator/_rate_now.html", "portal/operator/home.html", operator_page_context,
-                              rate=(await rate.vault_rate(services().chain)).rate)
+    return await part_of_page("portal/operator/_rate_now.html", "portal/operator/home.html",
+                              lambda: operator_page_context(run, now), rate=(await rate.vault_rate(run.chain)).rate)
 
 
 async def _rate_refused(error: DomainError, sent: Sent) -> Response:
     return await form_error("portal/operator/_rate_form.html", "#rate-form", error, "portal/operator/home.html",
-                            operator_page_context, values=sent.form.to_dict(), failed_form="rate")
+                            lambda: operator_page_context(sent.run, sent.now), values=sent.form.to_dict(),
+                            failed_form="rate")
 
 
 @blueprint.post(f"{HOME}/rate")

@@ -25,7 +25,7 @@ from adnet.core.errors import DomainError
 from adnet.core.wallets import checksummed
 from adnet.tasks.models import TaskKind
 from portal.csrf import csrf_token, require_csrf
-from web.context import services
+from web.context import app_settings
 from web.errors import status_of
 from web.idempotency import checked_idempotency_key
 from web.limits import ACCOUNT_LIMIT
@@ -163,7 +163,7 @@ def percent_filter(ratio: float | None, digits: int = 2) -> str:
 def banner_address_filter(stored: str) -> str:
     """A creative's banner as an absolute address (``adnet.campaigns.banners.banner_address``), for a form's URL
     field; an image on a page may use the stored address as it is."""
-    return banner_address(stored, services().settings.public_url)
+    return banner_address(stored, app_settings().public_url)
 
 
 @blueprint.app_template_filter("utc")
@@ -201,4 +201,4 @@ def form_idempotency_key(form: Mapping[str, str]) -> str | None:
 def is_operator() -> bool:
     """Whether the page's signed-in wallet is an operator (the layout's link to the operators' page)."""
     session = g.get("session")
-    return session is not None and session.wallet in services().settings.operators
+    return session is not None and session.wallet in app_settings().operators

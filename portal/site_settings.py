@@ -37,7 +37,7 @@ async def _refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Re
     site = await sites.owned_site(sent.wallet, site_id)
     values = sent.values("name") if "name" in sent.form else None
     return await form_error("portal/_site_settings.html", "#site-settings", error, "portal/site.html",
-                            lambda: site_context(site, "settings"), site=site, values=values)
+                            lambda: site_context(site, sent.run, "settings"), site=site, values=values)
 
 
 def confirmed(sent: Sent, field: str, expected: str, message: str) -> None:
@@ -85,8 +85,8 @@ async def delete_site(sent: Sent, site_id: str) -> Response:
 async def _controls_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id)
     return await form_error("portal/_site_controls.html", "#site-controls", error, "portal/site.html",
-                            lambda: site_context(site, "controls"), site=site, controls=stored_controls(site.controls),
-                            control_values=sent.form.to_dict())
+                            lambda: site_context(site, sent.run, "controls"), site=site,
+                            controls=stored_controls(site.controls), control_values=sent.form.to_dict())
 
 
 @blueprint.post("/portal/sites/<site_id>/controls")

@@ -27,12 +27,13 @@ from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
+from adnet.services import Services
 from portal.dashboard import dashboard_context, earnings_panel
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.unit_builder import units_context
 from portal.views import Sent, form_view
-from web.context import services
+from web.context import injected
 from web.csv import csv_file
 from web.errors import status_of
 from web.sessions import current_wallet
@@ -49,10 +50,10 @@ class Funds:
     site: dict[Token, int]
 
 
-async def funds_of(site: Site) -> Funds:
+async def funds_of(site: Site, run: Services) -> Funds:
     """The wallet's and the site's money, as the top-up, withdraw and exchange forms show it beside their amount."""
     try:
-        wallet = await services().chain.token_balance(Token.GS, site.publisher.wallet)
+        wallet = await run.chain.token_balance(Token.GS, site.publisher.wallet)
     except ChainUnavailable:
         wallet = None
     held = {token: await ledger.balance(ledger.site(site.id, token)) for token in Token}
@@ -71,16 +72,15 @@ def section_url(site_id: str, section: str = OVERVIEW, **query: Any) -> str:
     return url_for("portal_sites.site_page", site_id=site_id, section=section, **query)
 
 
-async def site_context(site: Site, section: str = OVERVIEW, **extra: Any) -> dict[str, Any]:
+async def site_context(site: Site, run: Services, section: str = OVERVIEW, **extra: Any) -> dict[str, Any]:
     """What the site page shows in ``section`` (one of ``SECTIONS``): the site and the tabs, and what that section
     reads, no more (``_SECTION_CONTEXTS``)."""
     return {"site": site, "sections": SECTIONS, "section": section, "section_title": SECTIONS[section],
-            **await _SECTION_CONTEXTS[section](site), **extra}
+            **await _SECTION_CONTEXTS[section](site, run), **extra}
 
 
-async def _overview_context(site: Site) -> dict[str, Any]:
+async def _overview_context(site: Site, run: Services) -> dict[str, Any]:
     """Overview: how the domain is proved, the balance, the site's earnings chart and its last 30 days' totals."""
-    run = services()
     today = run.clock.today()
     recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
 
@@ -88,54 +88,55 @@ async def _overview_context(site: Site) -> dict[str, Any]:
         return [(day.day, day.earned) for day in (await traffic.site_traffic(site.id, first, last)).days
                 if day.day is not None]
 
-    panel = await earnings_panel(url_for("portal_sites.site_earnings", site_id=site.id), "Earnings",
+    panel = await earnings_panel(run, url_for("portal_sites.site_earnings", site_id=site.id), "Earnings",
                                  f"G$ earned per day on {site.domain}", earned,
                                  "Nothing earned in these days yet: earnings show here once this site shows ads.")
     return {"instructions": run.site_checks.instructions(site), "traffic": recent,
             "balance": await site_balance(site.publisher.wallet, site.id), **panel}
 
 
-async def _money_context(site: Site) -> dict[str, Any]:
+async def _money_context(site: Site, run: Services) -> dict[str, Any]:
     """Money: the balance, the vault's rate, what the money forms can move and the recent movements."""
     return {"balance": await site_balance(site.publisher.wallet, site.id),
-            "rate": await exchanges.current_rate(services().chain),
-            "activity": await activity.recent(site_holder(site)), "funds": await funds_of(site)}
+            "rate": await exchanges.current_rate(run.chain),
+            "activity": await activity.recent(site_holder(site)), "funds": await funds_of(site, run)}
 
 
-async def _embed_context(site: Site) -> dict[str, Any]:
+async def _embed_context(site: Site, run: Services) -> dict[str, Any]:
     """Embed and units: the embed snippets, the site's ad units and the builder."""
-    return {"snippets": embed_snippets(services().settings.public_url, site.id), **await units_context(site)}
+    return {"snippets": embed_snippets(run.settings.public_url, site.id), **await units_context(site, run)}
 
 
-async def _traffic_context(site: Site) -> dict[str, Any]:
+async def _traffic_context(site: Site, run: Services) -> dict[str, Any]:
     """Traffic and reports: the last 30 days' traffic (billed, and filtered by reason), the ads that ran, the units
     answered, and the export's default range (this month)."""
-    today = services().clock.today()
+    today = run.clock.today()
     month_ago = today - timedelta(days=29)
     recent = await traffic.site_traffic(site.id, month_ago, today)
     return {"traffic": recent, "traffic_reasons": list(traffic.ordered_reasons(recent.totals.filtered)),
-            "units": await site_reports.site_unit_results(site.id), **await _ads_context(site, month_ago, today),
+            "units": await site_reports.site_unit_results(site.id),
+            **await _ads_context(site, month_ago, today, run),
             "export_from": today.replace(day=1).isoformat(), "export_to": today.isoformat()}
 
 
-async def _controls_context(site: Site) -> dict[str, Any]:
+async def _controls_context(site: Site, run: Services) -> dict[str, Any]:
     """Controls: the site's house ads and floors, and what it blocks."""
     return {"house_ads": await house_ads.listed(site), "controls": stored_controls(site.controls)}
 
 
-async def _settings_context(site: Site) -> dict[str, Any]:
+async def _settings_context(site: Site, run: Services) -> dict[str, Any]:
     """Settings: the site alone (its name, its state, the danger zone)."""
     return {}
 
 
-_SECTION_CONTEXTS: dict[str, Callable[[Site], Awaitable[dict[str, Any]]]] = {
+_SECTION_CONTEXTS: dict[str, Callable[[Site, Services], Awaitable[dict[str, Any]]]] = {
     "overview": _overview_context, "money": _money_context, "embed": _embed_context, "traffic": _traffic_context,
     "controls": _controls_context, "settings": _settings_context}
 
 
 async def _registration_refused(error: DomainError, sent: Sent) -> Response:
     return await form_error("portal/_register_form.html", "#register-site", error, "portal/dashboard.html",
-                            dashboard_context, values=sent.values("domain", "name"))
+                            lambda: dashboard_context(sent.run, sent.now), values=sent.values("domain", "name"))
 
 
 @blueprint.post("/portal/sites")
@@ -176,20 +177,22 @@ async def check_domain(sent: Sent) -> str:
 @blueprint.get("/portal/sites/<site_id>", defaults={"section": OVERVIEW})
 @blueprint.get(f"/portal/sites/<site_id>/<any({', '.join(key for key in SECTIONS if key != OVERVIEW)}):section>")
 @account_page
-async def site_page(site_id: str, section: str) -> tuple[str, int]:
+@injected
+async def site_page(site_id: str, section: str, run: Services) -> tuple[str, int]:
     """A section of the page of a site of the signed-in wallet's accounts: the whole page, or for htmx the tabs
     with the section (404 for no such site, 403 for another wallet's)."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    return await page("portal/site.html", "portal/_site_sections.html", **await site_context(site, section))
+    return await page("portal/site.html", "portal/_site_sections.html", **await site_context(site, run, section))
 
 
 @blueprint.get("/portal/sites/<site_id>/earnings")
 @account_page
-async def site_earnings(site_id: str) -> tuple[str, int]:
+@injected
+async def site_earnings(site_id: str, run: Services) -> tuple[str, int]:
     """The overview's earnings chart over the days the query asks for: the panel alone for htmx (400 with the
     refusal beside the field for a range that is not one), the overview otherwise."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    context = await site_context(site)
+    context = await site_context(site, run)
     error = context["earnings_error"]
     return await page("portal/site.html", "portal/_earnings.html", status_of(error) if error else 200, **context)
 
@@ -197,8 +200,8 @@ async def site_earnings(site_id: str) -> tuple[str, int]:
 async def _verification_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id)  # as the failed check left it
     return await form_error("portal/_site_verification.html", "#site-verification", error, "portal/site.html",
-                            lambda: site_context(site), site=site, instructions=sent.run.site_checks.instructions(site),
-                            failed_form="verify")
+                            lambda: site_context(site, sent.run), site=site,
+                            instructions=sent.run.site_checks.instructions(site), failed_form="verify")
 
 
 @blueprint.post("/portal/sites/<site_id>/verify")
@@ -217,10 +220,11 @@ async def verify_site(sent: Sent, site_id: str) -> Response:
 
 @blueprint.get("/portal/sites/<site_id>/traffic.csv")
 @account_page
-async def export_traffic(site_id: str) -> Response:
+@injected
+async def export_traffic(site_id: str, run: Services) -> Response:
     """The site's traffic per UTC day of the last 30 days (billed, and filtered per reason) as CSV."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    today = services().clock.today()
+    today = run.clock.today()
     start = today - timedelta(days=29)
     return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)),
                     f"traffic-{site.id}-{start}-{today}.csv", no_store=True)
@@ -229,7 +233,7 @@ async def export_traffic(site_id: str) -> Response:
 async def _export_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id, MemberRole.VIEWER)
     return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
-                            lambda: site_context(site, "traffic"), values=sent.values("from", "to"),
+                            lambda: site_context(site, sent.run, "traffic"), values=sent.values("from", "to"),
                             failed_form="export")
 
 
@@ -245,26 +249,27 @@ async def export_events(sent: Sent, site_id: str) -> Response:
                     no_store=True)
 
 
-async def _ads_context(site: Site, start: date, end: date) -> dict[str, Any]:
+async def _ads_context(site: Site, start: date, end: date, run: Services) -> dict[str, Any]:
     return {"ads": await site_reports.ads_that_ran(site.id, start, end), "ads_from": start.isoformat(),
-            "ads_to": end.isoformat(), "retention_days": services().settings.event_retention_days}
+            "ads_to": end.isoformat(), "retention_days": run.settings.event_retention_days}
 
 
 @blueprint.get("/portal/sites/<site_id>/ads")
 @account_page
-async def site_ads(site_id: str) -> Response:
+@injected
+async def site_ads(site_id: str, run: Services) -> Response:
     """The ads that ran on the site from ``from`` to ``to`` (UTC days): the panel for htmx, the site page
     otherwise; a bad range is shown in the panel with its status."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     try:
-        start, end = command_of(Period, request.args).days(services().clock.today())
+        start, end = command_of(Period, request.args).days(run.clock.today())
     except DomainError as error:
         context = {"site": site, "ads": [], "ads_error": error, "ads_from": request.args.get("from", ""),
                    "ads_to": request.args.get("to", "")}
-        full = {} if wants_fragment() else await site_context(site, "traffic")
+        full = {} if wants_fragment() else await site_context(site, run, "traffic")
         body, _ = await page("portal/site.html", "portal/_site_ads.html", **{**full, **context})
         return Response(body, status_of(error))
-    ads = await _ads_context(site, start, end)
+    ads = await _ads_context(site, start, end, run)
     if wants_fragment():
         return Response(await render_template("portal/_site_ads.html", site=site, **ads))
-    return Response(await render_template("portal/site.html", **{**await site_context(site, "traffic"), **ads}))
+    return Response(await render_template("portal/site.html", **{**await site_context(site, run, "traffic"), **ads}))

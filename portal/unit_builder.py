@@ -15,7 +15,8 @@ from adnet.delivery import serving
 from adnet.delivery.ad_units import SlotSettings, serve_query, settings_of
 from adnet.delivery.models import AdUnit
 from adnet.delivery.sdk import unit_snippet
-from web.context import client, services
+from adnet.services import Services
+from web.context import client
 
 # The sizes the builder offers (the API takes any WIDTHxHEIGHT).
 SIZES = ("300x250", "336x280", "728x90", "970x250", "468x60", "320x50", "320x100", "160x600", "300x600")
@@ -51,26 +52,27 @@ class Builder:
                                     "houseAds": self.house_ads})
 
 
-async def slot_preview(site: Site, slot: SlotSettings) -> dict[str, Any]:
+async def slot_preview(site: Site, slot: SlotSettings, run: Services) -> dict[str, Any]:
     """The snippet of ``slot`` and what serving would show in it now for this browser (None when the site is not
     served: deactivated or deleted)."""
     try:
-        preview: serving.Preview | None = await serving.preview(services().serving, serve_query(site.id, slot),
+        preview: serving.Preview | None = await serving.preview(run.serving, serve_query(site.id, slot),
                                                                 client())
     except NotFound:
         preview = None
     return {"slot_snippet": unit_snippet(slot), "slot_preview": preview}
 
 
-async def units_context(site: Site, builder: Builder | None = None, *, unit_error: DomainError | None = None,
-                        preview_error: DomainError | None = None, **extra: Any) -> dict[str, Any]:
+async def units_context(site: Site, run: Services, builder: Builder | None = None, *,
+                        unit_error: DomainError | None = None, preview_error: DomainError | None = None,
+                        **extra: Any) -> dict[str, Any]:
     """The section's context: the site's units, the builder (a new unit's defaults unless given), and its snippet
     and preview (none when its settings were refused)."""
     builder = builder or Builder()
     shown: dict[str, Any] = {}
     if preview_error is None:
         try:
-            shown = await slot_preview(site, builder.settings())
+            shown = await slot_preview(site, builder.settings(), run)
         except DomainError as refused:
             preview_error = refused
     return {"site": site, "ad_units": await AdUnit.filter(site_id=site.id).order_by("name", "id"),

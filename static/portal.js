@@ -196,6 +196,7 @@
   // Sign-in: address → server-written SIWE message → personal_sign → a plain form POST (303 to the dashboard).
   function signIn(box) {
     var chainId = box.getAttribute("data-chain-id");
+    var messageUrl = box.getAttribute("data-message-url");
     var switchButton = box.querySelector("[data-wallet-switch]");
     var form = box.querySelector("#signin-form");
     var button = box.querySelector("[data-wallet-signin]");
@@ -212,7 +213,7 @@
     }).then(function () {
       say(box, "Preparing the sign-in message…");
       var body = new URLSearchParams({ address: address, csrf_token: csrfToken() });
-      return fetch("/portal/signin/message", { method: "POST", body: body, credentials: "same-origin" });
+      return fetch(messageUrl, { method: "POST", body: body, credentials: "same-origin" });
     }).then(function (response) {
       if (!response.ok) { throw new Error("adnet refused to prepare the message; reload the page."); }
       return response.json();

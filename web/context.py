@@ -1,9 +1,16 @@
 """The running service as a handler of either surface reaches it, and who sent the current request: the typed
-services, the settings the app was built with, and the client's address (behind trusted proxies) and headers."""
+services, the settings the app was built with, and the client's address (behind trusted proxies) and headers.
+
+A handler does not look the services up itself: it declares ``run`` (the running services) and or ``now`` (the
+instant the request is handled, read once from their clock), and the route decorator that calls it (``injected``,
+or one that also parses the request: ``api.http.with_body``, ``with_query``, ``idempotent``) passes them."""
 
 from __future__ import annotations
 
-from typing import cast
+import inspect
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any, TypeVar, cast
 
 from quart import current_app, request
 
@@ -16,6 +23,63 @@ from adnet.services import Services
 def services() -> Services:
     """The running app's services (inside a request or app context, once the app has started)."""
     return cast(Services, current_app.extensions["adnet"])
+
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+# What a route decorator adds to the keyword arguments it calls a handler with.
+Provide = Callable[[dict[str, Any]], None]
+RUN, NOW = "run", "now"
+# Set on a decorator's wrapper that provides ``run`` and ``now``: a decorator further out leaves them to it.
+_PROVIDED = "_adnet_provides_run_now"
+
+
+def _run(arguments: dict[str, Any]) -> None:
+    arguments[RUN] = services()
+
+
+def _now(arguments: dict[str, Any]) -> None:
+    arguments[NOW] = services().clock.now()
+
+
+def _run_and_now(arguments: dict[str, Any]) -> None:
+    arguments[RUN] = run = services()
+    arguments[NOW] = run.clock.now()
+
+
+_PROVIDERS: dict[tuple[bool, bool], Provide | None] = {
+    (False, False): None, (True, False): _run, (False, True): _now, (True, True): _run_and_now}
+
+
+def provider(handler: Callable[..., Any]) -> Provide | None:
+    """What a route decorator adds to ``handler``'s arguments: ``run`` and ``now`` where its signature declares
+    them, nothing (None) where it declares neither or a decorator nearer to it already provides them. Decided once,
+    when the route is decorated, so that a request pays for what its handler takes and no more."""
+    if getattr(handler, _PROVIDED, False):
+        return None
+    declared = inspect.signature(handler).parameters
+    return _PROVIDERS[RUN in declared, NOW in declared]
+
+
+def providing(wrapper: F) -> F:
+    """Mark ``wrapper``, a route decorator's wrapper that called ``provider`` for its handler, so that decorators
+    stacked above it do not provide again (``functools.wraps`` carries the mark outwards)."""
+    setattr(wrapper, _PROVIDED, True)
+    return wrapper
+
+
+def injected(handler: F) -> F:
+    """Route decorator for a handler that parses nothing from the request: it gets ``run`` and or ``now`` if it
+    declares them (``provider``)."""
+    provide = provider(handler)
+    if provide is None:
+        return handler
+
+    @wraps(handler)
+    async def given(*args: Any, **kwargs: Any) -> Any:
+        provide(kwargs)
+        return await handler(*args, **kwargs)
+
+    return providing(cast(F, given))
 
 
 def app_settings() -> Settings:

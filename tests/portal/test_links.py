@@ -32,10 +32,9 @@ from tests.site_server import Answer
 pytestmark = pytest.mark.usefixtures("banner_cdn")
 
 OPERATOR = Account.from_key("0x" + "42" * 32)
-# Portal routes no page links to, and why: the sign-in message is fetched by static/portal.js; the embed script's
-# versioned URL is written in a publisher's own page, and the viewers' rewards page is linked from publishers' pages
-# and the embed's docs (the crawl starts there too).
-NOT_LINKED = {"portal_auth.signin_message", "portal_demo.sdk", "portal_rewards.rewards_page"}
+# Portal routes no page links to, and why: the embed script's versioned URL is written in a publisher's own page,
+# and the viewers' rewards page is linked from publishers' pages and the embed's docs (the crawl starts there too).
+NOT_LINKED = {"portal_demo.sdk", "portal_rewards.rewards_page"}
 
 
 @pytest.fixture
@@ -64,6 +63,8 @@ class Targets(HTMLParser):
                 self.found.append((method, values[name]))
         if "data-status-url" in values:  # polled by static/portal.js: GET for a withdrawal, POST for a deposit
             self.found.append(("ANY", values["data-status-url"]))
+        if "data-message-url" in values:  # where static/portal.js asks for the sign-in message
+            self.found.append(("POST", values["data-message-url"]))
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":

@@ -149,8 +149,8 @@ async def test_one_creative_is_rejected_and_the_other_serves(app, client, operat
     assert served == {kept.id}
 
     advertiser = await portal_sign_in(app.test_client(), owner)
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
-    assert "The banner claims a guaranteed return." in page
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
+    assert '<span class="error" data-rejection>— The banner claims a guaranteed return.</span>' in page
     token = await sign_in(app.test_client(), owner)
     detail = await (await app.test_client().get(f"/api/advertisers/campaigns/{campaign.id}",
                                                 headers=bearer(token))).get_json()
