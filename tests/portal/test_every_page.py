@@ -113,6 +113,7 @@ async def test_each_section_of_the_site_page_is_a_page_and_a_fragment(app, clien
     url = f"/portal/sites/{ids['site_id']}" + (f"/{section}" if section else "")
     page = await (await signed_in.get(url)).get_data(as_text=True)
     assert DOCUMENT.match(page.lstrip()) and f"<title>{title} · " in page and holds in page
+    assert page.count("<title>") == 1  # the fragment's own title is for htmx only
     current = re.findall(r'<a href="([^"]+)" id="tab-[a-z]+"[^>]*aria-current="page">([^<]+)</a>', page)
     assert current == [(url, title)]
     fragment = await (await signed_in.client.get(url, headers=HTMX)).get_data(as_text=True)
@@ -132,6 +133,7 @@ async def test_each_section_of_a_campaign_page_is_a_page_and_a_fragment(app, cli
     url = f"/portal/advertise/campaigns/{ids['campaign_id']}" + (f"/{section}" if section else "")
     page = await (await signed_in.get(url)).get_data(as_text=True)
     assert DOCUMENT.match(page.lstrip()) and f"<title>{title} · " in page and holds in page
+    assert page.count("<title>") == 1  # the fragment's own title is for htmx only
     current = re.findall(r'<a href="([^"]+)" id="campaign-tab-[a-z]+"[^>]*aria-current="page">([^<]+)</a>', page)
     assert current == [(url, title)]
     fragment = await (await signed_in.client.get(url, headers=HTMX)).get_data(as_text=True)
