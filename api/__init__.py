@@ -21,6 +21,7 @@ from api import (
     rewards,
     serve,
     sites,
+    statements,
     tasks,
     track,
     webhooks,
@@ -30,7 +31,7 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
-    conversions.blueprint,
+    conversions.blueprint, statements.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
                      conversions.public_blueprint)

@@ -19,6 +19,7 @@ from portal import (
     rewards,
     site_settings,
     sites,
+    statements,
     webhooks,
 )
 
@@ -26,5 +27,5 @@ BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
     webhooks.blueprint, members.blueprint, rewards.blueprint, house_ads.blueprint, breakdowns.blueprint,
-    ad_units.blueprint,
+    ad_units.blueprint, statements.blueprint,
 )

@@ -13,6 +13,7 @@ from quart import request, url_for
 from adnet.reporting import dashboard as reports
 from adnet.reporting.charts import earnings_chart
 from adnet.reporting.commands import MAX_DAYS
+from adnet.reporting.statements import publisher_overview
 from adnet.services import Services
 from portal.forms import days_asked
 from portal.pages import account_page, page, portal_blueprint
@@ -24,10 +25,11 @@ blueprint = portal_blueprint("dashboard")
 
 
 async def dashboard_context(run: Services, now: datetime) -> dict[str, Any]:
-    """What the dashboard page shows, for the signed-in wallet, with the earnings of the range the query asks for."""
+    """What the dashboard page shows, for the signed-in wallet, with the earnings of the range the query asks for,
+    and the month-to-date card of its publisher account (``overview``; None before its first site)."""
     report = await reports.publisher_dashboard(current_wallet(), now)
     return {"dashboard": report, "days": reports.DASHBOARD_DAYS, "ctr": reports.click_through_rate,
-            **await earnings_context(run)}
+            "overview": await publisher_overview(current_wallet(), now), **await earnings_context(run)}
 
 
 async def earnings_context(run: Services) -> dict[str, Any]:

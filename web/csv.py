@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 from quart import Response
 
-from adnet.reporting import breakdowns
+from adnet.reporting import breakdowns, statements
 
 _NO_STORE = {"Cache-Control": "no-store"}
 
@@ -22,3 +22,8 @@ def breakdown_file(breakdown: breakdowns.Breakdown, amount: str, name: str, *, n
     """A breakdown as CSV (``breakdowns.breakdown_csv``), named after ``name``, its dimension and its days."""
     return csv_file(breakdowns.breakdown_csv(breakdown, amount),
                     f"{name}-{breakdown.by}-{breakdown.start}-{breakdown.end}.csv", no_store=no_store)
+
+
+def statement_file(statement: statements.Statement) -> Response:
+    """A monthly statement as CSV (``statements.statement_csv``), named after its number, kept out of caches."""
+    return csv_file(statements.statement_csv(statement), f"statement-{statement.number}.csv", no_store=True)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from enum import StrEnum
 
 from pydantic import Field, field_validator
 
 from adnet.core.errors import Invalid
 from adnet.core.inputs import Command, Day, rule
+from adnet.reporting.statements import Month
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 92
@@ -66,3 +67,14 @@ class SiteBreakdownQuery(Period):
         if value not in PUBLISHER_DIMENSIONS:
             raise rule("invalid_field", "placement, country or device")
         return value
+
+
+class StatementQuery(Command):
+    """Which month a statement covers: ``month`` (YYYY-MM, UTC), the current one by default."""
+
+    month: str | None = Field(None, max_length=16, description="a UTC calendar month, YYYY-MM; the current one by "
+                                                               "default", examples=["2026-11"])
+
+    def asked(self, now: datetime) -> Month:
+        """The month asked for (Invalid ``invalid_month`` when it is not written YYYY-MM)."""
+        return Month.of(now) if not self.month else Month.parse(self.month)
