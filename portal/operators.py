@@ -23,6 +23,7 @@ from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 from adnet.services import Services
+from adnet.tasks import review as task_review
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.summaries import task_summary
 from portal.dashboard import earnings_panel
@@ -70,6 +71,7 @@ async def queue_context(run: Services, now: datetime, **extra: Any) -> dict[str,
                  for item in queue.campaigns for task in item.tasks}
     waiting = {item.campaign.id for item in queue.campaigns} | {
         creative.id for item in queue.campaigns for creative in item.creatives} | {
+        task.id for item in queue.campaigns for task in item.tasks} | {
         creative.id for creative in queue.creatives}
     return {"queue": queue, "task_summaries": summaries, "waiting": waiting, "values": {}, **extra}
 
@@ -114,6 +116,10 @@ async def _decision_refused(error: DomainError, sent: Sent, item_id: str, **_: s
                                                   failed_form=f"decide-{item_id}"))
 
 
+async def _task_refused(error: DomainError, sent: Sent, task_id: str) -> Response:
+    return await _decision_refused(error, sent, task_id)
+
+
 @blueprint.post(f"{HOME}/<any(campaigns, creatives):kind>/<item_id>/<any(approve, reject):decision>")
 @account_form
 @form_view(_decision_refused, shows=(Invalid, Conflict))
@@ -126,6 +132,20 @@ async def operator_decide(sent: Sent, kind: str, item_id: str, decision: str) ->
     else:
         decided = await REJECTIONS[kind](operator, item_id, sent.command(Rejection), sent.now)
     message = f"{'Approved' if decision == 'approve' else 'Rejected'} {await _name_of(decided)}."
+    if not wants_fragment():
+        await flash(message)
+        return see_other(_home())
+    return Response(await render_template("portal/operator/_queue.html",
+                                          **await queue_context(sent.run, sent.now, done=message)))
+
+
+@blueprint.post(f"{HOME}/tasks/<task_id>/reject")
+@account_form
+@form_view(_task_refused, shows=(Invalid, Conflict))
+async def operator_reject_task(sent: Sent, task_id: str) -> Response:
+    """Reject one task of a campaign in review with a ``reason`` the advertiser sees; the queue is shown again."""
+    task = await task_review.reject_task(_operator(), task_id, sent.command(Rejection), sent.now)
+    message = f"Rejected the task {task.title}."
     if not wants_fragment():
         await flash(message)
         return see_other(_home())

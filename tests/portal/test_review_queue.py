@@ -10,8 +10,9 @@ import pytest
 from adnet.accounts.fetching import Fetcher, FetchPolicy
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
 from adnet.campaigns.previews import MAX_PREVIEW_BYTES, BannerPreviews
+from adnet.money import ledger
 from adnet.tasks.choices import transfer_call
-from adnet.tasks.models import TaskKind
+from adnet.tasks.models import Task, TaskKind
 from tests.api.test_advertisers import serve
 from tests.auth_helpers import bearer, sign_in
 from tests.chain.helpers import user
@@ -156,3 +157,61 @@ async def test_one_creative_is_rejected_and_the_other_serves(app, client, operat
                                                 headers=bearer(token))).get_json()
     assert {item["id"]: (item["status"], item["rejectionReason"]) for item in detail["creatives"]} == {
         kept.id: ("approved", ""), dropped.id: ("rejected", "The banner claims a guaranteed return.")}
+
+
+async def test_one_task_is_rejected_its_pool_returns_and_it_never_serves(app, client, operator, clock):
+    owner = user(2)
+    advertiser = await make_advertiser(owner.address.lower())
+    campaign = await make_campaign(advertiser, status=CampaignStatus.REVIEW, now=clock.now())
+    await make_creative(campaign, status=CreativeStatus.REVIEW, now=clock.now())
+    quiz = {"question": "Which token?", "answers": ["G$"], "choices": ["G$", "SOV"]}
+    kept = await make_task(kind=TaskKind.QUIZ, campaign=campaign, title="Kept quiz", config=quiz, now=clock.now())
+    dropped = await make_task(kind=TaskKind.QUIZ, campaign=campaign, title="Dropped quiz", config=quiz, pool=2 * G,
+                              now=clock.now())
+    before = await ledger.balance(ledger.advertiser(advertiser.id))
+    no_reason = await operator.post(f"/portal/operator/tasks/{dropped.id}/reject", {"reason": ""}, htmx=True)
+    assert no_reason.status_code == 400 and f'id="decide-{dropped.id}-error"' in await text(no_reason)
+    rejected = await operator.post(f"/portal/operator/tasks/{dropped.id}/reject",
+                                   {"reason": "The quiz's answer is wrong."}, htmx=True)
+    html = await text(rejected)
+    assert "Rejected the task Dropped quiz." in html and "Rejected: The quiz&#39;s answer is wrong." in html
+    assert f'id="decide-{kept.id}-reason"' in html and f'id="decide-{dropped.id}-reason"' not in html
+    stored = await Task.get(id=dropped.id)
+    assert (stored.active, stored.rejection_reason) == (False, "The quiz's answer is wrong.")
+    assert await ledger.balance(ledger.task_pool(dropped.id)) == 0
+    assert await ledger.balance(ledger.advertiser(advertiser.id)) == before + 2 * G
+    again = await operator.post(f"/portal/operator/tasks/{dropped.id}/reject", {"reason": "Twice"})
+    assert again.status_code == 409
+
+    assert (await operator.post(f"/portal/operator/campaigns/{campaign.id}/approve")).status_code == 303
+    site = await make_site()
+    await rebuild_index(app)
+    for _ in range(10):
+        served = await serve(client, site, attached="1")
+        assert [task["id"] for task in served["attachedTasks"]] == [kept.id]
+    owner_page = await portal_sign_in(app.test_client(), owner)
+    page = await text(await owner_page.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
+    assert "Rejected — The quiz&#39;s answer is wrong." in page
+    token = await sign_in(app.test_client(), owner)
+    detail = await (await app.test_client().get(f"/api/advertisers/campaigns/{campaign.id}",
+                                                headers=bearer(token))).get_json()
+    assert {item["id"]: (item["active"], item["rejectionReason"]) for item in detail["tasks"]} == {
+        kept.id: (True, ""), dropped.id: (False, "The quiz's answer is wrong.")}
+
+
+async def test_the_api_rejects_a_task_of_a_campaign_in_review_only(app, clock):
+    campaign, _ = await in_review(clock)
+    task = await make_task(kind=TaskKind.QUIZ, campaign=campaign,
+                           config={"question": "Q?", "answers": ["a"]}, now=clock.now())
+    live = await make_task(kind=TaskKind.QUIZ, campaign=await make_campaign(now=clock.now()),
+                           config={"question": "Q?", "answers": ["a"]}, now=clock.now())
+    token = await sign_in(app.test_client(), test_operator_pages.OPERATOR)
+    api = app.test_client()
+    refused = await api.post(f"/api/operators/tasks/{live.id}/reject", json={"reason": "No"}, headers=bearer(token))
+    assert refused.status_code == 409 and (await refused.get_json())["error"] == "invalid_transition"
+    done = await api.post(f"/api/operators/tasks/{task.id}/reject", json={"reason": "No"}, headers=bearer(token))
+    assert done.status_code == 200
+    assert await done.get_json() == {"taskId": task.id, "active": False, "rejectionReason": "No"}
+    stranger = await sign_in(app.test_client(), user(3))
+    assert (await api.post(f"/api/operators/tasks/{live.id}/reject", json={"reason": "No"},
+                           headers=bearer(stranger))).status_code == 403
