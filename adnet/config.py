@@ -241,6 +241,7 @@ class CapSettings(_Concern):
     cap_site_clicks: Cap = RateLimit(2, 300)
     cap_campaign_impressions: Cap = RateLimit(3, 300)
     cap_campaign_clicks: Cap = RateLimit(1, 300)
+    conversion_network_limit: Annotated[int, _between(0, 100_000)] = 20
 
 
 class LimitSettings(_Concern):

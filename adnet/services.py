@@ -24,6 +24,7 @@ from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
 from adnet.config import Settings
 from adnet.conversions.onchain import GoalReader
+from adnet.conversions.recording import Terms
 from adnet.core import changes, metrics
 from adnet.core.clock import Clock
 from adnet.core.drain import Drain
@@ -125,8 +126,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
-    goal_reader = GoalReader(chain, clock=clock, share_bps=settings.publisher_share_bps,
-                             single_writer=settings.database_url.startswith("sqlite"))
+    goal_reader = GoalReader(chain, clock=clock, terms=Terms.of(settings))
     goal_reader_lease = Lease(GOAL_READER_LEASE, clock=clock)
     banners = banner_fetcher(settings.production)
     webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)

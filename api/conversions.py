@@ -2,31 +2,47 @@
 key, ``campaigns:manage`` to change, ``reports:read`` to read), and ``POST /api/conversions``, where the
 advertiser's server reports a conversion with a key scoped ``conversions:write`` (rules in adnet.conversions;
 the guide is docs/conversions.md). ``POST /api/conversions/bind``, where a landing page proves a wallet for a click
-(``adnet.conversions.binding``), is public: open to any origin, under the public rate limit, like /api/track."""
+(``adnet.conversions.binding``), is public: open to any origin, under the public rate limit, like /api/track; so
+are ``POST /api/conversions/views``, where the viewer's page proves the wallet of its rewards session for an
+impression (``adnet.conversions.views``, view-through), and ``/api/conversions/pixel``, where a page without a server
+reports a conversion of a goal marked ``public``: as an image (GET, answering a 1x1 GIF) or a beacon (POST,
+``navigator.sendBeacon``)."""
 
 from __future__ import annotations
 
+import base64
 from datetime import datetime
 from typing import Literal
 
+from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
-from quart_schema import document_response
+from quart_schema import document_querystring, document_response
 
 from adnet.accounts.commands import ApiKeyScope
 from adnet.campaigns import goals
 from adnet.campaigns.commands import GoalChanges, NewGoal
 from adnet.conversions.binding import bind_wallet
-from adnet.conversions.commands import ConversionReport, WalletBinding
-from adnet.conversions.recording import conversion_payload, record_conversion
+from adnet.conversions.commands import ConversionReport, PublicConversion, WalletBinding
+from adnet.conversions.recording import Terms, conversion_payload, record_conversion, record_public
+from adnet.conversions.views import ViewProof, bind_view
+from adnet.core.errors import DomainError
+from adnet.core.inputs import parse
 from adnet.services import Services
-from api.http import answer, with_body
+from api.http import answer, query_values, with_body
+from api.openapi import other_answer
+from api.rewards import require_rewards_session
 from api.schemas import GoalOut, Schema, goal_out, refusals
 from api.sessions import require_account
+from web.context import client, injected
 from web.limits import ACCOUNT_LIMIT, settings_limit
 from web.sessions import current_wallet
 
 blueprint = Blueprint("api_conversions", __name__, url_prefix="/api")
+# A transparent 1x1 GIF: what the image form of the pixel answers, recorded or refused.
+PIXEL_GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
+# The header in which the image form of the pixel names why it recorded nothing (an image's body says nothing).
+PIXEL_ERROR_HEADER = "X-Adnet-Error"
 public_blueprint = Blueprint("api_conversion_bindings", __name__, url_prefix="/api")
 
 
@@ -48,6 +64,8 @@ class ConversionOut(Schema):
     goal_id: str
     order_id: str
     site_id: str | None
+    via: Literal["click", "view"] | None = Field(description="what it names: a click, or an impression "
+                                                             "(view-through); null with neither")
     attributed: bool
     paid: bool
     reason: str | None
@@ -56,6 +74,21 @@ class ConversionOut(Schema):
     occurred_at: str
     clicked_at: str | None
     received_at: str
+
+
+class ViewBoundOut(Schema):
+    """The wallet proven for the impression, and the impression's campaign."""
+
+    status: Literal["bound"]
+    wallet: str
+    campaign_id: str
+
+
+class PixelOut(Schema):
+    """A conversion a page reported: ``recorded`` once recorded, ``duplicate`` for an order reported before.
+    Whether it was attributed or paid is the advertiser's to read, never the page's."""
+
+    status: Literal["recorded", "duplicate"]
 
 
 class BoundOut(Schema):
@@ -125,11 +158,7 @@ async def report_conversion(data: ConversionReport, run: Services, now: datetime
     wallet its own sign-in proved. 201 once recorded (attributed and paid, or with the reason it was not); 200 with
     the conversion first recorded for an order reported again. 409 ``goal_not_reviewed`` before the campaign is
     approved."""
-    settings = run.settings
-    recorded = await record_conversion(
-        current_wallet(), data, secrets=(settings.tracking_secret, settings.tracking_secret_previous or ""),
-        share_bps=settings.publisher_share_bps, single_writer=settings.database_url.startswith("sqlite"),
-        now=now)
+    recorded = await record_conversion(current_wallet(), data, Terms.of(run.settings), now)
     return answer(ConversionOut.model_validate(conversion_payload(recorded.conversion)),
                   201 if recorded.created else 200)
 
@@ -150,4 +179,54 @@ async def bind(data: WalletBinding, run: Services, now: datetime) -> Response:
                                                         settings.tracking_secret_previous or ""),
                               now=now)
     return answer(BoundOut(status="bound", wallet=bound.binding.wallet, campaign_id=bound.binding.campaign_id),
+                  201 if bound.created else 200)
+
+
+@public_blueprint.get("/conversions/pixel")
+@rate_limit(limits=settings_limit("rate_limit_public"))
+@document_querystring(PublicConversion)
+@other_answer(200, "A 1x1 GIF, whether the conversion was recorded or refused; a refusal names its error code in "
+                   f"{PIXEL_ERROR_HEADER} and records nothing.", "image/gif",
+              headers={PIXEL_ERROR_HEADER: "the error code of a refusal (docs/errors.md); absent once recorded"})
+@refusals(429, 503)
+@injected
+async def pixel_image(run: Services, now: datetime) -> Response:
+    """Report a conversion of a goal marked public from a page, as an image (``<img src>``): click id, goal, order
+    id and optionally value in the query. The same rules, order ids and payment as ``POST /api/conversions``."""
+    try:
+        await record_public(parse(PublicConversion, query_values()), Terms.of(run.settings), now)
+    except DomainError as error:
+        return Response(PIXEL_GIF, 200, {PIXEL_ERROR_HEADER: error.code}, mimetype="image/gif")
+    return Response(PIXEL_GIF, 200, mimetype="image/gif")
+
+
+@public_blueprint.post("/conversions/pixel")
+@rate_limit(limits=settings_limit("rate_limit_public"))
+@with_body(PublicConversion)
+@document_response(PixelOut, 201)
+@document_response(PixelOut, 200)
+@refusals(400, 403, 404, 409, 429, 503)
+async def pixel_beacon(data: PublicConversion, run: Services, now: datetime) -> Response:
+    """Report a conversion of a goal marked public from a page, as a beacon (``navigator.sendBeacon``, JSON sent
+    as text/plain) or a fetch: 201 once recorded, 200 for an order reported before; 403 ``goal_not_public`` for a
+    goal not marked public. The same rules, order ids and payment as ``POST /api/conversions``."""
+    recorded = await record_public(data, Terms.of(run.settings), now)
+    return answer(PixelOut(status="recorded" if recorded.created else "duplicate"), 201 if recorded.created else 200)
+
+
+@public_blueprint.post("/conversions/views")
+@rate_limit(limits=settings_limit("rate_limit_public"))
+@require_rewards_session
+@with_body(ViewProof)
+@document_response(ViewBoundOut, 201)
+@document_response(ViewBoundOut, 200)
+@refusals(400, 409, 429)
+async def bind_view_route(data: ViewProof, run: Services, now: datetime) -> Response:
+    """Prove the rewards session's wallet for an impression its page recorded (view-through, docs/conversions.md):
+    the impression's tracking token, from the client it was served to, within its 15 minutes. 201 once bound, 200
+    when the same wallet was bound before; 400 ``view_invalid`` for a token that names no impression recorded for
+    this client; 409 ``view_already_bound`` when another wallet was proven for it first."""
+    bound = await bind_view(current_wallet(), data, client().binding, secrets=Terms.of(run.settings).secrets,
+                            now=now)
+    return answer(ViewBoundOut(status="bound", wallet=bound.binding.wallet, campaign_id=bound.binding.campaign_id),
                   201 if bound.created else 200)

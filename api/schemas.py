@@ -442,9 +442,9 @@ CAMPAIGN_ID_ALIAS = ("The campaign's id again, under the name campaign answers u
 
 
 class GoalOut(Schema):
-    """A conversion goal: the event the advertiser's server reports, its click window (days), the attributed
-    conversions a proven wallet may have, its CPA (G$; "0" counts without paying) and whether a pixel may report
-    it."""
+    """A conversion goal: the event the advertiser's server reports, its click window (days), its view window
+    (hours; 0: no view-through), the attributed conversions a proven wallet may have, its CPA (G$; "0" counts
+    without paying) and whether a pixel may report it."""
 
     goal_id: str
     campaign_id: str
@@ -452,6 +452,7 @@ class GoalOut(Schema):
     kind: str
     event: str
     click_window_days: int
+    view_window_hours: int
     wallet_cap: int
     cpa: AmountText
     public: bool
@@ -467,7 +468,8 @@ class GoalOut(Schema):
 def goal_out(goal: ConversionGoal) -> GoalOut:
     return GoalOut(goal_id=goal.id, campaign_id=goal.campaign_id,
                    name=goal.name, kind=goal.kind.value, event=goal.event, click_window_days=goal.click_window_days,
-                   wallet_cap=goal.wallet_cap, cpa=int(goal.cpa), public=goal.public, contract=goal.contract,
+                   view_window_hours=goal.view_window_hours, wallet_cap=goal.wallet_cap, cpa=int(goal.cpa),
+                   public=goal.public, contract=goal.contract,
                    topic0=goal.topic0, wallet_field=goal.wallet_field, amount_field=goal.amount_field,
                    min_amount=None if goal.min_amount is None else str(int(goal.min_amount)),
                    created_at=goal.created_at, updated_at=goal.updated_at)

@@ -1,12 +1,13 @@
-/*! adnet embed SDK 1.2.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.4.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
-// dependencies, styles isolated in a shadow root. It never writes to the console:
+// dependencies, styles isolated in a shadow root, cards in the page's font and colours (or themed: data-theme,
+// --adnet-* custom properties). It never writes to the console:
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.2.0";
+  var VERSION = "1.4.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -21,48 +22,90 @@
   // How long a clicked banner's new tab waits for the click to be recorded (and its landing address, with the
   // click id for conversions) before it opens the target as served.
   var CLICK_WAIT_MS = 2000;
-  var TASK_ROW_PX = 44;
+  // What a slot with data-tasks reserves for each of its two task rows (a title and a line of buttons) while it loads.
+  var TASK_ROW_PX = 96;
   // Selector of claim(address,address,uint256,bytes32,uint256,uint256,bytes) on the vault.
   var CLAIM_SELECTOR = "03b5de49";
   var state = { wallet: null, listeners: {}, slots: [] };
   var memory = {};
 
+  // Cards take the page's font and text colour; --adnet-* custom properties (docs/sdk.md, "Theming") and
+  // data-theme="light|dark|auto" on the slot set colours instead. --t-* are a theme's values, --f/--b/--a/--l/--m
+  // the colours in use: a var() left without a value makes its property inherit, so by default nothing is set.
+  var LIGHT = "--t-f:#1c2128;--t-b:#fff;--t-a:#1f5fbf;--t-l:#c9d1d9;--t-m:#57606a}";
+  var DARK = "--t-f:#e6edf3;--t-b:#161b22;--t-a:#79b0ff;--t-l:#454c56;--t-m:#a3adb9}";
+  var TINT = "background:color-mix(in srgb,var(--a) 14%,transparent);border-color:var(--a)}";
   var CSS = [
-    ":host{display:block;font:14px/1.4 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1f24;",
-    "max-width:100%;box-sizing:border-box;contain:layout}",
+    ":host{display:block;max-width:100%;box-sizing:border-box;contain:layout;",
+    "--f:var(--adnet-fg,var(--t-f));--b:var(--adnet-bg,var(--t-b,transparent));",
+    "--a:var(--adnet-accent,var(--t-a,currentColor));",
+    "--l:var(--adnet-border,var(--t-l,color-mix(in srgb,currentColor 25%,transparent)));",
+    "--m:var(--t-m,color-mix(in srgb,currentColor 75%,transparent));--r:var(--adnet-radius,8px);",
+    "--s:max(0px,calc(var(--r) - 2px))}",
+    ":host([data-theme=light]),:host([data-theme=auto]){" + LIGHT,
+    ":host([data-theme=dark]){" + DARK,
+    "@media (prefers-color-scheme:dark){:host([data-theme=auto]){" + DARK + "}",
     "*{box-sizing:border-box}",
-    ".box{position:relative;overflow:hidden;max-width:100%;background:#f4f5f7;border-radius:4px}",
-    ".box.unit{overflow:auto;background:#fff;border:1px solid #d8dce1;padding:12px}",
-    ".ad{display:block;width:100%;height:100%}",
-    ".media{display:block;width:100%;height:100%;object-fit:contain;border:0}",
-    ".label{position:absolute;top:0;left:0;padding:1px 6px;font-size:11px;background:rgba(255,255,255,.92);",
-    "color:#333;border-bottom-right-radius:4px;pointer-events:none}",
-    ".tasks{list-style:none;margin:4px 0 0;padding:0}",
-    ".task{display:flex;flex-wrap:wrap;gap:6px;align-items:center;min-height:" + TASK_ROW_PX + "px;",
-    "padding:4px 0;border-top:1px solid #e3e6ea}",
-    ".task .t{flex:1 1 140px;font-weight:600}",
-    ".reward{font-size:12px;color:#4a5563}",
-    ".done{color:#1a7f37;font-weight:600}",
-    ".msg{flex-basis:100%;font-size:12px;color:#4a5563}",
-    ".msg.err{color:#b42318}",
-    ".heading{font-size:15px;margin:0 0 8px}",
-    "button,input,textarea{font:inherit}",
-    "button{cursor:pointer;border:1px solid #8a94a3;background:#fff;border-radius:4px;padding:4px 10px;margin:2px}",
-    "button.primary{background:#1f5fbf;border-color:#1f5fbf;color:#fff}",
-    "button[aria-pressed=true]{background:#dbe7fb;border-color:#1f5fbf}",
-    "button:disabled{opacity:.6;cursor:default}",
-    "a.btn{display:inline-block;border:1px solid #1f5fbf;border-radius:4px;padding:4px 10px;color:#1f5fbf;",
-    "text-decoration:none}",
-    ":focus-visible{outline:2px solid #1f5fbf;outline-offset:2px}",
-    "input,textarea{border:1px solid #8a94a3;border-radius:4px;padding:4px 6px;max-width:100%}",
-    "textarea{width:100%;min-height:56px}",
-    "label{display:block;margin:6px 0 2px}",
-    ".stars button{font-size:18px;padding:0 6px;color:#8a94a3}",
-    ".stars button.on{color:#c98a00}",
-    ".fs{border:0;padding:0;margin:0}",
-    ".nav{display:flex;justify-content:space-between;margin-top:8px}",
-    ".step{font-size:12px;color:#4a5563}",
-    ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}",
+    "[hidden]{display:none!important}",
+    // Set on the cards, not the host, which the page's own rules (div{line-height:3}) would override.
+    ":host>*{font-family:var(--adnet-font,inherit);font-size:var(--adnet-font-size,clamp(13px,.9375em,17px));",
+    "font-style:normal;line-height:1.45;letter-spacing:normal;word-spacing:normal;text-align:start;text-indent:0;",
+    "text-transform:none;white-space:normal;text-shadow:none}",
+    ".card,.foot{color:var(--f);background:var(--b);border:1px solid var(--l)}",
+    ".card{position:relative;border-radius:var(--r);padding:.85em 1em}",
+    ".box{position:relative;overflow:hidden;max-width:100%;border-radius:var(--r);",
+    "background:color-mix(in srgb,currentColor 6%,transparent)}",
+    ".box.top{border-radius:var(--r) var(--r) 0 0}",
+    ".ad,.media{display:block;width:100%;height:100%}",
+    ".media{object-fit:contain;border:0}",
+    ".ad:focus-visible{outline-offset:-3px}",
+    ".tag{display:inline-block;font-size:.75em;font-weight:600;line-height:1.5;padding:0 .55em;border-radius:99px}",
+    ".card .tag{border:1px solid var(--l);color:var(--m)}",
+    ".box .tag{position:absolute;top:6px;left:6px;background:rgba(255,255,255,.92);color:#1c2128;",
+    "pointer-events:none}",
+    ".head,.row{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:.25em .75em}",
+    ".head{margin-bottom:.45em}",
+    ".ctl{display:flex;flex-wrap:wrap;align-items:center;gap:.5em}",
+    ".ctl .choices{flex:1 1 100%}",
+    ".task>button{align-self:flex-start}",
+    ".heading{font-size:1.1em;line-height:1.3;font-weight:650;margin:0 0 .6em}",
+    ".tasks{list-style:none;margin:0;padding:0}",
+    ".foot{padding:0 1em;border-top:0;border-radius:0 0 var(--r) var(--r)}",
+    ".task{display:flex;flex-direction:column;gap:.45em;padding:.7em 0;border-top:1px solid var(--l)}",
+    ".task:first-child{border-top:0}",
+    ".t{font-weight:600}",
+    ".reward,.step,.msg{font-size:.875em;color:var(--m)}",
+    ".done{color:color-mix(in srgb,#1a7f37 70%,currentColor);font-weight:600;margin:0}",
+    ".msg.err{color:color-mix(in srgb,#d1242f 70%,currentColor)}",
+    "p{margin:0 0 .4em}",
+    "button,input,textarea{font:inherit;color:inherit;letter-spacing:inherit}",
+    "button,.btn{display:inline-flex;align-items:center;justify-content:center;min-height:2.3em;margin:0;",
+    "padding:.3em .9em;border:1px solid var(--l);border-radius:var(--s);background:none;color:inherit;",
+    "font-weight:500;line-height:1.2;text-decoration:none;cursor:pointer}",
+    "button:hover,.btn:hover{border-color:var(--a)}",
+    ".primary{border-color:var(--a);color:var(--a);font-weight:600}",
+    "[aria-pressed=true],.opt:has(:checked){" + TINT,
+    "button:disabled,[aria-busy] button{opacity:.55;cursor:default}",
+    ":focus-visible{outline:2px solid var(--a);outline-offset:2px}",
+    "input[type=text],textarea{border:1px solid var(--l);border-radius:var(--s);padding:.4em .6em;background:none;",
+    "max-width:100%}",
+    "textarea{display:block;width:100%;min-height:4.5em}",
+    "label{display:block;margin:.5em 0 .25em}",
+    "input[type=radio],input[type=checkbox]{accent-color:var(--a);margin:0}",
+    ".choices{border:0;margin:0;padding:0;min-width:0}",
+    ".choices legend{padding:0;margin:0 0 .45em}",
+    ".opts,.choices{display:grid;gap:.5em}",
+    ".opts{grid-template-columns:repeat(auto-fit,minmax(min(100%,5.5em),1fr))}",
+    ".poll .opts{grid-template-columns:repeat(auto-fit,minmax(min(100%,12em),1fr))}",
+    ".scale{grid-template-columns:repeat(auto-fit,minmax(3.2em,1fr))}",
+    ".opt{display:flex;align-items:center;gap:.6em;margin:0;padding:.45em .75em;border:1px solid var(--l);",
+    "border-radius:var(--s);cursor:pointer}",
+    ".stars{display:flex;gap:.2em;margin-bottom:.4em}",
+    ".stars button{border:0;min-height:0;padding:0 .15em;font-size:1.5em;line-height:1.1;color:var(--m)}",
+    ".stars .on{color:var(--a)}",
+    "form>button{margin-top:.6em}",
+    ".nav{display:flex;justify-content:space-between;gap:.5em;margin-top:.75em}",
+    ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}",
     "@media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important}}"
   ].join("");
   var sheet = null;
@@ -283,7 +326,7 @@
     this.host.style.width = parts[0] + "px";
     this.box.style.width = parts[0] + "px";
     this.box.style.aspectRatio = parts[0] + " / " + parts[1];
-    if (this.attached) this.host.style.minHeight = "calc(" + parts[1] + "px + " + (2 * TASK_ROW_PX + 4) + "px)";
+    if (this.attached) this.host.style.minHeight = "calc(" + parts[1] + "px + " + 2 * TASK_ROW_PX + "px)";
   };
   Slot.prototype.load = function () {
     var self = this;
@@ -329,7 +372,7 @@
           " (opens in a new tab)" }, [media])
       : el("div", { class: "ad" }, [media]);
     this.box.append(link);
-    if (!house) this.box.append(el("span", { class: "label", text: "Sponsored" }));
+    if (!house) this.box.append(el("span", { class: "tag", text: "Sponsored" }));
     this.host.setAttribute("data-adnet-ad", ad.id);
     this.ad = ad;
     this.track = function (type, extra) {
@@ -346,6 +389,7 @@
         trackingToken: ad.trackingToken
       };
       if (extra.tab) land(extra.tab, body);
+      else if (type === "IMPRESSION" && state.rewards) viewed(body, state.rewards);
       else beacon("/api/track", body);
       emit(type.toLowerCase(), { slot: self.host, adId: ad.id, campaignId: ad.campaignId }, self.host);
     };
@@ -364,6 +408,17 @@
         var landing = response.ok ? httpUrl(response.body.clickUrl) : null;
         if (landing) link.href = landing;
         go(landing || target);
+      });
+    }
+    // While the viewer is signed in for rewards on this page, an impression once recorded proves the session's
+    // wallet for it, so that a goal with a view window may attribute the wallet's later conversion to it
+    // (view-through, docs/conversions.md). The proof is the session and the impression's token, never a wallet
+    // string.
+    function viewed(body, session) {
+      api("POST", "/api/track", body).then(function (response) {
+        if (response.status === 201 && state.rewards === session) {
+          api("POST", "/api/conversions/views", { trackingToken: body.trackingToken }, session.token);
+        }
       });
     }
     function onClick(event) {
@@ -387,6 +442,7 @@
       emit("render", { slot: self.host, adId: ad.id, renderTime: self.renderTime }, self.host);
     }, { once: true });
     if (answer.attachedTasks && answer.attachedTasks.length) this.tasks(answer.attachedTasks.slice(0, 2));
+    this.host.style.minHeight = "";  // drawn: as tall as the banner and the tasks it has, fewer rows or none
   };
   // MRC display viewability: at least half of the creative in view, in a visible tab, for one continuous second.
   Slot.prototype.watch = function (media) {
@@ -419,14 +475,15 @@
   // ---- attached tasks ------------------------------------------------------------------------------------------
   Slot.prototype.tasks = function (tasks) {
     var self = this;
-    var list = el("ul", { class: "tasks", "aria-label": "Tasks from the sponsor" });
+    var list = el("ul", { class: "tasks foot", "aria-label": "Tasks from the sponsor" });
+    this.box.classList.add("top");
     this.rows = {};
     tasks.forEach(function (task) {
       if (!TASKS[task.kind]) return;
-      var row = el("li", { class: "task", "data-task": task.id, "data-kind": task.kind }, [
-        el("span", { class: "t", text: task.title }), el("span", { class: "reward", text: rewardText(task.rewards), title: pointsNote(task.rewards) })]);
-      var controls = el("span", { class: "controls" });
-      var message = el("span", { class: "msg", role: "status" });
+      var row = el("li", { class: "task", "data-task": task.id, "data-kind": task.kind }, [el("div", { class: "row" }, [
+        el("span", { class: "t", text: task.title }), el("span", { class: "reward", text: rewardText(task.rewards), title: pointsNote(task.rewards) })])]);
+      var controls = el("div", { class: "ctl" });
+      var message = el("p", { class: "msg", role: "status" });
       row.append(controls, message);
       var view = { slot: self, task: task, row: row, controls: controls,
         say: function (text, isError) { message.textContent = text; message.className = isError ? "msg err" : "msg"; } };
@@ -452,8 +509,10 @@
   };
   function showDone(view, result, fresh) {
     view.done = true;
+    var focused = view.row.contains(view.slot.root.activeElement);
     view.controls.textContent = "";
-    view.controls.appendChild(el("span", { class: "done", text: "Done" }));
+    var done = view.controls.appendChild(el("span", { class: "done", text: "Done", tabindex: "-1" }));
+    if (focused) done.focus();  // keyboard users stay in the row whose controls just went
     var award = rewardText(result.awarded ? { points: result.awarded.points, gs: result.awarded.gs } : null);
     view.say(award ? "Earned " + award : "");
     var claim = result.transaction || result.claim;
@@ -626,27 +685,35 @@
     },
     QUIZ: function (view) {
       var task = view.task;
-      view.controls.appendChild(el("span", { class: "msg", text: task.question }));
+      // The question is the legend of its choices, on a line of its own above them.
+      var choices = el("div", { class: "opts" });
+      view.controls.appendChild(el("fieldset", { class: "choices" }, [el("legend", { text: task.question }), choices]));
       function answer(value) {
         withWallet(view, function (wallet) { complete(view, wallet, { answer: value }); });
       }
       if (task.choices && task.choices.length) {
         task.choices.forEach(function (choice) {
-          view.controls.appendChild(el("button", { type: "button", text: choice, onclick: function () { answer(choice); } }));
+          choices.appendChild(el("button", { type: "button", text: choice, onclick: function () { answer(choice); } }));
         });
       } else {
         var input = el("input", { type: "text", "aria-label": task.question, size: 14 });
-        view.controls.append(input, el("button", { type: "button", text: "Answer", onclick: function () { answer(input.value.trim()); } }));
+        choices.append(input, el("button", { type: "button", text: "Answer", onclick: function () { answer(input.value.trim()); } }));
       }
     }
   };
 
   // ---- standalone units ----------------------------------------------------------------------------------------
+  // A unit is a card as wide as its slot and as tall as its content: the size a slot reserved for a banner is let
+  // go, so that a short poll leaves no empty space under it.
   function unitFrame(slot, task) {
-    slot.box.className = "box unit";
+    slot.box.className = "card";
+    slot.box.removeAttribute("style");
+    slot.host.style.minHeight = "";
     slot.host.setAttribute("data-adnet-unit", task.id);
     var content = el("div", { class: "content" });
-    slot.box.append(el("h" + headingLevel(slot.host), { class: "heading", text: task.question || task.title }), content);
+    slot.box.append(el("div", { class: "head" }, [el("span", { class: "tag", text: "Sponsored" }),
+      el("span", { class: "reward", text: rewardText(task.rewards), title: pointsNote(task.rewards) })]),
+    el("h" + headingLevel(slot.host), { class: "heading", id: "q", text: task.question || task.title }), content);
     return content;
   }
   // A unit's question is a heading in the page's outline, at the level data-heading-level (1 to 6) gives on the
@@ -668,9 +735,13 @@
     return api("POST", "/api/interactions", body);
   }
   function finished(slot, task, content, body) {
+    var focused = slot.box.contains(slot.root.activeElement);
     content.textContent = "";
     var award = rewardText(body.awarded);
-    content.append(el("p", { class: "done", text: "Thank you!" }), award ? el("p", { class: "reward", text: "Earned " + award, title: pointsNote(body.awarded) }) : null);
+    var thanks = el("p", { class: "done", text: "Thank you!", tabindex: "-1" });
+    content.appendChild(thanks);
+    if (award) content.appendChild(el("p", { class: "reward", text: "Earned " + award, title: pointsNote(body.awarded) }));
+    if (focused) thanks.focus();  // where the keyboard was, the answer's result
     slot.say("Thank you, your answer was recorded.");
     emit("interaction", { slot: slot.host, taskId: task.id, kind: task.kind, status: body.status || "recorded",
       interactionId: body.interactionId, awarded: body.awarded || null }, slot.host);
@@ -687,17 +758,19 @@
   var UNITS = {
     POLL: function (slot, task) {
       var content = unitFrame(slot, task);
-      var group = el("div", { role: "group", "aria-label": task.question });
+      var group = el("div", { class: "opts" });
+      content.appendChild(el("fieldset", { class: "choices poll", "aria-labelledby": "q" }, [group]));
       (task.options || []).forEach(function (option) {
         group.appendChild(el("button", { type: "button", text: option.label, "data-option": option.id, onclick: function () {
-          Array.prototype.forEach.call(group.children, function (b) { b.disabled = true; });
+          // Busy rather than disabled: a disabled button would drop the keyboard's focus to the page's top.
+          if (group.hasAttribute("aria-busy")) return;
+          group.setAttribute("aria-busy", "true");
           interact(slot, task, { proof: { optionId: option.id } }).then(function (response) {
-            Array.prototype.forEach.call(group.children, function (b) { b.disabled = false; });
+            group.removeAttribute("aria-busy");
             submitted(slot, task, content, response);
           });
         } }));
       });
-      content.appendChild(group);
     },
     FEEDBACK: function (slot, task) {
       var content = unitFrame(slot, task);
@@ -728,12 +801,13 @@
       content.appendChild(form);
       function starButton(value) {
         return el("button", { type: "button", role: "radio", "aria-checked": "false", "aria-label": value + " of " + task.rating.max,
-          text: value <= 0 ? String(value) : "★", "data-rating": value, onclick: function (event) {
+          text: value <= 0 ? String(value) : "☆", "data-rating": value, onclick: function (event) {
             rating = value;
             Array.prototype.forEach.call(event.currentTarget.parentNode.children, function (b) {
               var star = Number(b.getAttribute("data-rating"));
               b.setAttribute("aria-checked", String(star === value));
               b.classList.toggle("on", star <= value);
+              if (star > 0) b.textContent = star <= value ? "★" : "☆";  // filled or not: not by colour alone
             });
           } });
       }
@@ -807,7 +881,8 @@
   var ANSWER_KEYS = { single: "optionId", multiple: "optionIds", rating: "rating", text: "text" };
   function surveyField(question, previous, taskId) {
     var id = "adnet-q-" + taskId + "-" + question.id;
-    var node = el("fieldset", { class: "fs" }, [el("legend", { text: question.prompt })]);
+    var node = el("fieldset", { class: question.type === "rating" ? "choices scale" : "choices" },
+      [el("legend", { text: question.prompt })]);
     if (question.type === "text") {
       var area = el("textarea", { id: id, maxlength: question.maxLength, "aria-label": question.prompt });
       area.value = previous || "";
@@ -821,7 +896,7 @@
       var input = el("input", { type: question.type === "multiple" ? "checkbox" : "radio", name: id, id: id + "-" + index,
         value: String(choice.id) });
       input.checked = previous !== undefined && previous !== null && [].concat(previous).map(String).indexOf(String(choice.id)) >= 0;
-      node.appendChild(el("label", { for: id + "-" + index }, [input, document.createTextNode(" " + choice.label)]));
+      node.appendChild(el("label", { class: "opt", for: id + "-" + index }, [input, document.createTextNode(choice.label)]));
       return input;
     });
     return { node: node, value: function () {
@@ -892,7 +967,7 @@
     this.root = host.shadowRoot || host.attachShadow({ mode: "open" });
     host.__adnetRewards = this;
     styleShadow(this.root);
-    this.box = el("section", { class: "box unit rewards", "aria-label": "My rewards" });
+    this.box = el("section", { class: "card", "aria-label": "My rewards" });
     this.live = el("div", { class: "sr", role: "status", "aria-live": "polite" });
     this.root.append(this.box, this.live);
     this.start();
@@ -933,7 +1008,7 @@
     var level = this.host.getAttribute("data-heading-level");
     if (!/^[2-6]$/.test(level || "")) level = "3";
     this.box.append(
-      el("h" + level, { text: "My rewards" }),
+      el("h" + level, { class: "heading", text: "My rewards" }),
       el("p", { class: "points" }, [el("strong", { text: points.total + " points" }),
         document.createTextNode(" · " + gs.earned + " G$ earned, " + gs.redeemable + " G$ to redeem")]),
       el("p", { class: "reward about", text: points.about }));
@@ -964,9 +1039,9 @@
   RewardsPanel.prototype.row = function (item) {
     var self = this;
     var award = rewardText(item.awarded);
-    var row = el("li", { class: "task", "data-reward": item.id }, [
-      el("span", { class: "t", text: item.title }), el("span", { class: "reward", text: award })]);
-    var state = el("span", { class: "msg", text: rewardState(item, self.sent[item.claimRef]) });
+    var row = el("li", { class: "task", "data-reward": item.id }, [el("div", { class: "row" }, [
+      el("span", { class: "t", text: item.title }), el("span", { class: "reward", text: award })])]);
+    var state = el("p", { class: "msg", text: rewardState(item, self.sent[item.claimRef]) });
     if (item.redeemable && !self.sent[item.claimRef]) {
       var button = el("button", { type: "button", text: "Redeem", onclick: function () {
         button.disabled = true;

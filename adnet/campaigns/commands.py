@@ -32,6 +32,7 @@ MAX_FREQUENCY_CAP = 1000
 MAX_FREQUENCY_HOURS = 24
 MAX_WEIGHT = 100
 MAX_WINDOW_DAYS = 30
+MAX_VIEW_WINDOW_HOURS = 24
 MAX_WALLET_CAP = 1000
 
 
@@ -103,6 +104,8 @@ GoalName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
 EventName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$"), Field(
     description="the event's name as the advertiser's server reports it: lower-case letters, digits, _ . -")]
 WindowDays = Annotated[int, Field(ge=1, le=MAX_WINDOW_DAYS, description="days after a click it may attribute")]
+ViewWindowHours = Annotated[int, Field(ge=0, le=MAX_VIEW_WINDOW_HOURS, description=(
+    "hours after a billed impression it may attribute a conversion without a click (view-through); 0: never"))]
 WalletCap = Annotated[int, Field(ge=1, le=MAX_WALLET_CAP, description="attributed conversions per proven wallet")]
 Topic = Annotated[str, StringConstraints(to_lower=True, pattern=r"^0x[0-9a-fA-F]{64}$"), Field(
     description="the event's topic0: keccak-256 of its signature, such as Transfer(address,address,uint256)")]
@@ -131,6 +134,7 @@ class NewGoal(Command):
     kind: GoalKind = GoalKind.OFFCHAIN
     event: EventName
     click_window_days: WindowDays = 7
+    view_window_hours: ViewWindowHours = 0
     wallet_cap: WalletCap = 1
     cpa: Price = Field(0, description="G$ paid per verified conversion; 0 counts without paying")
     public: bool = Field(False, description="whether a pixel on the advertiser's page may report it")
@@ -156,7 +160,7 @@ ONCHAIN_FIELDS = ("contract", "topic0", "wallet_field", "amount_field", "min_amo
 class GoalChanges(Changes):
     """Some settings of a goal; only those given change. Its content (name, event, public, and an onchain goal's
     contract, topic0 and fields) changes only while the campaign is unreviewed; its window, cap and price until
-    the campaign ends."""
+    the campaign ends (the view window is a window: a term)."""
 
     CONTENT: ClassVar[frozenset[str]] = frozenset({"name", "event", "public", *ONCHAIN_FIELDS})
     NULLABLE: ClassVar[frozenset[str]] = frozenset({"amount_field", "min_amount"})
@@ -164,6 +168,7 @@ class GoalChanges(Changes):
     name: GoalName | None = None
     event: EventName | None = None
     click_window_days: WindowDays | None = None
+    view_window_hours: ViewWindowHours | None = None
     wallet_cap: WalletCap | None = None
     cpa: Price | None = None
     public: bool | None = None

@@ -139,6 +139,8 @@ class ConversionGoal(Model):
     kind = fields.CharEnumField(GoalKind, max_length=16, default=GoalKind.OFFCHAIN)
     event = fields.CharField(max_length=64, description="the named event the advertiser reports")
     click_window_days = fields.SmallIntField(default=7, description="a click attributes for this many days")
+    view_window_hours = fields.SmallIntField(default=0, db_default=0, description="a billed impression of a proven "
+                                             "wallet's viewer attributes for this many hours - 0 = no view-through")
     wallet_cap = fields.SmallIntField(default=1, description="most attributed conversions per proven wallet")
     cpa = token_amount(default=0, description="G$ paid per verified conversion - 0 = counted, not paid")
     public = fields.BooleanField(default=False, description="whether a pixel on the advertiser's page may report it")

@@ -5,7 +5,10 @@
   in ``traffic_daily`` and ``site_daily_stat``, which stay;
 - deduplication keys (a viewer id, or a token digest, with the last time it was accepted) for the hour they
   deduplicate;
-- billing windows (``adnet.delivery.caps``) until the window ended.
+- billing windows (``adnet.delivery.caps``) until the window ended;
+- wallets proven for impressions (``view_binding``, ``adnet.conversions.views``) for ``VIEW_BINDINGS_KEPT``: a view
+  attributes for at most a day (a goal's longest view window), and a day more lets a lagging reader of on-chain
+  goals still find it; keeping which wallet saw which ad any longer would serve nothing.
 
 ``prune`` deletes in bounded batches, oldest first, so a first run over a large table never holds the database for
 long; the job runs it until nothing is left to delete. Deleting is idempotent, so any number of processes may run it.
@@ -24,6 +27,7 @@ from adnet.delivery.caps import expired_before
 log = logging.getLogger(__name__)
 
 BATCH_ROWS = 5000
+VIEW_BINDINGS_KEPT = timedelta(days=2)
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class Pruned:
     events: int
     dedup_keys: int
     windows: int
+    views: int = 0
 
 
 async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS) -> Pruned:
@@ -38,16 +43,19 @@ async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS
     events = await _delete_all("tracking_event", "received_at", now - timedelta(days=retention_days), batch_rows)
     keys = await _delete_all("dedup_key", "last_accepted_at", now - DEDUP_WINDOW, batch_rows)
     windows = await _delete_all("billing_window", "window_start", expired_before(now), batch_rows)
-    if events or keys or windows:
-        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d", events, keys, windows)
-    return Pruned(events, keys, windows)
+    views = await _delete_all("view_binding", "seen_at", now - VIEW_BINDINGS_KEPT, batch_rows,
+                              key="impression_event_id")
+    if events or keys or windows or views:
+        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d", events, keys,
+                 windows, views)
+    return Pruned(events, keys, windows, views)
 
 
-async def _delete_all(table: str, column: str, before: datetime, batch_rows: int) -> int:
+async def _delete_all(table: str, column: str, before: datetime, batch_rows: int, key: str = "id") -> int:
     deleted = 0
     while True:
         count = await sql.execute(
-            f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE {column} < :before "  # noqa: S608
+            f"DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {table} WHERE {column} < :before "  # noqa: S608
             f"ORDER BY {column} LIMIT :rows)", before=before, rows=batch_rows)
         deleted += count
         if count < batch_rows:

@@ -1,26 +1,44 @@
 """A conversion end to end in Chromium: a viewer clicks an ad on a publisher's page (another origin than adnet),
 the advertiser's landing page (a third origin) receives the click id in its address, and the conversion the
 advertiser's server reports with it is attributed to the click and paid; or the landing page's snippet proves the
-viewer's wallet for the click, and that wallet's on-chain event pays it."""
+viewer's wallet for the click, and that wallet's on-chain event pays it. A viewer signed in for rewards on the
+publisher's page has its wallet proven for the impressions the embed records there (view-through)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from decimal import Decimal
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from eth_utils import keccak
+from playwright.sync_api import expect
 
 from adnet.campaigns.models import ConversionGoal, GoalKind
 from adnet.conversions.commands import ConversionReport
-from adnet.conversions.models import Conversion
-from adnet.conversions.recording import record_conversion
+from adnet.conversions.models import Conversion, ViewBinding
+from adnet.conversions.recording import Terms, record_conversion
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.delivery.models import EventType
 from adnet.money import ledger
-from tests.browser.conftest import ADVERTISER_ORIGIN, LiveServer, PublisherSite, Visitor, watch_console
-from tests.browser.test_banners import seen_impression, wait_for_events
+from tests.browser.conftest import (
+    ADVERTISER_ORIGIN,
+    LiveServer,
+    PublisherSite,
+    Visitor,
+    publisher_page,
+    watch_console,
+)
+from tests.browser.test_banners import (
+    ARTICLE_SLOT,
+    bring_into_view,
+    let_time_pass,
+    rendered_ad,
+    seen_impression,
+    wait_for_events,
+)
+from tests.browser.test_rewards import REWARDS_SLOT
 
 CPA = 3
 CAP_WINDOW_SECONDS = 301
@@ -54,8 +72,7 @@ def test_the_landing_page_on_a_third_origin_receives_the_click_id_that_a_paid_co
     settings = server.services.settings
     report = ConversionReport.model_validate({"clickId": click_id, "goalId": goal_id, "orderId": f"o-{fingerprint}"})
     recorded = server.call(lambda: record_conversion(
-        dev_accounts()[1].address.lower(), report, secrets=(settings.tracking_secret,),
-        share_bps=settings.publisher_share_bps, single_writer=True, now=server.clock.now()))
+        dev_accounts()[1].address.lower(), report, Terms.of(settings), server.clock.now()))
     conversion = recorded.conversion
     assert (conversion.attributed, conversion.paid, conversion.reason, conversion.site_id) == (
         True, True, None, site_id)
@@ -123,4 +140,38 @@ def test_the_landing_snippet_proves_the_wallet_whose_onchain_event_then_pays_the
     earned = server.call(lambda: ledger.balance(ledger.site(site_id))) - earned_before
     assert earned == CPA * server.services.settings.publisher_share_bps // 10_000
     assert landing_console.script_errors() == [] and landing_console.page_errors == []
+    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
+
+
+def test_a_rewards_session_on_the_publishers_page_proves_its_wallet_for_the_impressions_the_embed_records(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite,
+        live_campaigns: Callable[..., list[str]]) -> None:
+    """The viewer signs in to "My rewards" on a publisher's page of another origin; the page's banner then becomes
+    viewable, and the embed, once the impression is recorded, posts its tracking token with the rewards session:
+    the wallet is proven for that impression, as a goal's view window needs (the wallet signed nothing more)."""
+    (campaign_id,) = live_campaigns(0)
+    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
+    visitor.page.clock.install()
+    spacer = '<div style="height: 2400px"></div>'  # the banner stays out of view while the viewer signs in
+    page = publisher_page(visitor, server, publisher_site, REWARDS_SLOT + spacer + ARTICLE_SLOT)
+    assert not page.url.startswith(server.url)
+    panel = page.locator("#my-rewards")
+    panel.get_by_role("button", name="My rewards").click()
+    expect(panel.get_by_role("heading", name="My rewards")).to_be_visible()
+    assert visitor.wallet.requests.count("personal_sign") == 1
+
+    rendered_ad(visitor)
+    fingerprint = page.evaluate("adnet.fingerprint()")
+    bring_into_view(visitor)
+    let_time_pass(visitor, server, 1100)
+    (impression,) = wait_for_events(server, fingerprint, EventType.IMPRESSION, 1)
+    assert impression["billable"], impression["refusal_reason"]
+    deadline = time.monotonic() + 10
+    while not (bindings := server.call(lambda: ViewBinding.filter(campaign_id=campaign_id,
+                                                                  wallet=visitor.wallet.address).values(
+            "site_id", "creative_id"))) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert bindings == [{"site_id": server.demo["pageSiteId"], "creative_id": impression["creative_id"]}]
+    assert visitor.wallet.requests.count("personal_sign") == 1  # no signature beyond the rewards sign-in
+    assert visitor.console.script_errors() == [] and visitor.console.page_errors == []
     server.clock.advance(seconds=CAP_WINDOW_SECONDS)

@@ -37,6 +37,8 @@ def test_an_unpriced_goal_attributes_without_paying_or_a_reason():
     ({"site_refusal": "site_excluded"}, "site_excluded"),
     ({"site_refusal": "site_blocked"}, "site_blocked"),
     ({"wallet_slots_used": 1, "wallet_cap": 1}, "wallet_cap_reached"),
+    ({"click": None, "click_reason": "wallet_unbound"}, "wallet_unbound"),
+    ({"network_used": 3, "network_limit": 3}, "client_network_limit"),
 ])
 def test_each_fraud_reason_keeps_the_conversion_from_its_click_and_from_pay(overrides, reason):
     outcome = decide(facts(**overrides), 7000)
@@ -66,3 +68,21 @@ def test_an_attributed_conversion_the_budget_cannot_pay_is_recorded_with_its_rea
 def test_an_attributed_conversion_past_the_daily_cap_is_not_paid():
     assert decide(facts(daily_cap=1500, spent_today=600), 7000).reason == "daily_cap_reached"
     assert decide(facts(daily_cap=1600, spent_today=600), 7000).paid
+
+
+def test_a_client_network_under_its_limit_or_without_one_attributes():
+    assert decide(facts(network_used=2, network_limit=3), 7000).paid
+    assert decide(facts(network_used=50, network_limit=0), 7000).paid
+    assert decide(facts(network_used=None, network_limit=3), 7000).paid
+
+
+def test_the_wallet_cap_comes_before_the_client_network_limit():
+    outcome = decide(facts(wallet_slots_used=1, wallet_cap=1, network_used=3, network_limit=3), 7000)
+    assert outcome.reason == "wallet_cap_reached"
+
+
+def test_a_view_through_follows_the_same_rules_with_its_window_of_hours():
+    day = timedelta(hours=24)
+    assert decide(facts(window=day, occurred_at=CLICKED + day), 7000).paid
+    assert decide(facts(window=day, occurred_at=CLICKED + day + timedelta(seconds=1)), 7000).reason == (
+        "outside_window")

@@ -1,9 +1,10 @@
-"""Retention: raw events, deduplication keys and billing windows are deleted once kept long enough, in batches;
-the daily aggregates stay."""
+"""Retention: raw events, deduplication keys, billing windows and wallets proven for impressions are deleted once
+kept long enough, in batches; the daily aggregates stay."""
 
 from datetime import timedelta
 from decimal import Decimal
 
+from adnet.conversions.models import ViewBinding
 from adnet.delivery.models import BillingWindow, DedupKey, TrackingEvent, TrafficDaily
 from adnet.delivery.retention import prune
 from tests.factories import make_campaign, make_creative, make_site
@@ -52,3 +53,13 @@ async def test_the_retention_job_keeps_events_for_the_configured_days(app, clock
                                    received_at=clock.now() - timedelta(days=age, seconds=1))
     pruned = await app.extensions["adnet"].jobs.run("retention")
     assert pruned.events == 1 and await TrackingEvent.all().values_list("id", flat=True) == ["ev_kept"]
+
+
+async def test_wallets_proven_for_impressions_are_kept_two_days(app, clock):
+    now = clock.now()
+    for number, age in enumerate((timedelta(days=2, minutes=1), timedelta(days=2, minutes=2), timedelta(hours=47))):
+        await ViewBinding.create(impression_event_id=f"ev_{number}", campaign_id="cmp", site_id="site",
+                                 creative_id="ad", wallet="0x" + "ab" * 20, seen_at=now - age, bound_at=now - age)
+    pruned = await prune(now, retention_days=90, batch_rows=1)
+    assert pruned.views == 2
+    assert await ViewBinding.all().values_list("impression_event_id", flat=True) == ["ev_2"]
