@@ -7,7 +7,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0028_onchain_goals')]
+    dependencies = [('models', '0029_conversion_rules')]
 
     initial = False
 
