@@ -56,7 +56,7 @@ from portal.pages import (
     see_other,
     wants_fragment,
 )
-from portal.targeting import targeting_form
+from portal.targeting import targeting_form, written_hours
 from portal.views import Refused, Sent, form_view
 from web.context import injected
 from web.csv import csv_file
@@ -100,15 +100,10 @@ def amount_rules() -> dict[str, Any]:
 @blueprint.app_template_filter("field_message")
 def field_message_filter(error: DomainError, rule: str = "") -> str:
     """A refusal said next to its field: what the field takes (``rule``) when the refusal is about the value's
-    form, else the refusal's sentence without the field's name in front (the label is beside it)."""
-    prefix = f"{error.field}: "
+    form, else the refusal's sentence (already in the words of the field's label, ``portal.words``)."""
     if rule and error.code in RULE_CODES:
-        text = rule
-    elif error.message.startswith(prefix):
-        text = error.message.removeprefix(prefix)
-    else:
-        return error.message
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+        return rule[:1].upper() + rule[1:] + ("" if rule.endswith(".") else ".")
+    return error.message
 
 
 @blueprint.app_template_filter("domain_of")
@@ -118,10 +113,11 @@ def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
 
 
 async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
-    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its site
-    lists (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain``
-    naming the field when a domain has no site."""
-    values = MultiDict(form)
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its hours
+    written from their ranges (``portal.targeting.written_hours``) and its site lists (domains, as a person picks
+    sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming the field when a domain has
+    no site."""
+    values = written_hours(MultiDict(form))
     for name in ("siteAllow", "siteDeny"):
         if name not in values:
             continue

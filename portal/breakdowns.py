@@ -26,6 +26,7 @@ from adnet.reporting.commands import (
 from adnet.services import Services
 from portal.forms import command_of
 from portal.pages import account_page, page, portal_blueprint
+from portal.words import in_words
 from web.context import injected
 from web.csv import breakdown_file
 from web.errors import status_of
@@ -50,7 +51,7 @@ async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], 
         try:
             return await make(*query.days(today)), None
         except DomainError as refused:
-            error = refused
+            error = in_words(refused)
     return await make(*Period.model_validate({}).days(today)), error
 
 
@@ -61,7 +62,7 @@ async def advertiser_context(today: date) -> tuple[dict[str, Any], int]:
     try:
         query = command_of(AdvertiserBreakdownQuery, request.args)
     except DomainError as refused:
-        error = refused
+        error = in_words(refused)
     by = query.by if query else Dimension.SITE
     campaign_id = query.campaign_id if query else None
     breakdown, error = await _shown(
@@ -105,7 +106,7 @@ async def site_breakdown_context(site_id: str, today: date) -> tuple[dict[str, A
     try:
         query = command_of(SiteBreakdownQuery, request.args)
     except DomainError as refused:
-        error = refused
+        error = in_words(refused)
     by = query.by if query else Dimension.PLACEMENT
     breakdown, error = await _shown(
         lambda start, end: breakdowns.site_breakdown(current_wallet(), site.id, by, start, end), query, error, today)

@@ -17,13 +17,14 @@ import re
 from collections.abc import Mapping
 from datetime import date
 from functools import cache
-from typing import Any, TypeVar, get_args
+from typing import Any, TypeVar, cast, get_args
 
 from werkzeug.datastructures import MultiDict
 
 from adnet.core.errors import Invalid
 from adnet.core.inputs import Changes, Command, parse
 from adnet.reporting.commands import Period
+from portal.words import in_words
 
 C = TypeVar("C", bound=Command)
 # A <input type="datetime-local"> value, which has no zone: the portal's times are UTC.
@@ -44,7 +45,7 @@ def days_asked(query: Mapping[str, str], today: date) -> tuple[date, date, Inval
         first, last = command_of(Period, query).days(today)
     except Invalid as refused:
         first, last = Period.model_validate({}).days(today)
-        return first, last, refused
+        return first, last, cast(Invalid, in_words(refused))
     return first, last, None
 
 

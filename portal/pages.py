@@ -28,6 +28,7 @@ from portal.csrf import csrf_token, require_csrf
 from web.context import app_settings
 from web.errors import status_of
 from web.idempotency import checked_idempotency_key
+from web.labels import label
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import request_session
 
@@ -164,6 +165,12 @@ def banner_address_filter(stored: str) -> str:
     """A creative's banner as an absolute address (``adnet.campaigns.banners.banner_address``), for a form's URL
     field; an image on a page may use the stored address as it is."""
     return banner_address(stored, app_settings().public_url)
+
+
+@blueprint.app_template_filter("label")
+def label_filter(value: object) -> str:
+    """A category, task kind, media or proof method as people read it (``web.labels``)."""
+    return label(value)
 
 
 @blueprint.app_template_filter("utc")

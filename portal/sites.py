@@ -33,6 +33,7 @@ from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.unit_builder import units_context
 from portal.views import Sent, form_view
+from portal.words import in_words
 from web.context import injected
 from web.csv import csv_file
 from web.errors import status_of
@@ -264,7 +265,7 @@ async def site_ads(site_id: str, run: Services) -> Response:
     try:
         start, end = command_of(Period, request.args).days(run.clock.today())
     except DomainError as error:
-        context = {"site": site, "ads": [], "ads_error": error, "ads_from": request.args.get("from", ""),
+        context = {"site": site, "ads": [], "ads_error": in_words(error), "ads_from": request.args.get("from", ""),
                    "ads_to": request.args.get("to", "")}
         full = {} if wants_fragment() else await site_context(site, run, "traffic")
         body, _ = await page("portal/site.html", "portal/_site_ads.html", **{**full, **context})

@@ -19,6 +19,8 @@ from adnet.core.errors import Invalid
 from adnet.core.wallets import InvalidWallet, normalize_wallet
 from adnet.tasks.choices import OnchainChoice, transfer_call
 from adnet.tasks.models import TaskKind
+from portal.words import label_of
+from web.labels import label
 
 MILLISECONDS = 1000
 
@@ -38,6 +40,16 @@ class TaskField:
     hint: str = ""
     required: bool = True
     placeholder: str = ""
+    # Checked in the browser before the form is sent, as the server will check it (``static/portal.js``): a text
+    # the value must contain, and the field of the same form one of whose lines must be among this one's.
+    must_contain: str = ""
+    among: str = ""
+
+    @property
+    def checks(self) -> dict[str, str]:
+        """The field's checks as the data attributes ``static/portal.js`` reads."""
+        return {name: value for name, value in (("data-must-contain", self.must_contain),
+                                                ("data-among", self.among)) if value}
 
     @property
     def multiline(self) -> bool:
@@ -46,12 +58,16 @@ class TaskField:
 
 @dataclass(frozen=True)
 class TaskForm:
-    """The form of one kind: ``name`` (for a person) and ``about`` (what a viewer does)."""
+    """The form of one kind: ``about`` (what a viewer does) and its fields; its ``name`` is the kind's own
+    (``web.labels``)."""
 
     kind: TaskKind
-    name: str
     about: str
     fields: tuple[TaskField, ...]
+
+    @property
+    def name(self) -> str:
+        return label(self.kind)
 
     @property
     def form_name(self) -> str:
@@ -78,22 +94,22 @@ def _survey_question(number: int) -> tuple[TaskField, ...]:
 CALL_RULE = ("for a Send action, an address (0x and 40 hex digits) and an amount such as 0.01, both or neither")
 QUESTION = TaskField("question", "Question", "question", "the question, 1 to 500 characters")
 FORMS = (
-    TaskForm(TaskKind.VISIT_URL, "Visit a page", "The viewer opens your page through adnet's link and stays on it.", (
+    TaskForm(TaskKind.VISIT_URL, "The viewer opens your page through adnet's link and stays on it.", (
         TaskField("url", "Page to visit", "url", "an address such as https://example.com/landing", shape="url",
                   placeholder="https://example.com/landing"),
         TaskField("dwellSeconds", "Seconds on the page", "minDwellMs",
                   "whole seconds from 1 to 3600", shape="seconds", placeholder="5",
                   hint="How long the viewer stays before the task counts; 5 seconds when empty.", required=False),
     )),
-    TaskForm(TaskKind.SIGN_MESSAGE, "Sign a message", "The viewer's wallet signs your message (no transaction, no "
+    TaskForm(TaskKind.SIGN_MESSAGE, "The viewer's wallet signs your message (no transaction, no "
                                                       "gas).", (
         TaskField("message", "Message to sign", "message",
                   "a message of at most 1000 characters containing {nonce}", shape="textarea",
                   placeholder="I support Example.\nWallet: {wallet}\nNonce: {nonce}",
-                  hint="{nonce} (required) becomes a one-time number, so a signature cannot be reused; {wallet} "
-                       "becomes the viewer's address."),
+                  hint="It must contain {nonce}, which becomes a one-time number, so a signature cannot be reused; "
+                       "{wallet} becomes the viewer's address.", must_contain="{nonce}"),
     )),
-    TaskForm(TaskKind.ONCHAIN_EVENT, "Make a transaction", "The viewer's wallet sends a transaction that does the "
+    TaskForm(TaskKind.ONCHAIN_EVENT, "The viewer's wallet sends a transaction that does the "
                                                            "action; adnet checks it on the chain.", (
         TaskField("action", "Action", "contract", "one of the actions in the list", shape="choice"),
         TaskField("confirmations", "Confirmations", "confirmations", "a whole number from 0 to 100",
@@ -105,22 +121,23 @@ FORMS = (
         TaskField("amount", "Amount to send", "call", CALL_RULE, shape="call", required=False, placeholder="0.01",
                   hint="In tokens, such as 0.01."),
     )),
-    TaskForm(TaskKind.QUIZ, "Answer a quiz", "The viewer answers your question; 3 tries unless you say otherwise.", (
+    TaskForm(TaskKind.QUIZ, "The viewer answers your question; 3 tries unless you say otherwise.", (
         QUESTION,
         TaskField("answers", "Accepted answers", "answers", "1 to 20 answers, one per line, each at most 200 "
                                                           "characters", shape="lines",
-                  hint="One per line; compared without case and surrounding spaces. Never shown to viewers."),
+                  hint="One per line; compared without case and surrounding spaces. Never shown to viewers. With "
+                       "choices, one of them must be among the choices.", among="choices"),
         TaskField("choices", "Choices to pick from", "choices", "at most 10 choices, one per line", shape="lines",
                   required=False, hint="Optional, one per line: makes it multiple choice."),
         TaskField("maxAttempts", "Tries", "maxAttempts", "a whole number from 1 to 10", shape="number",
                   placeholder="3", required=False),
     )),
-    TaskForm(TaskKind.POLL, "Poll", "A unit of its own: the viewer picks one option.", (
+    TaskForm(TaskKind.POLL, "A unit of its own: the viewer picks one option.", (
         QUESTION,
         TaskField("options", "Options", "options", "2 to 10 options, one per line, each at most 200 characters",
                   shape="options", hint="One per line."),
     )),
-    TaskForm(TaskKind.FEEDBACK, "Feedback", "A unit of its own: the viewer rates and/or writes a few words.", (
+    TaskForm(TaskKind.FEEDBACK, "A unit of its own: the viewer rates and/or writes a few words.", (
         QUESTION,
         TaskField("ratingMax", "Rating from 1 to", "rating", "a whole number from 2 to 10, or empty for no rating",
                   shape="rating", placeholder="5", required=False, hint="Empty for no rating."),
@@ -128,7 +145,7 @@ FORMS = (
                   "a whole number from 1 to 5000, or empty for no text", shape="text-bounds", placeholder="500",
                   required=False, hint="Empty for no text. At least one of rating and text."),
     )),
-    TaskForm(TaskKind.SURVEY, "Survey", "A unit of its own: several questions, answered one at a time.",
+    TaskForm(TaskKind.SURVEY, "A unit of its own: several questions, answered one at a time.",
              tuple(field for number in range(1, SURVEY_QUESTIONS + 1) for field in _survey_question(number))),
 )
 _BY_KIND = {form.kind.value: form for form in FORMS}
@@ -221,7 +238,7 @@ def refusal(form: TaskForm, error: Invalid, values: Mapping[str, str]) -> Invali
         field = next(field for field in form.fields if field.name == f"q{asked[int(path[2])]}")
     if field is None and form.kind is TaskKind.ONCHAIN_EVENT:
         field = form.fields[0]  # the action fills contract, eventTopic and emitter together
-    if field is None:  # a rule across the config's fields, said in its own words (pydantic's prefix left out)
-        message = error.message.removeprefix(f"{error.field}: ").removeprefix("Value error, ")
-        return Invalid(error.code, message[:1].upper() + message[1:] + ".")
+    if field is None:  # a rule across the config's fields, in its own words (``portal.words.in_words``)
+        message = error.message.removeprefix(f"{label_of(error.field or '')}: ")
+        return Invalid(error.code, message[:1].upper() + message[1:])
     return Invalid(error.code, f"{field.label}: {field.rule}.", field=field.name)

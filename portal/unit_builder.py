@@ -16,6 +16,7 @@ from adnet.delivery.ad_units import SlotSettings, serve_query, settings_of
 from adnet.delivery.models import AdUnit
 from adnet.delivery.sdk import unit_snippet
 from adnet.services import Services
+from portal.words import in_words
 from web.context import client
 
 # The sizes the builder offers (the API takes any WIDTHxHEIGHT).
@@ -74,7 +75,7 @@ async def units_context(site: Site, run: Services, builder: Builder | None = Non
         try:
             shown = await slot_preview(site, builder.settings(), run)
         except DomainError as refused:
-            preview_error = refused
+            preview_error = in_words(refused)
     return {"site": site, "ad_units": await AdUnit.filter(site_id=site.id).order_by("name", "id"),
             "builder": builder, "sizes": SIZES, "unit_snippet": lambda unit: unit_snippet(settings_of(unit)),
             "unit_error": unit_error, "preview_error": preview_error, **shown, **extra}

@@ -4,7 +4,8 @@ A handler decorated with ``form_view`` receives the form as ``sent`` (its fields
 the request is handled, the signed-in wallet), parses it into the command the domain takes (``sent.command``),
 calls the domain and renders what worked. A refusal of the kinds the form shows beside its fields (``shows``: every
 domain refusal unless it says fewer) is answered by the form's ``refused`` view, usually ``portal.pages.form_error``
-with the form's fragment and page; any other refusal, or any with no ``refused`` view, is the portal's error page.
+with the form's fragment and page, said in the words of the form's labels (``portal.words.in_words``); any other
+refusal, or any with no ``refused`` view, is the portal's error page.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from adnet.core.errors import DomainError
 from adnet.core.inputs import Command
 from adnet.services import Services
 from portal.forms import command_of
+from portal.words import in_words
 from web.context import services
 from web.sessions import current_wallet
 
@@ -75,7 +77,7 @@ def form_view(refused: Refused | None = None, *,
             try:
                 return await handler(sent, **arguments)
             except shows as error:
-                return await refused(error, sent, **arguments)
+                return await refused(in_words(error), sent, **arguments)
 
         return cast(F, view)
 

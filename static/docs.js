@@ -8,7 +8,9 @@
     window.ui = window.SwaggerUIBundle({
       url: root.dataset.openapiUrl,
       domNode: root,
-      deepLinking: true,
+      // Without deep links, an operation's path is text inside its summary button, not a link nested in a button
+      // (axe: nested-interactive).
+      deepLinking: false,
       validatorUrl: null,
       docExpansion: "list",
       defaultModelsExpandDepth: 0,

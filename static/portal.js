@@ -28,6 +28,110 @@
     event.detail.elt.removeAttribute("aria-busy");
   });
 
+  // What the server will refuse, said before the form is sent (the server checks it again): a field that must
+  // contain a text (data-must-contain: a message's {nonce}), and lines of which one must be among another field's
+  // lines when that field has any (data-among: a quiz's answers among its choices), a last day not before the
+  // first (data-not-before: a download's range, which would otherwise answer with another page). The browser then
+  // refuses to submit, as for a required field, and says why beside the field.
+  function lines(text) {
+    return text.split("\n").map(function (line) { return line.trim().toLowerCase(); })
+      .filter(function (line) { return line; });
+  }
+
+  function checkField(field) {
+    var problem = "";
+    var needed = field.getAttribute("data-must-contain");
+    var amongName = field.getAttribute("data-among");
+    var first = document.getElementById(field.getAttribute("data-not-before") || "");
+    if (first && first.value && field.value && field.value < first.value) {
+      problem = "The last day is before the first.";
+    } else if (needed && field.value.trim() && field.value.indexOf(needed) < 0) {
+      problem = "It must contain " + needed + ".";
+    } else if (amongName && field.form && field.form.elements[amongName]) {
+      var choices = lines(field.form.elements[amongName].value);
+      var given = lines(field.value);
+      if (choices.length && given.length && !given.some(function (line) { return choices.indexOf(line) >= 0; })) {
+        problem = "One of the accepted answers must be among the choices.";
+      }
+    }
+    field.setCustomValidity(problem);
+    return problem;
+  }
+
+  document.addEventListener("input", function (event) {
+    var form = event.target.form;
+    if (!form) { return; }
+    within(form, "[data-must-contain], [data-among], [data-not-before]").forEach(checkField);
+  });
+  document.addEventListener("submit", function (event) {
+    var checked = within(event.target, "[data-must-contain], [data-among], [data-not-before]");
+    if (checked.map(checkField).some(function (problem) { return problem; })) {
+      event.preventDefault();
+      event.target.reportValidity();
+    }
+  }, true);
+
+  // The country picker over a plain <select multiple> (which works alone without JavaScript): a search that
+  // hides the countries it does not match, a click that ticks or unticks one country (no Ctrl needed), the
+  // regions' shortcuts that pick their countries at once (or drop them when all are picked), and what is chosen.
+  function pickerParts(picker) {
+    return { picker: picker, select: document.getElementById(picker.getAttribute("data-picker")) };
+  }
+
+  function showChosen(parts) {
+    var chosen = Array.prototype.filter.call(parts.select.options, function (option) { return option.selected; });
+    var codes = chosen.map(function (option) { return option.value; });
+    parts.picker.querySelector("[data-picker-chosen]").textContent = chosen.length ?
+      "Chosen: " + chosen.map(function (option) { return option.textContent.trim(); }).join(", ") : "None chosen.";
+    within(parts.picker, "[data-picker-region]").forEach(function (button) {
+      var region = button.getAttribute("data-picker-region").split(" ");
+      button.setAttribute("aria-pressed", String(region.every(function (code) { return codes.indexOf(code) >= 0; })));
+    });
+  }
+
+  function startPicker(picker) {
+    var parts = pickerParts(picker);
+    if (!parts.select || picker.hasAttribute("data-picker-ready")) { return; }
+    picker.setAttribute("data-picker-ready", "");
+    picker.hidden = false;
+    showChosen(parts);
+  }
+
+  document.addEventListener("input", function (event) {
+    var picker = event.target.closest("[data-picker]");
+    if (!picker || !event.target.hasAttribute("data-picker-search")) { return; }
+    var wanted = event.target.value.trim().toLowerCase();
+    Array.prototype.forEach.call(pickerParts(picker).select.options, function (option) {
+      option.hidden = wanted !== "" && option.textContent.toLowerCase().indexOf(wanted) < 0;
+    });
+  });
+
+  document.addEventListener("mousedown", function (event) {
+    var option = event.target.closest("select[multiple] option");
+    var picker = option && document.querySelector("[data-picker='" + option.parentNode.id + "']");
+    if (!picker) { return; }
+    event.preventDefault();
+    option.selected = !option.selected;
+    showChosen(pickerParts(picker));
+  });
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-picker-region]");
+    if (!button) { return; }
+    var parts = pickerParts(button.closest("[data-picker]"));
+    var region = button.getAttribute("data-picker-region").split(" ");
+    var pick = button.getAttribute("aria-pressed") !== "true";
+    Array.prototype.forEach.call(parts.select.options, function (option) {
+      if (region.indexOf(option.value) >= 0) { option.selected = pick; }
+    });
+    showChosen(parts);
+  });
+
+  document.addEventListener("change", function (event) {
+    var picker = event.target.id && document.querySelector("[data-picker='" + event.target.id + "']");
+    if (picker) { showChosen(pickerParts(picker)); }
+  });
+
   var REJECTED = 4001;
   var UNKNOWN_CHAIN = 4902;
 
@@ -278,13 +382,22 @@
     });
   }
 
+  // A Copy button copies the text of the element it names and says "Copied" (or, where the browser refuses the
+  // clipboard, selects the text for the person to copy, and says so).
   function copy(button) {
     var source = document.getElementById(button.getAttribute("data-copy"));
-    var done = function () { button.textContent = "Copied"; };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(source.textContent).then(done, function () { select(source); });
-    } else {
+    var said = function (text) {
+      button.textContent = text;
+      window.setTimeout(function () { button.textContent = "Copy"; }, 4000);
+    };
+    var fallback = function () {
       select(source);
+      said(document.execCommand && document.execCommand("copy") ? "Copied" : "Selected: press Ctrl+C");
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(source.textContent.trim()).then(function () { said("Copied"); }, fallback);
+    } else {
+      fallback();
     }
   }
 
@@ -331,6 +444,7 @@
   });
 
   function start(root) {
+    within(root, "[data-picker]").forEach(startPicker);
     within(root, ".available").forEach(function (line) { showAvailable(line.closest("form")); });
     within(root, "[data-wallet-topup]").forEach(topUp);
     within(root, "[data-wallet-redeem][data-autorun]").forEach(function (button) {

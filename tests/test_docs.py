@@ -39,6 +39,7 @@ CODES_MADE_ELSEWHERE = {
     ("adnet/interactions/answers.py", "first['type']"): {"invalid_field", "missing_field"},  # an answer's refusal
     ("portal/pages.py", "code"): set(),  # an error of api/errors.py's handlers shown as a page, found there
     ("portal/task_forms.py", "error.code"): set(),  # a task config's refusal said about its form field, found there
+    ("portal/words.py", "error.code"): set(),  # a refusal said in the words of its field, found where it was made
 }
 DOCUMENTED_CODE = re.compile(r"^\| \d(?:\d\d|xx) \| `([a-z][a-z0-9_]*)` \|", re.M)
 
@@ -169,3 +170,15 @@ def test_docs_advertisers_says_which_campaign_settings_are_required():
     required = {field.alias or name for name, field in NewCampaign.model_fields.items() if field.is_required()}
     assert set(re.findall(r"`(\w+)`", sentence.group(1))) == required
     assert "startsAt" in required
+
+
+def test_docs_advertisers_names_the_fixed_lists_as_the_pages_do():
+    """docs/advertisers.md's table of names is the catalogue every page writes through (``web.labels``)."""
+    from adnet.campaigns.models import Category
+    from adnet.tasks.models import TaskKind
+    from web.labels import LABELS
+
+    section = (ROOT / "docs" / "advertisers.md").read_text().split("## Names on the pages", 1)[1].split("\n## ", 1)[0]
+    documented = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+?) \|$", section, re.M))
+    assert documented == {member.value: name for member, name in LABELS.items()
+                          if isinstance(member, Category | TaskKind)}

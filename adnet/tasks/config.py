@@ -8,6 +8,7 @@ so a secret (a quiz's accepted answers) cannot leak by accident.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -111,6 +112,20 @@ class QuizConfig(_Config):
     answers: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(min_length=1, max_length=20)
     choices: list[Label] = Field(default_factory=list, max_length=10)
     max_attempts: int = Field(default=3, ge=1, le=10)
+
+    @model_validator(mode="after")
+    def answerable(self) -> QuizConfig:
+        """A multiple-choice quiz can be answered right: one of its accepted answers is among its choices (compared
+        as a viewer's answer is, ``normalize_answer``)."""
+        choices = {normalize_answer(choice) for choice in self.choices}
+        if choices and not choices & {normalize_answer(answer) for answer in self.answers}:
+            raise ValueError("one of the accepted answers must be among the choices")
+        return self
+
+
+def normalize_answer(text: str) -> str:
+    """The form a quiz's answers are compared in: NFKC, trimmed, case-folded."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).strip().casefold())
 
 
 class PollConfig(_Config):

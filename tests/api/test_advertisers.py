@@ -457,6 +457,10 @@ async def test_tasks_and_units_are_validated_and_locked_after_review(client, clo
     path = f"/advertisers/campaigns/{campaign['id']}/tasks"
     status, body = await api.call("POST", path, **{**QUIZ, "config": {"question": "2+2?", "answers": []}})
     assert (status, body["error"], body["field"]) == (400, "invalid_config", "config.answers")
+    status, body = await api.call("POST", path, **{**QUIZ, "config": {"question": "2+2?", "answers": ["5"],
+                                                                       "choices": ["3", "4"]}})
+    assert (status, body["error"], body["field"]) == (400, "invalid_config", "config")
+    assert "one of the accepted answers must be among the choices" in body["message"]
     status, body = await api.call("POST", path, kind="VISIT_URL", title="Visit", config={"url": "ftp://x.example"})
     assert (status, body["error"], body["field"]) == (400, "invalid_config", "config.url")
     status, body = await api.call("POST", path, kind="TRANSFER", title="?", config={})

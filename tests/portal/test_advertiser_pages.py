@@ -134,16 +134,16 @@ async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, 
 
 
 @pytest.mark.parametrize(("changes", "field", "message"), [
-    ({"name": ""}, "name", "This field is required."),
+    ({"name": ""}, "name", "Name is required: fill it in."),
     ({"cpm": "abc"}, "cpm", "A G$ amount of 0 or more, such as 2.5: digits, at most 18 decimals, no sign."),
     ({"cpm": "-1"}, "cpm", "A G$ amount of 0 or more, such as 2.5: digits, at most 18 decimals, no sign."),
     ({"budget": "0"}, "budget", "A G$ amount more than 0, such as 2.5: digits, at most 18 decimals, no sign."),
-    ({"cpm": "0", "cpc": "0"}, "cpm", "A campaign prices impressions, clicks or both."),
-    ({"endsAt": "2020-01-01T00:00"}, "endsAt", "endsAt must be after startsAt."),
-    ({"startsAt": "tomorrow"}, "startsAt", "An ISO 8601 time"),
-    ({"sizes": "big"}, "sizes", "A size WIDTHxHEIGHT, such as 300x250."),
+    ({"cpm": "0", "cpc": "0"}, "cpm", "Price per 1000 impressions: a campaign prices impressions, clicks or both."),
+    ({"endsAt": "2020-01-01T00:00"}, "endsAt", "End must be after start."),
+    ({"startsAt": "tomorrow"}, "startsAt", "Start: an ISO 8601 time"),
+    ({"sizes": "big"}, "sizes", "Sizes, item 1: a size WIDTHxHEIGHT, such as 300x250."),
     ({"siteAllow": "nowhere.example.org"}, "siteAllow",
-     "No site is registered under nowhere.example.org; pick a domain from the list."),
+     "Only on these sites: no site is registered under nowhere.example.org; pick a domain from the list."),
 ])
 async def test_a_refused_campaign_form_says_why_beside_the_field_and_creates_nothing(advertiser, clock, changes,
                                                                                      field, message):
@@ -255,8 +255,8 @@ async def test_an_edited_creative_of_an_approved_campaign_goes_back_to_review(ad
     refused = await advertiser.post(f"/portal/advertise/creatives/{creative.id}", {**CREATIVE, "size": "0x1"},
                                     htmx=True)
     html = await text(refused)
-    assert (f'<p id="creative-{creative.id}-size-error" class="error field-error" role="alert">A size WIDTHxHEIGHT, '
-            "such as 300x250.</p>") in html
+    assert (f'<p id="creative-{creative.id}-size-error" class="error field-error" role="alert">Size: a size '
+            "WIDTHxHEIGHT, such as 300x250.</p>") in html
     assert (await Creative.get(id=creative.id)).status == CreativeStatus.APPROVED
     changed = await advertiser.post(f"/portal/advertise/creatives/{creative.id}",
                                     {**CREATIVE, "targetUrl": "https://shop.example/new"}, htmx=True)
@@ -338,7 +338,8 @@ async def test_a_deposit_is_sent_by_the_wallet_and_credited_once(advertiser, cha
     assert 'id="balance-available">12.5 G$' in page and "<caption>Deposits</caption>" in page and tx_hash in page
     assert 'hx-post="/portal/advertise/deposit" hx-target="#deposit-progress"' in page and 'id="deposit-tx"' in page
     refused = await advertiser.post("/portal/advertise/deposit/prepare", {"amount": "-1"}, htmx=True)
-    assert refused.headers["HX-Retarget"] == "#deposit-form" and "an amount is a decimal string" in await text(refused)
+    assert refused.headers["HX-Retarget"] == "#deposit-form"
+    assert "Amount: enter an amount such as 2.5" in await text(refused)
 
 
 async def test_the_withdrawal_form_posted_twice_makes_one_withdrawal(advertiser):
@@ -422,11 +423,11 @@ async def test_the_report_shows_a_tracked_impression_and_exports_csv(advertiser,
     lines = (await text(csv_response)).splitlines()
     assert csv_response.mimetype == "text/csv" and lines[-1].startswith("total,2,1,0,0,0.000000,0.002,2,0,0")
     refused = await advertiser.get(f"{base}/report?from=2026-13-01")
-    assert refused.status_code == 400 and "from: a day written YYYY-MM-DD" in await text(refused)
+    assert refused.status_code == 400 and "From: a day written YYYY-MM-DD" in await text(refused)
     yesterday = (clock.now().date() - timedelta(days=1)).isoformat()
     backwards = await advertiser.get(f"{base}/report?from={today}&to={yesterday}")
     said = await text(backwards)
-    assert backwards.status_code == 400 and "to: the last day is before the first." in said
+    assert backwards.status_code == 400 and "To: the last day is before the first." in said
     assert re.search(rf'id="report-to" name="to" value="{yesterday}"\s+aria-invalid="true"', said)
     assert not re.search(r'id="report-from" name="from" value="[^"]*"\s+aria-invalid', said)
 

@@ -77,7 +77,7 @@ async def test_a_refused_frequency_cap_is_shown_beside_its_field(advertiser, clo
                                [*campaign_form(clock).items(), ("frequencyCap", "0"), ("frequencyHours", "6")],
                                htmx=True)
     html = await text(fragment)
-    assert "frequencyCap: at least 1" in html
+    assert "Impressions per viewer: at least 1" in html
     assert re.search(r'name="frequencyCap" value="0"[^>]*aria-invalid="true"', html)
     assert 'name="frequencyHours" value="6"' in html
     assert await Campaign.all().count() == 0
@@ -88,12 +88,30 @@ async def test_a_refused_rule_is_shown_beside_its_control_with_what_was_sent(adv
     fragment = await post_form(advertiser, "/portal/advertise/campaigns", sent, htmx=True)
     assert fragment.headers["HX-Retarget"] == "#campaign-form"
     html = await text(fragment)
-    assert "targeting.geoExclude.0: a country code such as DE or a region code such as US-CA" in html
+    assert ("Countries and regions to leave out, item 1: a country code such as DE or a region code such as "
+            "US-CA") in html
     assert re.search(r'name="targeting.geoExclude" value="US-XX"[^>]*aria-invalid="true"', html)
     assert re.search(r'name="targeting.days" value="sun" checked', html)  # what was ticked stays ticked
     full = await post_form(advertiser, "/portal/advertise/campaigns", sent)
     assert full.status_code == 400 and "<h1>New campaign</h1>" in await text(full)
     assert await Campaign.all().count() == 0
+
+
+async def test_hours_are_typed_as_ranges_and_shown_as_ranges(advertiser, clock):
+    sent = [*campaign_form(clock).items(), ("targeting.hours", "9-11, 22-1")]
+    created = await post_form(advertiser, "/portal/advertise/campaigns", sent)
+    assert created.status_code == 303
+    campaign = await Campaign.get()
+    assert sorted(campaign.targeting["hours"]) == [0, 9, 10, 22, 23]
+    page = await text(await advertiser.get(created.headers["Location"]))
+    assert 'name="targeting.hours" value="0-1, 9-11, 22-24"' in page
+    assert 'type="checkbox" name="targeting.hours"' not in page  # no longer 24 boxes
+    refused = await post_form(advertiser, "/portal/advertise/campaigns",
+                              [*campaign_form(clock).items(), ("targeting.hours", "9-25")], htmx=True)
+    html = await text(refused)
+    assert refused.status_code == 400 and "Hours: ranges of hours such as 9-17, 20-22 (from 0 to 24)." in html
+    assert re.search(r'name="targeting.hours" value="9-25"[^>]*aria-invalid="true"', html)
+    assert await Campaign.all().count() == 1
 
 
 async def test_the_rules_are_summed_up_where_they_cannot_be_edited(advertiser, clock):

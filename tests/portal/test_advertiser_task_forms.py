@@ -106,7 +106,7 @@ async def test_the_onchain_action_is_picked_from_adnets_contracts(advertiser, ca
 async def test_a_refused_value_is_said_next_to_its_field(advertiser, campaign, kind, fields, field, said):
     html = await text(await add(advertiser, campaign, kind, **fields))
     rule = said.split(": ", 1)[1]  # the label is beside the field, the rule is said
-    shown = re.search(rf'id="new-{kind}-{field}"[^>]*aria-invalid="true" aria-describedby="new-{kind}-{field}-error"'
+    shown = re.search(rf'id="new-{kind}-{field}"[^>]*aria-invalid="true" aria-describedby="new-{kind}-{field}-error'
                       rf'[^>]*>(?:[^<]*</textarea>|(?:\s*<option[^>]*>[^<]*</option>)*\s*</select>)?\s*'
                       rf'<p id="new-{kind}-{field}-error" class="error field-error" role="alert">([^<]*)</p>', html)
     assert shown and shown.group(1) == rule[:1].upper() + rule[1:], html
@@ -119,6 +119,27 @@ async def test_feedback_without_rating_or_text_says_so_at_the_forms_end(advertis
     said = re.search(r'<p id="new-FEEDBACK-error" class="error" role="alert">([^<]*)</p>', html)
     assert said and said.group(1) == "Feedback needs a rating, a text, or both.", html
     assert await Task.all().count() == 0
+
+
+async def test_a_quiz_whose_answer_is_not_among_its_choices_is_refused_by_the_server(advertiser, campaign):
+    html = await text(await add(advertiser, campaign, "QUIZ", question="2+2?", answers="5", choices="3\n4",
+                                maxAttempts=""))
+    said = re.search(r'<p id="new-QUIZ-error" class="error" role="alert">([^<]*)</p>', html)
+    assert said and said.group(1) == "One of the accepted answers must be among the choices.", html
+    assert await Task.all().count() == 0
+    accepted = await add(advertiser, campaign, "QUIZ", question="2+2?", answers="Four", choices="3\nfour",
+                         maxAttempts="")
+    assert accepted.status_code == 200 and await Task.all().count() == 1
+
+
+async def test_what_the_server_refuses_is_said_and_checked_before_the_form_is_sent(advertiser, campaign):
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    message = re.search(r'<textarea id="new-SIGN_MESSAGE-message"[^>]*>', page)
+    assert message and 'data-must-contain="{nonce}"' in message.group(0)
+    assert 'aria-describedby="new-SIGN_MESSAGE-message-hint"' in message.group(0)
+    assert re.search(r'id="new-SIGN_MESSAGE-message-hint">It must contain \{nonce\}', page)
+    answers = re.search(r'<textarea id="new-QUIZ-answers"[^>]*>', page)
+    assert answers and 'data-among="choices"' in answers.group(0)
 
 
 async def test_a_send_action_can_prepare_the_transfer_the_embed_offers(advertiser, campaign, chain):

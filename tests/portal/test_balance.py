@@ -74,7 +74,7 @@ async def test_a_deposit_not_mined_yet_is_polled_as_sent(publisher, site):
 async def test_a_top_up_refusal_is_shown_beside_the_form(publisher, site, chain):
     bad_amount = await publisher.post(f"/portal/sites/{site.id}/topup/prepare", {"amount": "-3"}, htmx=True)
     assert bad_amount.headers["HX-Retarget"] == "#topup-form"
-    assert "an amount is a decimal string" in await bad_amount.get_data(as_text=True)
+    assert "Amount: enter an amount such as 2.5" in await bad_amount.get_data(as_text=True)
     other_sites_ref = await make_site(await site.publisher)
     await send_transaction(chain.w3, publisher.account, chain.build_approve_tx(publisher.wallet, "G$", G))
     receipt = await send_transaction(chain.w3, publisher.account, chain.build_deposit_tx(
@@ -201,7 +201,7 @@ async def test_refused_withdrawals_are_shown_inline_and_change_nothing(publisher
     await fund(ledger.site(site.id), 3 * G)
     cases = [("3.000000000000000001", "G$", "more than the site&#39;s claimable balance, which is 3 G$."),
              ("0.5", "G$", "A withdrawal is at least 1 G$."),
-             ("abc", "G$", "an amount is a decimal string"), ("1", "ETH", "token: one of G$, SOV"),
+             ("abc", "G$", "Amount: enter an amount such as 2.5"), ("1", "ETH", "Token: one of G$, SOV"),
              ("1", "SOV", "more than the site&#39;s claimable balance, which is 0 SOV.")]
     for amount, token, message in cases:
         fragment = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": amount, "token": token},
@@ -249,7 +249,7 @@ async def test_refused_exchanges_are_shown_inline_and_change_nothing(publisher, 
     assert "which is 1 SOV." in said and "You will receive" not in said
     preview = await publisher.post(f"/portal/sites/{site.id}/exchange/preview", {"from": "BTC", "amount": "1"},
                                    htmx=True)
-    assert "from: one of G$, SOV" in await preview.get_data(as_text=True)
+    assert "From: one of G$, SOV" in await preview.get_data(as_text=True)
     assert await ledger.balance(ledger.site(site.id, "SOV")) == G and await Exchange.all().count() == 0
 
 

@@ -84,10 +84,10 @@ async def test_the_earnings_chart_shows_the_range_of_days_asked_for(publisher, c
 
 async def test_a_range_that_is_not_one_is_refused_beside_its_field(publisher, clock):
     today = clock.now().date()
-    cases = [(f"from={today}&to={today - timedelta(days=1)}", "to", "to: the last day is before the first."),
-             (f"from={today}&to={today + timedelta(days=1)}", "to", "to: the last day cannot be after today (UTC)."),
-             (f"from={today - timedelta(days=92)}&to={today}", "from", "from: at most 92 days at a time."),
-             ("from=2026-13-01", "from", "from: a day written YYYY-MM-DD")]
+    cases = [(f"from={today}&to={today - timedelta(days=1)}", "to", "To: the last day is before the first."),
+             (f"from={today}&to={today + timedelta(days=1)}", "to", "To: the last day cannot be after today (UTC)."),
+             (f"from={today - timedelta(days=92)}&to={today}", "from", "From: at most 92 days at a time."),
+             ("from=2026-13-01", "from", "From: a day written YYYY-MM-DD")]
     for query, field, message in cases:
         for htmx in (True, False):
             response = await publisher.get(f"/portal?{query}", htmx=htmx)
@@ -147,10 +147,10 @@ async def test_events_export_as_csv_for_a_range_of_days(publisher, clock):
 async def test_a_bad_export_range_is_shown_beside_the_form(publisher, clock):
     site = await make_site(await make_publisher(publisher.wallet))
     today = clock.now().date()
-    cases = [("2026-13-01", str(today), "from: a day written YYYY-MM-DD"),
-             (str(today), str(today - timedelta(days=1)), "to: the last day is before the first."),
-             (str(today - timedelta(days=100)), str(today), "from: at most 92 days at a time."),
-             (str(today), str(today + timedelta(days=1)), "to: the last day cannot be after today (UTC).")]
+    cases = [("2026-13-01", str(today), "From: a day written YYYY-MM-DD"),
+             (str(today), str(today - timedelta(days=1)), "To: the last day is before the first."),
+             (str(today - timedelta(days=100)), str(today), "From: at most 92 days at a time."),
+             (str(today), str(today + timedelta(days=1)), "To: the last day cannot be after today (UTC).")]
     for start, end, message in cases:
         response = await publisher.get(f"/portal/sites/{site.id}/events.csv?from={start}&to={end}")
         assert response.status_code == 400

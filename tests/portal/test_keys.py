@@ -23,7 +23,7 @@ async def test_a_key_issued_in_the_portal_is_shown_once_and_works_on_the_api(pub
     assert response.status_code == 201
     html = await response.get_data(as_text=True)
     key = await ApiKey.get(wallet=publisher.wallet)
-    token = html.split('<code id="issued-token" class="snippet">')[1].split("</code>")[0]
+    token = html.split('<code id="issued-token">')[1].split("</code>")[0]
     assert token.startswith(key.id + ".") and "<h1>API keys</h1>" in html
 
     listed = await (await publisher.get("/portal/keys")).get_data(as_text=True)
@@ -38,6 +38,7 @@ async def test_htmx_gets_the_list_with_the_token(publisher):
     html = await response.get_data(as_text=True)
     assert response.status_code == 201
     assert html.lstrip().startswith('<section id="api-keys"') and 'id="issued-token"' in html
+    assert '<button type="button" data-copy="issued-token"' in html  # the secret has its Copy button
     key = await ApiKey.get(wallet=publisher.wallet)
     assert key.scopes == "sites:manage campaigns:manage"
 
@@ -45,7 +46,7 @@ async def test_htmx_gets_the_list_with_the_token(publisher):
 async def test_a_refused_key_form_is_shown_beside_the_form_and_issues_nothing(publisher):
     fragment = await issue(publisher, "no scopes", [], htmx=True)
     assert fragment.status_code == 400 and fragment.headers["HX-Retarget"] == "#issue-key"
-    assert "scopes: at least 1 items" in await fragment.get_data(as_text=True)
+    assert "Scopes: at least one." in await fragment.get_data(as_text=True)
     page = await issue(publisher, "", ["reports:read"])
     html = await page.get_data(as_text=True)
     assert page.status_code == 400 and 'role="alert"' in html and "<h1>API keys</h1>" in html
@@ -54,7 +55,7 @@ async def test_a_refused_key_form_is_shown_beside_the_form_and_issues_nothing(pu
 
 async def test_revoking_from_the_page_stops_the_key(publisher):
     html = await (await issue(publisher, "old", ["reports:read"])).get_data(as_text=True)
-    token = html.split('<code id="issued-token" class="snippet">')[1].split("</code>")[0]
+    token = html.split('<code id="issued-token">')[1].split("</code>")[0]
     key = await ApiKey.get(wallet=publisher.wallet)
 
     response = await publisher.post(f"/portal/keys/{key.id}/revoke")

@@ -211,7 +211,7 @@ async def test_platform_revenue_is_charted_over_the_days_asked_for(operator, clo
 
     refused = await operator.get(f"/portal/operator?from={last}&to={first}", htmx=True)
     fragment = await text(refused)
-    assert refused.status_code == 400 and "to: the last day is before the first." in fragment
+    assert refused.status_code == 400 and "To: the last day is before the first." in fragment
     assert 'id="earnings-to" name="to" value="' + str(first) + '"' in fragment
     assert "The platform has earned nothing in these days yet." not in fragment  # the default 30 days: 1 G$
 

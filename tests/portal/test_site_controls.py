@@ -50,7 +50,7 @@ async def test_a_refused_id_is_marked_and_changes_nothing(publisher):
     html = await refused.get_data(as_text=True)
     assert refused.status_code == 400 and refused.headers["HX-Retarget"] == "#site-controls"
     assert 'id="controls-campaigns" name="blockedCampaigns" rows="2" aria-invalid="true"' in html
-    assert "blockedCampaigns.1" in html and "cmp_abcdefghijkl not-a-campaign" in html
+    assert "Blocked campaigns, item 2: an id such as cmp_" in html and "cmp_abcdefghijkl not-a-campaign" in html
     page = await publisher.post(f"/portal/sites/{site.id}/controls", [("blockedCategories", "weapons")])
     assert page.status_code == 400 and 'role="alert"' in await page.get_data(as_text=True)
     assert (await Site.get(id=site.id)).controls == {}

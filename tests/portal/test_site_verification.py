@@ -70,7 +70,7 @@ async def test_check_now_without_javascript(publisher, site, site_server):
     done = await publisher.post(f"/portal/sites/{site.id}/verify")
     assert done.status_code == 303 and done.headers["Location"] == f"/portal/sites/{site.id}"
     page = await (await publisher.get(done.headers["Location"])).get_data(as_text=True)
-    assert 'data-state="verified"' in page and "(well known)" in page
+    assert 'data-state="verified"' in page and "(Well-known file)" in page
 
 
 async def test_check_now_needs_the_csrf_token_and_the_owner(publisher, other_publisher, site, site_server):

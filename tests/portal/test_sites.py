@@ -42,7 +42,7 @@ async def test_registering_with_htmx_returns_the_new_row_and_a_fresh_form(publis
 
 
 async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created(publisher):
-    cases = [("not a domain", "domain: a site&#39;s DNS name"), ("intranet", "domain: a site&#39;s DNS name")]
+    cases = [("not a domain", "Domain: a site&#39;s DNS name"), ("intranet", "Domain: a site&#39;s DNS name")]
     for domain, message in cases:
         fragment = await publisher.post("/portal/sites", {"domain": domain}, htmx=True)
         assert fragment.status_code == 400
@@ -54,7 +54,7 @@ async def test_a_refused_domain_is_shown_beside_the_field_and_nothing_is_created
         html = await page.get_data(as_text=True)
         assert message in html and "<h1>Dashboard</h1>" in html and f'value="{domain}"' in html
     too_long = await publisher.post("/portal/sites", {"domain": "fine.example", "name": "n" * 121}, htmx=True)
-    assert "name: a site&#39;s name is at most 120 characters" in await too_long.get_data(as_text=True)
+    assert "Name: a site&#39;s name is at most 120 characters" in await too_long.get_data(as_text=True)
     assert await Site.filter(publisher__wallet=publisher.wallet).count() == 0
     assert await Publisher.filter(wallet=publisher.wallet).count() == 0
 

@@ -28,7 +28,7 @@ async def test_an_endpoint_added_shows_its_secret_once_and_its_attempts(publishe
     assert response.status_code == 201
     html = await response.get_data(as_text=True)
     endpoint = await WebhookEndpoint.get(wallet=publisher.wallet)
-    assert f'<code id="webhook-secret" class="snippet">{endpoint.secret}</code>' in html
+    assert f'<code id="webhook-secret">{endpoint.secret}</code>' in html
 
     campaign = await make_campaign(await make_advertiser(publisher.wallet), status=CampaignStatus.REVIEW)
     await review.approve_campaign("0xoperator", campaign.id, clock.now())

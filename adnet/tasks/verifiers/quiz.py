@@ -13,7 +13,6 @@ device without a free number gets Conflict ``too_many_attempts`` whatever it ans
 from __future__ import annotations
 
 import logging
-import unicodedata
 from datetime import datetime
 
 from tortoise.exceptions import IntegrityError
@@ -21,18 +20,13 @@ from tortoise.expressions import Q
 
 from adnet.core.errors import Conflict, DomainError, Invalid
 from adnet.db import sql
-from adnet.tasks.config import QuizConfig
+from adnet.tasks.config import QuizConfig, normalize_answer
 from adnet.tasks.models import TaskAttempt, TaskKind
 from adnet.tasks.verifiers.base import Attempt, Verified
 
 log = logging.getLogger(__name__)
 
 MAX_ANSWER_LENGTH = 200
-
-
-def normalize_answer(text: str) -> str:
-    """The form answers are compared in: NFKC, trimmed, case-folded."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).strip().casefold())
 
 
 class QuizVerifier:

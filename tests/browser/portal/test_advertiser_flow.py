@@ -107,11 +107,11 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     quiz.get_by_label("Question").fill("Which token pays adnet rewards?")
     quiz.get_by_label("Accepted answers").fill("G$\nGoodDollar")
     quiz.get_by_label("Reward per completion (G$)").fill("0.5")
-    quiz.get_by_role("button", name="Add “Answer a quiz”").click()
+    quiz.get_by_role("button", name="Add “Quiz”").click()
     expect(page.locator("#campaign-done")).to_have_text(
-        "Answer a quiz task Quick quiz added; it is reviewed with the campaign.")
+        "Quiz task Quick quiz added; it is reviewed with the campaign.")
     task_row = page.locator("table.tasks tbody tr", has_text="Quick quiz")
-    expect(task_row).to_contain_text("QUIZ")
+    expect(task_row).to_contain_text("Quiz")
 
     # Funding: the budget (its own section), then the task's pool, each from the deposited balance.
     sections.get_by_role("link", name="Budget").click()
@@ -190,7 +190,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     page.get_by_role("button", name="Show").click()
     to = page.get_by_label("To", exact=True)
     expect(to).to_have_attribute("aria-invalid", "true")
-    expect(to).to_have_accessible_description("to: the last day is before the first.")
+    expect(to).to_have_accessible_description("To: the last day is before the first.")
     page.get_by_label("From", exact=True).fill(yesterday)
     page.get_by_role("button", name="Show").click()
     expect(page.locator("#total-impressions")).to_have_text("0")

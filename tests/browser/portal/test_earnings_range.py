@@ -34,10 +34,10 @@ def test_the_earnings_chart_takes_a_range_of_days(open_portal: Callable[..., tup
 
     panel.get_by_label("To", exact=True).fill((week - timedelta(days=1)).isoformat())
     panel.get_by_role("button", name="Show").click()
-    expect(page.locator("#earnings-error")).to_have_text("to: the last day is before the first.")
+    expect(page.locator("#earnings-error")).to_have_text("To: the last day is before the first.")
     to = page.locator("#earnings").get_by_label("To", exact=True)
     expect(to).to_have_attribute("aria-invalid", "true")
-    expect(to).to_have_accessible_description("to: the last day is before the first.")
+    expect(to).to_have_accessible_description("To: the last day is before the first.")
     expect(page.locator("#earnings").get_by_label("From", exact=True)).not_to_have_attribute("aria-invalid", "true")
     expect(page.locator("h1")).to_have_attribute("data-kept", "yes")
     assert serious_violations(page) == [] and sideways_overflow(page) == 0

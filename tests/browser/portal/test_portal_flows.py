@@ -82,7 +82,7 @@ def test_a_publisher_registers_a_site_tops_up_withdraws_and_exchanges(open_porta
     # Register: a wrong domain is explained while typing, the new row appears without a page load.
     page.evaluate("window.__sameDocument = true")
     page.get_by_label("Domain").fill("not a domain")
-    expect(page.locator("#domain-hint")).to_contain_text("domain: a site's DNS name")
+    expect(page.locator("#domain-hint")).to_contain_text("Domain: a site's DNS name")
     page.get_by_label("Domain").fill("https://www.Portal-Flow.example/blog")
     expect(page.locator("#domain-hint")).to_have_text("Will be registered as portal-flow.example.")
     page.get_by_role("button", name="Register").click()
@@ -116,7 +116,7 @@ def test_a_publisher_registers_a_site_tops_up_withdraws_and_exchanges(open_porta
     # Withdraw: debited at once; the wallet redeems the claim; the watcher confirms it from the chain.
     page.get_by_label("Amount", exact=True).first.fill("abc")
     page.locator("#withdraw-form").get_by_role("button", name="Withdraw").click()
-    expect(page.locator("#withdraw-error")).to_contain_text("an amount is a decimal string")
+    expect(page.locator("#withdraw-error")).to_contain_text("Amount: enter an amount such as 2.5")
     page.locator("#withdraw-amount").fill("10.5")
     page.locator("#withdraw-form").get_by_role("button", name="Withdraw").click()
     withdrawal = page.locator("#withdraw-progress .progress")
