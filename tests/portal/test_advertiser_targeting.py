@@ -103,7 +103,7 @@ async def test_hours_are_typed_as_ranges_and_shown_as_ranges(advertiser, clock):
     assert created.status_code == 303
     campaign = await Campaign.get()
     assert sorted(campaign.targeting["hours"]) == [0, 9, 10, 22, 23]
-    page = await text(await advertiser.get(created.headers["Location"]))
+    page = await text(await advertiser.get(f"{created.headers['Location']}/targeting"))
     assert 'name="targeting.hours" value="0-1, 9-11, 22-24"' in page
     assert 'type="checkbox" name="targeting.hours"' not in page  # no longer 24 boxes
     refused = await post_form(advertiser, "/portal/advertise/campaigns",

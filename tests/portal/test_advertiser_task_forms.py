@@ -133,7 +133,7 @@ async def test_a_quiz_whose_answer_is_not_among_its_choices_is_refused_by_the_se
 
 
 async def test_what_the_server_refuses_is_said_and_checked_before_the_form_is_sent(advertiser, campaign):
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
     message = re.search(r'<textarea id="new-SIGN_MESSAGE-message"[^>]*>', page)
     assert message and 'data-must-contain="{nonce}"' in message.group(0)
     assert 'aria-describedby="new-SIGN_MESSAGE-message-hint"' in message.group(0)
