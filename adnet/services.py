@@ -14,9 +14,13 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
+from datetime import timedelta
 
 from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.ownership import SiteChecks
+from adnet.accounts.sellers import Contact, SellersDirectory
+from adnet.audiences.evaluation import AUDIENCE_LEASE, AudienceJob
+from adnet.campaigns import taxonomy
 from adnet.campaigns.banners import banner_fetcher
 from adnet.campaigns.previews import BannerPreviews
 from adnet.chain.client import ChainClient
@@ -74,8 +78,11 @@ class Services:
     watcher_lease: Lease
     goal_reader: GoalReader
     goal_reader_lease: Lease
+    audiences: AudienceJob
+    audiences_lease: Lease
     webhooks: Deliverer
     drain: Drain
+    sellers: SellersDirectory
 
     @property
     def announce(self) -> changes.Listener:
@@ -125,15 +132,19 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
+    taxonomy.ad_products()  # a data file that does not map every category stops the start here
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
     goal_reader = GoalReader(chain, clock=clock, terms=Terms.of(settings))
     goal_reader_lease = Lease(GOAL_READER_LEASE, clock=clock)
     banners = banner_fetcher(settings.production)
+    audiences = AudienceJob(chain, clock=clock)
+    audiences_lease = Lease(AUDIENCE_LEASE, clock=clock)
     webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    goal_reader=goal_reader, goal_reader_lease=goal_reader_lease,
-                                   clock=clock, site_checks=site_checks, health=health,
+                                   audiences=audiences, audiences_lease=audiences_lease, clock=clock,
+                                   site_checks=site_checks, health=health,
                                    retention_days=settings.event_retention_days, webhooks=webhooks,
                                    changelog=changelog),
                      on_demand=ON_DEMAND_IN_TESTS if settings.env == "test" else (), database=link)
@@ -143,8 +154,10 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
                        site_checks=site_checks, banners=banners, previews=BannerPreviews(banners),
                        announcements=announcements, watcher_lease=watcher_lease, goal_reader=goal_reader,
-                       goal_reader_lease=goal_reader_lease, health=health, database=link,
-                       webhooks=webhooks, drain=drain)
+                       goal_reader_lease=goal_reader_lease, audiences=audiences, audiences_lease=audiences_lease,
+                       health=health, database=link, webhooks=webhooks, drain=drain,
+                       sellers=SellersDirectory(Contact.from_settings(settings),
+                                                timedelta(seconds=settings.sellers_cache_seconds)))
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started
@@ -161,6 +174,7 @@ async def stop(services: Services) -> None:
         await services.serving.flush_counts()
         await services.watcher_lease.release()
         await services.goal_reader_lease.release()
+        await services.audiences_lease.release()
     finally:
         await services.announcements.stop()
         services.serving.locator.close()

@@ -6,7 +6,9 @@ domain, and map its result; refusals are mapped to status codes in ``api.errors`
 from api import (
     ad_units,
     advertisers,
+    audiences,
     auth,
+    categories,
     conversions,
     health,
     house_ads,
@@ -19,6 +21,7 @@ from api import (
     reports,
     results,
     rewards,
+    sellers,
     serve,
     sites,
     statements,
@@ -31,7 +34,8 @@ BLUEPRINTS = (
     health.blueprint, metrics.blueprint, auth.blueprint, publishers.blueprint, results.blueprint, advertisers.blueprint,
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
-    conversions.blueprint, statements.blueprint,
+    conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint, sellers.blueprint,
+    categories.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
-                     conversions.public_blueprint)
+                     audiences.blueprint, conversions.public_blueprint)

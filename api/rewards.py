@@ -22,6 +22,8 @@ from adnet.accounts import signin
 from adnet.accounts.commands import SignIn, SignInAddress
 from adnet.accounts.models import SessionScope
 from adnet.accounts.sessions import ActiveSession, find_session
+from adnet.audiences import wallets as audience_wallets
+from adnet.audiences.passes import issue_pass
 from adnet.core.errors import Unauthorized
 from adnet.reporting import rewards
 from adnet.services import Services
@@ -46,12 +48,14 @@ class RewardsMessageOut(Schema):
 
 
 class RewardsSessionOut(Schema):
-    """A rewards session: send ``token`` as ``Authorization: Bearer`` to ``GET /api/rewards``."""
+    """A rewards session: send ``token`` as ``Authorization: Bearer`` to ``GET /api/rewards``; ``audiencePass`` goes
+    as ``audience`` to ``GET /api/serve``, for campaigns with wallet audiences (until ``expiresAt``)."""
 
     wallet: Address
     token: str
     expires_at: Time
     scope: Literal["rewards"]
+    audience_pass: str
 
 
 class PointsOut(Schema):
@@ -139,11 +143,14 @@ async def rewards_message(data: SignInAddress, run: Services, now: datetime) -> 
 async def rewards_session(data: SignIn, run: Services, now: datetime) -> Response:
     """Check a signed rewards sign-in message (its URI is adnet's ``/rewards``; every check of
     ``/api/auth/verify`` applies) and open a rewards session, which lists and redeems the wallet's rewards and
-    nothing else. No cookie: the token travels as ``Authorization: Bearer``."""
+    nothing else. No cookie: the token travels as ``Authorization: Bearer``. The wallet, now proven, is evaluated
+    for wallet audiences within seconds, and the answer carries its audience pass for ``GET /api/serve``."""
     signed_in = await signin.sign_in(data, settings=run.settings, chain=run.chain, now=now,
                                      rng=run.random, scope=SessionScope.REWARDS)
-    return answer(RewardsSessionOut(wallet=signed_in.wallet, token=signed_in.token, expires_at=signed_in.expires_at,
-                                    scope="rewards"), 201)
+    await audience_wallets.proven(signed_in.wallet, now)
+    return answer(RewardsSessionOut(
+        wallet=signed_in.wallet, token=signed_in.token, expires_at=signed_in.expires_at, scope="rewards",
+        audience_pass=issue_pass(run.settings.tracking_secret, signed_in.wallet, signed_in.expires_at)), 201)
 
 
 @blueprint.get("/rewards")

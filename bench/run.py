@@ -18,8 +18,10 @@ endpoint's own maximum: its p99 beside the ceiling's p99 at the same rate, whose
 own work (and the server's periodic work) adds to the tail. The header gives this machine's time for a fixed
 pure-Python loop, so that runs on machines of different speed can be compared.
 
-``--workers N`` runs ``adnet serve`` with N worker processes; ``--database-url postgres://…`` measures PostgreSQL
-(the database named is dropped and created again) instead of a SQLite file.
+``--wallet-audience`` gives one demo campaign a wallet audience and has half the serve requests carry a proven
+wallet's audience pass (``bench.audiences``). ``--workers N`` runs ``adnet serve`` with N worker processes;
+``--database-url postgres://…`` measures PostgreSQL (the database named is dropped and created again) instead of a
+SQLite file.
 Requests carry ``X-Forwarded-For`` with loopback addresses (the server trusts one proxy here) so the per-client
 rate limits and billing rules see many clients, as in production. Traffic goes to 127.0.0.1 only, every phase is
 bounded in time and count, and the server is stopped at the end.
@@ -48,6 +50,7 @@ from pathlib import Path
 import uvloop
 
 from adnet.db import config as db
+from bench.audiences import add_wallet_audience
 
 HOST = "127.0.0.1"
 CONNECTIONS = 64
@@ -283,14 +286,17 @@ async def prepare_tokens(port: int, site_id: str, count: int, rng: random.Random
     return ads
 
 
-async def measure(port: int, server_pid: int, site_id: str, seconds: float, rate: int) -> dict[str, Measured]:
+async def measure(port: int, server_pid: int, site_id: str, seconds: float, rate: int,
+                  passes: list[str] | None = None) -> dict[str, Measured]:
     rng = random.Random(2026)
 
     def ceiling() -> bytes:
         return get("/bench/ceiling", client_address(rng))
 
     def serve() -> bytes:
-        return get(f"/api/serve?siteId={site_id}&size={rng.choice(SIZES)}&placement=bench", client_address(rng))
+        audience = f"&audience={rng.choice(passes)}" if passes and rng.random() < 0.5 else ""
+        return get(f"/api/serve?siteId={site_id}&size={rng.choice(SIZES)}&placement=bench{audience}",
+                   client_address(rng))
 
     ads = await prepare_tokens(port, site_id, TOKENS_TO_PREPARE, rng)
     await asyncio.sleep(1.2)  # every prepared ad has now been "in view" for more than a second
@@ -426,6 +432,8 @@ def main() -> int:
                         help="length of each open-loop phase and of the closed-loop rounds together (max 30)")
     parser.add_argument("--rate", type=int, default=OPEN_LOOP_RATE, help="open-loop requests per second")
     parser.add_argument("--workers", type=int, default=1, help="worker processes of adnet serve (1-32)")
+    parser.add_argument("--wallet-audience", action="store_true",
+                        help="give a demo campaign a wallet audience; half the serves carry a proven wallet's pass")
     add_database_arguments(parser)
     parser.add_argument("--keep", action="store_true", help="keep the data directory and print its path")
     args = parser.parse_args()
@@ -436,8 +444,10 @@ def main() -> int:
     try:
         database_url, database = fresh_database(args, data_dir)
         env, demo = prepare(data_dir, database_url)
+        passes = asyncio.run(add_wallet_audience(env, demo["campaignIds"][-1])) if args.wallet_audience else None
         server = start_server(env, workers)
-        results = uvloop.run(measure(int(env["ADNET_PORT"]), server.pid, demo["siteId"], seconds, args.rate))
+        results = uvloop.run(measure(int(env["ADNET_PORT"]), server.pid, demo["siteId"], seconds, args.rate,
+                                     passes))
     finally:
         if server is not None:
             stop(server)

@@ -56,7 +56,7 @@ from portal.pages import (
     see_other,
     wants_fragment,
 )
-from portal.targeting import targeting_form, written_hours
+from portal.targeting import audience_summary, targeting_form, written_hours
 from portal.views import Refused, Sent, form_view
 from web.context import injected
 from web.csv import csv_file
@@ -65,6 +65,7 @@ from web.sessions import current_wallet
 
 blueprint = portal_blueprint("advertisers")
 blueprint.add_app_template_global(targeting_form, "targeting_form")
+blueprint.add_app_template_global(audience_summary, "audience_summary")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 HOME = "/portal/advertise"

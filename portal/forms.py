@@ -126,6 +126,9 @@ def _shapes(command: type[Command]) -> dict[str, str]:
             shapes[key] = "command"
             continue
         kind, form = (options[0].get("type"), options[0].get("format")) if options else (None, None)
+        items = options[0].get("items", {}) if options else {}
+        if kind == "array" and (items.get("type") in ("array", "object") or "oneOf" in items):
+            kind = "object"  # a list of lists or objects (wallet audiences) is JSON text, not a list of words
         shapes[key] = {"boolean": "flag", "array": "list", "integer": "number", "object": "json"}.get(
             str(kind), "time" if form == "date-time" else "text")
     return shapes

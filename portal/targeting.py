@@ -5,6 +5,7 @@ or, after a refusal, from the form as it was sent. The form posts ``targeting.<r
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 from werkzeug.datastructures import MultiDict
 
+from adnet.campaigns.audiences import describe
 from adnet.campaigns.models import Campaign
 from adnet.campaigns.targeting import DEVICES, OS_FAMILIES, WEEKDAYS, Targeting, countries, time_zones
 from adnet.core.errors import Invalid
@@ -56,6 +58,9 @@ class TargetingForm:
     regions_shortcuts: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(REGION_SHORTCUTS))
     # The hours field as it was sent, shown again after a refusal.
     hours_text: str | None = None
+    # The wallet audience rules as the API writes them (JSON text), or as the refused form sent them.
+    audience_groups: str = ""
+    audience_exclude: str = ""
 
     def has(self, rule: str, value: Any) -> bool:
         return str(value) in self.chosen.get(rule, [])
@@ -103,15 +108,41 @@ def targeting_form(campaign: Campaign | None, values: Mapping[str, str] | None, 
     """The controls for ``campaign``'s targeting, or for the form ``values`` sent when it was ``refused`` (or for
     a new campaign)."""
     if campaign is not None and not refused:
-        stored = Targeting.model_validate(campaign.targeting or {}).stored()
+        targeting = Targeting.model_validate(campaign.targeting or {})
+        stored, written = targeting.stored(), targeting.model_dump(mode="json")
         return TargetingForm(chosen={to_camel(name): [str(item) for item in value]
                                      for name, value in stored.items() if isinstance(value, list)},
-                             time_zone=stored["time_zone"])
+                             time_zone=stored["time_zone"],
+                             audience_groups=_json_text(written["audienceGroups"]),
+                             audience_exclude=_json_text(written["audienceExclude"]))
     sent = values if isinstance(values, MultiDict) else MultiDict(values or {})
     chosen: dict[str, list[str]] = {}
     for name, value in sent.items(multi=True):
-        if name.startswith("targeting."):
+        if name.startswith("targeting.") and name not in _AUDIENCE_FIELDS:
             chosen.setdefault(name.removeprefix("targeting."), []).extend(
                 item.strip().upper() if "geo" in name else item.strip() for item in value.replace(",", " ").split())
     return TargetingForm(chosen=chosen, time_zone=sent.get("targeting.timeZone") or "UTC",
-                         hours_text=" ".join(sent.getlist(HOURS)) if HOURS in sent else None)
+                         hours_text=" ".join(sent.getlist(HOURS)) if HOURS in sent else None,
+                         audience_groups=sent.get("targeting.audienceGroups") or "",
+                         audience_exclude=sent.get("targeting.audienceExclude") or "")
+
+
+_AUDIENCE_FIELDS = ("targeting.audienceGroups", "targeting.audienceExclude")
+
+
+def audience_summary(stored: Mapping[str, Any] | None) -> list[str]:
+    """A campaign's wallet audience in words, for the summary an operator reviews: its groups (any of them), each
+    the rules it needs (all of them), then its exclusions."""
+    targeting = Targeting.model_validate(stored or {})
+    parts = []
+    if targeting.audience_groups:
+        parts.append("a wallet that " + " or ".join(
+            " and ".join(describe(rule) for rule in group) for group in targeting.audience_groups))
+    if targeting.audience_exclude:
+        parts.append("never a wallet that " + " or ".join(describe(rule) for rule in targeting.audience_exclude))
+    return parts
+
+
+def _json_text(rules: list[Any]) -> str:
+    """Rules as the form's text shows them: JSON, empty for none."""
+    return json.dumps(rules) if rules else ""

@@ -1,4 +1,4 @@
-/*! adnet embed SDK 1.4.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.5.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
@@ -7,7 +7,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.4.0";
+  var VERSION = "1.5.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -332,7 +332,9 @@
     var self = this;
     var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
       wallet: state.wallet, attached: this.attached ? "1" : null,
-      house: this.house ? null : "0", keywords: this.keywords, viewer: cappingViewer() };
+      house: this.house ? null : "0", keywords: this.keywords, viewer: cappingViewer(),
+      audience: state.rewards && state.rewards.wallet === state.wallet ? state.rewards.audiencePass : null,
+      injectedWallet: provider() ? "1" : null };
     return api("GET", "/api/serve?" + query(params)).then(function (response) {
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);
@@ -923,7 +925,7 @@
           });
       }).then(function (opened) {
         if (!opened.ok) throw new Error(errorText(opened));
-        state.rewards = { wallet: wallet, token: opened.body.token };
+        state.rewards = { wallet: wallet, token: opened.body.token, audiencePass: opened.body.audiencePass };
         return state.rewards;
       });
     });
@@ -1034,7 +1036,36 @@
     var list = el("ul", { class: "tasks", "aria-label": "Rewards" });
     (body.rewards || []).forEach(function (item) { list.appendChild(self.row(item)); });
     if (!(body.rewards || []).length) list.appendChild(el("li", { class: "task", text: "Nothing earned yet with this wallet." }));
-    this.box.append(list, this.message);
+    this.audiences = el("div", { class: "audiences" });
+    this.box.append(list, this.audiences, this.message);
+    this.showAudiences();
+  };
+  // Which wallet audiences adnet found this wallet in, and its switch for wallet targeting. docs/privacy.md.
+  RewardsPanel.prototype.showAudiences = function (changed) {
+    var self = this;
+    var session = state.rewards;
+    if (!session) return Promise.resolve();
+    var asked = changed === undefined ? api("GET", "/api/audiences", undefined, session.token) :
+      api("POST", "/api/audiences/targeting", { enabled: changed }, session.token);
+    return asked.then(function (response) {
+      if (!response.ok) return self.say(errorText(response), true);
+      var found = response.body;
+      var level = self.host.getAttribute("data-heading-level");
+      var heading = "h" + (Math.min(Number(/^[2-6]$/.test(level || "") ? level : "3") + 1, 6));
+      var items = el("ul", { class: "tasks", "aria-label": "Your wallet audiences" });
+      (found.audiences || []).forEach(function (text) { items.appendChild(el("li", { class: "task", text: text })); });
+      if (!(found.audiences || []).length) items.appendChild(el("li", { class: "task", text: found.targetingEnabled ?
+        "Your wallet is in no advertiser's audience now." : "Wallet targeting is off: adnet keeps nothing about your wallet's holdings." }));
+      var toggle = el("button", { type: "button", "data-audience-switch": found.targetingEnabled ? "off" : "on",
+        text: found.targetingEnabled ? "Switch wallet targeting off" : "Switch wallet targeting on", onclick: function () {
+          toggle.disabled = true;
+          self.showAudiences(!found.targetingEnabled);
+        } });
+      self.audiences.textContent = "";
+      self.audiences.append(el(heading, { class: "heading", text: "Ads chosen by your wallet" }),
+        el("p", { class: "reward about", text: "Advertisers name what a wallet holds or did on-chain; adnet checks your " +
+          "signed-in wallet and never tells them who you are." }), items, toggle);
+    });
   };
   RewardsPanel.prototype.row = function (item) {
     var self = this;

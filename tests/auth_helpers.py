@@ -69,12 +69,17 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-async def rewards_sign_in(client: Any, account: LocalAccount) -> str:
+async def rewards_session(client: Any, account: LocalAccount) -> dict[str, Any]:
     """Sign ``account`` in for its rewards as the embed does (the server writes the message, the wallet signs it)
-    and return the rewards session's token."""
+    and return the answer (its ``token``, its ``audiencePass``)."""
     written = await client.post("/api/rewards/message", json={"address": account.address})
     message = (await written.get_json())["message"]
     response = await client.post("/api/rewards/session", json={"message": message, "signature": sign(account, message)})
     if response.status_code != 201:
         raise AssertionError(f"rewards sign-in failed: {response.status_code} {await response.get_json()}")
-    return (await response.get_json())["token"]
+    return await response.get_json()
+
+
+async def rewards_sign_in(client: Any, account: LocalAccount) -> str:
+    """Sign ``account`` in for its rewards and return the rewards session's token."""
+    return (await rewards_session(client, account))["token"]

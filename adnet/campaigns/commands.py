@@ -3,11 +3,11 @@ a rejection."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Self
+from typing import Annotated, ClassVar, Self
 
-from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
-from adnet.campaigns.goal_events import AMOUNT_FIELD, MAX_UINT256, WALLET_FIELD, spec_refusal
+from adnet.campaigns.goal_events import AMOUNT_FIELD, WALLET_FIELD, spec_refusal
 from adnet.campaigns.models import Category, GoalKind, MediaType, Rotation
 from adnet.campaigns.targeting import Targeting
 from adnet.core.inputs import (
@@ -17,6 +17,8 @@ from adnet.core.inputs import (
     Instant,
     Price,
     Size,
+    Topic,
+    Uint256,
     WalletAddress,
     WebUrl,
     id_of,
@@ -107,23 +109,12 @@ WindowDays = Annotated[int, Field(ge=1, le=MAX_WINDOW_DAYS, description="days af
 ViewWindowHours = Annotated[int, Field(ge=0, le=MAX_VIEW_WINDOW_HOURS, description=(
     "hours after a billed impression it may attribute a conversion without a click (view-through); 0: never"))]
 WalletCap = Annotated[int, Field(ge=1, le=MAX_WALLET_CAP, description="attributed conversions per proven wallet")]
-Topic = Annotated[str, StringConstraints(to_lower=True, pattern=r"^0x[0-9a-fA-F]{64}$"), Field(
-    description="the event's topic0: keccak-256 of its signature, such as Transfer(address,address,uint256)")]
 WalletField = Annotated[str, StringConstraints(pattern=WALLET_FIELD.pattern), Field(
     description="where the converting wallet is: topic1-3, data0-63 (a 32-byte word of the data) or tx.from")]
 AmountField = Annotated[str, StringConstraints(pattern=AMOUNT_FIELD.pattern), Field(
     description="where the event's amount is: topic1-3 or data0-63, read as a uint256")]
 
 
-def _uint256(value: Any) -> int:
-    if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 78
-            and int(value) <= MAX_UINT256):
-        raise rule("invalid_amount", "a whole number in the event's smallest unit, as a decimal string")
-    return int(value)
-
-
-Uint256 = Annotated[int, BeforeValidator(_uint256), WithJsonSchema(
-    {"type": "string", "pattern": "^[0-9]{1,78}$", "examples": ["1000000"]})]
 
 
 class NewGoal(Command):

@@ -19,7 +19,6 @@ MAX_DATA_WORD = 63
 WALLET_FIELD = re.compile(r"^(tx\.from|topic[1-3]|data(?:[0-9]|[1-5][0-9]|6[0-3]))$")
 AMOUNT_FIELD = re.compile(r"^(topic[1-3]|data(?:[0-9]|[1-5][0-9]|6[0-3]))$")
 TOPIC = re.compile(r"^0x[0-9a-f]{64}$")
-MAX_UINT256 = 2**256 - 1
 _WORD = 32
 
 

@@ -10,7 +10,8 @@ and parses nothing.
 Codes: a country is its ISO 3166-1 alpha-2 code (``DE``), a region its ISO 3166-2 code (``US-CA``), both checked
 against pycountry's tables; a device kind is ``desktop``, ``mobile`` or ``tablet``; an operating system one of
 ``OS_FAMILIES``; a weekday ``mon`` … ``sun``; an hour 0 to 23; a time zone an IANA name (``Europe/Berlin``); a
-keyword 1 to 40 letters, digits, ``-`` or ``_``, compared case-insensitively.
+keyword 1 to 40 letters, digits, ``-`` or ``_``, compared case-insensitively. Wallet audiences (who holds or used
+what on adnet's chain) are rules of their own, in ``adnet.campaigns.audiences``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 import pycountry
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from adnet.campaigns.audiences import ExcludeList, GroupList
 from adnet.core.inputs import Command, rule
 
 DEVICES = ("desktop", "mobile", "tablet")
@@ -106,6 +108,9 @@ class Targeting(Command):
         "UTC", description="the IANA time zone days and hours are read in")
     keywords_include: KeywordList = Field([], description="runs only where the page names one; empty = any page")
     keywords_exclude: KeywordList = Field([], description="never runs where the page names one")
+    audience_groups: GroupList = Field([], description="wallet audiences: runs for a viewer for whom every rule of "
+                                       "one group holds; empty = every viewer (adnet.campaigns.audiences)")
+    audience_exclude: ExcludeList = Field([], description="wallet audiences it never runs for")
 
     def stored(self) -> dict[str, Any]:
         """What the campaign's ``targeting`` column holds."""

@@ -23,6 +23,9 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Field,
+    PlainSerializer,
+    StringConstraints,
     ValidationError,
     ValidationInfo,
     WithJsonSchema,
@@ -330,3 +333,20 @@ def id_of(prefix: str) -> BeforeValidator:
         return cast(str, value)
 
     return BeforeValidator(check)
+
+
+MAX_UINT256 = 2**256 - 1
+
+
+def _uint256(value: Any) -> int:
+    if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 78
+            and int(value) <= MAX_UINT256):
+        raise rule("invalid_amount", "a whole number in the token's or event's smallest unit, as a decimal string")
+    return int(value)
+
+
+# A uint256 of the chain (an amount in a token's own smallest unit, a token id), written as a decimal string.
+Uint256 = Annotated[int, BeforeValidator(_uint256), PlainSerializer(str, return_type=str, when_used="json"),
+                    WithJsonSchema({"type": "string", "pattern": "^[0-9]{1,78}$", "examples": ["1000000"]})]
+Topic = Annotated[str, StringConstraints(to_lower=True, pattern=r"^0x[0-9a-fA-F]{64}$"), Field(
+    description="the event's topic0: keccak-256 of its signature, such as Transfer(address,address,uint256)")]

@@ -18,8 +18,8 @@ APP_LABEL = "models"
 MIGRATIONS_MODULE = "migrations"
 # Every area's models, loaded by Tortoise as the one app ``models`` (relations name each other as "models.X").
 MODEL_MODULES = (
-    "adnet.accounts.models", "adnet.campaigns.models", "adnet.chain.models", "adnet.conversions.models",
-    "adnet.delivery.models",
+    "adnet.accounts.models", "adnet.audiences.models", "adnet.campaigns.models", "adnet.chain.models",
+    "adnet.conversions.models", "adnet.delivery.models",
     "adnet.interactions.models", "adnet.jobs.models", "adnet.money.models", "adnet.tasks.models",
     "adnet.webhooks.models",
 )

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
 
+from adnet.audiences.passes import MAX_PASS_LENGTH
 from adnet.campaigns.commands import MAX_LIST, MAX_PLACEMENT_LENGTH, Description, Placement
 from adnet.campaigns.targeting import normalize_keyword
 from adnet.core.inputs import Command, Fingerprint, Price, Size, WalletAddress, WebUrl, rule
@@ -61,8 +62,14 @@ class ServeQuery(Command):
         {"type": "string", "examples": ["defi,wallets"],
          "description": f"the page's keywords, comma-separated (at most {MAX_PAGE_KEYWORDS})"})] = Field(
         frozenset(), description="the page's keywords, for campaigns that target or exclude them")
+    audience: str | None = Field(None, max_length=MAX_PASS_LENGTH, description=(
+        "the audience pass of the viewer's proven wallet (the rewards sign-in's audiencePass), for campaigns "
+        "with wallet audiences"))
+    injected_wallet: Annotated[bool, BeforeValidator(_switch), WithJsonSchema(
+        {"type": "string", "enum": ["0", "1"]})] = Field(
+        False, description="1: the page found a wallet extension (window.ethereum); a weak signal that proves nothing")
 
-    @field_validator("size", "wallet", "viewer", mode="before")
+    @field_validator("size", "wallet", "viewer", "audience", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None

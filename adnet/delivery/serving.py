@@ -20,6 +20,10 @@ Serve and empty decisions are counted per site and UTC day in memory and added t
 job and at shutdown (fill rate = filled / requests). A slot that shows a house ad counts as not filled: the fill
 rate is what paid campaigns and units fill.
 
+A campaign with wallet audiences (``adnet.audiences``) is matched against what this process holds in memory of the
+wallet the query's audience pass proves (a signed pass, checked without a database); a ``wallet`` parameter plays no
+part in it.
+
 Leaving out attached tasks a wallet already completed is the one case that reads the database: only when the
 request names a wallet, asks for attached tasks, and the chosen campaign has some; then it is one lookup on the
 completion table's (task, wallet) unique index. Requests without a wallet — the common case — do no query.
@@ -36,6 +40,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from adnet.accounts.models import Site
+from adnet.audiences.membership import CHANGED_PREFIX, MembershipStore
+from adnet.audiences.passes import wallet_of
 from adnet.campaigns.eligibility import refusal
 from adnet.campaigns.models import Rotation
 from adnet.core.clock import Clock
@@ -86,6 +92,7 @@ class Server:
         self.locator = locator or Locator()
         self.frequency = frequency or FrequencyMemory()
         self.index = Index()
+        self.audiences = MembershipStore()
         self.stale = asyncio.Event()
         self._changed: set[str] = set()
         self._rebuild_due = False
@@ -100,6 +107,7 @@ class Server:
             self._rebuild_due = False
             self._changed.clear()  # what is announced from now on is applied after this read, again
             self.index = await build_index(self.clock.now())
+            await self.audiences.load(self.clock.now())
             self._budgets_at = self.index.built_at
             self._unknown_sites.clear()
 
@@ -111,6 +119,14 @@ class Server:
             return
         async with self._lock:
             changed, self._changed = self._changed, set()
+            wallets = {item.removeprefix(CHANGED_PREFIX) for item in changed if item.startswith(CHANGED_PREFIX)}
+            if wallets:
+                try:
+                    await self.audiences.load(self.clock.now(), wallets)
+                except Exception:
+                    self._changed |= changed
+                    raise
+                changed = {item for item in changed if not item.startswith(CHANGED_PREFIX)}
             if changed:
                 try:
                     await refresh_index(self.index, changed, self.clock.now())
@@ -130,6 +146,10 @@ class Server:
             self._rebuild_due = True
         else:
             self._changed |= changed
+            # A wallet's membership changed (an opt-out, a new evaluation): not known until reloaded, which is no
+            # match, so an opt-out is honoured from this moment.
+            self.audiences.forget(item.removeprefix(CHANGED_PREFIX) for item in changed
+                                  if item.startswith(CHANGED_PREFIX))
         self.stale.set()
 
     async def site(self, site_id: str) -> SiteEntry:
@@ -283,7 +303,9 @@ async def _choose(server: Server, query: ServeQuery, client: Client
     site = await server.site(query.site_id)
     query = narrow(site.controls, query)
     now = server.clock.now()
-    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, site, now))
+    proven = wallet_of(query.audience, secrets=(server.tracking_secret,), now=now)
+    viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, site, now),
+                    membership=server.audiences.get(proven), injected_wallet=query.injected_wallet)
     return site, query, now, pick(candidates(server.index, query, now, viewer, site), server.random)
 
 

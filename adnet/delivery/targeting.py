@@ -15,6 +15,8 @@ reads the database or compiles a pattern per request.
   User-Agent header, parsed with ua-parser's compiled rules, cached per distinct header.
 - Schedule: the weekday and hour of the injected clock's now in the campaign's time zone.
 - Keywords: those the slot passed (``keywords`` on ``/api/serve``); an excluded one always wins.
+- Wallet audiences: what the audience job found the viewer's proven wallet matches (``adnet.audiences.membership``,
+  held in memory), and whether the page found a wallet extension.
 
 The viewer also carries how many impressions of each capped campaign were billed to the embed's viewer id, when the
 page sent one, in the campaign's current period (``adnet.delivery.frequency``), so selection skips a campaign the
@@ -35,6 +37,7 @@ from zoneinfo import ZoneInfo
 import maxminddb
 from ua_parser import parse
 
+from adnet.audiences.membership import NO_AUDIENCE, Audience, Membership, compile_audience
 from adnet.campaigns.targeting import WEEKDAYS, Targeting
 from adnet.delivery.clients import Client
 
@@ -117,11 +120,14 @@ class Viewer:
     location) or per distinct User-Agent (its device and system)."""
 
     def __init__(self, client: Client, keywords: frozenset[str], locator: Locator, *,
-                 seen: Mapping[str, int] | None = None) -> None:
+                 seen: Mapping[str, int] | None = None, membership: Membership | None = None,
+                 injected_wallet: bool = False) -> None:
         self.client = client
         self.keywords = keywords
         self._locator = locator
         self._seen = seen or {}
+        self.membership = membership
+        self.injected_wallet = injected_wallet
 
     def capped(self, campaign_id: str, cap: int | None) -> bool:
         """Whether this viewer was billed ``cap`` impressions of the campaign in its current period, as far as the
@@ -159,6 +165,7 @@ class Rules:
     zone: ZoneInfo | None = None
     keywords_include: frozenset[str] = frozenset()
     keywords_exclude: frozenset[str] = frozenset()
+    audience: Audience = NO_AUDIENCE
 
     def allows(self, viewer: Viewer, now: datetime) -> bool:
         """Whether the campaign may be shown to ``viewer`` at ``now``: the cheapest checks first, each only where the
@@ -172,6 +179,9 @@ class Rules:
                 self.devices_include, self.devices_exclude, viewer.device):
             return False
         if (self.os_include or self.os_exclude) and not _admits(self.os_include, self.os_exclude, viewer.os):
+            return False
+        if self.audience is not NO_AUDIENCE and not self.audience.admits(viewer.membership, viewer.injected_wallet,
+                                                                        now):
             return False
         return not (self.geo_include or self.geo_exclude) or self.locates(viewer.location)
 
@@ -213,4 +223,5 @@ def compile_rules(stored: dict[str, Any] | None) -> Rules:
         days=frozenset(WEEKDAYS.index(day) for day in targeting.days), hours=frozenset(targeting.hours),
         zone=ZoneInfo(targeting.time_zone) if scheduled else None,
         keywords_include=frozenset(targeting.keywords_include),
-        keywords_exclude=frozenset(targeting.keywords_exclude))
+        keywords_exclude=frozenset(targeting.keywords_exclude),
+        audience=compile_audience(targeting.audience_groups, targeting.audience_exclude))

@@ -16,6 +16,9 @@
   after a stop shares the event loop with requests instead of holding it;
 - ``conversion-goals``: read the on-chain goals' events from confirmed blocks and record the conversions of wallets
   proven for clicks (``adnet.conversions.onchain``), in the one process that holds its lease, as the watcher does;
+- ``wallet-audiences``: evaluate the proven wallets that are due against the live campaigns' wallet audience rules
+  (``adnet.audiences.evaluation``), in the one process that holds its lease, and announce them to every serving
+  process; a newly proven wallet is due at once;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
 - ``webhooks``: deliver the outbox's due webhook deliveries, endpoints at once with one attempt in flight each,
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 from adnet.accounts import limits
 from adnet.accounts.ownership import SiteChecks
+from adnet.audiences.evaluation import AUDIENCE_LEASE, EVALUATE_SECONDS, AudienceJob
 from adnet.campaigns.lifecycle import settle_due
 from adnet.chain.client import ChainClient
 from adnet.chain.watcher import Watcher
@@ -62,12 +66,14 @@ WEBHOOK_SECONDS = 5.0
 RATE_LIMIT_SWEEP_SECONDS = 300.0
 # Jobs a test runs itself rather than on a timer.
 ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "conversion-goals",
+                                "wallet-audiences",
                                 "site-checks", "retention",
                                 "health", "webhooks", "rate-limits", "changes"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease,
-                  goal_reader: GoalReader, goal_reader_lease: Lease, clock: Clock, site_checks: SiteChecks,
+                  goal_reader: GoalReader, goal_reader_lease: Lease, audiences: AudienceJob, audiences_lease: Lease,
+                  clock: Clock, site_checks: SiteChecks,
                   health: Health, retention_days: int, webhooks: Deliverer,
                   changelog: ChangeLog | None) -> list[Job]:
     """Every periodic job of a serving process (``changes`` only with a change log, that is without Redis)."""
@@ -82,6 +88,7 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
             every=WATCH_SECONDS),
         Job("conversion-goals", lambda: goal_reader_lease.run(lambda: goal_reader.run_once(WATCH_BUDGET_SECONDS)),
             every=GOAL_READ_SECONDS),
+        Job(AUDIENCE_LEASE, lambda: audiences_lease.run(audiences.run_once), every=EVALUATE_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),

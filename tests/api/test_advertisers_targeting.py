@@ -19,7 +19,8 @@ RULES = {"geoInclude": ["de", "US-CA"], "geoExclude": ["US-NY"], "devicesInclude
          "osExclude": ["windows"], "days": ["sat", "sun"], "hours": [18, 19, 20], "timeZone": "Europe/Berlin",
          "keywordsInclude": ["DeFi", "nft"], "keywordsExclude": ["gambling"]}
 NONE = {"geoInclude": [], "geoExclude": [], "devicesInclude": [], "devicesExclude": [], "osInclude": [],
-        "osExclude": [], "days": [], "hours": [], "timeZone": "UTC", "keywordsInclude": [], "keywordsExclude": []}
+        "osExclude": [], "days": [], "hours": [], "timeZone": "UTC", "keywordsInclude": [], "keywordsExclude": [],
+        "audienceGroups": [], "audienceExclude": []}
 
 
 async def test_targeting_is_stored_shown_and_replaced_whole(client, clock):

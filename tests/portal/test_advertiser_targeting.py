@@ -48,7 +48,7 @@ async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, 
         "geo_include": ["DE", "FR", "US-CA", "US-NY"], "geo_exclude": [], "devices_include": ["mobile", "tablet"],
         "devices_exclude": [], "os_include": [], "os_exclude": ["windows"], "days": ["sat", "sun"],
         "hours": [9, 10], "time_zone": "Europe/Berlin", "keywords_include": ["defi", "nft"],
-        "keywords_exclude": ["gambling"]}
+        "keywords_exclude": ["gambling"], "audience_groups": [], "audience_exclude": []}
     assert (campaign.frequency_cap, campaign.frequency_hours) == (3, 12)
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/targeting"))
     assert 'name="frequencyCap" value="3"' in page and 'name="frequencyHours" value="12"' in page
@@ -134,11 +134,18 @@ async def test_the_rules_are_summed_up_where_they_cannot_be_edited(advertiser, c
 
 async def test_operators_review_the_rules_with_the_campaign(app, clock):
     await make_campaign(status=CampaignStatus.REVIEW, frequency_cap=1,
-                        targeting=Targeting(devices_include=["mobile"], keywords_include=["defi"]).stored())
+                        targeting=Targeting.model_validate({
+                            "devicesInclude": ["mobile"], "keywordsInclude": ["defi"],
+                            "audienceGroups": [[{"kind": "erc721", "contract": "0x" + "2" * 40},
+                                                {"kind": "txCount", "min": 3}], [{"kind": "injectedWallet"}]],
+                            "audienceExclude": [{"kind": "erc20", "contract": "0x" + "3" * 40, "minAmount": "7"}],
+                        }).stored())
     operator = await portal_sign_in(app.test_client(), OPERATOR)
     html = await text(await operator.get("/portal/operator"))
     assert re.search(r'targeting:\s*<span class="targeting-summary">on mobile; pages about defi; '
-                     r"at most 1 per viewer every 24 h</span>", html)
+                     r"a wallet that holds a token of the collection 0x2{40} and sent at least 3 transactions or "
+                     r"has a wallet extension in the browser; never a wallet that holds at least 7 \(smallest units\) "
+                     r"of the token 0x3{40}; at most 1 per viewer every 24 h</span>", html)
 
 
 async def test_rotation_and_a_creatives_weight_from_the_forms(advertiser, clock):
@@ -155,3 +162,28 @@ async def test_rotation_and_a_creatives_weight_from_the_forms(advertiser, clock)
     assert '<option value="weighted" selected>' in page
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
     assert f'id="creative-{creative.id}-weight" name="weight" type="text" value="3"' in page
+
+
+AUDIENCE_GROUPS = '[[{"kind": "erc20", "contract": "0x1111111111111111111111111111111111111111", "minAmount": "5"}]]'
+
+
+async def test_wallet_audiences_from_the_form_are_stored_shown_and_refused_by_field(advertiser, clock):
+    response = await post_form(advertiser, "/portal/advertise/campaigns",
+                               [*campaign_form(clock).items(), ("targeting.audienceGroups", AUDIENCE_GROUPS),
+                                ("targeting.audienceExclude", '[{"kind": "txCount", "min": 2}]')])
+    assert response.status_code == 303, await text(response)
+    campaign = await Campaign.get(id=response.headers["Location"].rsplit("/", 1)[1])
+    targeting = Targeting.model_validate(campaign.targeting)
+    assert [[rule.kind for rule in group] for group in targeting.audience_groups] == [["erc20"]]
+    assert targeting.audience_groups[0][0].min_amount == 5 and targeting.audience_exclude[0].min == 2
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    assert "&#34;minAmount&#34;: &#34;5&#34;" in page and "&#34;kind&#34;: &#34;txCount&#34;" in page
+
+    refused = await post_form(advertiser, "/portal/advertise/campaigns",
+                              [*campaign_form(clock).items(), ("targeting.audienceGroups", AUDIENCE_GROUPS.replace(
+                                  '"5"', '"0"'))], htmx=True)
+    html = await text(refused)
+    assert "Minimum amount: enter an amount" in html and "audienceGroups.0" not in html  # in the field's words
+    assert re.search(r'name="targeting.audienceGroups"[^>]*aria-invalid="true"', html)
+    assert "&#34;minAmount&#34;: &#34;0&#34;" in html  # what was sent stays in the field
+    assert await Campaign.all().count() == 1

@@ -7,7 +7,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0029_conversion_rules')]
+    dependencies = [('models', '0031_sellers_ads_txt_and_iab_ids')]
 
     initial = False
 
