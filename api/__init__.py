@@ -8,6 +8,7 @@ from api import (
     advertisers,
     audiences,
     auth,
+    bid,
     categories,
     conversions,
     health,
@@ -38,4 +39,4 @@ BLUEPRINTS = (
     categories.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
-                     audiences.blueprint, conversions.public_blueprint)
+                     audiences.blueprint, conversions.public_blueprint, bid.blueprint)
