@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from quart import current_app
 
+from adnet.campaigns.models import CampaignStatus, Category
 from adnet.delivery.bidding import gross_floor, net_cpm
 from adnet.delivery.models import TrackingEvent
 from adnet.delivery.sdk import sdk_integrity, sdk_version
@@ -162,3 +163,19 @@ def test_a_floor_becomes_the_gross_ecpm_a_campaign_must_reach(settings):
     assert gross_floor(0.7, "EUR", usd) is None
     assert gross_floor(1.4, "G$", settings) == 2 * G
     assert gross_floor(1, "USD", settings) is None
+
+
+async def test_a_bid_applies_the_campaigns_and_the_sites_rules_as_serving_does(client):
+    site = await make_site()
+    blocked_site = await make_site(controls={"blocked_categories": ["gambling"]})
+    await make_creative(await make_campaign(site_deny=[site.id, blocked_site.id]))
+    gambling = await make_creative(await make_campaign(category=Category.GAMBLING,
+                                                        site_allow=[site.id, blocked_site.id]))
+    await make_creative(await make_campaign(status=CampaignStatus.PAUSED))
+    await rebuild_index(current_app)
+    # The gambling campaign may show on the first site only, which blocks nothing; the others nowhere.
+    for _ in range(5):
+        _, body = await post_bid(client, site, bid_body(site))
+        assert [bid["creativeId"] for bid in body["bids"]] == [gambling.id]
+        _, body = await post_bid(client, blocked_site, bid_body(blocked_site))
+        assert body == {"bids": []}
