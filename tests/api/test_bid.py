@@ -179,3 +179,13 @@ async def test_a_bid_applies_the_campaigns_and_the_sites_rules_as_serving_does(c
         assert [bid["creativeId"] for bid in body["bids"]] == [gambling.id]
         _, body = await post_bid(client, blocked_site, bid_body(blocked_site))
         assert body == {"bids": []}
+
+
+async def test_the_bid_endpoint_is_in_the_openapi_document(client):
+    document = await (await client.get("/openapi.json")).get_json()
+    operation = document["paths"]["/api/bid"]["post"]
+    request = operation["requestBody"]["content"]["application/json"]["schema"]
+    assert {"200", "400", "404", "413", "415", "429"} <= set(operation["responses"])
+    schemas = document["components"]["schemas"]
+    body = schemas[request["$ref"].rsplit("/", 1)[-1]] if "$ref" in request else request
+    assert {"siteId", "bids", "gdpr", "gdprConsent", "gpp", "gppSid", "viewer", "pageUrl"} <= set(body["properties"])
