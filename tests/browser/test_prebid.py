@@ -2,7 +2,9 @@
 adnet: prebid.js from the npm registry (tests/browser/prebid, installed on first use from its lock file) bundled
 with the adapter and a stub bidder. adnet's bid wins against the stub's lower one, renders in Prebid's frame, and its
 impression, reported once half of it was in view for a second, is billed once, even when the winning bid is rendered
-twice; with the page's consent platform refusing storage (TCF purpose 1), no viewer id is kept on the device."""
+twice; with the page's consent platform refusing storage (TCF purpose 1), no viewer id is kept on the device. The
+adapter's functions, called one by one as Prebid calls them: which bids are valid, the requests (floors, consent
+strings, one per network and site), and which answers become bids."""
 
 from __future__ import annotations
 
@@ -172,3 +174,69 @@ def test_with_storage_refused_no_viewer_id_is_kept_on_the_device(
     assert visitor.page.evaluate("Object.keys(localStorage).filter((key) => key.startsWith('adnet'))") == []
     [impression] = wait_for_events(server, request["viewer"], EventType.IMPRESSION, 1)
     assert impression["billable"] is True
+
+
+# The adapter's functions called as Prebid calls them, on a page of the publisher's (they need a browser's window).
+SPEC_CALLS = """() => {
+  const spec = window.__adnetSpec;
+  const banner = { banner: { sizes: [[300, 250], [728, 90]] } };
+  const bid = (params, extra) => Object.assign({ bidder: "adnet", params, mediaTypes: banner, bidId: "b-" +
+    Object.keys(params).length, adUnitCode: "slot" }, extra || {});
+  const site = { siteId: "site_bSz9x4mYOGme-ox5G8mmcw", endpoint: "https://ads.example/" };
+  const valid = {
+    good: spec.isBidRequestValid(bid(site)),
+    noSite: spec.isBidRequestValid(bid({ endpoint: site.endpoint })),
+    badSite: spec.isBidRequestValid(bid({ siteId: "pub_x", endpoint: site.endpoint })),
+    noEndpoint: spec.isBidRequestValid(bid({ siteId: site.siteId })),
+    scriptEndpoint: spec.isBidRequestValid(bid({ siteId: site.siteId, endpoint: "javascript:alert(1)" })),
+    noSizes: spec.isBidRequestValid(bid(site, { mediaTypes: { banner: { sizes: [] } } })),
+  };
+  const floored = bid({ ...site, placement: "top" }, { bidId: "floored", getFloor: (asked) =>
+    ({ floor: 0.5, currency: asked.currency, asked }) });
+  const other = bid({ siteId: "site_another-site-id-000000", endpoint: "https://ads.example" }, { bidId: "other" });
+  const requests = spec.buildRequests([floored, bid(site, { bidId: "plain" }), other], {
+    refererInfo: { page: "https://publisher.example/article" },
+    gdprConsent: { gdprApplies: true, consentString: "TCSTRING", vendorData: { purpose: { consents: { 1: false } } } },
+    gppConsent: { gppString: "DBABMA~TCSTRING", applicableSections: [2, 6] },
+  });
+  const answered = spec.interpretResponse({ body: { bids: [
+    { requestId: "plain", cpm: 1.54, currency: "G$", width: 300, height: 250, ad: "<div></div>", ttl: 300,
+      creativeId: "ad_1", netRevenue: true, mediaType: "banner", meta: { advertiserDomains: ["advertiser.example"] } },
+    { requestId: "free", cpm: 0, ad: "<div></div>" }, { cpm: 2, ad: "<div></div>" }, "junk"] } });
+  return { valid, requests: requests.map((request) => ({ ...request, data: JSON.parse(request.data) })), answered,
+    stored: Object.keys(localStorage).filter((key) => key.startsWith("adnet")),
+    empty: spec.interpretResponse({ body: {} }), syncs: spec.getUserSyncs({}, []) };
+}"""
+
+
+def test_the_adapter_builds_requests_and_reads_bids_as_prebid_expects(
+        server: LiveServer, visitor: Visitor, publisher_site: PublisherSite, prebid_bundle: str) -> None:
+    publisher_site.put("/prebid.js", prebid_bundle)
+    visitor.page.goto(publisher_site.put(f"/spec-{time.monotonic_ns()}", '<!doctype html><title>Spec</title>'
+                                         '<script src="/prebid.js"></script>'))
+    found = visitor.page.evaluate(SPEC_CALLS)
+
+    assert found["valid"] == {"good": True, "noSite": False, "badSite": False, "noEndpoint": False,
+                              "scriptEndpoint": False, "noSizes": False}
+    first, second = found["requests"]
+    assert {key: first[key] for key in ("method", "url", "options")} == {
+        "method": "POST", "url": "https://ads.example/api/bid",
+        "options": {"contentType": "text/plain", "withCredentials": False}}
+    data = first["data"]
+    assert {key: data[key] for key in ("siteId", "pageUrl", "gdpr", "gdprConsent", "gpp", "gppSid")} == {
+        "siteId": "site_bSz9x4mYOGme-ox5G8mmcw", "pageUrl": "https://publisher.example/article", "gdpr": 1,
+        "gdprConsent": "TCSTRING", "gpp": "DBABMA~TCSTRING", "gppSid": "2,6"}
+    # Floors are asked in the ad server currency (USD without the currency module) for the banner, any size.
+    assert data["bids"] == [
+        {"bidId": "floored", "adUnitCode": "slot", "sizes": ["300x250", "728x90"], "placement": "top",
+         "floor": 0.5, "floorCurrency": "USD"},
+        {"bidId": "plain", "adUnitCode": "slot", "sizes": ["300x250", "728x90"], "placement": ""}]
+    assert second["data"]["siteId"] == "site_another-site-id-000000" and second["data"]["bids"][0]["bidId"] == "other"
+    # Purpose 1 refused: the same viewer id of the page for both requests, and nothing stored.
+    assert data["viewer"] == second["data"]["viewer"] and data["viewer"].startswith("fp_")
+    assert found["stored"] == []
+    assert found["answered"] == [{
+        "requestId": "plain", "cpm": 1.54, "currency": "G$", "width": 300, "height": 250, "ad": "<div></div>",
+        "ttl": 300, "creativeId": "ad_1", "netRevenue": True, "mediaType": "banner",
+        "meta": {"advertiserDomains": ["advertiser.example"]}}]
+    assert found["empty"] == [] and found["syncs"] == []
