@@ -4,8 +4,8 @@ Each bid is what ``GET /api/serve`` would answer a banner slot of one of the ad 
 (``adnet.delivery.serving.bid``): the same index, rules, draw and tracking token, decided from memory. The bid's
 markup loads the embed script (pinned with Subresource Integrity) in the creative's frame and has it draw that
 banner and report it as the embed does: the impression once half of it was in view for one second, with the
-serve's token, so the impression is billed once, by the same tracking rules, whether the auction was won or not
-(an ad never rendered is never billed).
+serve's token, so the impression is billed by the same tracking rules, once however often the bid is rendered (a
+bid never rendered, or never in view, is never billed).
 
 Prices: a bid's ``cpm`` is what the publisher earns per 1000 billed impressions (``netRevenue``): the campaign's eCPM
 times the publisher share, in G$ or in the currency the operator configures (``ADNET_BID_CURRENCY``) at its rate
@@ -13,9 +13,10 @@ times the publisher share, in G$ or in the currency the operator configures (``A
 gross eCPM the same way back and must be reached besides the site's own floors; a floor in a currency adnet cannot
 convert gets no bid rather than a bid under it.
 
-Consent: the bidder sends no viewer id it may not store (``integrations/prebid/adnetBidAdapter.js`` keeps one only
-with consent to store on the device, TCF purpose 1); the consent strings it passes (``gdpr``, ``gdprConsent``,
-``gpp``, ``gppSid``, named as the embed's) are checked and logged here.
+Consent: the bidder keeps a viewer id on the device only with consent to store there (TCF purpose 1,
+``integrations/prebid/adnetBidAdapter.js``), otherwise it sends one of the page only; the consent strings it passes
+(``gdpr``, ``gdprConsent``, ``gpp``, ``gppSid``, the names the embed uses) are checked and logged (debug) here, and
+take no further part in the decision.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Offer:
 async def answer_bids(server: Server, request: BidRequest, client: Client, settings: Settings) -> list[Offer]:
     """A bid for each of ``request``'s slots that a campaign fills at or above its floor (none for the others);
     NotFound for an unknown site."""
-    log.info("bid site=%s slots=%d gdpr=%s tcf=%s gpp_sid=%s", request.site_id, len(request.bids), request.gdpr,
+    log.debug("bid site=%s slots=%d gdpr=%s tcf=%s gpp_sid=%s", request.site_id, len(request.bids), request.gdpr,
              request.gdpr_consent is not None, request.gpp_sid)
     offers = []
     for slot in request.bids:
