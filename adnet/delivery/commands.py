@@ -1,4 +1,5 @@
-"""What a publisher's page asks of delivery: a serve query, and an impression or click it reports."""
+"""What a publisher's page asks of delivery: a serve query, a header-bidding auction's bids, and an impression or
+click it reports."""
 
 from __future__ import annotations
 
@@ -114,7 +115,8 @@ class BidSlot(Command):
     bid_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, description="Prebid's bidId, echoed in the bid")
     ad_unit_code: str = Field("", max_length=256, description="the ad unit's code, for logs")
     sizes: list[Size] = Field(min_length=1, max_length=MAX_BID_SIZES, description="banner sizes, preferred first")
-    placement: str = Field("", max_length=64, description="adnet placement label (floors, targeting, reports)")
+    placement: str = Field("", max_length=MAX_PLACEMENT_LENGTH,
+                           description="adnet placement label (floors, targeting, reports)")
     floor: float | None = Field(None, ge=0, le=1_000_000, description="the auction's floor CPM, net")
     floor_currency: str | None = Field(None, max_length=8, description="the floor's currency (Prebid's getFloor)")
 
