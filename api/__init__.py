@@ -17,6 +17,7 @@ from api import (
     metrics,
     operators,
     publishers,
+    reach,
     reports,
     results,
     rewards,
@@ -33,6 +34,7 @@ BLUEPRINTS = (
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
     conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint,
+    reach.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
                      audiences.blueprint, conversions.public_blueprint)

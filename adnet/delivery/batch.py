@@ -13,7 +13,8 @@ beyond a cap of its client network is recorded as ``client_rate_exceeded``, one 
 spend of the day past ``dailyCap`` as ``daily_cap_reached``, an impression beyond its campaign's frequency cap for
 the viewer its token names as ``frequency_capped`` (``adnet.delivery.frequency``). Every recorded event is also
 counted in ``traffic_daily`` (per day, site, campaign, type and reason), and every billed one in ``report_daily``
-(per day, campaign, site, placement, country and device), what the reports read.
+(per day, campaign, site, placement, country and device), what the reports read, and every billed impression
+with a viewer id in ``reach_viewer_daily`` (``adnet.delivery.reach``), what reach and frequency are counted from.
 
 Billing of a batch is one balanced ledger transaction (kind ``ad_billing``): each campaign pays the sum of its
 events' costs (an impression costs CPM/1000, a click its CPC, at the price of the moment, stored with the event),
@@ -36,6 +37,7 @@ from adnet.delivery.caps import Caps, add_to_windows, lock_windows
 from adnet.delivery.counters import daily_stats_program
 from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
+from adnet.delivery.reach import reach_counts, reach_program
 from adnet.money import ledger
 
 DEDUP_WINDOW = timedelta(hours=1)
@@ -141,6 +143,9 @@ def _write(decided: Decisions, now: datetime) -> Program[None]:
             for key, (events, cost, publisher_amount) in sorted(tallies.traffic.items())]})
     if tallies.reports:
         yield from report_program(tallies.reports)
+    reach = reach_counts(decided.decisions)
+    if reach:
+        yield from reach_program(reach)
 
 
 # Each key is written only when it is new or its last acceptance is older than the window, and returned only then.

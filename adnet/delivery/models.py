@@ -209,3 +209,22 @@ class ReportDaily(Model):
         table = "report_daily"
         unique_together = (("day", "campaign_id", "site_id", "placement", "country", "device"),)
         indexes = (("campaign_id", "day"), ("site_id", "day"))
+
+
+class ReachViewerDaily(Model):
+    """Per UTC day, campaign, creative, site and viewer (a per-campaign digest of the viewer id, never the id):
+    the billed impressions (``adnet.delivery.reach``), what unique reach and frequency are counted from. Kept for
+    the longest report range, then deleted (``adnet.delivery.retention``)."""
+
+    id = fields.BigIntField(primary_key=True)
+    day = fields.DateField()
+    campaign_id = fields.CharField(max_length=48)
+    creative_id = fields.CharField(max_length=48)
+    site_id = fields.CharField(max_length=48)
+    viewer_key = fields.CharField(max_length=32, description="SHA-256 of the campaign and the viewer id, 128 bits")
+    impressions = fields.IntField(default=0)
+
+    class Meta:
+        table = "reach_viewer_daily"
+        unique_together = (("day", "campaign_id", "creative_id", "site_id", "viewer_key"),)
+        indexes = (("campaign_id", "day"),)
