@@ -1,7 +1,8 @@
 """What an installed adnet carries besides its code: the portal's templates, the static files (htmx, the embed
 script) and the contracts' compiled artifacts, as data inside the ``adnet`` package (``adnet/templates``,
 ``adnet/static``, ``adnet/contracts/build``), where ``adnet.core.files.shipped`` finds them. A checkout keeps them
-at the top of the repository, where they are edited. Everything else is in pyproject.toml."""
+at the top of the repository, where they are edited; and the data files a package reads (``adnet/campaigns/data``).
+Everything else is in pyproject.toml."""
 
 from pathlib import Path
 
@@ -25,5 +26,5 @@ setup(
                                       "migrations"]),
               *data_packages()],
     package_dir=DATA,
-    package_data=data_packages(),
+    package_data={**data_packages(), "adnet.campaigns": ["data/*.json"]},
 )

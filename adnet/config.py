@@ -23,10 +23,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ipaddress
 import itertools
 import json
 import math
 import os
+import re
 import secrets
 import string
 from collections import Counter
@@ -82,6 +84,12 @@ _DEVELOPMENT_TAG_KEY = b"adnet development secret"
 _TEXT_TAG_BYTES, _KEY_TAG_BYTES, _KEY_BYTES = 6, 4, 32
 _TEXT_TAG_LENGTH = 4 * _TEXT_TAG_BYTES // 3  # base64 characters, no padding
 _SECRET_RECIPES = {"ADNET_SIGNER_KEY": "a new account's key, authorized as a signer on the vault"}
+
+
+# ADNET_ADS_SYSTEM_DOMAIN: lower-case labels of letters, digits and hyphens, or an IP address (development).
+_HOSTNAME = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_CERTIFICATION_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
 
 
 class ConfigError(Exception):
@@ -268,6 +276,7 @@ class ServerSettings(_Concern):
     host: str = "127.0.0.1"
     port: Annotated[int, _between(1, 65535)] = 8000
     public_url: str = ""
+    ads_system_domain: str = ""
     trusted_proxies: Annotated[int, _between(0, 10)] = 0
     drain_seconds: Annotated[int, _between(0, 300)] = DEFAULT_DRAIN_SECONDS
 
@@ -284,6 +293,51 @@ class ServerSettings(_Concern):
         if _production(info) and parts.scheme != "https":
             raise ValueError("production needs an https ADNET_PUBLIC_URL")
         return url
+
+    @field_validator("ads_system_domain")
+    @classmethod
+    def _ads_system_domain(cls, domain: str, info: ValidationInfo) -> str:
+        """How ads.txt files and sellers.json name adnet: by default the host of the public URL."""
+        domain = domain.strip().lower().rstrip(".")
+        if not domain and "public_url" in info.data:
+            domain = (urlsplit(info.data["public_url"]).hostname or "").lower()
+        if domain and not _HOSTNAME.match(domain) and not _is_ip(domain):
+            raise ValueError(f"ADNET_ADS_SYSTEM_DOMAIN must be a domain name such as ads.example, got {domain!r}")
+        return domain
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+class SellersSettings(_Concern):
+    """What adnet publishes about itself as an advertising system: the contact of its ``/sellers.json``, the
+    version it declares, its certification authority id for ads.txt lines, and how long the document is cached."""
+
+    sellers_contact_email: str | None = None
+    sellers_contact_address: str | None = None
+    sellers_version: Literal["1.0"] = "1.0"
+    sellers_cache_seconds: Annotated[int, _between(0, 86400)] = 300
+    ads_txt_certification_id: str | None = None
+
+    @field_validator("sellers_contact_email")
+    @classmethod
+    def _email(cls, email: str | None) -> str | None:
+        if email is not None and not _EMAIL.match(email.strip()):
+            raise ValueError(f"ADNET_SELLERS_CONTACT_EMAIL must be an email address, got {email!r}")
+        return email.strip() if email else None
+
+    @field_validator("ads_txt_certification_id")
+    @classmethod
+    def _certification_id(cls, value: str | None) -> str | None:
+        if value is not None and not _CERTIFICATION_ID.match(value.strip()):
+            raise ValueError("ADNET_ADS_TXT_CERTIFICATION_ID must be letters and digits (a TAG-ID such as "
+                             f"f08c47fec0942fa0), got {value!r}")
+        return value.strip() if value else None
 
 
 class ChainSettings(_Concern):
@@ -381,7 +435,7 @@ class SecretSettings(_Concern):
 
 
 class Settings(SecretSettings, DatabaseSettings, ChainSettings, ServerSettings, MoneySettings, LimitSettings,
-               CapSettings, PrivacySettings, SiteCheckSettings):
+               CapSettings, PrivacySettings, SiteCheckSettings, SellersSettings):
     """Everything adnet reads from its environment, validated once at start (``load_settings``)."""
 
     _generated_secrets: frozenset[str] = PrivateAttr(default_factory=frozenset)

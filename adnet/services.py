@@ -14,10 +14,13 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
+from datetime import timedelta
 
 from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.ownership import SiteChecks
+from adnet.accounts.sellers import Contact, SellersDirectory
 from adnet.audiences.evaluation import AUDIENCE_LEASE, AudienceJob
+from adnet.campaigns import taxonomy
 from adnet.campaigns.banners import banner_fetcher
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
@@ -77,6 +80,7 @@ class Services:
     audiences_lease: Lease
     webhooks: Deliverer
     drain: Drain
+    sellers: SellersDirectory
 
     @property
     def announce(self) -> changes.Listener:
@@ -126,6 +130,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     completions = CompletionWriter()
     watcher = Watcher(chain, apply=lambda event: vault_events.apply(event, clock.now()))
     site_checks = SiteChecks.from_settings(settings)
+    taxonomy.ad_products()  # a data file that does not map every category stops the start here
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
     goal_reader = GoalReader(chain, clock=clock, terms=Terms.of(settings))
     goal_reader_lease = Lease(GOAL_READER_LEASE, clock=clock)
@@ -147,8 +152,9 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
                        site_checks=site_checks, banners=banner_fetcher(settings.production),
                        announcements=announcements, watcher_lease=watcher_lease, goal_reader=goal_reader,
                        goal_reader_lease=goal_reader_lease, audiences=audiences, audiences_lease=audiences_lease,
-                       health=health, database=link,
-                       webhooks=webhooks, drain=drain)
+                       health=health, database=link, webhooks=webhooks, drain=drain,
+                       sellers=SellersDirectory(Contact.from_settings(settings),
+                                                timedelta(seconds=settings.sellers_cache_seconds)))
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
     jobs.start()
     return started

@@ -149,6 +149,11 @@ class DayOut(Schema):
     conversions: int = Field(description="conversions attributed to a click (docs/conversions.md)")
     conversion_spend: AmountText = Field(description="what paid conversions cost (part of spend)")
     cost_per_conversion: AmountText = Field(description="spend per attributed conversion")
+    conversion_rate: str | None = Field(description="attributed conversions per billable click, six decimals; null "
+                                                    "without billable clicks")
+    conversion_value: AmountText = Field(description="the value reported for attributed conversions, in G$")
+    roas: str | None = Field(description="conversion value per G$ spent, six decimals; null without a valued "
+                                         "conversion or spend")
 
 
 class ReportOut(Schema):
@@ -536,4 +541,6 @@ def _day_out(figures: campaign_reports.DayFigures, result: campaign_reports.Camp
                   spend=figures.spend, ecpm=figures.ecpm, rewards=figures.rewards,
                   completions=campaign_reports.completions_by_task(figures, result.tasks),
                   filtered=ordered_reasons(figures.filtered), conversions=figures.conversions,
-                  conversion_spend=figures.conversion_spend, cost_per_conversion=figures.cost_per_conversion)
+                  conversion_spend=figures.conversion_spend, cost_per_conversion=figures.cost_per_conversion,
+                  conversion_rate=figures.conversion_rate, conversion_value=figures.conversion_value,
+                  roas=figures.roas)

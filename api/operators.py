@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -23,6 +24,7 @@ from adnet.reporting import revenue
 from adnet.services import Services
 from api.http import answer, with_body
 from api.schemas import (
+    IAB_ID,
     Address,
     AmountText,
     CampaignOut,
@@ -126,6 +128,7 @@ class CategoryOut(Schema):
 
     campaign_id: str
     category: str
+    category_iab_id: str = Field(description=IAB_ID)
 
 
 @blueprint.post("/operators/campaigns/<campaign_id>/category")
@@ -138,7 +141,8 @@ async def recategorize_campaign(campaign_id: str, data: Recategorization, now: d
     """Correct the campaign's category (any status): publishers that block the new category stop showing it at
     once."""
     campaign = await review.recategorize_campaign(_operator(), campaign_id, data, now)
-    return answer(CategoryOut(campaign_id=campaign.id, category=campaign.category.value))
+    return answer(CategoryOut(campaign_id=campaign.id, category=campaign.category.value,
+                               category_iab_id=campaign.category_iab_id))
 
 
 @blueprint.post("/operators/campaigns/<campaign_id>/reject")

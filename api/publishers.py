@@ -19,6 +19,7 @@ from quart_schema import document_response
 from adnet.accounts.commands import ApiKeyScope, SiteRegistration
 from adnet.accounts.models import MemberRole, ProofMethod, Site, SiteState
 from adnet.accounts.ownership import SiteChecks
+from adnet.accounts.proofs import ADS_TXT_PATH
 from adnet.accounts.sites import managed_site, owned_site, register_site
 from adnet.campaigns.banners import banner_address
 from adnet.core.amounts import Token
@@ -122,17 +123,36 @@ def verification_out(site: Site, checks: SiteChecks) -> VerificationOut:
                            instructions=[InstructionOut.model_validate(step) for step in checks.instructions(site)])
 
 
+class AdsTxtOut(Schema):
+    """The exact line the site's ``/ads.txt`` carries to authorise adnet to sell its inventory (it also proves the
+    domain): ``adnet's domain, publisher id, DIRECT`` and adnet's certification authority id when it has one.
+    ``listed``: whether adnet found it when it last read the file (the re-check of a verified site and every check
+    read it; null before the first), at ``checkedAt``."""
+
+    line: str
+    location: str
+    listed: bool | None
+    checked_at: Time | None
+
+
+def ads_txt_out(site: Site, checks: SiteChecks) -> AdsTxtOut:
+    return AdsTxtOut(line=checks.ads_txt_line(site), location=f"https://{site.domain}{ADS_TXT_PATH}",
+                     listed=site.ads_txt_listed, checked_at=site.ads_txt_checked_at)
+
+
 class RegisteredOut(Schema):
     site_id: str
     publisher_id: str
     domain: str
     verification: VerificationOut
+    ads_txt: AdsTxtOut
 
 
 class SiteVerificationOut(Schema):
     site_id: str
     domain: str
     verification: VerificationOut
+    ads_txt: AdsTxtOut
 
 
 class FiguresOut(Schema):
@@ -150,6 +170,7 @@ class SiteOut(Schema):
     today: FiguresOut
     lifetime: FiguresOut
     verification: VerificationOut
+    ads_txt: AdsTxtOut
 
 
 class SitesOut(Schema):
@@ -216,7 +237,8 @@ async def register(data: RegisterRequest, run: Services, now: datetime) -> Respo
                                        allow_special_names=not run.settings.production)
     site = registration.site
     body = RegisteredOut(site_id=site.id, publisher_id=registration.publisher.id, domain=site.domain,
-                         verification=verification_out(site, run.site_checks))
+                         verification=verification_out(site, run.site_checks),
+                         ads_txt=ads_txt_out(site, run.site_checks))
     return answer(body, 201 if registration.created else 200)
 
 
@@ -234,7 +256,8 @@ async def sites(query_args: WalletNamed, run: Services, now: datetime) -> Respon
         SiteOut(site_id=summary.site.id, domain=summary.site.domain, name=summary.site.name,
                 active=summary.site.active, created_at=summary.site.created_at,
                 today=FiguresOut.model_validate(summary.today), lifetime=FiguresOut.model_validate(summary.lifetime),
-                verification=verification_out(summary.site, run.site_checks))
+                verification=verification_out(summary.site, run.site_checks),
+                ads_txt=ads_txt_out(summary.site, run.site_checks))
         for summary in summaries]))
 
 
@@ -254,7 +277,8 @@ async def verify(site_id: str, data: WalletNamed, run: Services, now: datetime) 
     site = await managed_site(named_wallet(data.wallet), site_id)
     site = await run.site_checks.verify(site, now)
     return answer(SiteVerificationOut(site_id=site.id, domain=site.domain,
-                                      verification=verification_out(site, run.site_checks)))
+                                      verification=verification_out(site, run.site_checks),
+                                      ads_txt=ads_txt_out(site, run.site_checks)))
 
 
 class TrafficDayOut(Schema):

@@ -79,6 +79,10 @@ Address = Annotated[str, PlainSerializer(_eip55, return_type=str),
                                     "description": "EIP-55 checksummed"}, mode="serialization")]
 
 
+# What an IAB id field says in the OpenAPI document.
+IAB_ID = "its IAB Tech Lab Ad Product Taxonomy 2.0 id (GET /api/categories lists them), as OpenRTB cat/bcat carry it"
+
+
 class Schema(BaseModel):
     """A response body: built from snake_case attributes, written in camelCase."""
 
@@ -499,7 +503,8 @@ class CampaignOut(Schema):
     frequency_hours: int
     rotation: str
     targeting: Targeting
-    category: str
+    category: str = Field(description="adnet's category (its label)")
+    category_iab_id: str = Field(description=IAB_ID)
     click_param: str = Field(description="the query parameter a click's id reaches the landing page under")
     funded: AmountText
     remaining: AmountText
@@ -548,7 +553,8 @@ def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> 
         site_deny=campaign.site_deny, frequency_cap=campaign.frequency_cap, frequency_hours=campaign.frequency_hours,
         rotation=campaign.rotation.value,
         targeting=Targeting.model_validate(campaign.targeting or {}), category=campaign.category.value,
-        click_param=campaign.click_param, funded=view.funded, remaining=view.remaining, spent=view.spent,
+        category_iab_id=campaign.category_iab_id, click_param=campaign.click_param, funded=view.funded,
+        remaining=view.remaining, spent=view.spent,
         returned=view.returned)
     if details:
         out.creatives = [creative_out(creative, base_url) for creative in view.creatives]

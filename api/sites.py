@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import Field
 from quart import Blueprint, Response
 from quart_rate_limiter import rate_limit
 from quart_schema import document_response
@@ -17,6 +18,7 @@ from quart_schema import document_response
 from adnet.accounts import sites
 from adnet.accounts.commands import ApiKeyScope, SiteRename
 from adnet.accounts.models import Site
+from adnet.campaigns import taxonomy
 from adnet.core.inputs import Command, WalletAddress
 from adnet.delivery.controls import SiteControls, set_controls, site_controls
 from adnet.money import closing
@@ -105,13 +107,17 @@ class ControlsOut(Schema):
     blocked_advertisers: list[str]
     blocked_campaigns: list[str]
     blocked_categories: list[str]
+    blocked_category_iab_ids: list[str] = Field(description="the IAB Ad Product Taxonomy 2.0 id of each blocked "
+                                                            "category, in the same order (OpenRTB bcat)")
     attached_tasks: bool
     units: bool
     refused_task_kinds: list[str]
 
 
 def controls_out(site: Site, controls: SiteControls) -> ControlsOut:
-    return ControlsOut(site_id=site.id, **controls.model_dump(mode="json", by_alias=False))
+    return ControlsOut(site_id=site.id, blocked_category_iab_ids=[taxonomy.iab_id(category)
+                                                                  for category in controls.blocked_categories],
+                       **controls.model_dump(mode="json", by_alias=False))
 
 
 @blueprint.get("/publishers/sites/<site_id>/controls")

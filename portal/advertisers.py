@@ -1,7 +1,7 @@
 """The advertiser's side of the portal under /portal/advertise: the account and its money, campaigns with their
-creatives, tasks and units, their lifecycle, and their reports. The rules are ``adnet.accounts.advertisers``,
-``adnet.campaigns``, ``adnet.tasks.authoring`` and ``adnet.reporting.campaigns``; the session is the same as on
-the publisher pages.
+creatives, tasks and units and conversion goals, their lifecycle, and their reports. The rules are
+``adnet.accounts.advertisers``, ``adnet.campaigns``, ``adnet.tasks.authoring`` and ``adnet.reporting``; the session is
+the same as on the publisher pages.
 
 Money moves as on a site's page. A deposit is the approve and deposit transactions ``deposits.prepare``
 builds, sent by the wallet through ``static/portal.js`` (the top-up flow), then polled until
@@ -26,19 +26,29 @@ from werkzeug.datastructures import MultiDict
 from adnet.accounts import advertisers, members, sites
 from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser, AdvertiserMember
-from adnet.campaigns import campaigns, creatives, funding, lifecycle, views
-from adnet.campaigns.commands import CampaignChanges, CreativeChanges, NewCampaign, NewCreative
-from adnet.campaigns.models import Campaign, MediaType
+from adnet.campaigns import campaigns, creatives, funding, goals, lifecycle, views
+from adnet.campaigns.commands import (
+    MAX_VIEW_WINDOW_HOURS,
+    MAX_WALLET_CAP,
+    MAX_WINDOW_DAYS,
+    CampaignChanges,
+    CreativeChanges,
+    NewCampaign,
+    NewCreative,
+    NewGoal,
+)
+from adnet.campaigns.models import Campaign, GoalKind, MediaType
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
 from adnet.money.commands import DepositReport, Funds, RedeemReport
 from adnet.money.holders import advertiser_holder
+from adnet.reporting import breakdowns
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.charts import earnings_chart, tally_chart
-from adnet.reporting.commands import Period
+from adnet.reporting.commands import Dimension, Period
 from adnet.services import Services
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
@@ -89,6 +99,25 @@ AMOUNT_RULES = {
     "amount": "a G$ amount more than 0, such as 2.5: digits, at most 18 decimals, no sign",
     "price": "a G$ amount of 0 or more, such as 2.5: digits, at most 18 decimals, no sign",
 }
+
+
+# What each field of a goal's form takes, in people's words: said beside it when its value does not read.
+GOAL_RULES = {
+    "name": "a name of 1 to 120 characters",
+    "event": "the event's name in lower-case letters, digits, _, . and -, starting with a letter or a digit, at most "
+             "64 characters, such as purchase",
+    "clickWindowDays": f"a whole number of days from 1 to {MAX_WINDOW_DAYS}",
+    "viewWindowHours": f"a whole number of hours from 0 (off) to {MAX_VIEW_WINDOW_HOURS}",
+    "walletCap": f"a whole number from 1 to {MAX_WALLET_CAP}",
+    "cpa": AMOUNT_RULES["price"],
+    "contract": "the contract's address: 0x and 40 hexadecimal digits",
+    "topic0": "the event's topic0: 0x and 64 hexadecimal digits",
+    "walletField": "topic1 to topic3, data0 to data63, or tx.from",
+    "amountField": "topic1 to topic3, or data0 to data63",
+    "minAmount": "a whole number in the event's smallest unit, such as 1000000000000000000",
+}
+# Refusals of a goal's field that are about how its value reads (others say what is wrong in their own words).
+_GOAL_FORMAT_CODES = frozenset({"invalid_field", "invalid_amount", "invalid_wallet", "missing_field"})
 
 
 @blueprint.app_context_processor
@@ -316,7 +345,8 @@ async def campaign_context(campaign_id: str, run: Services, now: datetime, **ext
             "pools": {task.id: pools.get(task.id, 0) for task in view.tasks},
             "task_forms": task_forms.FORMS, "onchain_choices": onchain_choices(run.chain.deployment),
             "survey_types": task_forms.SURVEY_TYPES,
-            "media_types": list(MediaType), **await _site_context(view.campaign),
+            "media_types": list(MediaType), "goal_kinds": list(GoalKind), "goal_rules": GOAL_RULES,
+            **await _site_context(view.campaign),
             "values": {}, **extra}
 
 
@@ -373,6 +403,14 @@ async def _task_money_refused(error: DomainError, sent: Sent, task_id: str, **_:
 
 async def _task_delete_refused(error: DomainError, sent: Sent, task_id: str) -> Response:
     return await _campaign_refused(sent, await _task_campaign_id(sent.wallet, task_id), "actions", error, {})
+
+
+async def _new_goal_refused(error: DomainError, sent: Sent, campaign_id: str) -> Response:
+    """A goal the form describes, refused: a value that does not read is said with what its field takes."""
+    if isinstance(error, Invalid) and error.code in _GOAL_FORMAT_CODES and error.field in GOAL_RULES:
+        rule = GOAL_RULES[error.field]
+        error = Invalid(error.code, rule[:1].upper() + rule[1:] + ".", field=error.field)
+    return await _campaign_refused(sent, campaign_id, "goal", error, sent.form)
 
 
 async def _new_task_refused(error: DomainError, sent: Sent, campaign_id: str) -> Response:
@@ -496,6 +534,15 @@ async def advertise_add_task(sent: Sent, campaign_id: str) -> Response:
                                                 "the campaign.")
 
 
+@blueprint.post(f"{HOME}/campaigns/<campaign_id>/goals")
+@account_form
+@form_view(_new_goal_refused, shows=CAMPAIGN_REFUSALS)
+async def advertise_add_goal(sent: Sent, campaign_id: str) -> Response:
+    """Add a conversion goal (while the campaign is a draft or rejected): the API's command and rules."""
+    goal = await goals.add_goal(sent.wallet, campaign_id, sent.command(NewGoal), sent.now)
+    return await _campaign_changed(sent, campaign_id, f"Goal {goal.name} added; it is reviewed with the campaign.")
+
+
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
 @account_form
 @form_view(_task_money_refused, shows=CAMPAIGN_REFUSALS)
@@ -575,14 +622,20 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 @account_page
 @injected
 async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
-    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV."""
+    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV: spend
+    and conversions per day as charts and tables, and its conversions per goal."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     start, end, error = days_asked(request.args, run.clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
+    goals = await breakdowns.advertiser_breakdown(current_wallet(), Dimension.GOAL, start, end, campaign_id)
     chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
                            title="G$ spent per day")
+    conversions_chart = earnings_chart([(figures.day, figures.conversions) for figures in report.days if figures.day],
+                                       title="Conversions per day", symbol="conversions", text=str,
+                                       ident="conversions-chart", empty="No conversion in these days yet.")
     return await page("portal/advertise/report.html", "portal/advertise/report.html",
-                      status_of(error) if error else 200, report=report, chart=chart, error=error, values=values,
+                      status_of(error) if error else 200, report=report, chart=chart,
+                      conversions_chart=conversions_chart, goals=goals, error=error, values=values,
                       failed_form="report")
 
 

@@ -1,8 +1,9 @@
-"""Breakdowns of billed traffic in the portal (rules in ``adnet.reporting.breakdowns``, the same as the API's): the
-advertiser's page (``/portal/advertise/breakdown``: spend, impressions, clicks and CTR by site, placement, country
-or device, over its campaigns or one) and the site page's section (earnings by placement, country or device), each
-a plain GET form whose table htmx swaps, with its CSV. A bad range is explained beside the form, and the last 30
-days are shown meanwhile."""
+"""Breakdowns of billed traffic and conversions in the portal (rules in ``adnet.reporting.breakdowns``, the same as
+the API's): the advertiser's page (``/portal/advertise/breakdown``: spend, impressions, clicks, CTR, conversions,
+conversion rate, cost per conversion, value and ROAS by site, placement, country, device, day, campaign or goal,
+over its campaigns or one) and the site page's section (earnings and paid conversions by placement, country, device
+or day), each a plain GET form whose table htmx swaps, with its CSV. A bad range is explained beside the form, and
+the last 30 days are shown meanwhile."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ blueprint = portal_blueprint("breakdowns")
 ADVERTISER_PAGE = "/portal/advertise/breakdown"
 FRAGMENT = "portal/_breakdown.html"
 DIMENSION_LABELS = {Dimension.SITE: "Site", Dimension.PLACEMENT: "Placement", Dimension.COUNTRY: "Country",
-                    Dimension.DEVICE: "Device"}
+                    Dimension.DEVICE: "Device", Dimension.DAY: "Day", Dimension.CAMPAIGN: "Campaign",
+                    Dimension.GOAL: "Goal"}
 
 
 def _values() -> dict[str, str]:
@@ -82,7 +84,8 @@ async def advertiser_context(today: date) -> tuple[dict[str, Any], int]:
 @account_page
 @injected
 async def advertiser_breakdown(run: Services) -> tuple[str, int]:
-    """The advertiser's billed traffic by site, placement, country or device, over its campaigns or one."""
+    """The advertiser's billed traffic and conversions by site, placement, country, device, day, campaign or goal,
+    over its campaigns or one."""
     context, status = await advertiser_context(run.clock.today())
     return await page("portal/advertise/breakdown.html", FRAGMENT, status, **context)
 
@@ -123,7 +126,7 @@ async def site_breakdown_context(site_id: str, today: date) -> tuple[dict[str, A
 @account_page
 @injected
 async def site_breakdown(site_id: str, run: Services) -> tuple[str, int]:
-    """The site's billed traffic and earnings by placement, country or device."""
+    """The site's billed traffic, earnings and paid conversions by placement, country, device or day."""
     context, status = await site_breakdown_context(site_id, run.clock.today())
     return await page("portal/site_breakdown.html", FRAGMENT, status, **context)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
+from decimal import Decimal
 from functools import wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
@@ -148,6 +149,19 @@ def address_filter(address: str) -> str:
 def percent_filter(ratio: float | None, digits: int = 2) -> str:
     """A ratio as a percentage, or an en dash when there is none."""
     return "\u2013" if ratio is None else f"{ratio * 100:.{digits}f} %"
+
+
+@blueprint.app_template_filter("ratio_percent")
+def ratio_percent_filter(ratio: str | None) -> str:
+    """A ratio of ``adnet.reporting.outcomes`` (a decimal string; None over nothing) as a percentage, or an en dash."""
+    return "\u2013" if ratio is None else f"{Decimal(ratio) * 100:.2f} %"
+
+
+@blueprint.app_template_filter("times")
+def times_filter(ratio: str | None) -> str:
+    """A ratio of ``adnet.reporting.outcomes`` as a multiple (a ROAS of 2.5: ``2.50`` and a multiplication sign), or
+    an en dash."""
+    return "\u2013" if ratio is None else f"{Decimal(ratio):.2f}\u00d7"
 
 
 @blueprint.app_template_filter("banner_address")

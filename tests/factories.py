@@ -10,7 +10,8 @@ from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import Advertiser, ProofMethod, Publisher, Site
 from adnet.accounts.ownership import mark_verified
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns import taxonomy
+from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus
 from adnet.core.ids import new_id
 from adnet.delivery.models import HouseAd
 from adnet.money import ledger
@@ -69,6 +70,7 @@ async def make_campaign(
 ) -> Campaign:
     """An approved campaign whose ledger account holds ``funded`` (default: the whole budget)."""
     advertiser = advertiser or await make_advertiser(now=now)
+    fields.setdefault("category_iab_id", taxonomy.iab_id(fields.get("category", Category.OTHER)))
     campaign = await Campaign.create(
         id=new_id("cmp"), advertiser=advertiser, name=fields.pop("name", "Test campaign"), status=status,
         starts_at=starts_at or now - timedelta(days=1), ends_at=ends_at, cpm=Decimal(cpm), cpc=Decimal(cpc),

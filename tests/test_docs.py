@@ -39,6 +39,7 @@ CODES_MADE_ELSEWHERE = {
     ("adnet/interactions/answers.py", "first['type']"): {"invalid_field", "missing_field"},  # an answer's refusal
     ("portal/pages.py", "code"): set(),  # an error of api/errors.py's handlers shown as a page, found there
     ("portal/task_forms.py", "error.code"): set(),  # a task config's refusal said about its form field, found there
+    ("portal/advertisers.py", "error.code"): set(),  # a goal's refusal said in its field's words, found at its raise
     ("portal/words.py", "error.code"): set(),  # a refusal said in the words of its field, found where it was made
 }
 DOCUMENTED_CODE = re.compile(r"^\| \d(?:\d\d|xx) \| `([a-z][a-z0-9_]*)` \|", re.M)

@@ -39,6 +39,8 @@ class Publisher(Model):
     id = identifier()
     wallet = wallet(unique=True)
     created_at = fields.DatetimeField()
+    confidential = fields.BooleanField(default=False, db_default=False,
+                                       description="sellers.json lists it without name or domain")
 
     class Meta:
         table = "publisher"
@@ -70,6 +72,9 @@ class Site(Model):
                                      description="why the last check failed, for the owner (empty after a success)")
     failed_checks = fields.SmallIntField(default=0, description="consecutive failed re-checks while verified")
     deleted_at = fields.DatetimeField(null=True, description="when its owner deleted it (its records are kept)")
+    ads_txt_listed = fields.BooleanField(null=True, description="whether its ads.txt carried adnet's line when last "
+                                                                "read (None: never read)")
+    ads_txt_checked_at = fields.DatetimeField(null=True, description="when adnet last read its ads.txt")
     floor_cpm = token_amount(default=0, db_default=0, description="the least eCPM a paid campaign must offer to be "
                                                                   "served here (smallest units per 1000 impressions, "
                                                                   "0 for none)")

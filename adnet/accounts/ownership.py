@@ -23,7 +23,6 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import F, Q
@@ -31,7 +30,7 @@ from tortoise.transactions import in_transaction
 
 from adnet.accounts.fetching import AddressRefused, Fetcher, FetchFailed, FetchPolicy
 from adnet.accounts.models import ProofMethod, Site, SiteState, VerifiedDomain
-from adnet.accounts.proofs import METHODS, PATHS, Claimant, Instruction, instructions, read
+from adnet.accounts.proofs import METHODS, PATHS, Claimant, Instruction, ads_txt_line, instructions, read
 from adnet.config import Settings
 from adnet.core import changes
 from adnet.core.errors import Conflict, Invalid
@@ -166,24 +165,30 @@ def claimant_of(site: Site) -> Claimant:
 
 @dataclass(frozen=True)
 class SiteChecks:
-    """Checking sites' proofs: the fetcher, adnet's name in ads.txt, the re-check interval, and the methods the
-    job never re-checks (``demo``, outside production)."""
+    """Checking sites' proofs: the fetcher, adnet's name in ads.txt (and its certification authority id, if it has
+    one), the re-check interval, and the methods the job never re-checks (``demo``, outside production)."""
 
     fetcher: Fetcher
     ads_system: str
     recheck_every: timedelta
     exempt: frozenset[ProofMethod] = frozenset()
+    certification_id: str | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SiteChecks:
         return cls(fetcher=Fetcher(FetchPolicy.for_environment(settings.production, settings.site_check_port)),
-                   ads_system=ads_system_of(settings.public_url),
+                   ads_system=settings.ads_system_domain,
                    recheck_every=timedelta(hours=settings.site_recheck_hours),
-                   exempt=frozenset() if settings.production else frozenset({ProofMethod.DEMO}))
+                   exempt=frozenset() if settings.production else frozenset({ProofMethod.DEMO}),
+                   certification_id=settings.ads_txt_certification_id)
 
     def instructions(self, site: Site) -> list[Instruction]:
         """What the site's owner publishes to prove its domain, for each method."""
-        return instructions(site.domain, claimant_of(site), self.ads_system)
+        return instructions(site.domain, claimant_of(site), self.ads_system, self.certification_id)
+
+    def ads_txt_line(self, site: Site) -> str:
+        """The line the site's ads.txt carries to authorise adnet to sell its inventory (and to prove the domain)."""
+        return ads_txt_line(self.ads_system, str(site.publisher_id), self.certification_id)
 
     async def verify(self, site: Site, now: datetime) -> Site:
         """Look for ``site``'s proof now and answer the site as it stands after: verified (its domain taken from
@@ -192,6 +197,8 @@ class SiteChecks:
         ``domain_taken`` when another site holds the domain and still proves it."""
         inspection = Inspection(self.fetcher, site.domain, self.ads_system)
         method = await inspection.proof_of(claimant_of(site))
+        if ProofMethod.ADS_TXT in inspection.readings:
+            await _record_ads_txt(site, inspection, now)
         if method is None:
             failure = inspection.failure_of(claimant_of(site))
             state = await _record_failure(site, failure.reason, now)
@@ -241,6 +248,7 @@ class SiteChecks:
             return None  # another process is checking it, or it changed meanwhile
         inspection = Inspection(self.fetcher, site.domain, self.ads_system)
         method = await inspection.proof_of(claimant_of(site))
+        await _record_ads_txt(site, inspection, now)
         if method is not None:
             await Site.filter(id=site.id, verified=True).update(proof_method=method, last_checked_at=now,
                                                                 check_failure="", failed_checks=0)
@@ -249,10 +257,15 @@ class SiteChecks:
         return "lapsed" if state is SiteState.LAPSED else "failed"
 
 
-
-def ads_system_of(public_url: str) -> str:
-    """adnet's domain as an ads.txt record names it: the host of its public URL."""
-    return (urlsplit(public_url).hostname or "").lower()
+async def _record_ads_txt(site: Site, inspection: Inspection, now: datetime) -> None:
+    """Record whether the site's ads.txt carries adnet's line for its publisher, read in the same inspection as its
+    proof (the re-check fetches it when the proof was found before it; the owner's own check records it only when
+    it got that far, so a check stops at the first proof): a file that could not be read counts as without the
+    line, as a buyer reading it would find none."""
+    reading = await inspection.reading(ProofMethod.ADS_TXT)
+    listed = reading.failure is None and claimant_of(site).shown_by(ProofMethod.ADS_TXT, reading.found)
+    await Site.filter(id=site.id).update(ads_txt_listed=listed, ads_txt_checked_at=now)
+    site.ads_txt_listed, site.ads_txt_checked_at = listed, now
 
 
 async def mark_verified(site: Site, method: ProofMethod, now: datetime) -> None:

@@ -4,10 +4,12 @@
 - ``well_known``: a file at ``/.well-known/adnet.txt`` with the token on a line of its own;
 - ``ads_txt``: a line of the domain's ``/ads.txt`` (IAB Tech Lab ads.txt 1.1) naming adnet as the advertising
   system, the publisher as the seller account, and the relationship ``DIRECT``:
-  ``<adnet's domain>, <publisher id>, DIRECT``. adnet's domain is the host of ``ADNET_PUBLIC_URL``; fields are
-  compared after trimming spaces, the domain and ``DIRECT`` case-insensitively, the publisher id exactly; a
-  comment (``#``), extension fields (after ``;``), a fourth field (a certification authority id) and variable
-  lines (``contact=…``) are allowed.
+  ``<adnet's domain>, <publisher id>, DIRECT[, <certification authority id>]``. adnet's domain is
+  ``ADNET_ADS_SYSTEM_DOMAIN`` (by default the host of ``ADNET_PUBLIC_URL``), the certification authority id
+  ``ADNET_ADS_TXT_CERTIFICATION_ID`` when set; the file is read by ``adnet.accounts.ads_txt`` (comments,
+  whitespace, extension fields, variable lines; the domain and ``DIRECT`` in any case, the publisher id exactly, a
+  fourth field not required). The same line authorises adnet to sell the site's inventory to buyers, so the
+  re-check also records whether it is still there (``adnet.accounts.ownership``).
 
 The token is the site's own (``Site.verification_token``), so one wallet's proof never proves another wallet's
 site; an ads.txt line names the publisher, so it proves each site that publisher registered on the domain. Each
@@ -20,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from adnet.accounts import ads_txt
 from adnet.accounts.models import ProofMethod
 
 META_NAME = "adnet-site-verification"
@@ -53,7 +56,8 @@ class Instruction:
     text: str
 
 
-def instructions(domain: str, claimant: Claimant, ads_system: str) -> list[Instruction]:
+def instructions(domain: str, claimant: Claimant, ads_system: str,
+                 certification_id: str | None = None) -> list[Instruction]:
     """What the site's owner publishes, for each method, to prove ``domain``."""
     return [
         Instruction(ProofMethod.META_TAG, "Meta tag on the home page", f"the <head> of https://{domain}/",
@@ -61,13 +65,15 @@ def instructions(domain: str, claimant: Claimant, ads_system: str) -> list[Instr
         Instruction(ProofMethod.WELL_KNOWN, "File on the site", f"https://{domain}{WELL_KNOWN_PATH}",
                     claimant.token),
         Instruction(ProofMethod.ADS_TXT, "Line in ads.txt", f"https://{domain}{ADS_TXT_PATH}",
-                    ads_txt_line(ads_system, claimant.publisher_id)),
+                    ads_txt_line(ads_system, claimant.publisher_id, certification_id)),
     ]
 
 
-def ads_txt_line(ads_system: str, publisher_id: str) -> str:
-    """The ads.txt record that names adnet and the publisher."""
-    return f"{ads_system}, {publisher_id}, DIRECT"
+def ads_txt_line(ads_system: str, publisher_id: str, certification_id: str | None = None) -> str:
+    """The ads.txt record that names adnet and the publisher (with adnet's certification authority id, when it has
+    one)."""
+    line = f"{ads_system}, {publisher_id}, DIRECT"
+    return f"{line}, {certification_id}" if certification_id else line
 
 
 def read(method: ProofMethod, text: str, *, ads_system: str, truncated: bool = False) -> frozenset[str]:
@@ -75,12 +81,12 @@ def read(method: ProofMethod, text: str, *, ads_system: str, truncated: bool = F
     names with adnet. A truncated text file loses its last, partial line."""
     if method is ProofMethod.META_TAG:
         return meta_tokens(text)
+    if method is ProofMethod.ADS_TXT:
+        return ads_txt.parse(text, truncated=truncated).direct_accounts(ads_system)
     lines = text.splitlines()
     if truncated and lines:
         lines.pop()
-    if method is ProofMethod.WELL_KNOWN:
-        return frozenset(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
-    return ads_txt_publishers(lines, ads_system)
+    return frozenset(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
 class _MetaTags(HTMLParser):
@@ -107,15 +113,3 @@ def meta_tokens(html: str) -> frozenset[str]:
     parser.close()
     return frozenset(parser.tokens)
 
-
-def ads_txt_publishers(lines: list[str], ads_system: str) -> frozenset[str]:
-    """The publisher ids of the ads.txt records that name ``ads_system`` with a DIRECT relationship."""
-    publishers = set()
-    for line in lines:
-        record = line.split("#", 1)[0].split(";", 1)[0]
-        fields = [field.strip() for field in record.split(",")]
-        if len(fields) < 3 or "=" in fields[0]:
-            continue
-        if fields[0].lower() == ads_system.lower() and fields[2].upper() == "DIRECT" and fields[1]:
-            publishers.add(fields[1])
-    return frozenset(publishers)

@@ -19,6 +19,7 @@ from typing import Any
 
 from adnet.accounts.members import require_role, role_in
 from adnet.accounts.models import MemberRole, Site
+from adnet.campaigns import taxonomy
 from adnet.campaigns.budgets import funded
 from adnet.campaigns.commands import CampaignChanges, NewCampaign
 from adnet.campaigns.models import Campaign, CampaignStatus
@@ -125,10 +126,14 @@ async def edit_settings(wallet: str, campaign_id: str, settings: CampaignChanges
 
 
 def _stored(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Settings as the model stores them: amounts in its decimal columns, targeting as JSON."""
-    return {field: Decimal(value) if field in _AMOUNTS and value is not None
-            else value.stored() if isinstance(value, Targeting) else value
-            for field, value in values.items()}
+    """Settings as the model stores them: amounts in its decimal columns, targeting as JSON, a category with its
+    IAB id."""
+    stored = {field: Decimal(value) if field in _AMOUNTS and value is not None
+              else value.stored() if isinstance(value, Targeting) else value
+              for field, value in values.items()}
+    if stored.get("category") is not None:
+        stored["category_iab_id"] = taxonomy.iab_id(str(stored["category"]))
+    return stored
 
 
 async def _clamp_tasks(campaign: Campaign, starts_at: datetime, ends_at: datetime | None) -> None:

@@ -85,6 +85,9 @@ class Campaign(Model):
     targeting = fields.JSONField(default=dict, description="targeting rules (adnet.campaigns.targeting) - {} = none")
     category = fields.CharEnumField(Category, max_length=16, default=Category.OTHER, db_default=Category.OTHER,
                                     description="what it advertises, which publishers may block")
+    category_iab_id = fields.CharField(max_length=16, db_default="",
+                                       description="the IAB Ad Product Taxonomy id of its category "
+                                                   "(adnet.campaigns.taxonomy), written with it")
     click_param = fields.CharField(max_length=40, default="adnet_click", db_default="adnet_click",
                                    description="the query parameter a click's id reaches the landing page under")
     created_at = fields.DatetimeField()

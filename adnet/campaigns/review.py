@@ -16,6 +16,7 @@ from typing import Any
 
 from tortoise.transactions import in_transaction
 
+from adnet.campaigns import taxonomy
 from adnet.campaigns.campaigns import REVIEWED
 from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.campaigns.lifecycle import move, tell_advertiser
@@ -80,10 +81,12 @@ async def recategorize_campaign(operator: str, campaign_id: Any, change: Recateg
     """Give a campaign the category it really has, whatever its status; serving hears of it at once."""
     campaign = await _campaign(campaign_id)
     if campaign.category != change.category:
-        await Campaign.filter(id=campaign.id).update(category=change.category, updated_at=now)
+        await Campaign.filter(id=campaign.id).update(category=change.category,
+                                                      category_iab_id=taxonomy.iab_id(change.category),
+                                                      updated_at=now)
         log.info("campaign recategorized campaign=%s category=%s was=%s operator=%s", campaign.id,
                  change.category.value, campaign.category.value, operator)
-        campaign.category = change.category
+        campaign.category, campaign.category_iab_id = change.category, taxonomy.iab_id(change.category)
         changes.announce(campaign.id)
     return campaign
 

@@ -10,9 +10,10 @@ from adnet.db.fields import identifier, token_amount, wallet
 
 class Conversion(Model):
     """One reported conversion, recorded once per campaign and order id (the database's unique key), with the click
-    it was attributed to (or, for a view-through, the impression: ``attributed_via`` says which), the reason it was
-    not attributed or not paid (null when paid or unpriced), and what it cost the campaign and earned the click's
-    site. An attributed conversion of a proven wallet takes the next of
+    it was attributed to (or, for a view-through, the impression: ``attributed_via`` says which; with its site,
+    placement, country and device, kept for reports after its raw event is deleted), the reason it was not attributed
+    or not paid (null when paid or unpriced), and what it cost the campaign and earned the click's site. An attributed
+    conversion of a proven wallet takes the next of
     its goal's ``wallet_cap`` slots for that wallet (a unique key too), so the cap holds across processes."""
 
     id = identifier()
@@ -26,6 +27,9 @@ class Conversion(Model):
                                       "without either)")
     site_id = fields.CharField(max_length=48, null=True, description="the click's site")
     creative_id = fields.CharField(max_length=48, null=True)
+    placement = fields.CharField(max_length=64, default="", description="the click's placement label")
+    country = fields.CharField(max_length=2, default="", description="the click's country, empty when unknown")
+    device = fields.CharField(max_length=8, default="", description="the click's device kind, empty when unknown")
     wallet = wallet(null=True, description="a wallet the advertiser proved for the conversion")
     wallet_slot = fields.SmallIntField(null=True, description="which of the goal's conversions per wallet it is")
     value = token_amount(null=True, description="the order's value as the advertiser reported it")

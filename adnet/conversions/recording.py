@@ -61,7 +61,8 @@ _ATTEMPTS = 5
 _RECEIVED_AT = TrackingEvent._meta.fields_map["received_at"]
 _CLICK = (f"SELECT tracking_event.received_at AS clicked_at, tracking_event.billable AS billable, "  # noqa: S608
           f"tracking_event.site_id AS click_site_id, tracking_event.creative_id AS creative_id, "
-          f"tracking_event.client_network AS client_network, {FACT_COLUMNS} "
+          f"tracking_event.client_network AS client_network, tracking_event.placement AS click_placement, "
+          f"tracking_event.country AS click_country, tracking_event.device AS click_device, {FACT_COLUMNS} "
           "FROM tracking_event JOIN campaign ON campaign.id = tracking_event.campaign_id "
           "LEFT JOIN site ON site.id = tracking_event.site_id "
           "WHERE tracking_event.id = :event_id AND tracking_event.campaign_id = :campaign_id "
@@ -233,12 +234,16 @@ async def _write(goal: ConversionGoal, report: Reported, claims: ClickClaims | N
 @dataclass(frozen=True)
 class _Touched:
     """The recorded click (or, for a view, impression) a conversion names: its event, site, creative and client
-    network, what the rules read of it, and whether the campaign may pay on its site now."""
+    network, its placement, country and device (which reports break conversions down by), what the rules read of
+    it, and whether the campaign may pay on its site now."""
 
     event_id: str
     site_id: str
     creative_id: str
     network: str
+    placement: str
+    country: str
+    device: str
     click: Click
     site_refusal: str | None
 
@@ -247,9 +252,10 @@ def _touch_columns(touched: _Touched | None, via: Via) -> dict[str, Any]:
     """The columns of a conversion that name its click (or impression): all null when it names none."""
     if touched is None:
         return {"click_event_id": None, "attributed_via": None, "site_id": None, "creative_id": None,
-                "clicked_at": None}
+                "clicked_at": None, "placement": "", "country": "", "device": ""}
     return {"click_event_id": touched.event_id, "attributed_via": via, "site_id": touched.site_id,
-            "creative_id": touched.creative_id, "clicked_at": touched.click.clicked_at}
+            "creative_id": touched.creative_id, "clicked_at": touched.click.clicked_at,
+            "placement": touched.placement, "country": touched.country, "device": touched.device}
 
 
 async def _touched(claims: ClickClaims, campaign_id: str, via: Via) -> _Touched | None:
@@ -261,7 +267,9 @@ async def _touched(claims: ClickClaims, campaign_id: str, via: Via) -> _Touched 
     row = rows[0]
     site, terms_of_site = facts_of(row)
     return _Touched(event_id=claims.event_id, site_id=row["click_site_id"], creative_id=row["creative_id"],
-                    network=row["client_network"], site_refusal=refusal(site, terms_of_site, paid=True),
+                    network=row["client_network"], placement=row["click_placement"] or "",
+                    country=row["click_country"] or "", device=row["click_device"] or "",
+                    site_refusal=refusal(site, terms_of_site, paid=True),
                     click=Click(clicked_at=_RECEIVED_AT.to_python_value(row["clicked_at"]).astimezone(UTC),
                                 billable=bool(row["billable"])))
 

@@ -35,7 +35,8 @@ from tortoise.transactions import in_transaction
 
 from adnet.accounts.models import Advertiser, ProofMethod, Publisher, Site
 from adnet.accounts.ownership import mark_verified
-from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
+from adnet.campaigns import taxonomy
+from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative, CreativeStatus
 from adnet.campaigns.targeting import Targeting
 from adnet.chain import service as chain_service
 from adnet.chain.client import ChainClient
@@ -232,6 +233,7 @@ async def _create(settings: Settings, deployment: Deployment, advertiser_wallet:
             starts_at=now - timedelta(days=1), ends_at=now + timedelta(days=90), cpm=Decimal(spec.cpm),
             cpc=Decimal(spec.cpc), budget=Decimal(spec.budget), created_at=now, updated_at=now,
             targeting=Targeting.model_validate(spec.targeting).stored(),
+            category_iab_id=taxonomy.iab_id(Category.OTHER),
         )
         # Every campaign has a creative in each size, so any slot can show any campaign; its own size comes first.
         for width, height in BANNER_SIZES[index:] + BANNER_SIZES[:index]:

@@ -1,18 +1,24 @@
-"""Breakdowns of billed traffic for a range of UTC days: an advertiser's spend, impressions, clicks and CTR per site
-(by domain), placement, country or device, over its campaigns (or one of them); a site's earnings, impressions and
-clicks per placement, country or device.
+"""Breakdowns of billed traffic and conversions for a range of UTC days: an advertiser's spend, impressions, clicks,
+CTR, conversions, conversion rate, cost per conversion, conversions' value and ROAS per site (by domain), placement,
+country, device, day, campaign or goal, over its campaigns (or one of them); a site's earnings, impressions, clicks
+and the conversions paid for its clicks per placement, country, device or day.
 
-Figures come from ``report_daily``: every tracking batch adds its billed events to it in the transaction that
-records and bills them (``adnet.delivery.batch.report_program``), so a report agrees with the ledger and outlives
-the raw events' retention. ``rebuild`` recomputes it from the raw events (``adnet reports rebuild``): the days whose
-raw events are all still kept, replaced whole in one transaction, so running it twice gives the same rows.
+Traffic figures come from ``report_daily``: every tracking batch adds its billed events to it in the transaction
+that records and bills them (``adnet.delivery.batch.report_program``), so a report agrees with the ledger and
+outlives the raw events' retention. ``rebuild`` recomputes it from the raw events (``adnet reports rebuild``): the
+days whose raw events are all still kept, replaced whole in one transaction, so running it twice gives the same rows.
+Conversion figures come from the ``conversion`` rows, which keep their click's site, placement, country and device,
+on the day they were received (as the campaign report counts them); what paid conversions cost is part of ``spend``
+and what they earned the site part of ``earned``, as in the ledger. Traffic is not split by goal: a breakdown by
+goal has conversion figures only, its spend being what the goal's conversions cost. The ratios are
+``adnet.reporting.outcomes``'.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
@@ -24,13 +30,15 @@ from adnet.accounts.advertisers import advertiser_of
 from adnet.accounts.models import MemberRole, Site
 from adnet.accounts.sites import owned_site
 from adnet.campaigns.campaigns import owned_campaign
-from adnet.campaigns.models import Campaign
+from adnet.campaigns.models import Campaign, ConversionGoal
+from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
 from adnet.db import sql
 from adnet.db.sql import Program, Statement
 from adnet.delivery.batch import report_program
 from adnet.delivery.models import EventType, ReportDaily
+from adnet.reporting import outcomes
 from adnet.reporting.commands import Dimension
 
 log = logging.getLogger(__name__)
@@ -40,31 +48,64 @@ UNKNOWN = "unknown"
 
 @dataclass
 class Row:
-    """One row of a breakdown (or its total, ``key`` None): billed impressions and clicks, and G$ in the smallest
-    unit: what they cost the advertiser (``spend``) or earned the site (``earned``)."""
+    """One row of a breakdown (or its total, ``key`` None; ``label`` the campaign's or goal's name): billed
+    impressions and clicks, attributed conversions (``valued`` of them with a reported ``value``), and G$ in the
+    smallest unit: what events and conversions cost the advertiser (``spend``, ``conversion_spend`` the conversions'
+    part) or earned the site (``earned``)."""
 
     key: str | None
+    label: str | None = None
     impressions: int = 0
     clicks: int = 0
     spend: int = 0
     earned: int = 0
+    conversions: int = 0
+    conversion_spend: int = 0
+    value: int = 0
+    valued: int = 0
 
     @property
     def ctr(self) -> float:
         """Clicks per impression (0 without impressions)."""
         return self.clicks / self.impressions if self.impressions else 0.0
 
+    @property
+    def conversion_rate(self) -> str | None:
+        """Attributed conversions per billed click (None without billed clicks)."""
+        return outcomes.conversion_rate(self.conversions, self.clicks)
+
+    @property
+    def cost_per_conversion(self) -> int:
+        """Spend per attributed conversion (0 without conversions)."""
+        return outcomes.cost_per_conversion(self.spend, self.conversions)
+
+    @property
+    def roas(self) -> str | None:
+        """Reported value per G$ spent (None without a valued conversion or spend)."""
+        return outcomes.roas(self.value, self.valued, self.spend)
+
     def add(self, impressions: int, clicks: int, spend: int, earned: int) -> None:
+        """Add billed events and what they cost and earned."""
         self.impressions += impressions
         self.clicks += clicks
         self.spend += spend
         self.earned += earned
 
+    def convert(self, cost: int, earned: int, value: int | None) -> None:
+        """Add one attributed conversion: what it cost, what it earned the site, the value reported for it."""
+        self.conversions += 1
+        self.conversion_spend += cost
+        self.spend += cost
+        self.earned += earned
+        if value is not None:
+            self.value += value
+            self.valued += 1
+
 
 @dataclass(frozen=True)
 class Breakdown:
-    """A report's rows, by their figures (the most spent or earned first, then the most impressions, then by key),
-    and their total."""
+    """A report's rows, by their figures (the most spent or earned first, then the most impressions, then the most
+    conversions, then by key; by day, oldest first), and their total."""
 
     by: Dimension
     start: date
@@ -75,20 +116,27 @@ class Breakdown:
 
 async def advertiser_breakdown(wallet: str, by: Dimension, start: date, end: date,
                                campaign_id: str | None = None) -> Breakdown:
-    """The wallet's advertiser's billed traffic from ``start`` to ``end`` by ``by``: over all its campaigns, or one
-    of them (NotFound / Forbidden ``not_owner`` for another's)."""
+    """The wallet's advertiser's billed traffic and attributed conversions from ``start`` to ``end`` by ``by``:
+    over all its campaigns, or one of them (NotFound / Forbidden ``not_owner`` for another's)."""
     if campaign_id is not None:
-        campaign_ids = [(await owned_campaign(wallet, campaign_id)).id]
+        campaign_ids = [(await owned_campaign(wallet, campaign_id, MemberRole.VIEWER)).id]
     else:
         advertiser = await advertiser_of(wallet)
         campaign_ids = [str(item) for item in
                         await Campaign.filter(advertiser_id=advertiser.id).values_list("id", flat=True)]
-    rows = await ReportDaily.filter(campaign_id__in=campaign_ids, day__gte=start, day__lte=end).values_list(
-        _column(by), "impressions", "clicks", "cost", "publisher_amount") if campaign_ids else []
-    if by == Dimension.SITE:
-        domains = dict(await Site.filter(id__in={row[0] for row in rows}).values_list("id", "domain"))
-        rows = [(domains[site_id], *figures) for site_id, *figures in rows]
-    return _breakdown(by, start, end, rows)
+    if not campaign_ids:
+        return _breakdown(by, start, end, [], [])
+    traffic: Sequence[tuple[Any, ...]] = []
+    if by != Dimension.GOAL:
+        traffic = await ReportDaily.filter(campaign_id__in=campaign_ids, day__gte=start, day__lte=end).values_list(
+            _column(by), "impressions", "clicks", "cost", "publisher_amount")
+    conversions = await _conversions(by, start, end, campaign_id__in=campaign_ids, attributed=True)
+    labels: dict[str, str] = {}
+    if by == Dimension.CAMPAIGN:
+        labels = dict(await Campaign.filter(id__in=campaign_ids).values_list("id", "name"))
+    elif by == Dimension.GOAL:
+        labels = dict(await ConversionGoal.filter(campaign_id__in=campaign_ids).values_list("id", "name"))
+    return _breakdown(by, start, end, await _domains(by, traffic), await _domains(by, conversions), labels)
 
 
 async def campaign_choices(wallet: str) -> list[tuple[str, str]]:
@@ -99,27 +147,71 @@ async def campaign_choices(wallet: str) -> list[tuple[str, str]]:
 
 
 async def site_breakdown(wallet: str, site_id: object, by: Dimension, start: date, end: date) -> Breakdown:
-    """A site's billed traffic from ``start`` to ``end`` by ``by`` (placement, country or device), for a wallet that
-    may read it (its owner or a member)."""
+    """A site's billed traffic and the conversions paid for its clicks from ``start`` to ``end`` by ``by``
+    (placement, country, device or day), for a wallet that may read it (its owner or a member). What advertisers
+    reported their orders were worth stays theirs: a site's rows carry no value."""
     site = await owned_site(wallet, site_id, MemberRole.VIEWER)
-    rows = await ReportDaily.filter(site_id=site.id, day__gte=start, day__lte=end).values_list(
+    traffic = await ReportDaily.filter(site_id=site.id, day__gte=start, day__lte=end).values_list(
         _column(by), "impressions", "clicks", "cost", "publisher_amount")
-    return _breakdown(by, start, end, rows)
+    conversions = [(*figures, None) for *figures, _ in
+                   await _conversions(by, start, end, site_id=site.id, paid=True)]
+    return _breakdown(by, start, end, traffic, conversions)
+
+
+async def _conversions(by: Dimension, start: date, end: date, **where: Any) -> list[tuple[Any, ...]]:
+    """(key, cost, publisher amount, value) of the conversions ``where`` selects, received from ``start`` to
+    ``end``."""
+    since = datetime.combine(start, time.min, tzinfo=UTC)
+    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
+    column = "received_at" if by == Dimension.DAY else _column(by)
+    rows = await Conversion.filter(received_at__gte=since, received_at__lt=until, **where).values_list(
+        column, "cost", "publisher_amount", "value")
+    if by == Dimension.DAY:
+        return [(received_at.astimezone(UTC).date(), *figures) for received_at, *figures in rows]
+    return list(rows)
+
+
+async def _domains(by: Dimension, rows: Sequence[tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
+    """By site, the rows keyed by the site's domain instead of its id."""
+    if by != Dimension.SITE:
+        return rows
+    domains = dict(await Site.filter(id__in={row[0] for row in rows if row[0]}).values_list("id", "domain"))
+    return [(domains.get(site_id, ""), *figures) for site_id, *figures in rows]
 
 
 def _column(by: Dimension) -> str:
-    return "site_id" if by == Dimension.SITE else by.value
+    return {Dimension.SITE: "site_id", Dimension.CAMPAIGN: "campaign_id", Dimension.GOAL: "goal_id"}.get(by, by.value)
 
 
-def _breakdown(by: Dimension, start: date, end: date, rows: Iterable[tuple[Any, ...]]) -> Breakdown:
+def _breakdown(by: Dimension, start: date, end: date, traffic: Iterable[tuple[Any, ...]],
+               conversions: Iterable[tuple[Any, ...]], labels: dict[str, str] | None = None) -> Breakdown:
     grouped: dict[str, Row] = {}
     total = Row(None)
-    for key, impressions, clicks, cost, publisher_amount in rows:
+
+    def row_of(key: Any) -> Row:
+        name = _key_text(key)
+        return grouped.setdefault(name, Row(name, (labels or {}).get(name)))
+
+    for key, impressions, clicks, cost, publisher_amount in traffic:
         figures = (int(impressions), int(clicks), int(cost), int(publisher_amount))
-        grouped.setdefault(str(key) or UNKNOWN, Row(str(key) or UNKNOWN)).add(*figures)
+        row_of(key).add(*figures)
         total.add(*figures)
-    ordered = sorted(grouped.values(), key=lambda row: (-row.spend, -row.impressions, row.key or ""))
+    for key, cost, publisher_amount, value in conversions:
+        converted = (int(cost), int(publisher_amount), None if value is None else int(value))
+        row_of(key).convert(*converted)
+        total.convert(*converted)
+    if by == Dimension.DAY:
+        ordered = sorted(grouped.values(), key=lambda row: row.key or "")
+    else:
+        ordered = sorted(grouped.values(),
+                         key=lambda row: (-row.spend, -row.earned, -row.impressions, -row.conversions, row.key or ""))
     return Breakdown(by=by, start=start, end=end, rows=ordered, total=total)
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, date):
+        return key.isoformat()
+    return str(key) if key else UNKNOWN
 
 
 def ctr_text(row: Row) -> str:
@@ -127,14 +219,26 @@ def ctr_text(row: Row) -> str:
     return f"{row.ctr:.6f}"
 
 
+ADVERTISER_CSV = ("conversions", "conversion_rate", "cost_per_conversion", "conversion_value", "roas")
+
+
 def breakdown_csv(breakdown: Breakdown, amount: str) -> str:
     """The breakdown as CSV: a header, one line per row then a ``total`` line; ``amount`` is the money column,
-    ``spend`` (advertisers) or ``earned`` (publishers), as G$ decimal strings. Keys are domains, placement labels
-    (publishers' text, neutralised against spreadsheet formulas), country codes and device kinds."""
+    ``spend`` (advertisers: then the conversions, their rate, cost, value and ROAS, a ratio over nothing empty) or
+    ``earned`` (publishers: then the conversions paid for the site's clicks), as G$ decimal strings. Keys are
+    domains, placement labels (publishers' text, neutralised against spreadsheet formulas), country codes, device
+    kinds, days and campaign or goal ids."""
+    def figures(row: Row) -> list[object]:
+        if amount == "spend":
+            return [row.conversions, row.conversion_rate or "", to_decimal_string(row.cost_per_conversion),
+                    to_decimal_string(row.value), row.roas or ""]
+        return [row.conversions]
+
     return csv_text([
-        [breakdown.by.value, "impressions", "clicks", "ctr", amount],
+        [breakdown.by.value, "impressions", "clicks", "ctr", amount,
+         *(ADVERTISER_CSV if amount == "spend" else ("conversions",))],
         *([row.key if row.key is not None else "total", row.impressions, row.clicks, ctr_text(row),
-           to_decimal_string(getattr(row, amount))] for row in [*breakdown.rows, breakdown.total]),
+           to_decimal_string(getattr(row, amount)), *figures(row)] for row in [*breakdown.rows, breakdown.total]),
     ])
 
 

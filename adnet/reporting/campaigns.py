@@ -15,7 +15,9 @@ covers at most ``adnet.reporting.commands.MAX_DAYS`` days, read in one pass per 
   over the period;
 - conversions: conversions reported for the campaign's goals (``adnet.conversions``) and attributed to a click, on
   the day they were received; conversion spend: what paid ones cost (also in ``spend``); cost per conversion: the
-  whole spend of the day (events and conversions) per attributed conversion; conversion refusals: per reason
+  whole spend of the day (events and conversions) per attributed conversion; conversion rate: attributed
+  conversions per billable click; value: what the advertiser reported attributed conversions were worth, and ROAS:
+  value per G$ spent (``adnet.reporting.outcomes``); conversion refusals: per reason
   (``adnet.conversions.attribution.REASONS``), the conversions recorded without being attributed or paid.
 """
 
@@ -35,11 +37,13 @@ from adnet.core.csv_text import csv_text
 from adnet.delivery.models import TrafficDaily
 from adnet.delivery.tracking import REASONS
 from adnet.interactions.models import Interaction
+from adnet.reporting import outcomes
 from adnet.reporting.traffic import EventCounts, ordered_reasons
 from adnet.tasks.models import Completion, Task
 
 CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
-               "rewards", "conversions", "conversion_spend", "cost_per_conversion")
+               "rewards", "conversions", "conversion_spend", "cost_per_conversion", "conversion_rate",
+               "conversion_value", "roas")
 
 
 @dataclass
@@ -51,6 +55,8 @@ class DayFigures(EventCounts):
     completions: Counter[str] = field(default_factory=Counter)
     conversions: int = 0
     conversion_spend: int = 0
+    conversion_value: int = 0
+    valued: int = 0
     unconverted: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -66,13 +72,27 @@ class DayFigures(EventCounts):
     @property
     def cost_per_conversion(self) -> int:
         """Spend per attributed conversion, smallest units, rounded down (0 without conversions)."""
-        return self.spend // self.conversions if self.conversions else 0
+        return outcomes.cost_per_conversion(self.spend, self.conversions)
 
-    def convert(self, attributed: bool, reason: str | None, cost: int) -> None:
-        """Count one recorded conversion: attributed or not, with the reason it was not attributed or paid."""
+    @property
+    def conversion_rate(self) -> str | None:
+        """Attributed conversions per billable click (None without billable clicks)."""
+        return outcomes.conversion_rate(self.conversions, self.billable_clicks)
+
+    @property
+    def roas(self) -> str | None:
+        """The attributed conversions' reported value per G$ spent (None without a value or spend)."""
+        return outcomes.roas(self.conversion_value, self.valued, self.spend)
+
+    def convert(self, attributed: bool, reason: str | None, cost: int, value: int | None = None) -> None:
+        """Count one recorded conversion: attributed or not, with the reason it was not attributed or paid, and the
+        value reported for it (counted when it was attributed)."""
         self.conversions += 1 if attributed else 0
         self.conversion_spend += cost
         self.spend += cost
+        if attributed and value is not None:
+            self.conversion_value += value
+            self.valued += 1
         if reason:
             self.unconverted[reason] += 1
 
@@ -115,10 +135,10 @@ async def campaign_report(wallet: str, campaign_id: str, start: date, end: date)
             figures = days[_utc_day(created_at)]
             figures.completions[str(task_id)] += 1
             figures.rewards += int(gs_amount)
-    for received_at, attributed, reason, cost in await Conversion.filter(
+    for received_at, attributed, reason, cost, value in await Conversion.filter(
             campaign_id=campaign.id, received_at__gte=since, received_at__lt=until).values_list(
-            "received_at", "attributed", "reason", "cost"):
-        days[_utc_day(received_at)].convert(attributed, reason, int(cost))
+            "received_at", "attributed", "reason", "cost", "value"):
+        days[_utc_day(received_at)].convert(attributed, reason, int(cost), None if value is None else int(value))
     totals = DayFigures(None)
     for figures in days.values():
         totals.add(figures)
@@ -149,7 +169,8 @@ def report_csv(report: CampaignReport) -> str:
     """The report as CSV: one row per day then a ``total`` row; G$ amounts as decimal strings, one
     ``completions:<taskId>`` column per task and one ``filtered:<reason>`` column per reason events are kept from
     billing for, then one ``unconverted:<reason>`` column per reason conversions are kept from attribution or pay.
-    Only numbers and identifiers, no advertiser-written text."""
+    A ratio over nothing (``conversion_rate``, ``roas``) is empty. Only numbers and identifiers, no
+    advertiser-written text."""
     task_ids = [task.id for task in report.tasks]
     return csv_text([
         [*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids),
@@ -159,6 +180,7 @@ def report_csv(report: CampaignReport) -> str:
            figures.clicks, figures.billable_clicks, ctr_text(figures), to_decimal_string(figures.spend),
            to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards), figures.conversions,
            to_decimal_string(figures.conversion_spend), to_decimal_string(figures.cost_per_conversion),
+           figures.conversion_rate or "", to_decimal_string(figures.conversion_value), figures.roas or "",
            *(figures.completions.get(task_id, 0) for task_id in task_ids),
            *(figures.filtered.get(reason, 0) for reason in REASONS),
            *(figures.unconverted.get(reason, 0) for reason in CONVERSION_REASONS)]

@@ -12,7 +12,7 @@ words, never drawn on an axis of a few smallest units.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 from markupsafe import Markup, escape
@@ -40,14 +40,16 @@ def nice_ceiling(value: int) -> int:
 
 
 def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, title: str = "Earnings",
-                   empty: str = "Nothing to show for these days yet.") -> Markup:
+                   empty: str = "Nothing to show for these days yet.", ident: str = "chart",
+                   text: Callable[[int], str] = to_decimal_string) -> Markup:
     """A bar chart of ``(day, amount)`` pairs (oldest first, amounts in the smallest unit) as the content of a
     ``<figure>``: inline SVG and a caption with the date range, or the ``empty`` sentence when every amount is
-    zero."""
+    zero. ``text`` writes an amount (for a count: ``str``, with a ``symbol`` such as "conversions"); ``ident``
+    makes the chart's title and description ids unique on a page of several charts."""
     top_value = max((amount for _, amount in days), default=0)
     total = sum(amount for _, amount in days)
     caption = (f"{_day(days[0][0])} to {_day(days[-1][0])}, {days[-1][0].year} (UTC days): total "
-               f"{to_decimal_string(total)} {symbol}, highest day {to_decimal_string(top_value)} {symbol}."
+               f"{text(total)} {symbol}, highest day {text(top_value)} {symbol}."
                if days else "No days to show.")
     if not top_value:
         return Markup(f'<p class="chart-empty">{escape(empty)}</p>'  # noqa: S704 - escaped
@@ -56,11 +58,12 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, 
     plot_width, plot_height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_width / len(days)
     description = (f"{len(days)} days from {days[0][0].isoformat()} to {days[-1][0].isoformat()}; total "
-                   f"{to_decimal_string(total)} {symbol}; highest day {to_decimal_string(top_value)} {symbol}.")
+                   f"{text(total)} {symbol}; highest day {text(top_value)} {symbol}.")
     parts = [
         f'<svg class="chart daily-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" '
-        f'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
-        f'<title id="chart-title">{escape(title)}</title><desc id="chart-desc">{escape(description)}</desc>',
+        f'aria-labelledby="{escape(ident)}-title {escape(ident)}-desc" xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="{escape(ident)}-title">{escape(title)}</title>'
+        f'<desc id="{escape(ident)}-desc">{escape(description)}</desc>',
     ]
     for tick in range(TICKS + 1):
         value = axis_max * tick // TICKS
@@ -68,11 +71,11 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, 
         parts.append(f'<line class="chart-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>')
         if tick:  # the baseline is zero; a label there would sit on the first bars
             parts.append(f'<text class="chart-label chart-tick" x="{LEFT + 2}" y="{y - 6:.1f}" text-anchor="start">'
-                         f'{escape(to_decimal_string(value))} {escape(symbol)}</text>')
+                         f'{escape(text(value))} {escape(symbol)}</text>')
     for index, (day, amount) in enumerate(days):
         height = plot_height * amount / axis_max
         x = LEFT + index * slot
-        named = f"{escape(day.isoformat())}: {escape(to_decimal_string(amount))} {escape(symbol)}"
+        named = f"{escape(day.isoformat())}: {escape(text(amount))} {escape(symbol)}"
         tip_x, anchor = _anchored(index, len(days), x, slot)
         parts.append(
             f'<g class="chart-day" tabindex="0" role="img" aria-label="{named}"><title>{named}</title>'
@@ -80,7 +83,7 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, 
             f'<rect class="chart-bar" x="{x + slot * 0.15:.1f}" y="{TOP + plot_height - height:.1f}" '
             f'width="{slot * 0.7:.1f}" height="{height:.1f}"/>'
             f'<text class="chart-label chart-tip" x="{tip_x:.1f}" y="{max(TOP + plot_height - height - 8, 24):.1f}" '
-            f'text-anchor="{anchor}">{escape(_day(day))}: {escape(to_decimal_string(amount))} {escape(symbol)}'
+            f'text-anchor="{anchor}">{escape(_day(day))}: {escape(text(amount))} {escape(symbol)}'
             f'</text></g>')
     for index, x, anchor in _day_labels(len(days), slot):
         parts.append(f'<text class="chart-label" x="{x:.1f}" y="{DAY_BASELINE}" text-anchor="{anchor}">'

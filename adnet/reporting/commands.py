@@ -37,35 +37,40 @@ class Period(Command):
 
 
 class Dimension(StrEnum):
-    """What a breakdown's rows are: sites (by domain; advertisers only), placements, countries or devices."""
+    """What a breakdown's rows are: sites (by domain), placements, countries, devices, UTC days, and for advertisers
+    only campaigns and conversion goals."""
 
     SITE = "site"
     PLACEMENT = "placement"
     COUNTRY = "country"
     DEVICE = "device"
+    DAY = "day"
+    CAMPAIGN = "campaign"
+    GOAL = "goal"
 
 
 # What a site's breakdown may be by.
-PUBLISHER_DIMENSIONS = (Dimension.PLACEMENT, Dimension.COUNTRY, Dimension.DEVICE)
+PUBLISHER_DIMENSIONS = (Dimension.PLACEMENT, Dimension.COUNTRY, Dimension.DEVICE, Dimension.DAY)
 
 
 class AdvertiserBreakdownQuery(Period):
     """An advertiser's breakdown: its rows (``by``), over all its campaigns or one (``campaignId``)."""
 
-    by: Dimension = Field(Dimension.SITE, description="site (by domain), placement, country or device")
+    by: Dimension = Field(Dimension.SITE, description="site (by domain), placement, country, device, day, campaign "
+                                                      "or goal")
     campaign_id: str | None = Field(None, max_length=48, description="only this campaign of the advertiser's")
 
 
 class SiteBreakdownQuery(Period):
     """A site's breakdown: its rows (``by``)."""
 
-    by: Dimension = Field(Dimension.PLACEMENT, description="placement, country or device")
+    by: Dimension = Field(Dimension.PLACEMENT, description="placement, country, device or day")
 
     @field_validator("by")
     @classmethod
-    def _not_by_site(cls, value: Dimension) -> Dimension:
+    def _publishers_dimension(cls, value: Dimension) -> Dimension:
         if value not in PUBLISHER_DIMENSIONS:
-            raise rule("invalid_field", "placement, country or device")
+            raise rule("invalid_field", "placement, country, device or day")
         return value
 
 

@@ -131,7 +131,7 @@ async def duplicate_campaign(wallet: str, campaign_id: str, now: datetime) -> Ca
             sizes=source.sizes, placements=source.placements, site_allow=source.site_allow,
             site_deny=source.site_deny, rotation=source.rotation, frequency_cap=source.frequency_cap,
             frequency_hours=source.frequency_hours, targeting=source.targeting, click_param=source.click_param,
-            created_at=now, updated_at=now)
+            category=source.category, category_iab_id=source.category_iab_id, created_at=now, updated_at=now)
         for creative in await Creative.filter(campaign_id=source.id).order_by("created_at", "id"):
             await Creative.create(
                 id=new_id("ad"), campaign=copy, banner_url=creative.banner_url, target_url=creative.target_url,

@@ -162,8 +162,12 @@ async def test_the_csv_says_what_the_json_says(client, traffic):
             assert csv_answer.headers["Content-Disposition"].startswith("attachment; filename=")
             body = await json_answer.get_json()
             lines = list(csv.reader(io.StringIO(await csv_answer.get_data(as_text=True))))
-            assert lines[0] == [by, "impressions", "clicks", "ctr", amount]
-            assert lines[1:] == [[row["key"], str(row["impressions"]), str(row["clicks"]), row["ctr"], row["amount"]]
+            conversions = (["conversions", "conversion_rate", "cost_per_conversion", "conversion_value", "roas"]
+                           if amount == "spend" else ["conversions"])
+            assert lines[0] == [by, "impressions", "clicks", "ctr", amount, *conversions]
+            assert lines[1:] == [[row["key"], str(row["impressions"]), str(row["clicks"]), row["ctr"], row["amount"],
+                                  *(str(row["conversions"]), row["conversionRate"] or "", row["costPerConversion"],
+                                    row["value"], row["roas"] or "")[:len(conversions)]]
                                  for row in [*body["rows"], body["total"]]]
 
 

@@ -27,8 +27,8 @@ from tests.waiting import eventually
 POLL = {"question": "Which chain?", "options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}]}
 QUIZ = {"question": "2+2?", "answers": ["four"], "choices": ["3", "four"]}
 VISIT = {"url": "https://advertiser.example/visit"}
-DEFAULTS = {"blockedAdvertisers": [], "blockedCampaigns": [], "blockedCategories": [], "attachedTasks": True,
-            "units": True, "refusedTaskKinds": []}
+DEFAULTS = {"blockedAdvertisers": [], "blockedCampaigns": [], "blockedCategories": [], "blockedCategoryIabIds": [],
+            "attachedTasks": True, "units": True, "refusedTaskKinds": []}
 TRIES = 30
 
 
@@ -81,7 +81,9 @@ async def test_controls_are_read_and_replaced(client, owner):
               "refusedTaskKinds": ["QUIZ"]}
     status, body = await put_controls(client, owner, **wanted)
     assert status == 200
-    assert body == {"siteId": site.id, **wanted, "blockedAdvertisers": [advertiser.id]}
+    # Each blocked category with its IAB Ad Product Taxonomy 2.0 id (Gambling), as OpenRTB bcat carries it.
+    assert body == {"siteId": site.id, **wanted, "blockedAdvertisers": [advertiser.id],
+                    "blockedCategoryIabIds": ["1361"]}
     response = await client.get(f"/api/publishers/sites/{site.id}/controls", headers=bearer(token))
     assert await response.get_json() == body
     status, body = await put_controls(client, owner)  # an empty body clears every control
@@ -217,7 +219,8 @@ async def test_an_operator_correcting_a_category_reaches_serving(client, owner):
     assert campaigns_of(await served(client, site)) == {campaign.id, other.id}
     operator = await operator_api(client)
     status, body = await operator.call("POST", f"/operators/campaigns/{campaign.id}/category", category="gambling")
-    assert (status, body) == (200, {"campaignId": campaign.id, "category": "gambling"})
+    assert (status, body) == (200, {"campaignId": campaign.id, "category": "gambling", "categoryIabId": "1361"})
+    assert (await Campaign.get(id=campaign.id)).category_iab_id == "1361"
     assert (await Campaign.get(id=campaign.id)).category == Category.GAMBLING
 
     async def honoured() -> bool:

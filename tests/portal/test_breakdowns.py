@@ -56,12 +56,14 @@ async def test_the_csv_says_what_the_page_says(publisher, clock):
     response = await publisher.get(f"/portal/sites/{sites[0].id}/breakdown.csv?by=device")
     assert response.mimetype == "text/csv" and response.headers["Cache-Control"] == "no-store"
     lines = list(csv.reader(io.StringIO(await response.get_data(as_text=True))))
-    assert lines == [["device", "impressions", "clicks", "ctr", "earned"], ["desktop", "40", "2", "0.050000", "5.6"],
-                     ["mobile", "10", "1", "0.100000", "2.1"], ["total", "50", "3", "0.060000", "7.7"]]
+    assert lines == [["device", "impressions", "clicks", "ctr", "earned", "conversions"],
+                     ["desktop", "40", "2", "0.050000", "5.6", "0"], ["mobile", "10", "1", "0.100000", "2.1", "0"],
+                     ["total", "50", "3", "0.060000", "7.7", "0"]]
     advertiser = await publisher.get("/portal/advertise/breakdown.csv?by=placement")
     lines = list(csv.reader(io.StringIO(await advertiser.get_data(as_text=True))))
-    assert lines[1:] == [["top", "45", "2", "0.044444", "9"], ["side", "10", "1", "0.100000", "3"],
-                         ["total", "55", "3", "0.054545", "12"]]
+    assert lines[1:] == [["top", "45", "2", "0.044444", "9", "0", "0.000000", "0", "0", ""],
+                         ["side", "10", "1", "0.100000", "3", "0", "0.000000", "0", "0", ""],
+                         ["total", "55", "3", "0.054545", "12", "0", "0.000000", "0", "0", ""]]
 
 
 async def test_the_site_page_links_its_earnings_by_placement(publisher, clock):

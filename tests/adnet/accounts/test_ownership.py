@@ -90,4 +90,4 @@ async def test_processes_re_checking_at_once_check_each_site_once(app, checks, s
     site_server.requested.clear()
     reports = await asyncio.gather(*(checks.recheck_due(clock.now()) for _ in range(5)))
     assert sum(report.checked for report in reports) == 1
-    assert site_server.requested == ["/"]
+    assert site_server.requested == ["/", "/ads.txt"]  # its proof, then adnet's ads.txt line, once

@@ -10,7 +10,8 @@ from tortoise import Tortoise, connections
 from tortoise.exceptions import IntegrityError
 from tortoise.migrations.api import migrate as run_migrations
 
-from adnet.campaigns.models import Campaign, Creative
+from adnet.campaigns import taxonomy
+from adnet.campaigns.models import Campaign, Category, Creative
 from adnet.core.ids import new_id
 from adnet.core.wallets import dev_accounts
 from adnet.db import config as db
@@ -305,3 +306,24 @@ async def _campaign_of_0025(advertiser) -> Campaign:
     campaign = Campaign(id=campaign_id)
     campaign._saved_in_db = True  # read back whole, it would ask for the columns added since
     return campaign
+
+
+async def test_every_stored_campaign_category_gets_its_iab_id(fresh_database_url):
+    """0031 gives each campaign stored before it the IAB Ad Product Taxonomy id of its category, from the data file
+    (run on a table of the columns it touches, in the suite's database): none is left without one."""
+    step = importlib.import_module("migrations.0031_sellers_ads_txt_and_iab_ids").map_categories
+    await db.open_database(fresh_database_url)
+    try:
+        connection = connections.get("default")
+        await connection.execute_script("CREATE TABLE campaign (id VARCHAR(48) PRIMARY KEY, category VARCHAR(16), "
+                                        "category_iab_id VARCHAR(16) NOT NULL DEFAULT '')")
+        values = ", ".join(f"('cmp_{category.value}', '{category.value}')" for category in Category)
+        await connection.execute_script(f"INSERT INTO campaign (id, category) VALUES {values}")
+        await step(None, SimpleNamespace(client=connection))
+        rows = await connection.execute_query_dict("SELECT category, category_iab_id FROM campaign")
+    finally:
+        await db.close_database()
+    assert {row["category"]: row["category_iab_id"] for row in rows} == {
+        category.value: taxonomy.iab_id(category) for category in Category}
+    assert {"nft": "1451", "exchange": "1449", "gambling": "1361"}.items() <= {
+        row["category"]: row["category_iab_id"] for row in rows}.items()

@@ -57,7 +57,7 @@ def test_breakdowns_show_switch_and_fit(open_portal, server: LiveServer, billed,
     publisher, publisher_console = open_portal(DEMO_PUBLISHER_INDEX, viewport={"width": width, "height": 900})
     sign_in_to_portal(publisher)
     publisher.goto(f"{server.url}/portal/sites/{server.demo['siteId']}")
-    publisher.get_by_role("link", name="Earnings by placement, country and device").click()
+    publisher.get_by_role("link", name="Earnings and conversions by placement, country, device and day").click()
     publisher.get_by_label("Rows").select_option("device")
     publisher.get_by_role("button", name="Show").click()
     expect(publisher.get_by_role("heading", name="By device")).to_be_visible()
