@@ -22,6 +22,7 @@ from adnet.accounts.sellers import Contact, SellersDirectory
 from adnet.audiences.evaluation import AUDIENCE_LEASE, AudienceJob
 from adnet.campaigns import taxonomy
 from adnet.campaigns.banners import banner_fetcher
+from adnet.campaigns.previews import BannerPreviews
 from adnet.chain.client import ChainClient
 from adnet.chain.service import ChainConnection, connect
 from adnet.chain.watcher import Watcher
@@ -70,6 +71,7 @@ class Services:
     chain_connection: ChainConnection
     site_checks: SiteChecks
     banners: Fetcher
+    previews: BannerPreviews
     health: Health
     database: DatabaseLink
     announcements: changes.Broadcast | ChangeLog
@@ -134,6 +136,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     watcher_lease = Lease(WATCHER_LEASE, clock=clock)
     goal_reader = GoalReader(chain, clock=clock, terms=Terms.of(settings))
     goal_reader_lease = Lease(GOAL_READER_LEASE, clock=clock)
+    banners = banner_fetcher(settings.production)
     audiences = AudienceJob(chain, clock=clock)
     audiences_lease = Lease(AUDIENCE_LEASE, clock=clock)
     webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
@@ -149,7 +152,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     completions.start()
     started = Services(settings=settings, clock=clock, random=rng, chain=chain, serving=server, tracker=tracker,
                        completions=completions, watcher=watcher, jobs=jobs, chain_connection=connection,
-                       site_checks=site_checks, banners=banner_fetcher(settings.production),
+                       site_checks=site_checks, banners=banners, previews=BannerPreviews(banners),
                        announcements=announcements, watcher_lease=watcher_lease, goal_reader=goal_reader,
                        goal_reader_lease=goal_reader_lease, audiences=audiences, audiences_lease=audiences_lease,
                        health=health, database=link, webhooks=webhooks, drain=drain,

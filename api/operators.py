@@ -22,6 +22,7 @@ from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 from adnet.services import Services
+from adnet.tasks import review as task_review
 from api.http import answer, with_body
 from api.schemas import (
     IAB_ID,
@@ -60,6 +61,14 @@ class DecisionOut(Schema):
 class CreativeDecisionOut(Schema):
     ad_id: str
     status: str
+    rejection_reason: str
+
+
+class TaskDecisionOut(Schema):
+    """A task rejected in review: switched off, with the reason its advertiser reads."""
+
+    task_id: str
+    active: bool
     rejection_reason: str
 
 
@@ -182,6 +191,19 @@ async def reject_creative(creative_id: str, data: Rejection, now: datetime) -> R
     creative = await review.reject_creative(_operator(), creative_id, data, now)
     return answer(CreativeDecisionOut(ad_id=creative.id, status=creative.status.value,
                                       rejection_reason=creative.rejection_reason))
+
+
+@blueprint.post("/operators/tasks/<task_id>/reject")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_session
+@with_body(Rejection)
+@document_response(TaskDecisionOut)
+@refusals(400, 403, 404, 409)
+async def reject_task(task_id: str, data: Rejection, now: datetime) -> Response:
+    """Reject one task of a campaign in review, with a reason: it is switched off (nothing serves or pays it) and
+    its G$ pool returns to the advertiser; the campaign is decided with its other tasks."""
+    task = await task_review.reject_task(_operator(), task_id, data, now)
+    return answer(TaskDecisionOut(task_id=task.id, active=task.active, rejection_reason=task.rejection_reason))
 
 
 @blueprint.get("/operators/rate")

@@ -431,6 +431,7 @@ class TaskOut(Schema):
     starts_at: Time
     ends_at: Time | None
     active: bool
+    rejection_reason: str = ""
     preview: PublicTask | None
 
     @field_serializer("config")
@@ -537,7 +538,7 @@ def task_out(task: Task, base_url: str) -> TaskOut:
                    description=task.description, config=task.config, reward_points=task.reward_points,
                    reward_gs=int(task.reward_gs), max_per_wallet=task.max_per_wallet,
                    max_per_fingerprint=task.max_per_fingerprint, starts_at=task.starts_at, ends_at=task.ends_at,
-                   active=task.active, preview=preview)
+                   active=task.active, rejection_reason=task.rejection_reason, preview=preview)
 
 
 def campaign_out(view: CampaignView, base_url: str, *, details: bool = True) -> CampaignOut:

@@ -4,7 +4,7 @@ their rows. The rules are ``adnet.delivery.ad_units``', the same as the API's.""
 
 from __future__ import annotations
 
-from quart import Response, render_template, request, url_for
+from quart import Response, render_template, request
 
 from adnet.accounts import sites
 from adnet.accounts.models import MemberRole, Site
@@ -13,7 +13,7 @@ from adnet.delivery import ad_units
 from adnet.delivery.ad_units import AdUnitSettings
 from adnet.services import Services
 from portal.pages import account_form, account_page, page, portal_blueprint, see_other, wants_fragment
-from portal.sites import site_context
+from portal.sites import section_url, site_context
 from portal.unit_builder import Builder, units_context
 from portal.views import Sent, form_view
 from web.context import injected
@@ -27,7 +27,7 @@ UNITS = "/portal/sites/<site_id>/ad-units"
 async def _section(site: Site, run: Services, done: str) -> Response:
     """The section again with ``done`` for htmx; a 303 to the site's page otherwise."""
     if not wants_fragment():
-        return see_other(url_for("portal_sites.site_page", site_id=site.id, _anchor="ad-units"))
+        return see_other(section_url(site.id, "embed", _anchor="ad-units"))
     return Response(await render_template("portal/_ad_units.html", **await units_context(site, run, units_done=done)))
 
 
@@ -40,7 +40,8 @@ async def _builder(site: Site, run: Services, builder: Builder, status: int = 20
         response.headers["HX-Retarget"] = "#unit-builder"
         response.headers["HX-Reswap"] = "outerHTML"
         return response
-    full = {**await site_context(site, run), **await units_context(site, run, builder, unit_error=unit_error)}
+    full = {**await site_context(site, run, "embed"),
+            **await units_context(site, run, builder, unit_error=unit_error)}
     return Response(await render_template("portal/site.html", **full), status)
 
 
@@ -88,7 +89,7 @@ async def edit_unit(site_id: str, unit_id: str, run: Services) -> tuple[str, int
     context = await units_context(site, run, Builder.of_unit(unit))
     if wants_fragment():
         return await page("portal/site.html", "portal/_unit_builder.html", **context)
-    return await page("portal/site.html", "portal/site.html", **{**await site_context(site, run), **context})
+    return await page("portal/site.html", "portal/site.html", **{**await site_context(site, run, "embed"), **context})
 
 
 @blueprint.post(f"{UNITS}/<unit_id>/delete")

@@ -61,6 +61,7 @@ from portal.pages import (
     form_error,
     form_idempotency_key,
     page,
+    part_of_page,
     portal_blueprint,
     see_other,
     wants_fragment,
@@ -104,6 +105,7 @@ AMOUNT_RULES = {
 # What each field of a goal's form takes, in people's words: said beside it when its value does not read.
 GOAL_RULES = {
     "name": "a name of 1 to 120 characters",
+    "kind": "off-chain (reported by your server) or on-chain (a contract's event)",
     "event": "the event's name in lower-case letters, digits, _, . and -, starting with a letter or a digit, at most "
              "64 characters, such as purchase",
     "clickWindowDays": f"a whole number of days from 1 to {MAX_WINDOW_DAYS}",
@@ -206,8 +208,22 @@ def _home() -> str:
     return url_for("portal_advertisers.advertise_home")
 
 
-def _campaign_page(campaign_id: str) -> str:
-    return url_for("portal_advertisers.advertise_campaign", campaign_id=campaign_id)
+# A campaign's page in sections, in the order of its tabs, each at its own URL; its report, a page of its own, is the
+# last tab ("Reports").
+CAMPAIGN_SECTIONS = {"overview": "Overview", "creatives": "Creatives and tasks", "targeting": "Targeting",
+                     "budget": "Budget", "goals": "Conversion goals"}
+OVERVIEW = "overview"
+_OTHER_SECTIONS = ", ".join(key for key in CAMPAIGN_SECTIONS if key != OVERVIEW)
+
+
+def _campaign_page(campaign_id: str, section: str = OVERVIEW) -> str:
+    return url_for("portal_advertisers.advertise_campaign", campaign_id=campaign_id, section=section)
+
+
+def _section_of(form_name: str) -> str:
+    """The section of a campaign's page that holds the form ``form_name``."""
+    sections = {"actions": OVERVIEW, "settings": "targeting", "allocate": "budget", "goal": "goals"}
+    return sections.get(form_name, "creatives")
 
 
 def _withdrawal_page(withdrawal_id: str) -> str:
@@ -233,11 +249,13 @@ async def advertise_register(sent: Sent) -> Response:
 
 @blueprint.get(f"{HOME}/balance")
 @account_page
-async def advertise_balance() -> str:
+@injected
+async def advertise_balance(now: datetime) -> tuple[str, int]:
     """The balance partial (what it reloads after every money movement)."""
     advertiser = await advertisers.advertiser_of(current_wallet())
     money = await advertiser_balance(advertiser)
-    return await render_template("portal/advertise/_balance.html", balance=money)
+    return await part_of_page("portal/advertise/_balance.html", "portal/advertise/home.html",
+                              lambda: home_context(now), balance=money)
 
 
 @blueprint.post(f"{HOME}/deposit/prepare")
@@ -294,14 +312,16 @@ async def advertise_withdraw(sent: Sent) -> Response:
 @blueprint.get(f"{HOME}/withdrawals/<withdrawal_id>")
 @account_page
 @injected
-async def advertise_withdrawal(withdrawal_id: str, run: Services) -> Response:
+async def advertise_withdrawal(withdrawal_id: str, run: Services, now: datetime) -> Response:
     """One of the advertiser's withdrawals as the chain has it (``tx``: the redeem the wallet reported)."""
     holder = advertiser_holder(await advertisers.advertiser_of(current_wallet()))
     view = await withdrawals.view(holder, withdrawal_id, run.chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
-    return Response(await render_template("portal/_withdrawal.html", view=view, fresh=False,
-                                          withdrawal_url=_withdrawal_page(view.withdrawal.id)),
-                    headers=BALANCE_CHANGED if settled else {})
+    body, _ = await part_of_page("portal/_withdrawal.html", "portal/advertise/home.html", lambda: home_context(now),
+                                 view=view,
+                                 fresh=False, withdrawal_url=_withdrawal_page(view.withdrawal.id),
+                                 shown_withdrawal=view)
+    return Response(body, headers=BALANCE_CHANGED if settled else {})
 
 
 # Campaigns -------------------------------------------------------------------------------------------------------
@@ -335,9 +355,11 @@ async def _no_context() -> dict[str, Any]:
     return {}
 
 
-async def campaign_context(campaign_id: str, run: Services, now: datetime, **extra: Any) -> dict[str, Any]:
-    """What a campaign's page shows: the campaign with its creatives and tasks, their pools, the balance of the
-    advertiser account it belongs to (the wallet's own, or one it is a member of), and what each form needs."""
+async def campaign_context(campaign_id: str, run: Services, now: datetime, section: str = OVERVIEW,
+                           **extra: Any) -> dict[str, Any]:
+    """What a campaign's page shows in ``section``: the campaign with its creatives and tasks, their pools, the
+    balance of the advertiser account it belongs to (the wallet's own, or one it is a member of), and what each
+    form needs."""
     view = await views.campaign_detail(current_wallet(), campaign_id, now)
     pools = await ledger.balances("task")
     return {"view": view, "campaign": view.campaign,
@@ -347,23 +369,26 @@ async def campaign_context(campaign_id: str, run: Services, now: datetime, **ext
             "survey_types": task_forms.SURVEY_TYPES,
             "media_types": list(MediaType), "goal_kinds": list(GoalKind), "goal_rules": GOAL_RULES,
             **await _site_context(view.campaign),
+            "campaign_sections": CAMPAIGN_SECTIONS, "section": section, "section_title": CAMPAIGN_SECTIONS[section],
             "values": {}, **extra}
 
 
-async def _campaign_changed(sent: Sent, campaign_id: str, message: str, *, money: bool = False) -> Response:
-    """A campaign form that worked: the campaign fragment with ``message`` (htmx), or 303 to its page."""
+async def _campaign_changed(sent: Sent, campaign_id: str, message: str, section: str, *,
+                            money: bool = False) -> Response:
+    """A campaign form of ``section`` that worked: that section with ``message`` (htmx), or 303 to it."""
     if not wants_fragment():
         await flash(message)
-        return see_other(_campaign_page(campaign_id))
-    context = await campaign_context(campaign_id, sent.run, sent.now, done=message)
+        return see_other(_campaign_page(campaign_id, section))
+    context = await campaign_context(campaign_id, sent.run, sent.now, section, done=message)
     body = await render_template("portal/advertise/_campaign.html", **context)
     return Response(body, headers=BALANCE_CHANGED if money else {})
 
 
 async def _campaign_refused(sent: Sent, campaign_id: str, form_name: str, error: DomainError,
                             values: Mapping[str, str]) -> Response:
-    """A campaign form refused (400 or 409): the campaign again with the reason beside that form."""
-    context = await campaign_context(campaign_id, sent.run, sent.now, values=values, failed_form=form_name)
+    """A campaign form refused (400 or 409): its section again with the reason beside that form."""
+    context = await campaign_context(campaign_id, sent.run, sent.now, _section_of(form_name), values=values,
+                                     failed_form=form_name)
     return await form_error("portal/advertise/_campaign.html", "#campaign", error, "portal/advertise/campaign.html",
                             _no_context, **context)
 
@@ -420,13 +445,15 @@ async def _new_task_refused(error: DomainError, sent: Sent, campaign_id: str) ->
     return await _campaign_refused(sent, campaign_id, kind_form.form_name, error, sent.form)
 
 
-@blueprint.get(f"{HOME}/campaigns/<campaign_id>")
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>", defaults={"section": OVERVIEW})
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>/<any({_OTHER_SECTIONS}):section>")
 @account_page
 @injected
-async def advertise_campaign(campaign_id: str, run: Services, now: datetime) -> tuple[str, int]:
-    """One of the wallet's campaigns: 404 for no such campaign, 403 for another wallet's."""
+async def advertise_campaign(campaign_id: str, section: str, run: Services, now: datetime) -> tuple[str, int]:
+    """A section of one of the wallet's campaigns: the whole page, or for htmx the campaign's fragment with its tabs
+    and that section (404 for no such campaign, 403 for another wallet's)."""
     return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html",
-                      **await campaign_context(campaign_id, run, now))
+                      **await campaign_context(campaign_id, run, now, section))
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>")
@@ -436,7 +463,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
     """Change the campaign's settings (not while in review, nor once ended)."""
     changes = command_of(CampaignChanges, await _site_ids(sent.form))
     await campaigns.edit_settings(sent.wallet, campaign_id, changes, sent.now)
-    return await _campaign_changed(sent, campaign_id, "Settings saved.")
+    return await _campaign_changed(sent, campaign_id, "Settings saved.", "targeting")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/<any(submit, pause, resume, end):action>")
@@ -445,7 +472,7 @@ async def advertise_edit_campaign(sent: Sent, campaign_id: str) -> Response:
 async def advertise_campaign_action(sent: Sent, campaign_id: str, action: str) -> Response:
     """Move the campaign: submit for review, pause, resume or end."""
     await ACTIONS[action](sent.wallet, campaign_id, sent.now)
-    return await _campaign_changed(sent, campaign_id, ACTION_DONE[action], money=action == "end")
+    return await _campaign_changed(sent, campaign_id, ACTION_DONE[action], OVERVIEW, money=action == "end")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
@@ -486,7 +513,8 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
     """Move ``amount`` G$ from the unallocated balance into the campaign's budget."""
     funds = sent.command(Funds)
     await funding.allocate_to_campaign(sent.wallet, campaign_id, funds.amount, sent.now)
-    return await _campaign_changed(sent, campaign_id, f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.",
+    return await _campaign_changed(sent, campaign_id,
+                                   f"Allocated {to_decimal_string(funds.amount)} G$ to the budget.", "budget",
                                    money=True)
 
 
@@ -496,7 +524,7 @@ async def advertise_allocate(sent: Sent, campaign_id: str) -> Response:
 async def advertise_add_creative(sent: Sent, campaign_id: str) -> Response:
     """Add a creative; it is reviewed with the campaign, or alone when the campaign is already reviewed."""
     await creatives.add_creative(sent.wallet, campaign_id, sent.command(NewCreative), sent.now, sent.run.banners)
-    return await _campaign_changed(sent, campaign_id, "Creative added; it waits for review.")
+    return await _campaign_changed(sent, campaign_id, "Creative added; it waits for review.", "creatives")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>")
@@ -508,7 +536,8 @@ async def advertise_edit_creative(sent: Sent, creative_id: str) -> Response:
     run = sent.run
     await creatives.edit_creative(sent.wallet, creative_id, sent.command(CreativeChanges), sent.now, run.banners,
                                   run.settings.public_url)
-    return await _campaign_changed(sent, creative.campaign.id, "Creative changed; it waits for review again.")
+    return await _campaign_changed(sent, creative.campaign.id, "Creative changed; it waits for review again.",
+                                   "creatives")
 
 
 @blueprint.post(f"{HOME}/creatives/<creative_id>/delete")
@@ -519,7 +548,7 @@ async def advertise_delete_creative(sent: Sent, creative_id: str) -> Response:
     creative = await creatives.owned_creative(sent.wallet, creative_id)
     await drafts.delete_creative(sent.wallet, creative_id)
     return await _campaign_changed(sent, creative.campaign.id,
-                                   f"Deleted the {creative.width}x{creative.height} creative.")
+                                   f"Deleted the {creative.width}x{creative.height} creative.", "creatives")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/tasks")
@@ -530,8 +559,8 @@ async def advertise_add_task(sent: Sent, campaign_id: str) -> Response:
     kind_form = task_forms.form_of(sent.form.get("kind"))
     config = task_forms.config_of(kind_form, sent.form, onchain_choices(sent.run.chain.deployment))
     task = await authoring.create_task(sent.wallet, campaign_id, sent.command(NewTask, config=config), sent.now)
-    return await _campaign_changed(sent, campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed with "
-                                                "the campaign.")
+    return await _campaign_changed(sent, campaign_id, f"{kind_form.name} task {task.title} added; it is reviewed "
+                                                      "with the campaign.", "creatives")
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/goals")
@@ -540,7 +569,8 @@ async def advertise_add_task(sent: Sent, campaign_id: str) -> Response:
 async def advertise_add_goal(sent: Sent, campaign_id: str) -> Response:
     """Add a conversion goal (while the campaign is a draft or rejected): the API's command and rules."""
     goal = await goals.add_goal(sent.wallet, campaign_id, sent.command(NewGoal), sent.now)
-    return await _campaign_changed(sent, campaign_id, f"Goal {goal.name} added; it is reviewed with the campaign.")
+    return await _campaign_changed(sent, campaign_id, f"Goal {goal.name} added; it is reviewed with the campaign.",
+                                   "goals")
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/<any(allocate, end):action>")
@@ -556,7 +586,8 @@ async def advertise_task_money(sent: Sent, task_id: str, action: str) -> Respons
     else:
         returned = await authoring.end_task(sent.wallet, task_id, sent.now)
         message = f"{task.title} ended; {to_decimal_string(returned)} G$ returned to your balance."
-    return await _campaign_changed(sent, task.campaign.id if task.campaign else "", message, money=True)
+    return await _campaign_changed(sent, task.campaign.id if task.campaign else "", message, "creatives",
+                                   money=True)
 
 
 @blueprint.post(f"{HOME}/tasks/<task_id>/delete")
@@ -568,7 +599,7 @@ async def advertise_delete_task(sent: Sent, task_id: str) -> Response:
     returned = await drafts.delete_task(sent.wallet, task_id, sent.now)
     back = f"; {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
     return await _campaign_changed(sent, task.campaign.id if task.campaign else "", f"Deleted {task.title}{back}.",
-                                   money=bool(returned))
+                                   "creatives", money=bool(returned))
 
 
 # Answers to units ------------------------------------------------------------------------------------------------
@@ -636,7 +667,7 @@ async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
     return await page("portal/advertise/report.html", "portal/advertise/report.html",
                       status_of(error) if error else 200, report=report, chart=chart,
                       conversions_chart=conversions_chart, goals=goals, error=error, values=values,
-                      failed_form="report")
+                      failed_form="report", campaign_sections=CAMPAIGN_SECTIONS)
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")

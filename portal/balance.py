@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from quart import Response, flash, render_template, request, url_for
 
+from adnet.accounts.models import MemberRole
 from adnet.accounts.sites import owned_site
 from adnet.core.amounts import to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid
@@ -28,11 +29,12 @@ from portal.pages import (
     account_page,
     form_error,
     form_idempotency_key,
+    part_of_page,
     portal_blueprint,
     see_other,
     wants_fragment,
 )
-from portal.sites import funds_of, site_context
+from portal.sites import funds_of, section_url, site_context
 from portal.views import Refused, Sent, form_view
 from web.context import injected
 from web.sessions import current_wallet
@@ -47,41 +49,46 @@ def _refused(form_name: str) -> Refused:
     async def refused(error: DomainError, sent: Sent, site_id: str) -> Response:
         site = await owned_site(sent.wallet, site_id)
         return await form_error(f"portal/_{form_name}_form.html", f"#{form_name}-form", error, "portal/site.html",
-                                lambda: site_context(site, sent.run), values=sent.form.to_dict(), failed_form=form_name,
-                                site=site, funds=await funds_of(site, sent.run))
+                                lambda: site_context(site, sent.run, "money"), values=sent.form.to_dict(),
+                                failed_form=form_name, site=site, funds=await funds_of(site, sent.run))
 
     return refused
 
 
 def _site_page(site_id: str) -> str:
-    return url_for("portal_sites.site_page", site_id=site_id)
+    return section_url(site_id, "money")
 
 
 @blueprint.get("/portal/sites/<site_id>/available/<any(topup, withdraw, exchange):form_name>")
 @account_page
 @injected
-async def available(site_id: str, form_name: str, run: Services) -> str:
+async def available(site_id: str, form_name: str, run: Services) -> tuple[str, int]:
     """What the money form ``form_name`` can move at most (its line beside the amount, reloaded when money moves)."""
     site = await owned_site(current_wallet(), site_id)
-    return await render_template("portal/_available.html", site=site, form_name=form_name,
-                                 funds=await funds_of(site, run))
+    return await part_of_page("portal/_available.html", "portal/site.html", lambda: site_context(site, run, "money"),
+                              site=site, form_name=form_name, funds=await funds_of(site, run))
 
 
 @blueprint.get("/portal/sites/<site_id>/activity")
 @account_page
-async def site_activity(site_id: str) -> str:
+@injected
+async def site_activity(site_id: str, run: Services) -> tuple[str, int]:
     """The site's recent money movements (the panel reloads itself when money moves)."""
     site = await owned_site(current_wallet(), site_id)
-    return await render_template("portal/_site_activity.html", site=site,
-                                 activity=await activity.recent(site_holder(site)))
+    return await part_of_page("portal/_site_activity.html", "portal/site.html",
+                              lambda: site_context(site, run, "money"),
+                              site=site, activity=await activity.recent(site_holder(site)))
 
 
 @blueprint.get("/portal/sites/<site_id>/balance")
 @account_page
-async def balance(site_id: str) -> str:
+@injected
+async def balance(site_id: str, run: Services) -> tuple[str, int]:
     """The balance partial of a site of the signed-in wallet (what it reloads after every money movement)."""
     money = await site_balance(current_wallet(), site_id)
-    return await render_template("portal/_balance.html", balance=money, site_id=site_id)
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
+    return await part_of_page("portal/_balance.html", "portal/site.html", lambda: site_context(site, run, "money"),
+                              balance=money, site_id=site_id)
 
 
 @blueprint.post("/portal/sites/<site_id>/topup/prepare")
@@ -99,7 +106,7 @@ async def topup_prepare(sent: Sent, site_id: str) -> Response:
 async def _credit_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await owned_site(sent.wallet, site_id)
     return await form_error("portal/_deposit_credit_form.html", "#topup-credit", error, "portal/site.html",
-                            lambda: site_context(site, sent.run), values=sent.form.to_dict(),
+                            lambda: site_context(site, sent.run, "money"), values=sent.form.to_dict(),
                             failed_form="topup-credit", form_name="topup",
                             action=url_for("portal_balance.topup", site_id=site_id), site=site)
 
@@ -151,8 +158,11 @@ async def withdrawal_status(site_id: str, withdrawal_id: str, run: Services) -> 
     holder = await owned_site_holder(current_wallet(), site_id)
     view = await withdrawals.view(holder, withdrawal_id, run.chain, command_of(RedeemReport, request.args).tx)
     settled = view.withdrawal.status.value != "issued"
-    return Response(await render_template("portal/_withdrawal.html", view=view, site_id=holder.id, fresh=False),
-                    headers=BALANCE_CHANGED if settled else {})
+    site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
+    body, _ = await part_of_page("portal/_withdrawal.html", "portal/site.html",
+                                 lambda: site_context(site, run, "money"),
+                                 view=view, site_id=holder.id, fresh=False, shown_withdrawal=view)
+    return Response(body, headers=BALANCE_CHANGED if settled else {})
 
 
 async def _preview_refused(error: DomainError, sent: Sent, site_id: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from quart import Response, render_template, url_for
+from quart import Response, render_template
 
 from adnet.accounts.models import MemberRole, Site
 from adnet.accounts.sites import owned_site
@@ -18,7 +18,7 @@ from adnet.delivery import house_ads
 from adnet.delivery.commands import NewHouseAd, SiteFloors
 from portal.forms import command_of
 from portal.pages import account_form, form_error, portal_blueprint, see_other, wants_fragment
-from portal.sites import site_context
+from portal.sites import section_url, site_context
 from portal.views import Refused, Sent, form_view
 from web.sessions import current_wallet
 
@@ -35,7 +35,7 @@ async def house_ads_context(site: Site, **extra: Any) -> dict[str, Any]:
 async def _section(site_id: str, done: str = "") -> Response:
     """The section again for htmx, saying what was ``done``; a 303 to the site's page otherwise."""
     if not wants_fragment():
-        return see_other(url_for("portal_sites.site_page", site_id=site_id))
+        return see_other(section_url(site_id, "controls"))
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     return Response(await render_template(SECTION, **await house_ads_context(site, done=done)))
 
@@ -44,7 +44,8 @@ def _refused(form_name: str, values: Callable[[Sent], dict[str, str]]) -> Refuse
     """The section again with the refusal beside the form ``form_name``, filled with its ``values`` as sent."""
     async def refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Response:
         site = await owned_site(sent.wallet, site_id, MemberRole.VIEWER)
-        return await form_error(SECTION, "#house-ads", error, "portal/site.html", lambda: site_context(site, sent.run),
+        return await form_error(SECTION, "#house-ads", error, "portal/site.html",
+                                lambda: site_context(site, sent.run, "controls"),
                                 **await house_ads_context(site, failed_form=form_name, values=values(sent)))
 
     return refused

@@ -1,5 +1,6 @@
-"""The operators' page under /portal/operator: the review queue with a preview of every banner in its size box,
-approving and rejecting with a reason, the vault's protocol rate, and platform revenue. The rules are
+"""The operators' page under /portal/operator: the review queue with a preview of every banner in its size box
+(served by adnet, ``adnet.campaigns.previews``) and every task in words (``adnet.tasks.summaries``), approving and
+rejecting each campaign and each creative with a reason, the vault's protocol rate, and platform revenue. The rules are
 ``adnet.campaigns.review``' and ``adnet.money.rate``'; only wallets in ``ADNET_OPERATORS`` see the page (403
 ``not_operator`` for others, as the API answers), and the layout links to it for them alone.
 """
@@ -22,8 +23,20 @@ from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
 from adnet.services import Services
+from adnet.tasks import review as task_review
+from adnet.tasks.choices import onchain_choices
+from adnet.tasks.summaries import task_summary
 from portal.dashboard import earnings_panel
-from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
+from portal.pages import (
+    account_form,
+    account_page,
+    form_error,
+    page,
+    part_of_page,
+    portal_blueprint,
+    see_other,
+    wants_fragment,
+)
 from portal.views import Sent, form_view
 from web.context import app_settings, injected
 from web.errors import status_of
@@ -32,6 +45,9 @@ from web.sessions import current_wallet
 blueprint = portal_blueprint("operators")
 
 RATE_CHANGED = {"HX-Trigger": "rate-changed"}  # the rate panel reloads itself
+# A banner served from adnet's origin: no script, style or request of its own runs, even opened as a page.
+BANNER_HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+                  "Content-Disposition": "inline", "Cross-Origin-Resource-Policy": "same-origin"}
 
 HOME = "/portal/operator"
 # What is approved or rejected → the domain step, called with the operator, the item's id (and the rejection)
@@ -46,9 +62,18 @@ def _operator() -> str:
     return check_operator(app_settings(), current_wallet())
 
 
-async def queue_context(now: datetime, **extra: Any) -> dict[str, Any]:
-    """The review queue: campaigns in review with their creatives and tasks, then creatives waiting alone."""
-    return {"queue": await review.review_queue(now), "values": {}, **extra}
+async def queue_context(run: Services, now: datetime, **extra: Any) -> dict[str, Any]:
+    """The review queue: campaigns in review with their creatives and tasks (each task in words), then creatives
+    waiting alone; ``waiting`` holds the ids of what the queue shows, whose forms show their own refusals."""
+    queue = await review.review_queue(now)
+    choices = onchain_choices(run.chain.deployment)
+    summaries = {task.id: task_summary(task.kind, task.config, choices)
+                 for item in queue.campaigns for task in item.tasks}
+    waiting = {item.campaign.id for item in queue.campaigns} | {
+        creative.id for item in queue.campaigns for creative in item.creatives} | {
+        task.id for item in queue.campaigns for task in item.tasks} | {
+        creative.id for creative in queue.creatives}
+    return {"queue": queue, "task_summaries": summaries, "waiting": waiting, "values": {}, **extra}
 
 
 async def operator_page_context(run: Services, now: datetime, **extra: Any) -> dict[str, Any]:
@@ -62,8 +87,9 @@ async def operator_page_context(run: Services, now: datetime, **extra: Any) -> d
 
     panel = await earnings_panel(run, _home(), "Platform earnings", "Platform G$ per day", earned,
                                  "The platform has earned nothing in these days yet.")
-    return {**await queue_context(now), "rate": current.rate, "vault_owner": current.vault_owner, "revenue": read[0],
-            **panel, "can_send": not run.settings.production and run.settings.embedded_chain, **extra}
+    return {**await queue_context(run, now), "rate": current.rate, "vault_owner": current.vault_owner,
+            "revenue": read[0], **panel, "can_send": not run.settings.production and run.settings.embedded_chain,
+            **extra}
 
 
 @blueprint.get(HOME)
@@ -86,8 +112,12 @@ def _home() -> str:
 async def _decision_refused(error: DomainError, sent: Sent, item_id: str, **_: str) -> Response:
     return await form_error("portal/operator/_queue.html", "#review-queue", error, "portal/operator/home.html",
                             lambda: operator_page_context(sent.run, sent.now),
-                            **await queue_context(sent.now, values=sent.form.to_dict(),
+                            **await queue_context(sent.run, sent.now, values=sent.form.to_dict(),
                                                   failed_form=f"decide-{item_id}"))
+
+
+async def _task_refused(error: DomainError, sent: Sent, task_id: str) -> Response:
+    return await _decision_refused(error, sent, task_id)
 
 
 @blueprint.post(f"{HOME}/<any(campaigns, creatives):kind>/<item_id>/<any(approve, reject):decision>")
@@ -105,7 +135,22 @@ async def operator_decide(sent: Sent, kind: str, item_id: str, decision: str) ->
     if not wants_fragment():
         await flash(message)
         return see_other(_home())
-    return Response(await render_template("portal/operator/_queue.html", **await queue_context(sent.now, done=message)))
+    return Response(await render_template("portal/operator/_queue.html",
+                                          **await queue_context(sent.run, sent.now, done=message)))
+
+
+@blueprint.post(f"{HOME}/tasks/<task_id>/reject")
+@account_form
+@form_view(_task_refused, shows=(Invalid, Conflict))
+async def operator_reject_task(sent: Sent, task_id: str) -> Response:
+    """Reject one task of a campaign in review with a ``reason`` the advertiser sees; the queue is shown again."""
+    task = await task_review.reject_task(_operator(), task_id, sent.command(Rejection), sent.now)
+    message = f"Rejected the task {task.title}."
+    if not wants_fragment():
+        await flash(message)
+        return see_other(_home())
+    return Response(await render_template("portal/operator/_queue.html",
+                                          **await queue_context(sent.run, sent.now, done=message)))
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/category")
@@ -118,7 +163,8 @@ async def operator_recategorize(sent: Sent, campaign_id: str) -> Response:
     if not wants_fragment():
         await flash(message)
         return see_other(_home())
-    return Response(await render_template("portal/operator/_queue.html", **await queue_context(sent.now, done=message)))
+    return Response(await render_template("portal/operator/_queue.html",
+                                          **await queue_context(sent.run, sent.now, done=message)))
 
 
 async def _name_of(item: Campaign | Creative) -> str:
@@ -129,13 +175,27 @@ async def _name_of(item: Campaign | Creative) -> str:
     return f"the {item.width}x{item.height} creative of {campaign.name}"
 
 
+@blueprint.get(f"{HOME}/creatives/<creative_id>/banner")
+@account_page
+@injected
+async def operator_banner(creative_id: str, run: Services) -> Response:
+    """The banner of a creative in review, fetched by adnet (``adnet.campaigns.previews``), so the queue shows it
+    whatever host and scheme it lives on; never cached by the browser (every signed-in answer is ``no-store``), and
+    sandboxed should an SVG be opened on its own."""
+    _operator()
+    banner = await run.previews.banner(creative_id)
+    return Response(banner.body, mimetype=banner.media_type, headers=BANNER_HEADERS)
+
+
 @blueprint.get(f"{HOME}/rate")
 @account_page
 @injected
-async def operator_rate_now(run: Services) -> str:
-    """The vault's rate now (the panel reloads itself once a new rate is set)."""
+async def operator_rate_now(run: Services, now: datetime) -> tuple[str, int]:
+    """The vault's rate now (the panel reloads itself once a new rate is set); opened directly, the operators'
+    page."""
     _operator()
-    return await render_template("portal/operator/_rate_now.html", rate=(await rate.vault_rate(run.chain)).rate)
+    return await part_of_page("portal/operator/_rate_now.html", "portal/operator/home.html",
+                              lambda: operator_page_context(run, now), rate=(await rate.vault_rate(run.chain)).rate)
 
 
 async def _rate_refused(error: DomainError, sent: Sent) -> Response:

@@ -56,6 +56,16 @@ async def page(full: str, fragment: str, status: int = 200, **context: Any) -> t
     return await render_template(fragment if wants_fragment() else full, **context), status
 
 
+async def part_of_page(fragment: str, full: str, full_context: Callable[[], Awaitable[dict[str, Any]]],
+                       status: int = 200, **context: Any) -> tuple[str, int]:
+    """A part of a page that htmx reloads on its own (a balance, a status): ``fragment`` for htmx; opened directly,
+    the whole page ``full`` it belongs to (``full_context``, with ``context`` over it), so that every portal URL
+    answers a document with its title and language."""
+    if wants_fragment():
+        return await render_template(fragment, **context), status
+    return await render_template(full, **{**(await full_context()), **context}), status
+
+
 async def form_error(fragment: str, target: str, error: DomainError, full: str,
                      full_context: Callable[[], Awaitable[dict[str, Any]]], **context: Any) -> Response:
     """A refused form shown again with its error beside the field, with the error's status: for htmx,

@@ -4,6 +4,7 @@ range of days."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -27,7 +28,7 @@ from adnet.reporting.balances import site_balance
 from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
 from adnet.services import Services
-from portal.dashboard import dashboard_context
+from portal.dashboard import dashboard_context, earnings_panel
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.unit_builder import units_context
@@ -60,33 +61,78 @@ async def funds_of(site: Site, run: Services) -> Funds:
     return Funds(wallet=wallet, site=held)
 
 
-async def site_context(site: Site, run: Services, **extra: Any) -> dict[str, Any]:
-    """What the site page shows: the site and how to prove its domain, its balance, the vault's rate, recent money
-    movements, what its money forms can move, its house ads, its traffic of the last 30 days (billed and filtered by
-    reason), unit results, what the site shows (its controls), the ads that ran on it in the last 30 days, the embed
-    snippets, its ad units with the builder, and the export's default range."""
+# The site page's sections, in the order of its tabs: each has its own URL (``section_url``), answered as a whole
+# page, or as the tabs with the section alone when htmx asks (``portal/_site_sections.html``).
+SECTIONS = {"overview": "Overview", "money": "Money", "embed": "Embed and units", "traffic": "Traffic and reports",
+            "controls": "Controls", "settings": "Settings"}
+OVERVIEW = "overview"
+
+
+def section_url(site_id: str, section: str = OVERVIEW, **query: Any) -> str:
+    """The address of one section of a site's page."""
+    return url_for("portal_sites.site_page", site_id=site_id, section=section, **query)
+
+
+async def site_context(site: Site, run: Services, section: str = OVERVIEW, **extra: Any) -> dict[str, Any]:
+    """What the site page shows in ``section`` (one of ``SECTIONS``): the site and the tabs, and what that section
+    reads, no more (``_SECTION_CONTEXTS``)."""
+    return {"site": site, "sections": SECTIONS, "section": section, "section_title": SECTIONS[section],
+            **await _SECTION_CONTEXTS[section](site, run), **extra}
+
+
+async def _overview_context(site: Site, run: Services) -> dict[str, Any]:
+    """Overview: how the domain is proved, the balance, the site's earnings chart and its last 30 days' totals."""
+    today = run.clock.today()
+    recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
+
+    async def earned(first: date, last: date) -> list[tuple[date, int]]:
+        return [(day.day, day.earned) for day in (await traffic.site_traffic(site.id, first, last)).days
+                if day.day is not None]
+
+    panel = await earnings_panel(run, url_for("portal_sites.site_earnings", site_id=site.id), "Earnings",
+                                 f"G$ earned per day on {site.domain}", earned,
+                                 "Nothing earned in these days yet: earnings show here once this site shows ads.")
+    return {"instructions": run.site_checks.instructions(site), "traffic": recent,
+            "balance": await site_balance(site.publisher.wallet, site.id), **panel}
+
+
+async def _money_context(site: Site, run: Services) -> dict[str, Any]:
+    """Money: the balance, the vault's rate, what the money forms can move and the recent movements."""
+    return {"balance": await site_balance(site.publisher.wallet, site.id),
+            "rate": await exchanges.current_rate(run.chain),
+            "activity": await activity.recent(site_holder(site)), "funds": await funds_of(site, run)}
+
+
+async def _embed_context(site: Site, run: Services) -> dict[str, Any]:
+    """Embed and units: the embed snippets, the site's ad units and the builder."""
+    return {"snippets": embed_snippets(run.settings.public_url, site.id), **await units_context(site, run)}
+
+
+async def _traffic_context(site: Site, run: Services) -> dict[str, Any]:
+    """Traffic and reports: the last 30 days' traffic (billed, and filtered by reason), the ads that ran, the units
+    answered, and the export's default range (this month)."""
     today = run.clock.today()
     month_ago = today - timedelta(days=29)
     recent = await traffic.site_traffic(site.id, month_ago, today)
-    return {
-        "site": site,
-        "traffic": recent,
-        "traffic_reasons": list(traffic.ordered_reasons(recent.totals.filtered)),
-        "instructions": run.site_checks.instructions(site),
-        "balance": await site_balance(site.publisher.wallet, site.id),
-        "rate": await exchanges.current_rate(run.chain),
-        "activity": await activity.recent(site_holder(site)),
-        "funds": await funds_of(site, run),
-        "units": await site_reports.site_unit_results(site.id),
-        "house_ads": await house_ads.listed(site),
-        "controls": stored_controls(site.controls),
-        **await _ads_context(site, month_ago, today, run),
-        **await units_context(site, run),
-        "snippets": embed_snippets(run.settings.public_url, site.id),
-        "export_from": (today.replace(day=1)).isoformat(),
-        "export_to": today.isoformat(),
-        **extra,
-    }
+    return {"traffic": recent, "traffic_reasons": list(traffic.ordered_reasons(recent.totals.filtered)),
+            "units": await site_reports.site_unit_results(site.id),
+            **await _ads_context(site, month_ago, today, run),
+            "export_from": today.replace(day=1).isoformat(), "export_to": today.isoformat()}
+
+
+async def _controls_context(site: Site, run: Services) -> dict[str, Any]:
+    """Controls: the site's house ads and floors, and what it blocks."""
+    return {"house_ads": await house_ads.listed(site), "controls": stored_controls(site.controls)}
+
+
+async def _settings_context(site: Site, run: Services) -> dict[str, Any]:
+    """Settings: the site alone (its name, its state, the danger zone)."""
+    return {}
+
+
+_SECTION_CONTEXTS: dict[str, Callable[[Site, Services], Awaitable[dict[str, Any]]]] = {
+    "overview": _overview_context, "money": _money_context, "embed": _embed_context, "traffic": _traffic_context,
+    "controls": _controls_context, "settings": _settings_context}
 
 
 async def _registration_refused(error: DomainError, sent: Sent) -> Response:
@@ -105,7 +151,7 @@ async def register_site(sent: Sent) -> Response:
     if not registration.created:
         raise Conflict("already_registered", "You have registered this domain already.", field="domain")
     if not wants_fragment():
-        return see_other(url_for("portal_sites.site_page", site_id=registration.site.id))
+        return see_other(section_url(registration.site.id))
     site = registration.site
     zero = Figures(0, 0, 0)
     row = dashboard.SiteReport(site_id=site.id, domain=site.domain, name=site.name, active=site.active, today=zero,
@@ -129,13 +175,27 @@ async def check_domain(sent: Sent) -> str:
     return await render_template("portal/_domain_hint.html", domain=domain)
 
 
-@blueprint.get("/portal/sites/<site_id>")
+@blueprint.get("/portal/sites/<site_id>", defaults={"section": OVERVIEW})
+@blueprint.get(f"/portal/sites/<site_id>/<any({', '.join(key for key in SECTIONS if key != OVERVIEW)}):section>")
 @account_page
 @injected
-async def site_page(site_id: str, run: Services) -> tuple[str, int]:
-    """A site of the signed-in wallet's accounts: 404 for no such site, 403 for another wallet's."""
+async def site_page(site_id: str, section: str, run: Services) -> tuple[str, int]:
+    """A section of the page of a site of the signed-in wallet's accounts: the whole page, or for htmx the tabs
+    with the section (404 for no such site, 403 for another wallet's)."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
-    return await page("portal/site.html", "portal/site.html", **await site_context(site, run))
+    return await page("portal/site.html", "portal/_site_sections.html", **await site_context(site, run, section))
+
+
+@blueprint.get("/portal/sites/<site_id>/earnings")
+@account_page
+@injected
+async def site_earnings(site_id: str, run: Services) -> tuple[str, int]:
+    """The overview's earnings chart over the days the query asks for: the panel alone for htmx (400 with the
+    refusal beside the field for a range that is not one), the overview otherwise."""
+    site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
+    context = await site_context(site, run)
+    error = context["earnings_error"]
+    return await page("portal/site.html", "portal/_earnings.html", status_of(error) if error else 200, **context)
 
 
 async def _verification_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
@@ -154,7 +214,7 @@ async def verify_site(sent: Sent, site_id: str) -> Response:
     checks = sent.run.site_checks
     site = await checks.verify(await sites.owned_site(sent.wallet, site_id), sent.now)
     if not wants_fragment():
-        return see_other(url_for("portal_sites.site_page", site_id=site.id))
+        return see_other(section_url(site.id))
     return Response(await render_template("portal/_site_verification.html", site=site, checked=True,
                                           instructions=checks.instructions(site)))
 
@@ -174,7 +234,7 @@ async def export_traffic(site_id: str, run: Services) -> Response:
 async def _export_refused(error: DomainError, sent: Sent, site_id: str) -> Response:
     site = await sites.owned_site(sent.wallet, site_id, MemberRole.VIEWER)
     return await form_error("portal/_export_form.html", "#export-events", error, "portal/site.html",
-                            lambda: site_context(site, sent.run), values=sent.values("from", "to"),
+                            lambda: site_context(site, sent.run, "traffic"), values=sent.values("from", "to"),
                             failed_form="export")
 
 
@@ -207,10 +267,10 @@ async def site_ads(site_id: str, run: Services) -> Response:
     except DomainError as error:
         context = {"site": site, "ads": [], "ads_error": in_words(error), "ads_from": request.args.get("from", ""),
                    "ads_to": request.args.get("to", "")}
-        full = {} if wants_fragment() else await site_context(site, run)
+        full = {} if wants_fragment() else await site_context(site, run, "traffic")
         body, _ = await page("portal/site.html", "portal/_site_ads.html", **{**full, **context})
         return Response(body, status_of(error))
     ads = await _ads_context(site, start, end, run)
     if wants_fragment():
         return Response(await render_template("portal/_site_ads.html", site=site, **ads))
-    return Response(await render_template("portal/site.html", **{**await site_context(site, run), **ads}))
+    return Response(await render_template("portal/site.html", **{**await site_context(site, run, "traffic"), **ads}))

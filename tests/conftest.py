@@ -32,6 +32,7 @@ from xdist.scheduler import LoadScopeScheduling
 
 from adnet.accounts.fetching import Fetcher
 from adnet.app import create_app
+from adnet.campaigns.previews import BannerPreviews
 from adnet.config import Settings, load_settings
 from adnet.core.clock import Clock, FrozenClock
 from adnet.db import config as database
@@ -318,14 +319,15 @@ CDN_ADDRESS = "93.184.216.34"
 
 @pytest.fixture
 def banner_cdn(services: Services) -> FileNetwork:
-    """``https://cdn.example`` for creatives: the app's banner fetcher, under its environment's policy, reaches a
-    network that serves ``/banner.png``, ``/second.png`` and ``/other.png`` (300x250 PNGs) and whatever a test adds
-    with ``serve``."""
+    """``https://cdn.example`` for creatives: the app's banner fetcher (and the review queue's previews, which fetch
+    through it), under its environment's policy, reaches a network that serves ``/banner.png``, ``/second.png`` and
+    ``/other.png`` (300x250 PNGs) and whatever a test adds with ``serve``."""
     network = FileNetwork()
     for path in ("/banner.png", "/second.png", "/other.png"):
         network.serve(path, png(300, 250))
     services.banners = Fetcher(services.banners.policy, resolve=resolver({"cdn.example": [CDN_ADDRESS]}),
                                network=network, user_agent=services.banners.user_agent)
+    services.previews = BannerPreviews(services.banners)
     return network
 
 

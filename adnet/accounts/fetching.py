@@ -12,7 +12,8 @@ adnet can reach: its own machine, the private network, a cloud's metadata servic
   connection (DNS rebinding) cannot slip through; TLS still names and verifies the host (SNI);
 - redirects are followed by hand, at most ``MAX_REDIRECTS``, each checked as the first URL was, and only to the
   same domain or its subdomains;
-- connecting, and the whole request, have time limits; at most ``MAX_BYTES`` of a body are read, as it streams.
+- connecting, and the whole request, have time limits; at most ``MAX_BYTES`` of a body are read, as it streams
+  (a caller may ask for a larger bound, as the review queue's banner previews do).
 
 A webhook's POST (``Fetcher.post``) passes the same guard and URL rules, follows no redirect, and reads at most
 ``MAX_BYTES`` of the answer. Outside production the policy allows any port (``default_ports_only``), where
@@ -192,10 +193,11 @@ class Fetcher:
         port = f":{self.policy.port}" if self.policy.port else ""
         return f"{scheme}://{host}{port}{path}"
 
-    async def get(self, url: str, *, scope: str) -> Page:
-        """GET ``url``, following redirects that stay on ``scope`` (a domain, its subdomains included); FetchFailed
-        says why nothing came back. A status other than 200 is a Page, not a failure."""
-        return await self._through_guard(lambda pool: self._follow(pool, url, scope))
+    async def get(self, url: str, *, scope: str, max_bytes: int = MAX_BYTES) -> Page:
+        """GET ``url``, following redirects that stay on ``scope`` (a domain, its subdomains included), reading at
+        most ``max_bytes`` of the body; FetchFailed says why nothing came back. A status other than 200 is a Page,
+        not a failure."""
+        return await self._through_guard(lambda pool: self._follow(pool, url, scope, max_bytes))
 
     async def _through_guard(self, work: Callable[[httpcore.AsyncConnectionPool], Awaitable[T]]) -> T:
         """``work`` on a connection pool of the guarded network, within the time limit; FetchFailed otherwise."""
@@ -226,10 +228,10 @@ class Fetcher:
             lambda pool: self._request(pool, url, method="POST", content=body, headers=sent))
         return answer[0]
 
-    async def _follow(self, pool: httpcore.AsyncConnectionPool, url: str, scope: str) -> Page:
+    async def _follow(self, pool: httpcore.AsyncConnectionPool, url: str, scope: str, max_bytes: int) -> Page:
         for _ in range(MAX_REDIRECTS + 1):
             self._check_url(url, scope)
-            status, location, body, truncated = await self._request(pool, url)
+            status, location, body, truncated = await self._request(pool, url, max_bytes=max_bytes)
             if status not in REDIRECTS:
                 return Page(url=url, status=status, body=body, truncated=truncated)
             if not location:
@@ -257,7 +259,7 @@ class Fetcher:
 
     async def _request(self, pool: httpcore.AsyncConnectionPool, url: str, *, method: str = "GET",
                        content: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None,
-                       ) -> tuple[int, str, bytes, bool]:
+                       max_bytes: int = MAX_BYTES) -> tuple[int, str, bytes, bool]:
         headers = headers or [(b"User-Agent", self.user_agent.encode()),
                               (b"Accept", b"text/html, text/plain;q=0.9, */*;q=0.1")]
         timeouts = {"connect": CONNECT_SECONDS, "read": CONNECT_SECONDS, "write": CONNECT_SECONDS,
@@ -272,10 +274,10 @@ class Fetcher:
             truncated = False
             async for chunk in response.aiter_stream():
                 body += chunk
-                if len(body) > MAX_BYTES:
+                if len(body) > max_bytes:
                     truncated = True
                     break
-            return response.status, location, bytes(body[:MAX_BYTES]), truncated
+            return response.status, location, bytes(body[:max_bytes]), truncated
 
 
 def _connect_failure(exc: BaseException) -> str:

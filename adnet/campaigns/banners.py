@@ -56,6 +56,24 @@ def image_size(header: bytes) -> tuple[int, int] | None:
     return _svg_size(header)
 
 
+# The types of image file whose size ``image_size`` reads, by how their first bytes start.
+_IMAGE_TYPES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"),
+                (b"\xff\xd8", "image/jpeg"))
+
+
+def image_type(data: bytes) -> str | None:
+    """The media type of a PNG, GIF, JPEG, WebP or SVG file whose size ``image_size`` reads, or None: what adnet
+    says a file is when it serves one, from its bytes, never from the Content-Type its host sent."""
+    if image_size(data) is None:
+        return None
+    for start, media_type in _IMAGE_TYPES:
+        if data.startswith(start):
+            return media_type
+    if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "image/svg+xml"
+
+
 def _positive(width: int, height: int) -> tuple[int, int] | None:
     return (width, height) if width > 0 and height > 0 else None
 

@@ -1,10 +1,12 @@
 """Review: what operators (``adnet.accounts.operators``) decide before anything an advertiser wrote is served.
 
 A submitted campaign is reviewed with its creatives and tasks, and with the category its advertiser chose, which an
-operator corrects at any time (publishers block categories, so a correction is announced to serving); approving it
-approves its creatives still in review, and it serves from then on (inside its dates, with budget). A creative
-changed after its campaign was reviewed waits in the queue on its own. Rejections carry a reason the advertiser
-sees. Every decision is a conditional update from ``review``, so two operators deciding at once cannot both win.
+operator corrects at any time (publishers block categories, so a correction is announced to serving). Each of its
+creatives may be approved or rejected on its own first; approving the campaign approves its creatives still in
+review (never one rejected), and it serves from then on (inside its dates, with budget) with its approved creatives
+only. A creative changed after its campaign was reviewed waits in the queue on its own. Rejections carry a reason
+the advertiser sees. Every decision is a conditional update from ``review``, so two operators deciding at once
+cannot both win.
 """
 
 from __future__ import annotations
@@ -102,12 +104,14 @@ async def reject_campaign(operator: str, campaign_id: Any, rejection: Rejection,
 
 
 async def approve_creative(operator: str, creative_id: Any, now: datetime) -> Creative:
-    """Approve a creative waiting on its own (its campaign already reviewed): it serves from now on."""
+    """Approve a creative in review, on a campaign in review (it serves once the campaign is approved) or one
+    already reviewed (it serves from now on)."""
     return await _decide_creative(operator, creative_id, CreativeStatus.APPROVED, "", now)
 
 
 async def reject_creative(operator: str, creative_id: Any, rejection: Rejection, now: datetime) -> Creative:
-    """Reject a creative waiting on its own, with a reason; the campaign's other creatives keep serving."""
+    """Reject a creative in review with a reason the advertiser sees: it never serves (serving reads approved
+    creatives only) while the campaign's other creatives do; approving its campaign leaves it rejected."""
     return await _decide_creative(operator, creative_id, CreativeStatus.REJECTED, rejection.reason, now)
 
 
@@ -115,12 +119,12 @@ async def _decide_creative(operator: str, creative_id: Any, status: CreativeStat
                            now: datetime) -> Creative:
     creative = await _creative(creative_id)
     decided = await Creative.filter(id=creative.id, status=CreativeStatus.REVIEW,
-                                    campaign__status__in=list(REVIEWED)).update(
+                                    campaign__status__in=[CampaignStatus.REVIEW, *REVIEWED]).update(
         status=status, rejection_reason=reason, updated_at=now)
     await creative.refresh_from_db()
     if not decided:
-        raise Conflict("invalid_transition", "Only a creative in review on an approved or paused campaign is decided "
-                                             "on its own; a campaign in review is decided whole.",
+        raise Conflict("invalid_transition", "Only a creative in review is decided, on a campaign in review, "
+                                             "approved or paused.",
                        currentStatus=creative.status.value)
     changes.announce(creative.id)
     log.info("creative decided creative=%s status=%s operator=%s", creative.id, status.value, operator)

@@ -45,6 +45,7 @@ from adnet.jobs.changelog import announced
 from adnet.money import rate as vault_rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
+from adnet.tasks import review as task_review
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     review = actions.add_parser("review", help="list campaigns and creatives waiting for review")
     review.set_defaults(command=_command, action=review_queue, needs=(DATABASE,))
 
-    for verb, action in (("approve", approve), ("reject", reject)):
-        decide = actions.add_parser(verb, help=f"{verb} a campaign in review or a creative waiting alone")
-        decide.add_argument("what", choices=("campaign", "creative"))
+    for verb, action, what in (("approve", approve, ("campaign", "creative")),
+                               ("reject", reject, ("campaign", "creative", "task"))):
+        decide = actions.add_parser(verb, help=f"{verb} a campaign in review or a creative in review"
+                                               + (", or one task of a campaign in review" if verb == "reject" else ""))
+        decide.add_argument("what", choices=what)
         decide.add_argument("id")
         if verb == "reject":
             decide.add_argument("--reason", required=True, help="what the advertiser must change")
@@ -138,6 +141,9 @@ async def reject(args: argparse.Namespace, context: Context) -> dict[str, Any]:
         campaign = await review.reject_campaign(context.operator, args.id, parse(Rejection, {"reason": args.reason}),
                                                 now)
         return {"campaignId": campaign.id, "status": campaign.status.value, "reason": campaign.rejection_reason}
+    if args.what == "task":
+        task = await task_review.reject_task(context.operator, args.id, parse(Rejection, {"reason": args.reason}), now)
+        return {"taskId": task.id, "active": task.active, "reason": task.rejection_reason}
     creative = await review.reject_creative(context.operator, args.id, parse(Rejection, {"reason": args.reason}),
                                             now)
     return {"adId": creative.id, "status": creative.status.value, "reason": creative.rejection_reason}

@@ -10,6 +10,12 @@ database was back. The task that group-commits tracking events lives as long as 
 PostgreSQL at the wrong moment failed every event of the worker until it was restarted (``adnet.db.outage``).
 Here both failures give the connection back and undo the mark.
 
+A stopping server also ends the connections that sit idle in the pool: the next ``BEGIN`` on one fails in the
+driver without any answer from the server (asyncpg's ``InternalClientError``, "cannot switch to state …; another
+operation is in progress", or a reset connection), which no rule can tell from a fault. A statement as plain as
+``BEGIN`` fails that way only on a broken connection, so such a failure is closed for good and raised as
+``DatabaseUnreachable``: an outage, which tracking meets by keeping its events in the spool.
+
 ``adnet.db`` names this module as the engine of ``postgres://`` URLs.
 """
 
@@ -17,10 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import asyncpg
 from tortoise.backends.asyncpg.client import AsyncpgDBClient, TransactionWrapper
 from tortoise.backends.base.client import TransactionContext, TransactionContextPooled
 from tortoise.connection import get_connections
-from tortoise.exceptions import TransactionManagementError
+from tortoise.exceptions import BaseORMException, TransactionManagementError
+
+from adnet.db.outage import DatabaseUnreachable
 
 
 class ReleasingTransactionContext(TransactionContextPooled):
@@ -33,7 +42,13 @@ class ReleasingTransactionContext(TransactionContextPooled):
         self.token = get_connections().set(self.connection_name, self.client)
         try:
             await self.client.begin()
-        except BaseException:
+        except Exception as error:
+            if _answered(error):
+                await self._give_back()
+                raise
+            await self._give_back(broken=True)
+            raise DatabaseUnreachable("the connection broke before BEGIN was answered") from error
+        except BaseException:  # cancelled
             await self._give_back()
             raise
         return self.client
@@ -47,10 +62,26 @@ class ReleasingTransactionContext(TransactionContextPooled):
         finally:
             await self._give_back()
 
-    async def _give_back(self) -> None:
-        """Stop being the task's current connection, then return the connection to the pool (which may raise)."""
+    async def _give_back(self, *, broken: bool = False) -> None:
+        """Stop being the task's current connection, then return the connection to the pool, closed first when it
+        is ``broken``. The pool resets a connection it takes back, which raises on a connection the server ended:
+        an outage."""
         get_connections().reset(self.token)
-        await self.client._parent._pool.release(self.client._connection)
+        connection = self.client._connection
+        if broken:
+            connection.terminate()
+        try:
+            await self.client._parent._pool.release(connection)
+        except Exception as error:
+            if _answered(error):
+                raise
+            raise DatabaseUnreachable("the connection broke when the pool reset it") from error
+
+
+def _answered(error: Exception) -> bool:
+    """Whether a statement's failure is the server's answer (or the ORM's reading of one), rather than the
+    driver's finding that the connection broke under it."""
+    return isinstance(error, (asyncpg.PostgresError, BaseORMException))
 
 
 class ReleasingPostgresClient(AsyncpgDBClient):

@@ -47,6 +47,8 @@ class Task(Model):
     starts_at = fields.DatetimeField()
     ends_at = fields.DatetimeField(null=True)
     active = fields.BooleanField(default=True)
+    rejection_reason = fields.CharField(max_length=500, default="", db_default="",
+                                        description="why an operator rejected it in review (it is then inactive)")
     created_at = fields.DatetimeField()
 
     class Meta:

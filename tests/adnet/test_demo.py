@@ -130,7 +130,7 @@ async def test_the_demo_banners_are_named_under_the_public_url(app, client, sett
 
     advertiser = await portal_sign_in(app.test_client(), dev_accounts()[1])
     campaign_id = summary["campaignIds"][0]
-    page = await (await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}")).get_data(as_text=True)
+    page = await (await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}/creatives")).get_data(as_text=True)
     creative = await Creative.filter(campaign_id=campaign_id, width=300).first()
     assert creative is not None
     assert f'<img src="{creative.banner_url}"' in page  # a page names the path: it shows on any origin

@@ -34,7 +34,7 @@ async def test_the_builder_previews_what_would_serve_now_without_counting_it(pub
                            config={"question": "2+2?", "answers": ["four"], "choices": ["3", "four"]})
     poll = await make_task(kind=TaskKind.POLL, config=POLL)
     await rebuild_index(publisher.client.app)
-    page = await text(await publisher.get(f"/portal/sites/{site.id}"))
+    page = await text(await publisher.get(f"/portal/sites/{site.id}/embed"))
     assert 'id="unit-builder"' in page and f'data-creative="{creative.id}"' in page
     assert "&lt;div data-adnet-slot data-kind=&#34;BANNER&#34; data-size=&#34;300x250&#34;&gt;&lt;/div&gt;" in page
 
@@ -101,11 +101,11 @@ async def test_creating_editing_and_deleting_units(publisher):
     saved = await publisher.post(f"/portal/sites/{site.id}/ad-units/{unit.id}",
                                  [("name", "Side"), ("kinds", "BANNER"), ("kinds", "POLL"), ("size", ""),
                                   ("houseAds", "off")])
-    assert saved.status_code == 303 and saved.headers["Location"] == f"/portal/sites/{site.id}#ad-units"
+    assert saved.status_code == 303 and saved.headers["Location"] == f"/portal/sites/{site.id}/embed#ad-units"
     await unit.refresh_from_db()
     assert (unit.name, unit.kinds, unit.size, unit.attached_tasks, unit.house_ads) == (
         "Side", ["BANNER", "POLL"], None, False, False)
-    page = await text(await publisher.get(f"/portal/sites/{site.id}"))
+    page = await text(await publisher.get(f"/portal/sites/{site.id}/embed"))
     assert "&lt;div data-adnet-slot data-kind=&#34;BANNER,POLL&#34; data-house=&#34;off&#34;&gt;&lt;/div&gt;" in page
     editing = await text(await publisher.get(f"/portal/sites/{site.id}/ad-units/{unit.id}/edit", htmx=True))
     assert 'name="houseAds" value="off" checked' in editing

@@ -125,7 +125,7 @@ async def test_a_campaign_is_created_from_the_form_exactly_as_typed(advertiser, 
     assert (campaign.sizes, campaign.placements, campaign.site_allow) == (
         ["300x250", "728x90"], ["sidebar", "article-end"], [site.id])
     assert campaign.category == Category.NFT
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/targeting"))
     assert '<option value="nft" selected>' in page
     assert 'value="2026-03-01T08:30"' in page and 'value="40.000000000000000001"' in page
     assert 'value="300x250, 728x90"' in page and f'name="siteAllow" type="text" value="{site.domain}"' in page
@@ -446,7 +446,7 @@ async def test_a_draft_its_creatives_and_tasks_are_deleted_from_their_buttons(ad
     await advertiser.post(f"{base}/tasks", QUIZ)
     creative, task = await Creative.get(campaign_id=campaign.id), await Task.get(campaign_id=campaign.id)
     await advertiser.post(f"/portal/advertise/tasks/{task.id}/allocate", {"amount": "2"})
-    page = await text(await advertiser.get(base))
+    page = await text(await advertiser.get(base)) + await text(await advertiser.get(f"{base}/creatives"))
     assert "Delete this draft" in page and "Delete this 300x250 creative" in page and "Delete Quiz" in page
     deleted = await advertiser.post(f"/portal/advertise/creatives/{creative.id}/delete", htmx=True)
     assert "Deleted the 300x250 creative." in await text(deleted) and not await Creative.exists(id=creative.id)

@@ -72,6 +72,6 @@ async def test_the_campaign_page_links_its_units_answers(client, clock):
     await owner.post(f"/portal/advertise/campaigns/{campaign.id}/tasks",
                      {"kind": "POLL", "title": "Chains", "question": "Which?", "options": "A\nB", "rewardPoints": "0",
                       "rewardGs": "0", "maxPerWallet": "1"})
-    page = await text(await owner.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await owner.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
     unit_id = re.search(r'href="/portal/advertise/units/(task_[^/]+)/results">Answers</a>', page).group(1)
     assert (await owner.get(f"/portal/advertise/units/{unit_id}/results")).status_code == 200

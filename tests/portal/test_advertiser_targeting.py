@@ -50,7 +50,7 @@ async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, 
         "hours": [9, 10], "time_zone": "Europe/Berlin", "keywords_include": ["defi", "nft"],
         "keywords_exclude": ["gambling"], "audience_groups": [], "audience_exclude": []}
     assert (campaign.frequency_cap, campaign.frequency_hours) == (3, 12)
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/targeting"))
     assert 'name="frequencyCap" value="3"' in page and 'name="frequencyHours" value="12"' in page
     assert re.search(r'<option value="DE" selected>Germany \(DE\)</option>', page)
     assert 'name="targeting.geoInclude" value="US-CA, US-NY"' in page
@@ -103,7 +103,7 @@ async def test_hours_are_typed_as_ranges_and_shown_as_ranges(advertiser, clock):
     assert created.status_code == 303
     campaign = await Campaign.get()
     assert sorted(campaign.targeting["hours"]) == [0, 9, 10, 22, 23]
-    page = await text(await advertiser.get(created.headers["Location"]))
+    page = await text(await advertiser.get(f"{created.headers['Location']}/targeting"))
     assert 'name="targeting.hours" value="0-1, 9-11, 22-24"' in page
     assert 'type="checkbox" name="targeting.hours"' not in page  # no longer 24 boxes
     refused = await post_form(advertiser, "/portal/advertise/campaigns",
@@ -126,7 +126,7 @@ async def test_the_rules_are_summed_up_where_they_cannot_be_edited(advertiser, c
                                 ("frequencyCap", "2"), ("frequencyHours", "6")])
     campaign_id = response.headers["Location"].rsplit("/", 1)[1]
     await Campaign.filter(id=campaign_id).update(status="ended")
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}/targeting"))
     assert ('<span class="targeting-summary">never in US-NY; days sat; time zone Asia/Tokyo; '
             "at most 2 per viewer every 6 h</span>") in page
     assert 'name="targeting.days"' not in page  # no form once ended
@@ -158,8 +158,9 @@ async def test_rotation_and_a_creatives_weight_from_the_forms(advertiser, clock)
     assert added.status_code == 303
     creative = await Creative.get(campaign_id=campaign.id)
     assert creative.weight == 3
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/targeting"))
     assert '<option value="weighted" selected>' in page
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
     assert f'id="creative-{creative.id}-weight" name="weight" type="text" value="3"' in page
 
 
@@ -175,7 +176,7 @@ async def test_wallet_audiences_from_the_form_are_stored_shown_and_refused_by_fi
     targeting = Targeting.model_validate(campaign.targeting)
     assert [[rule.kind for rule in group] for group in targeting.audience_groups] == [["erc20"]]
     assert targeting.audience_groups[0][0].min_amount == 5 and targeting.audience_exclude[0].min == 2
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/targeting"))
     assert "&#34;minAmount&#34;: &#34;5&#34;" in page and "&#34;kind&#34;: &#34;txCount&#34;" in page
 
     refused = await post_form(advertiser, "/portal/advertise/campaigns",

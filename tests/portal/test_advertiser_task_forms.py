@@ -38,7 +38,7 @@ async def add(advertiser, campaign: Campaign, kind: str, **fields: str):
 
 
 async def test_every_kind_has_its_own_form_of_plain_fields(advertiser, campaign):
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
     for kind in TaskKind:
         assert f'<details id="new-{kind.value}">' in page
     assert 'name="config"' not in page and "JSON" not in page  # no config written as JSON
@@ -133,7 +133,7 @@ async def test_a_quiz_whose_answer_is_not_among_its_choices_is_refused_by_the_se
 
 
 async def test_what_the_server_refuses_is_said_and_checked_before_the_form_is_sent(advertiser, campaign):
-    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}"))
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/creatives"))
     message = re.search(r'<textarea id="new-SIGN_MESSAGE-message"[^>]*>', page)
     assert message and 'data-must-contain="{nonce}"' in message.group(0)
     assert 'aria-describedby="new-SIGN_MESSAGE-message-hint"' in message.group(0)

@@ -32,7 +32,7 @@ def attribute(html: str, name: str) -> str:
 async def test_the_site_page_shows_the_balance_from_the_ledger(publisher, site):
     await fund(ledger.site(site.id), 12 * G + G // 4)
     await fund(ledger.site(site.id, "SOV"), 3 * G)
-    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    html = await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True)
     assert 'id="balance-claimable">12.25 G$' in html and 'id="balance-sov">3 SOV' in html
     fragment = await publisher.get(f"/portal/sites/{site.id}/balance", htmx=True)
     body = await fragment.get_data(as_text=True)
@@ -57,7 +57,7 @@ async def test_a_top_up_is_prepared_sent_by_the_wallet_and_credited_once(publish
     assert 'data-state="credited"' in await again.get_data(as_text=True)
     assert await ledger.balance(ledger.site(site.id)) == 7 * G + G // 2
     assert await Deposit.filter(tx_hash=tx_hash).count() == 1
-    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    page = await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True)
     assert "<caption>Top-ups</caption>" in page and tx_hash in page
     # a deposit sent without the portal is credited from its hash, through the same status route
     assert f'hx-post="/portal/sites/{site.id}/topup" hx-target="#topup-progress"' in page and 'id="topup-tx"' in page
@@ -123,7 +123,7 @@ async def test_a_withdrawal_debits_at_once_and_follows_the_chain_to_redeemed(pub
     redeem = json.loads(attribute(html, "data-transaction"))
     assert redeem == chain.build_claim_tx(publisher.wallet, withdrawal.claim) and "data-autorun" in html
     assert await ledger.balance(ledger.site(site.id)) == 3 * G + G // 2
-    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    page = await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True)
     assert "<caption>Withdrawals</caption>" in page and "No money has moved yet." not in page
     assert (f'hx-get="/portal/sites/{site.id}/withdrawals/{withdrawal.id}" hx-target="#withdraw-progress">Redeem</a>'
             in page)
@@ -154,7 +154,7 @@ async def test_a_withdrawal_form_submitted_twice_makes_one_withdrawal(publisher,
     lost answer), even at once, gives one withdrawal; a new rendering gives a new one."""
     await fund(ledger.site(site.id), 10 * G)
     path = f"/portal/sites/{site.id}/withdraw"
-    first = idempotency_key_of(await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True))
+    first = idempotency_key_of(await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True))
     form = {"amount": "2", "token": "G$", "idempotency_key": first}
 
     answers = await asyncio.gather(*[publisher.post(path, form, htmx=True) for _ in range(4)])
@@ -169,7 +169,7 @@ async def test_a_withdrawal_form_submitted_twice_makes_one_withdrawal(publisher,
     other_amount = await publisher.post(path, {**form, "amount": "3"}, htmx=True)
     assert other_amount.status_code == 409 and other_amount.headers["HX-Retarget"] == "#withdraw-form"
     assert idempotency_key_of(await other_amount.get_data(as_text=True)) != first  # shown again with a new key
-    second = idempotency_key_of(await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True))
+    second = idempotency_key_of(await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True))
     assert second != first
     assert (await publisher.post(path, {**form, "idempotency_key": second})).status_code == 303
     assert await Withdrawal.filter(site_id=site.id).count() == 2
@@ -191,8 +191,8 @@ async def test_a_fake_redeem_hash_changes_nothing(publisher, site):
 async def test_withdrawing_without_javascript_redirects_with_a_message(publisher, site):
     await fund(ledger.site(site.id), 4 * G)
     response = await publisher.post(f"/portal/sites/{site.id}/withdraw", {"amount": "1.25"})
-    assert response.status_code == 303 and response.headers["Location"] == f"/portal/sites/{site.id}"
-    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    assert response.status_code == 303 and response.headers["Location"] == f"/portal/sites/{site.id}/money"
+    page = await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True)
     assert "Withdrawal of 1.25 G$ issued" in page and 'id="balance-pending">1.25 G$' in page
     assert 'id="balance-claimable">2.75 G$' in page
 
@@ -304,7 +304,7 @@ async def test_the_money_forms_show_what_they_can_move_and_reload_it(publisher, 
     await fund(ledger.site(site.id), 3 * G)
     await fund(ledger.site(site.id, "SOV"), G // 2)
     held = to_decimal_string(await chain.token_balance("G$", publisher.wallet))
-    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    page = await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True)
     assert f"In your wallet: <strong>{held} G$</strong>" in page and f'data-max="{held}"' in page
     for form_name in ("withdraw", "exchange"):
         line = await (await publisher.get(f"/portal/sites/{site.id}/available/{form_name}", htmx=True)).get_data(
@@ -331,7 +331,7 @@ async def test_the_site_page_lists_withdrawals_with_their_state_and_their_claim_
     await send_transaction(chain.w3, publisher.account, chain.build_claim_tx(publisher.wallet, redeemed.claim))
     await app.extensions["adnet"].jobs.run("chain-watcher")
 
-    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    page = await (await publisher.get(f"/portal/sites/{site.id}/money")).get_data(as_text=True)
     assert "redeemed: paid to your wallet" in page and "issued: redeemable until" in page
     claim_link = f'href="/api/publishers/sites/{site.id}/withdrawals/{issued.id}" download='
     assert claim_link in page

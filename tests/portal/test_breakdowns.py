@@ -68,7 +68,7 @@ async def test_the_csv_says_what_the_page_says(publisher, clock):
 
 async def test_the_site_page_links_its_earnings_by_placement(publisher, clock):
     _, sites = await billed(publisher.wallet, clock)
-    site_page = await (await publisher.get(f"/portal/sites/{sites[0].id}")).get_data(as_text=True)
+    site_page = await (await publisher.get(f"/portal/sites/{sites[0].id}/traffic")).get_data(as_text=True)
     assert f'href="/portal/sites/{sites[0].id}/breakdown"' in site_page
     html = text_of(await (await publisher.get(f"/portal/sites/{sites[0].id}/breakdown")).get_data(as_text=True))
     assert "Earnings on news0.example" in html and "Earned (G$)" in html

@@ -80,7 +80,7 @@ async def test_the_advertisers_breakdown_by_goal_names_the_goals(publisher, cloc
 
 async def test_the_site_page_shows_the_conversions_paid_for_its_clicks(publisher, clock):
     _, site, _ = await converted(publisher.wallet, clock)
-    html = text_of(await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True))
+    html = text_of(await (await publisher.get(f"/portal/sites/{site.id}/traffic")).get_data(as_text=True))
     assert re.search(r'id="traffic-conversions">2 conversions paid\s+for clicks on this site earned 7 G\$ of it.',
                      html)
     assert f'<th scope="row">{clock.today().isoformat()}</th><td>2</td><td>7</td>' in html

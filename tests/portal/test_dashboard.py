@@ -115,7 +115,7 @@ async def test_the_site_page_shows_what_visitors_answered_there(publisher):
     for index, (unit, where, answer) in enumerate(answers):
         await Interaction.create(id=new_id("int"), unit=unit, site=where, respondent=f"fp:{index}",
                                  fingerprint=str(index), answers=answer, created_at=site.created_at)
-    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    html = await (await publisher.get(f"/portal/sites/{site.id}/traffic")).get_data(as_text=True)
     assert "Favourite chain <span class=\"muted\">(poll, 3 responses)" in html
     assert "<tr><td>Celo</td><td>2</td></tr><tr><td>Ethereum</td><td>1</td></tr>" in html
     assert "Average rating: <strong>3.50</strong>" in html and "<tr><td>5</td><td>1</td></tr>" in html

@@ -35,7 +35,7 @@ async def draft(wallet: str, **fields):
 async def test_a_goal_added_with_the_form_is_listed(publisher):
     campaign = await draft(publisher.wallet)
     base = f"/portal/advertise/campaigns/{campaign.id}"
-    html = text_of(await (await publisher.get(base)).get_data(as_text=True))
+    html = text_of(await (await publisher.get(f"{base}/goals")).get_data(as_text=True))
     assert 'id="no-goals">No goal yet.' in html and 'id="goal-form"' in html
     answer = await publisher.post(f"{base}/goals", {"name": "Purchase", "event": "purchase", "kind": "offchain",
                                                     "clickWindowDays": "14", "walletCap": "2", "cpa": "2.5",
@@ -93,7 +93,8 @@ async def test_a_submitted_campaign_lists_its_goals_without_the_form_and_operato
                                        cpa=3 * G, created_at=EPOCH, updated_at=EPOCH)
     campaign.status = CampaignStatus.REVIEW
     await campaign.save(update_fields=["status"])
-    html = text_of(await (await publisher.get(f"/portal/advertise/campaigns/{campaign.id}")).get_data(as_text=True))
+    html = text_of(await (await publisher.get(f"/portal/advertise/campaigns/{campaign.id}/goals")).get_data(
+        as_text=True))
     assert f'<tr id="goal-{goal.id}">' in html and 'id="goal-form"' not in html
     assert "<td>3</td><td>no</td><td>in review</td>" in html
     refused = await publisher.post(f"/portal/advertise/campaigns/{campaign.id}/goals",

@@ -25,7 +25,7 @@ async def own_site(publisher) -> Site:
 async def test_the_site_page_has_the_section(publisher):
     site = await own_site(publisher)
     await make_house_ad(site)
-    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    html = await (await publisher.get(f"/portal/sites/{site.id}/controls")).get_data(as_text=True)
     assert 'id="house-ads"' in html and f'action="/portal/sites/{site.id}/floors"' in html
     assert 'id="add-house-ad"' in html and "Our newsletter" in html and ">300x250<" in html
 
@@ -33,7 +33,7 @@ async def test_the_site_page_has_the_section(publisher):
 async def test_adding_and_deleting_a_house_ad_with_and_without_javascript(publisher):
     site = await own_site(publisher)
     response = await publisher.post(f"/portal/sites/{site.id}/house-ads", FORM)
-    assert response.status_code == 303 and response.headers["Location"] == f"/portal/sites/{site.id}"
+    assert response.status_code == 303 and response.headers["Location"] == f"/portal/sites/{site.id}/controls"
     first = await HouseAd.get(site_id=site.id)
     assert (first.banner_url, first.width, first.height) == (FORM["bannerUrl"], 300, 250)
 

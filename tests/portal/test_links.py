@@ -158,9 +158,10 @@ async def _advertiser_world(advertiser: Publisher, clock) -> None:
 
 
 async def _operator_world(clock) -> None:
-    """A campaign in review, and a changed creative of an approved campaign in review."""
-    await make_creative(await make_campaign(status=CampaignStatus.REVIEW, now=clock.now()),
-                        status=CreativeStatus.REVIEW)
+    """A campaign in review with a task, and a changed creative of an approved campaign in review."""
+    in_review = await make_campaign(status=CampaignStatus.REVIEW, now=clock.now())
+    await make_creative(in_review, status=CreativeStatus.REVIEW)
+    await make_task(kind=TaskKind.VISIT_URL, campaign=in_review, config={"url": "https://shop.example/visit"})
     await make_creative(await make_campaign(status=CampaignStatus.APPROVED, now=clock.now()),
                         status=CreativeStatus.REVIEW)
 

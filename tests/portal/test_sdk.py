@@ -39,7 +39,7 @@ async def test_an_older_versions_redirect_is_open_to_every_origin(client):
 
 async def test_a_sites_page_offers_the_snippet_pinned_with_subresource_integrity(publisher):
     site = await make_site(await make_publisher(publisher.wallet), domain="pinned.example")
-    page = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    page = await (await publisher.get(f"/portal/sites/{site.id}/embed")).get_data(as_text=True)
     pinned = (f'<script async src="http://adnet.test/sdk/{sdk_version()}/sdk.js" integrity="{sdk_integrity()}" '
               f'crossorigin="anonymous" data-site-id="{site.id}"></script>')
     assert f'<code id="snippet-script-sri">{escape(pinned)}</code>' in page

@@ -29,7 +29,7 @@ async def site_with_an_ad(publisher, clock):
 
 async def test_the_site_page_lists_the_ads_that_ran(publisher, clock):
     site, campaign = await site_with_an_ad(publisher, clock)
-    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    html = await (await publisher.get(f"/portal/sites/{site.id}/traffic")).get_data(as_text=True)
     assert 'id="site-ads"' in html and f'id="ran-{campaign.id}"' in html
     assert "Savings &lt;now&gt;" in html and "Chain Bank" in html and "Earn 5%" in html
     assert "<td>1 (1)</td>" in html and "0.0014</td>" in html  # 2 G$ CPM: 0.002 an impression, 70 % earned

@@ -17,7 +17,7 @@ async def own_site(publisher) -> Site:
 
 async def test_the_section_shows_the_stored_controls(publisher):
     site = await own_site(publisher)
-    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    html = await (await publisher.get(f"/portal/sites/{site.id}/controls")).get_data(as_text=True)
     assert 'id="site-controls"' in html and f'action="/portal/sites/{site.id}/controls"' in html
     assert 'name="attachedTasks" value="1" checked' in html and 'name="units" value="1" checked' in html
     assert 'value="gambling" checked' not in html
@@ -38,7 +38,7 @@ async def test_saving_with_htmx_and_without_javascript(publisher):
         "attached_tasks": False, "units": True, "refused_task_kinds": ["QUIZ", "SURVEY"]}
 
     response = await publisher.post(f"/portal/sites/{site.id}/controls", [("attachedTasks", "1"), ("units", "0")])
-    assert response.status_code == 303 and response.headers["Location"] == f"/portal/sites/{site.id}"
+    assert response.status_code == 303 and response.headers["Location"] == f"/portal/sites/{site.id}/controls"
     stored = (await Site.get(id=site.id)).controls
     assert (stored["attached_tasks"], stored["units"], stored["blocked_categories"]) == (True, False, [])
 

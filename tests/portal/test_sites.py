@@ -20,7 +20,8 @@ async def test_registering_without_javascript_goes_to_the_new_sites_page(publish
     assert response.headers["Location"] == f"/portal/sites/{site.id}"
     page = await publisher.get(response.headers["Location"])
     html = await page.get_data(as_text=True)
-    assert page.status_code == 200 and "<h1>news.example</h1>" in html
+    assert page.status_code == 200 and "<h1>news.example</h1>" in html and 'id="site-verification"' in html
+    html = await (await publisher.get(f"/portal/sites/{site.id}/embed")).get_data(as_text=True)
     # The snippets are shown as text to copy, never as markup that runs in the portal.
     assert f'data-site-id=&#34;{site.id}&#34;&gt;&lt;/script&gt;' in html
     assert 'data-copy="snippet-banner"' in html and "data-adnet-slot data-kind=&#34;BANNER&#34;" in html
@@ -112,12 +113,12 @@ async def test_the_site_page_shows_its_traffic_by_reason_with_a_csv(publisher, c
         clock.advance(seconds=2)
         await post(client, event_body(ad, target, fingerprint=f"fp-{target.id}"))
 
-    page = await (await client.get(f"/portal/sites/{unverified.id}")).get_data(as_text=True)
+    page = await (await client.get(f"/portal/sites/{unverified.id}/traffic")).get_data(as_text=True)
     assert 'id="traffic-totals">0 of 1 impressions' in page
     filtered = re.search(r'<table id="filtered-days">(.*?)</table>', page, re.S).group(1)
     assert "<code>site_unverified</code>" in filtered
     assert re.search(rf'<th scope="row">{clock.today().isoformat()}</th><td>1</td></tr>', filtered)
-    proven = await (await client.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    proven = await (await client.get(f"/portal/sites/{site.id}/traffic")).get_data(as_text=True)
     assert 'id="traffic-totals">1 of 1 impressions' in proven and 'id="no-filtered"' in proven
 
     exported = await client.get(f"/portal/sites/{unverified.id}/traffic.csv")

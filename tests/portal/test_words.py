@@ -163,7 +163,7 @@ def test_a_field_without_a_label_is_said_in_words():
 
 async def test_categories_and_task_kinds_are_shown_by_their_names(publisher, clock):
     site = await make_site(await make_publisher(publisher.wallet))
-    html = await (await publisher.get(f"/portal/sites/{site.id}")).get_data(as_text=True)
+    html = await (await publisher.get(f"/portal/sites/{site.id}/controls")).get_data(as_text=True)
     for name in ("DeFi", "NFT", "DAO", "Visit a page", "Sign a message", "On-chain action", "Quiz"):
         assert f"> {name}</label>" in html, name
     assert not re.search(r"> (Defi|Nft|Dao|visit url|onchain event)</label>", html)

@@ -40,6 +40,7 @@ READINESS = "/readyz"  # what the balancer probes
 DRAIN_SECONDS = 3
 PROBE_SECONDS = 0.25  # well inside the drain, as a balancer's interval times its threshold must be
 PROBE_TIMEOUT = 1.0
+UNHEALTHY_THRESHOLD = 2  # failed probes in a row that take a host out of rotation, as a balancer counts them
 STEADY_SECONDS = scaled(ci=3, full=20)  # of load before the restart, and again once the host is back
 USERS = scaled(ci=6, full=16)
 PAUSE_SECONDS = 0.02  # between one user's requests: a steady load, not the machine's most
@@ -62,14 +63,15 @@ class Host:
 @dataclass
 class Balancer:
     """Round robin over the hosts in rotation; each host's readiness is probed every ``PROBE_SECONDS`` on a
-    connection of its own, and a host is in rotation while its last probe answered 200."""
+    connection of its own. A probe answered 200 puts a host in rotation; ``UNHEALTHY_THRESHOLD`` failed in a row
+    take it out, so one probe slowed past its timeout on a busy machine does not."""
 
     hosts: list[Host]
     turns: Iterator[int] = field(default_factory=itertools.count)
 
     def pick(self) -> Host:
         ready = [host for host in self.hosts if host.in_rotation]
-        assert ready, "no host in rotation"
+        assert ready, f"no host in rotation; last probes {[(host.name, host.probes[-3:]) for host in self.hosts]}"
         return ready[next(self.turns) % len(ready)]
 
     async def probe_forever(self) -> None:
@@ -85,7 +87,11 @@ class Balancer:
                 response = await prober.get(f"{host.server.url}{READINESS}")
                 status, reasons = response.status_code, tuple(response.json().get("reasons", ()))
         host.probes.append((time.monotonic(), status, reasons))
-        host.in_rotation = status == 200
+        recent = [probe_status for _at, probe_status, _reasons in host.probes[-UNHEALTHY_THRESHOLD:]]
+        if status == 200:
+            host.in_rotation = True
+        elif len(recent) == UNHEALTHY_THRESHOLD and 200 not in recent:
+            host.in_rotation = False
 
 
 @dataclass

@@ -8,7 +8,8 @@ from adnet.campaigns.models import Campaign, CampaignStatus, Category, Creative,
 from adnet.cli.main import _parser
 from adnet.cli.operators import Context, run_action
 from adnet.core.clock import Clock
-from tests.factories import G, make_campaign, make_creative
+from adnet.tasks.models import TaskKind
+from tests.factories import G, make_campaign, make_creative, make_task
 
 
 async def run(capsys, settings, chain, *argv: str) -> tuple[int, dict | str]:
@@ -30,6 +31,12 @@ async def test_review_approve_reject_rate_and_revenue(app, settings, chain, caps
     code, error = await run(capsys, settings, chain, "reject", "campaign", waiting.id, "--reason", "late")
     assert code == 1 and "invalid_transition" in error
     assert (await Campaign.get(id=waiting.id)).status == CampaignStatus.APPROVED
+    other = await make_campaign(status=CampaignStatus.REVIEW)
+    task = await make_task(kind=TaskKind.QUIZ, campaign=other, config={"question": "Q?", "answers": ["a"]})
+    code, body = await run(capsys, settings, chain, "reject", "task", task.id, "--reason", "wrong answer")
+    assert (code, body) == (0, {"taskId": task.id, "active": False, "reason": "wrong answer"})
+    code, error = await run(capsys, settings, chain, "reject", "task", task.id, "--reason", "again")
+    assert code == 1 and "invalid_transition" in error
     code, body = await run(capsys, settings, chain, "category", waiting.id, "gambling")
     assert (code, body) == (0, {"campaignId": waiting.id, "category": "gambling"})
     code, error = await run(capsys, settings, chain, "category", waiting.id, "weapons")

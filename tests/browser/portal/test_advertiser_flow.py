@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from quart import current_app
 
-from adnet.campaigns.models import Campaign, CampaignStatus
+from adnet.campaigns.models import Campaign, CampaignStatus, Creative
 from tests.browser.conftest import OPERATOR_INDEX, Console, LiveServer, sign_in_to_portal
 from tests.conftest import rebuild_index
 
@@ -89,7 +89,11 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     expect(page.locator("#campaign")).to_have_attribute("data-status", "draft")
     campaign_id = page.url.rsplit("/", 1)[1]
 
-    # A creative (a banner adnet itself serves, so the preview loads) and a quiz task with a G$ reward.
+    # A creative (a banner adnet itself serves, so the preview loads) and a quiz task with a G$ reward, in the
+    # page's Creatives and tasks section.
+    sections = page.get_by_role("navigation", name=f"Sections of {CAMPAIGN_NAME}")
+    sections.get_by_role("link", name="Creatives and tasks").click()
+    expect(page).to_have_url(f"{server.url}/portal/advertise/campaigns/{campaign_id}/creatives")
     banner_url = f"{server.url}/static/demo/banner-1-300x250.svg"
     page.get_by_label("Banner URL (image or video)").fill(banner_url)
     page.get_by_label("Target URL").fill("https://example.com/spring")
@@ -109,13 +113,16 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     task_row = page.locator("table.tasks tbody tr", has_text="Quick quiz")
     expect(task_row).to_contain_text("Quiz")
 
-    # Funding: the budget, then the task's pool, each from the deposited balance.
+    # Funding: the budget (its own section), then the task's pool, each from the deposited balance.
+    sections.get_by_role("link", name="Budget").click()
     page.locator("#allocate-form").get_by_label("Amount (G$)").fill("25")
     page.get_by_role("button", name="Allocate").click()
     expect(page.locator("#campaign-remaining")).to_have_text("25 G$")
+    sections.get_by_role("link", name="Creatives and tasks").click()
     task_row.get_by_label("G$ for the pool of Quick quiz").fill("5")
     task_row.get_by_role("button", name="Fund pool").click()
     expect(page.locator("table.tasks [data-pool]")).to_have_text("5 G$")
+    sections.get_by_role("link", name="Budget").click()
     expect(page.locator("#campaign-available")).to_have_text("10 G$")
 
     # The campaign page fits a phone: nothing but its tables scrolls sideways.
@@ -124,6 +131,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     assert width <= 375, f"the campaign page scrolls sideways on a phone ({width}px)"
     page.set_viewport_size({"width": 1280, "height": 900})
 
+    sections.get_by_role("link", name="Overview").click()
     page.get_by_role("button", name="Submit for review").click()
     expect(page.locator("#campaign")).to_have_attribute("data-status", "review")
     expect(page.locator("#campaign-state")).to_have_text("review")
@@ -134,12 +142,14 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
     review = operator_page.locator(f"#review-{campaign_id}")
     expect(review).to_contain_text(CAMPAIGN_NAME)
     preview = review.locator(".creative-box img")
-    expect(preview).to_have_attribute("src", banner_url)
+    creative_id = server.call(lambda: Creative.get(campaign_id=campaign_id).values_list("id", flat=True))
+    expect(preview).to_have_attribute("src", f"/portal/operator/creatives/{creative_id}/banner")  # served by adnet
     operator_page.wait_for_function("image => image.complete && image.naturalWidth > 0", arg=preview.element_handle())
     box = preview.bounding_box()
     assert box is not None and (round(box["width"]), round(box["height"])) == (300, 250)
-    expect(review.locator("table")).to_contain_text("Quick quiz")
-    review.get_by_role("button", name="Approve").click()
+    expect(review.locator(".tasks-in-words")).to_contain_text(
+        "Quiz: “Which token pays adnet rewards?” — answer G$ or GoodDollar, typed.")
+    review.get_by_role("button", name="Approve campaign").click()
     expect(operator_page.locator("#review-done")).to_have_text(f"Approved {CAMPAIGN_NAME}.")
     expect(operator_page.locator(f"#review-{campaign_id}")).to_have_count(0)
 
@@ -162,7 +172,7 @@ def test_an_advertiser_funds_and_submits_a_campaign_an_operator_approves_it_and_
         "trackingToken": served["ad"]["trackingToken"]})
     assert tracked.status == 201 and tracked.json()["status"] == "recorded", tracked.text()
 
-    page.get_by_role("link", name="Report").click()
+    page.get_by_role("link", name="Report", exact=True).click()
     expect(page.get_by_role("heading", name="Report: Browser sale")).to_be_visible()
     expect(page.locator("#total-impressions")).to_have_text("1")
     expect(page.locator("#total-billable")).to_have_text("1")

@@ -37,6 +37,7 @@ def test_task_forms_answers_and_deletion(open_portal: Callable[..., tuple[Page, 
     page.get_by_role("button", name="Create draft").click()
     expect(page.locator("#campaign")).to_have_attribute("data-status", "draft")
     campaign_id = page.url.rsplit("/", 1)[1]
+    page.get_by_role("link", name="Creatives and tasks").click()
 
     visit = page.locator("#new-VISIT_URL")
     visit.locator("summary").click()

@@ -56,7 +56,7 @@ def test_breakdowns_show_switch_and_fit(open_portal, server: LiveServer, billed,
 
     publisher, publisher_console = open_portal(DEMO_PUBLISHER_INDEX, viewport={"width": width, "height": 900})
     sign_in_to_portal(publisher)
-    publisher.goto(f"{server.url}/portal/sites/{server.demo['siteId']}")
+    publisher.goto(f"{server.url}/portal/sites/{server.demo['siteId']}/traffic")
     publisher.get_by_role("link", name="Earnings and conversions by placement, country, device and day").click()
     publisher.get_by_label("Rows").select_option("device")
     publisher.get_by_role("button", name="Show").click()

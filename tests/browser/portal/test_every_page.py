@@ -96,7 +96,7 @@ def test_a_secret_issued_on_a_phone_wraps_and_is_copied(open_portal, server: Liv
 def test_a_reversed_export_range_is_refused_in_place(open_portal, server: LiveServer):
     page, console = open_portal(DEMO_PUBLISHER_INDEX, viewport=PHONE)
     sign_in_to_portal(page)
-    site_page = f"{server.url}/portal/sites/{server.demo['siteId']}"
+    site_page = f"{server.url}/portal/sites/{server.demo['siteId']}/traffic"
     page.goto(site_page)
     page.locator("#export-from").fill("2026-03-10")
     page.locator("#export-to").fill("2026-03-01")
@@ -123,7 +123,7 @@ def test_the_country_picker_filters_and_picks_a_region(open_portal, server: Live
     sign_in_to_portal(page)
     campaign_id = server.demo["campaignIds"][0]
     server.call(lambda: Campaign.filter(id=campaign_id).update(status="draft"))
-    page.goto(f"{server.url}/portal/advertise/campaigns/{campaign_id}")
+    page.goto(f"{server.url}/portal/advertise/campaigns/{campaign_id}/targeting")
     picker = page.locator("#settings-geoInclude-picker")
     picker.get_by_label("Search countries").fill("germ")
     expect(page.locator("#settings-geoInclude option:not([hidden])")).to_have_count(1)

@@ -30,7 +30,7 @@ def test_a_publisher_sets_floors_and_house_ads(open_portal, server: LiveServer, 
     try:
         page, console = open_portal(DEMO_PUBLISHER_INDEX, viewport={"width": width, "height": 900})
         sign_in_to_portal(page)
-        page.goto(f"{server.url}/portal/sites/{site.id}")
+        page.goto(f"{server.url}/portal/sites/{site.id}/controls")
         section = page.locator("#house-ads")
         expect(section.get_by_role("heading", name="House ads and floors")).to_be_visible()
 

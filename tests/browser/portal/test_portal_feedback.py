@@ -155,7 +155,7 @@ def test_sign_in_dashboard_site_and_operator_pages_fit_and_pass_axe(open_portal,
     expect(page.locator("figcaption.chart-caption")).to_contain_text("(UTC days): total")
     looks_right(page, width)
 
-    page.goto(f"{server.url}/portal/sites/{server.demo['siteId']}")
+    page.goto(f"{server.url}/portal/sites/{server.demo['siteId']}/embed")
     snippet = page.locator("pre:has(#snippet-script)")
     expect(snippet).to_have_attribute("tabindex", "0")
     if width == 390:  # the snippet scrolls inside its box, not the page
@@ -189,6 +189,8 @@ def test_money_forms_show_progress_refuse_beside_the_field_and_refresh_their_pan
     page.get_by_role("button", name="Register").click()
     page.locator("#site-rows a", has_text=f"feedback-{width}.example").click()
     expect(page.get_by_role("heading", name=f"feedback-{width}.example", level=1)).to_be_visible()
+    page.get_by_role("link", name="Money").click()
+    expect(page.locator("#topup-form")).to_be_visible()
     page.evaluate("window.__sameDocument = true")
 
     # Top-up: the wallet's G$ beside the amount; more than that is refused before anything is sent or asked.
@@ -274,6 +276,7 @@ def test_a_deposit_the_chain_would_refuse_is_explained_in_words(open_portal, ser
     page.get_by_label("Domain").fill("drained.example")
     page.get_by_role("button", name="Register").click()
     page.locator("#site-rows a", has_text="drained.example").click()
+    page.get_by_role("link", name="Money").click()
     page.locator("#topup-form").get_by_label("Amount (G$)").fill("2")
     page.locator("#topup-form").get_by_role("button", name="Top up").click()
     expect(page.locator("[data-wallet-topup] [data-wallet-status]")).to_have_text(
@@ -305,8 +308,9 @@ def test_the_review_queue_fits_the_screen_and_names_what_was_decided(open_portal
     expect(review.locator(".creative-frame img")).to_be_visible()
     looks_right(page, width)  # the banner scrolls inside its focusable frame on a phone
     if width == 390:
-        review.get_by_label("Reason for rejecting").fill("Not on phones")
-        review.get_by_role("button", name="Reject").click()
+        whole = review.locator("form", has=page.get_by_role("button", name="Reject campaign"))
+        whole.get_by_label("Reason for rejecting").fill("Not on phones")
+        whole.get_by_role("button", name="Reject campaign").click()
         expect(page.locator("#review-done")).to_have_text(f"Rejected {leaderboard_in_review}.")
     assert console.page_errors == [] and console.script_errors() == []
 

@@ -91,16 +91,22 @@ def test_a_publisher_registers_a_site_tops_up_withdraws_and_exchanges(open_porta
     assert page.evaluate("window.__sameDocument") is True
     expect(page.get_by_label("Domain")).to_have_value("")
 
-    # The site page: embed snippets with a copy button.
+    # The site page's Embed and units section: embed snippets with a copy button.
     row.get_by_role("link", name="portal-flow.example").click()
     expect(page.get_by_role("heading", name="portal-flow.example", level=1)).to_be_visible()
     site_id = page.url.rsplit("/", 1)[1]
+    tabs = page.get_by_role("navigation", name="Sections of portal-flow.example")
+    tabs.get_by_role("link", name="Embed and units").click()
+    expect(page).to_have_url(f"{server.url}/portal/sites/{site_id}/embed")
     expect(page.locator("#snippet-script")).to_contain_text(f'data-site-id="{site_id}"')
     copy = page.locator('[data-copy="snippet-banner"]')
     copy.click()
     expect(copy).to_have_text("Copied")
 
-    # Top up: the server prepares, the wallet sends approve and deposit, the status partial reaches credited.
+    # Top up (the Money section): the server prepares, the wallet sends approve and deposit, the status partial
+    # reaches credited.
+    tabs.get_by_role("link", name="Money").click()
+    expect(tabs.get_by_role("link", name="Money")).to_have_attribute("aria-current", "page")
     page.get_by_label("Amount (G$)").fill("25")
     page.get_by_role("button", name="Top up").click()
     expect(page.locator("#topup-status")).to_have_attribute("data-state", "credited")

@@ -73,7 +73,7 @@ def test_a_blocked_category_is_never_shown_on_the_site(open_portal, server: Live
     site_id = own_site(server)
     page, console = open_portal(BUILDER_INDEX)
     sign_in_to_portal(page)
-    page.goto(f"{server.url}/portal/sites/{site_id}")
+    page.goto(f"{server.url}/portal/sites/{site_id}/controls")
     controls = page.locator("#site-controls")
     controls.get_by_label("Gambling").check()
     controls.get_by_role("button", name="Save").click()

@@ -57,6 +57,7 @@ def test_an_advertiser_sets_targeting_rules_with_plain_controls(open_portal, ser
     assert stored.targeting["time_zone"] == "Europe/Berlin"
     assert stored.targeting["keywords_exclude"] == ["gambling", "casino"]
     assert stored.frequency_cap == 3
+    page.get_by_role("link", name="Targeting").click()
     expect(page.get_by_role("group", name="Only on these devices").get_by_label("Tablet")).to_be_checked()
     expect(page.get_by_label("Only in: regions")).to_have_value("US-CA")
     assert console.script_errors() == []

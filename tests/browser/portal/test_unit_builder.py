@@ -43,7 +43,7 @@ def test_a_unit_is_built_with_a_live_preview_and_its_snippet_serves(open_portal,
     page, console = open_portal(BUILDER_INDEX, viewport={"width": width, "height": 900})
     sign_in_to_portal(page)
     site_id = own_site(server)
-    page.goto(f"{server.url}/portal/sites/{site_id}")
+    page.goto(f"{server.url}/portal/sites/{site_id}/embed")
     builder = page.locator("#unit-builder")
     builder.scroll_into_view_if_needed()
     expect(builder.locator("#preview-banner")).to_be_visible()  # the default: a 300x250 banner, served now

@@ -1,0 +1,42 @@
+"""An operator's decision on one task of a campaign in review (``adnet.campaigns.review`` decides the campaign and
+its creatives): a task rejected with a reason its advertiser reads is switched off as an ended task is, so nothing
+serves it or pays for it (serving's index and task lookup read ``active``), and its G$ pool returns to the
+advertiser; the campaign is then decided with its other tasks. A task has no approval of its own: it is approved
+with its campaign."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from tortoise.transactions import in_transaction
+
+from adnet.campaigns.commands import Rejection
+from adnet.campaigns.lifecycle import release
+from adnet.campaigns.models import CampaignStatus
+from adnet.core import changes
+from adnet.core.errors import Conflict, NotFound
+from adnet.core.ids import has_prefix
+from adnet.money import ledger
+from adnet.tasks.models import Task
+
+log = logging.getLogger(__name__)
+
+
+async def reject_task(operator: str, task_id: Any, rejection: Rejection, now: datetime) -> Task:
+    """Reject one task of a campaign in review with a reason: switched off and its pool returned, in one
+    transaction. Conflict ``invalid_transition`` unless the task is active on a campaign in review."""
+    task = await Task.get_or_none(id=task_id) if has_prefix(task_id, "task") else None
+    if task is None:
+        raise NotFound.of("task")
+    async with in_transaction():
+        decided = await Task.filter(id=task.id, active=True, campaign__status=CampaignStatus.REVIEW).update(
+            active=False, rejection_reason=rejection.reason)
+        if not decided:
+            raise Conflict("invalid_transition", "Only an active task of a campaign in review is rejected on its own.")
+        returned = await release(ledger.task_pool(task.id), task.advertiser_id, now)
+    await task.refresh_from_db()
+    changes.announce(task.id)
+    log.info("task rejected task=%s returned=%d operator=%s", task.id, returned, operator)
+    return task
