@@ -1,6 +1,7 @@
 """Reach and frequency through HTTP: impressions served with the embed's viewer id and tracked through
-``/api/track``; the campaign's reach, average frequency and distribution, per day, creative and site, equal what
-the viewers were shown, the CSV says the same, no viewer id is stored, and only the advertiser reads them."""
+``/api/track``; once the reach job has run, the campaign's reach, average frequency and distribution, per day,
+creative and site, equal what the viewers were shown, the CSV says the same, no viewer id is stored, and only the
+advertiser reads them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import io
 from eth_account import Account
 
 from adnet.delivery.models import ReachViewerDaily
+from adnet.delivery.reach import REACH_LEASE, SETTLE
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.api.test_track import billed, event_body, post, serve_ad
 from tests.auth_helpers import bearer, sign_in
@@ -27,7 +29,7 @@ async def _show(client, clock, site, campaign, viewer: str | None, number: int) 
     assert await billed((await post(client, event_body(ad, site, fingerprint=f"fp-{viewer}-{number}")))[1])
 
 
-async def test_reach_and_frequency_count_each_viewer_once(client, clock):
+async def test_reach_and_frequency_count_each_viewer_once(client, clock, services):
     account = Account.create()
     advertiser = await make_advertiser(account.address.lower())
     site = await make_site()
@@ -44,6 +46,11 @@ async def test_reach_and_frequency_count_each_viewer_once(client, clock):
     token = await sign_in(client, account)
     path = f"/api/advertisers/campaigns/{campaign.id}/reach"
     query = {"from": first_day.isoformat(), "to": clock.now().date().isoformat()}
+    before_the_job = await (await client.get(path, query_string=query, headers=bearer(token))).get_json()
+    assert before_the_job["reach"] == 0  # tracking itself writes nothing for reach
+    clock.advance(seconds=SETTLE.total_seconds() + 1)
+    assert await services.jobs.run(REACH_LEASE) == 7
+    assert await services.jobs.run(REACH_LEASE) == 0  # run again: nothing counted twice
 
     response = await client.get(path, query_string=query, headers=bearer(token))
     body = await response.get_json()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from adnet.campaigns import review as operators
+from adnet.delivery.reach import REACH_LEASE, SETTLE
 from adnet.money import ledger
 from tests.api.test_track import billed, event_body, post, serve_ad
 from tests.conftest import rebuild_index
@@ -26,7 +27,8 @@ from tests.portal.test_advertiser_pages import (  # noqa: F401 - fixtures
 pytestmark = pytest.mark.usefixtures("banner_cdn")
 
 
-async def test_the_report_section_shows_reach_and_frequency(advertiser, stranger, client, clock):  # noqa: F811
+async def test_the_report_section_shows_reach_and_frequency(advertiser, stranger, client, clock,  # noqa: F811
+                                                             services):
     site = await make_site()
     await fund(ledger.advertiser((await _advertiser_of(advertiser)).id), 50 * G)
     campaign = await create(advertiser, clock)
@@ -40,6 +42,8 @@ async def test_the_report_section_shows_reach_and_frequency(advertiser, stranger
         ad = await serve_ad(client, site, viewer=viewer)
         clock.advance(seconds=2)
         assert await billed((await post(client, event_body(ad, site, fingerprint=f"fp-{number}")))[1])
+    clock.advance(seconds=SETTLE.total_seconds() + 1)
+    await services.jobs.run(REACH_LEASE)
 
     report = await text(await advertiser.get(f"{base}/report"))
     assert f'hx-get="{base}/reach?from=' in report
