@@ -6,6 +6,7 @@ from __future__ import annotations
 from quart import Response, request
 
 from adnet.reporting import reach
+from adnet.reporting.charts import tally_chart
 from adnet.reporting.commands import Period
 from adnet.services import Services
 from portal.forms import command_of
@@ -21,10 +22,13 @@ blueprint = portal_blueprint("reach")
 @account_page
 @injected
 async def advertise_reach(campaign_id: str, run: Services) -> tuple[str, int]:
-    """Distinct viewers, average frequency and the frequency distribution from ``from`` to ``to``."""
+    """Distinct viewers, average frequency and the frequency distribution (a bar chart and its table) from ``from``
+    to ``to``."""
     start, end = command_of(Period, request.args).days(run.clock.today())
     result = await reach.reach_report(current_wallet(), campaign_id, start, end)
-    return await page("portal/advertise/reach.html", "portal/advertise/_reach.html", reach=result)
+    chart = tally_chart([(f"{bucket} times", viewers) for bucket, viewers in result.totals.distribution.items()],
+                        ident="reach-chart", title="Viewers by impressions seen")
+    return await page("portal/advertise/reach.html", "portal/advertise/_reach.html", reach=result, chart=chart)
 
 
 @blueprint.get("/portal/advertise/campaigns/<campaign_id>/reach.csv")

@@ -50,6 +50,7 @@ async def test_the_report_section_shows_reach_and_frequency(advertiser, stranger
     section = await text(await advertiser.get(f"{base}/reach", htmx=True))
     assert "<html" not in section
     assert 'id="reach-total">2<' in section and 'id="reach-average">1.50<' in section
+    assert 'class="chart tally-chart"' in section and "1 times: 1; 2 times: 1;" in section
     assert '<th scope="row">1</th><td>1</td>' in section and '<th scope="row">2</th><td>1</td>' in section
     whole = await text(await advertiser.get(f"{base}/reach"))
     assert "<html" in whole and 'id="reach-total">2<' in whole

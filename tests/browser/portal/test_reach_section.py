@@ -1,6 +1,6 @@
 """The reach section of the campaign report in headless Chromium, at 1280 px and 390 px: htmx loads it into the
-demo advertiser's report, it shows the distinct viewers, the average frequency and the distribution, fits the screen,
-and axe-core finds nothing serious."""
+demo advertiser's report, it shows the distinct viewers, the average frequency and the distribution (a bar chart
+and its table), fits the screen, and axe-core finds nothing serious."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ def test_the_report_loads_the_reach_section_and_fits(open_portal, server: LiveSe
     expect(page.get_by_role("heading", name="Reach and frequency")).to_be_visible()
     expect(page.locator("#reach-total")).to_have_text("3")
     expect(page.locator("#reach-average")).to_have_text("5.67")
+    expect(page.locator("#reach svg.tally-chart")).to_be_visible()
     distribution = page.locator("#reach-distribution tbody tr")
     expect(distribution).to_have_count(6)
     expect(distribution.last).to_contain_text("1")
