@@ -8,7 +8,8 @@
 - billing windows (``adnet.delivery.caps``) until the window ended;
 - wallets proven for impressions (``view_binding``, ``adnet.conversions.views``) for ``VIEW_BINDINGS_KEPT``: a view
   attributes for at most a day (a goal's longest view window), and a day more lets a lagging reader of on-chain
-  goals still find it; keeping which wallet saw which ad any longer would serve nothing.
+  goals still find it; keeping which wallet saw which ad any longer would serve nothing;
+- serve request aggregates (``request_hour``, ``adnet.delivery.requests``) for ``REQUEST_DAYS``, what forecasts read.
 
 ``prune`` deletes in bounded batches, oldest first, so a first run over a large table never holds the database for
 long; the job runs it until nothing is left to delete. Deleting is idempotent, so any number of processes may run it.
@@ -23,6 +24,7 @@ from datetime import datetime, timedelta
 from adnet.db import sql
 from adnet.delivery.batch import DEDUP_WINDOW
 from adnet.delivery.caps import expired_before
+from adnet.delivery.requests import REQUEST_DAYS, hour_of
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,7 @@ class Pruned:
     dedup_keys: int
     windows: int
     views: int = 0
+    request_hours: int = 0
 
 
 async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS) -> Pruned:
@@ -45,10 +48,11 @@ async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS
     windows = await _delete_all("billing_window", "window_start", expired_before(now), batch_rows)
     views = await _delete_all("view_binding", "seen_at", now - VIEW_BINDINGS_KEPT, batch_rows,
                               key="impression_event_id")
-    if events or keys or windows or views:
-        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d", events, keys,
-                 windows, views)
-    return Pruned(events, keys, windows, views)
+    hours = await _delete_all("request_hour", "hour", hour_of(now) - timedelta(days=REQUEST_DAYS), batch_rows)
+    if events or keys or windows or views or hours:
+        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d request_hours=%d",
+                 events, keys, windows, views, hours)
+    return Pruned(events, keys, windows, views, hours)
 
 
 async def _delete_all(table: str, column: str, before: datetime, batch_rows: int, key: str = "id") -> int:
