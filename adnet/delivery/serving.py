@@ -18,8 +18,8 @@ more than once each. That lookup reads the site's floors; its house ads come wit
 
 Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
 job and at shutdown (fill rate = filled / requests). A slot that shows a house ad counts as not filled: the fill
-rate is what paid campaigns and units fill. Each request is also counted per site, UTC hour, size, country and
-device kind (``adnet.delivery.requests``: one dict increment), added to ``request_hour`` by the same job, for
+rate is what paid campaigns and units fill. Each banner request is also counted per site, UTC hour, size, country
+and device kind (``adnet.delivery.requests``: one dict increment), added to ``request_hour`` by the same job, for
 forecasts.
 
 A campaign with wallet audiences (``adnet.audiences``) is matched against what this process holds in memory of the
@@ -265,9 +265,10 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site, query, now, viewer, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
-    location = viewer.location
-    server.requests.count((query.site_id, hour_of(now), query.size or "", location.country if location else "",
-                           viewer.device))
+    if BANNER in query.kinds:
+        location = viewer.location
+        server.requests.count((query.site_id, hour_of(now), query.size or "", location.country if location else "",
+                               viewer.device))
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)
