@@ -26,6 +26,7 @@ from werkzeug.datastructures import MultiDict
 from adnet.accounts import advertisers, members, sites
 from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser, AdvertiserMember
+from adnet.audiences.reach import reach, rounded
 from adnet.campaigns import campaigns, creatives, funding, goals, lifecycle, views
 from adnet.campaigns.commands import (
     MAX_VIEW_WINDOW_HOURS,
@@ -40,6 +41,7 @@ from adnet.campaigns.commands import (
 from adnet.campaigns.models import Campaign, GoalKind, MediaType
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
+from adnet.delivery.forecast import ForecastQuery, forecast, site_requests
 from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
 from adnet.money.commands import DepositReport, Funds, RedeemReport
@@ -349,6 +351,25 @@ async def advertise_create_campaign(sent: Sent) -> Response:
     created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, await _site_ids(sent.form)),
                                               sent.now)
     return _go_to(_campaign_page(created.id))
+
+
+async def _estimate_refused(error: DomainError, sent: Sent) -> str:
+    return await render_template("portal/advertise/_campaign_estimate.html", estimate_error=error)
+
+
+@blueprint.post(f"{HOME}/campaigns/estimate")
+@account_form
+@form_view(_estimate_refused, shows=(Invalid,))
+async def advertise_campaign_estimate(sent: Sent) -> str:
+    """The campaign form's estimate as it stands (``adnet.delivery.forecast``, ``adnet.audiences.reach``): requests
+    a day, the share it would win, the days its budget lasts, and the proven wallets its audience reaches."""
+    advertiser = await advertisers.advertiser_of(sent.wallet)
+    query = command_of(ForecastQuery, await _site_ids(sent.form))
+    found = await forecast(query, advertiser.id, sent.run.serving.index, sent.now)
+    wallets = await reach(query.targeting, sent.now)
+    requests = await site_requests(query.site_allow, query.site_deny, query.targeting, sent.now)
+    return await render_template("portal/advertise/_campaign_estimate.html", estimate=found, wallet_reach=wallets,
+                                 audience_requests=rounded(int(requests * wallets.share)))
 
 
 async def _no_context() -> dict[str, Any]:

@@ -115,6 +115,24 @@ class SiteDailyStat(Model):
         unique_together = (("site_id", "day"),)
 
 
+class RequestHour(Model):
+    """How many serve requests one UTC hour brought for a site, banner size (empty: any), country (empty: unknown)
+    and device kind: counted in memory by serving (``adnet.delivery.requests``), added here by the counters' job, kept
+    ``REQUEST_DAYS`` days. Never a request, a viewer or an address: only these counts (docs/privacy.md)."""
+
+    id = fields.BigIntField(primary_key=True)
+    site_id = fields.CharField(max_length=48)
+    hour = fields.DatetimeField(db_index=True)
+    size = fields.CharField(max_length=20, default="")
+    country = fields.CharField(max_length=2, default="")
+    device = fields.CharField(max_length=10, default="")
+    requests = fields.IntField(default=0)
+
+    class Meta:
+        table = "request_hour"
+        unique_together = (("site_id", "hour", "size", "country", "device"),)
+
+
 class BillingWindow(Model):
     """What was billed in one window for one key (``adnet.delivery.caps``): events of a client network on a site
     or for a campaign, or a campaign's spend in a UTC day (smallest units)."""

@@ -10,7 +10,8 @@
   attributes for at most a day (a goal's longest view window), and a day more lets a lagging reader of on-chain
   goals still find it; keeping which wallet saw which ad any longer would serve nothing;
 - per-viewer daily impression counts for reach and frequency (``adnet.delivery.reach``, under a per-campaign digest
-  of the viewer id) for ``adnet.delivery.reach.KEPT_DAYS``, the longest range a report covers.
+  of the viewer id) for ``adnet.delivery.reach.KEPT_DAYS``, the longest range a report covers;
+- serve request aggregates (``request_hour``, ``adnet.delivery.requests``) for ``REQUEST_DAYS``, what forecasts read.
 
 ``prune`` deletes in bounded batches, oldest first, so a first run over a large table never holds the database for
 long; the job runs it until nothing is left to delete. Deleting is idempotent, so any number of processes may run it.
@@ -26,6 +27,7 @@ from adnet.db import sql
 from adnet.delivery.batch import DEDUP_WINDOW
 from adnet.delivery.caps import expired_before
 from adnet.delivery.reach import KEPT_DAYS
+from adnet.delivery.requests import REQUEST_DAYS, hour_of
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,7 @@ class Pruned:
     windows: int
     views: int = 0
     reach: int = 0
+    request_hours: int = 0
 
 
 async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS) -> Pruned:
@@ -50,10 +53,11 @@ async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS
     views = await _delete_all("view_binding", "seen_at", now - VIEW_BINDINGS_KEPT, batch_rows,
                               key="impression_event_id")
     reach = await _delete_all("reach_viewer_daily", "day", (now - timedelta(days=KEPT_DAYS)).date(), batch_rows)
-    if events or keys or windows or views or reach:
-        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d reach_rows=%d",
-                 events, keys, windows, views, reach)
-    return Pruned(events, keys, windows, views, reach)
+    hours = await _delete_all("request_hour", "hour", hour_of(now) - timedelta(days=REQUEST_DAYS), batch_rows)
+    if events or keys or windows or views or reach or hours:
+        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d reach_rows=%d "
+                 "request_hours=%d", events, keys, windows, views, reach, hours)
+    return Pruned(events, keys, windows, views, reach, hours)
 
 
 async def _delete_all(table: str, column: str, before: datetime | date, batch_rows: int, key: str = "id") -> int:

@@ -18,7 +18,9 @@ more than once each. That lookup reads the site's floors; its house ads come wit
 
 Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
 job and at shutdown (fill rate = filled / requests). A slot that shows a house ad counts as not filled: the fill
-rate is what paid campaigns and units fill.
+rate is what paid campaigns and units fill. Each banner request is also counted per site, UTC hour, size, country
+and device kind (``adnet.delivery.requests``: one dict increment), added to ``request_hour`` by the same job, for
+forecasts.
 
 A campaign with wallet audiences (``adnet.audiences``) is matched against what this process holds in memory of the
 wallet the query's audience pass proves (a signed pass, checked without a database); a ``wallet`` parameter plays no
@@ -65,6 +67,7 @@ from adnet.delivery.index import (
     refresh_index,
     site_entry,
 )
+from adnet.delivery.requests import RequestCounts, hour_of
 from adnet.delivery.selection import Candidate, candidates, ecpm, house_ad_for, pick
 from adnet.delivery.sites import HouseAdEntry, SiteEntry, on_site
 from adnet.delivery.targeting import Locator, Viewer
@@ -99,6 +102,7 @@ class Server:
         self._budgets_at = 0.0
         self._unknown_sites: dict[str, float] = {}
         self._fill: Counter[tuple[str, date, bool]] = Counter()
+        self.requests = RequestCounts()
         self._lock = asyncio.Lock()
 
     async def rebuild(self) -> None:
@@ -214,7 +218,9 @@ class Server:
         self._fill[(site_id, day, filled)] += 1
 
     async def flush_counts(self) -> None:
-        """Add the counted serve decisions to the per-site daily stats, in one transaction."""
+        """Add the counted serve decisions to the per-site daily stats, in one transaction, and the counted requests
+        to their hourly aggregates."""
+        await self.requests.flush()
         pending, self._fill = self._fill, Counter()
         totals: dict[tuple[str, date], list[int]] = {}
         for (site_id, day, filled), count in pending.items():
@@ -257,8 +263,12 @@ NOTHING = Decision(kind="NONE")
 
 async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
-    site, query, now, choice = await _choose(server, query, client)
+    site, query, now, viewer, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
+    if BANNER in query.kinds:
+        location = viewer.location
+        server.requests.count((query.site_id, hour_of(now), query.size or "", location.country if location else "",
+                               viewer.device))
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)
@@ -285,7 +295,7 @@ class Preview:
 async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
     """What ``serve`` would decide for ``query`` and ``client`` now, by the same choice, without counting it, issuing
     a tracking token or reading completions (the portal's unit builder; nothing it shows can be billed)."""
-    site, query, now, choice = await _choose(server, query, client)
+    site, query, now, _, choice = await _choose(server, query, client)
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return Preview(kind="NONE") if house_ad is None else Preview(kind=HOUSE, house_ad=house_ad)
@@ -311,7 +321,7 @@ async def bid(server: Server, query: ServeQuery, client: Client, *, sizes: tuple
     same rules and draw, among the campaigns whose eCPM reaches ``floor`` besides the site's own floors (an auction's
     floor, gross, in smallest units); None when none does. Counted as one serve decision; never a house ad, which
     no auction pays for; NotFound for an unknown site."""
-    site, query, now, choice = await _choose(server, query, client, sizes=sizes, floor=floor)
+    site, query, now, _, choice = await _choose(server, query, client, sizes=sizes, floor=floor)
     server.count(query.site_id, now.date(), filled=choice is not None and choice.campaign is not None)
     if choice is None or choice.campaign is None or choice.creative is None:
         return None
@@ -321,10 +331,10 @@ async def bid(server: Server, query: ServeQuery, client: Client, *, sizes: tuple
 
 
 async def _choose(server: Server, query: ServeQuery, client: Client, *, sizes: tuple[str, ...] | None = None,
-                  floor: float = 0.0) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None]:
-    """The site, the query narrowed by its controls, the time, and the candidate drawn for ``client``; NotFound
-    for an unknown or inactive site. With ``sizes``, the candidates of each size in one draw, of those whose
-    campaign's eCPM reaches ``floor``."""
+                  floor: float = 0.0) -> tuple[SiteEntry, ServeQuery, datetime, Viewer, Candidate | None]:
+    """The site, the query narrowed by its controls, the time, the viewer, and the candidate drawn for ``client``;
+    NotFound for an unknown or inactive site. With ``sizes``, the candidates of each size in one draw, of those
+    whose campaign's eCPM reaches ``floor``."""
     site = await server.site(query.site_id)
     query = narrow(site.controls, query)
     now = server.clock.now()
@@ -337,7 +347,7 @@ async def _choose(server: Server, query: ServeQuery, client: Client, *, sizes: t
         found = [candidate for size in sizes
                  for candidate in candidates(server.index, query.model_copy(update={"size": size}), now, viewer, site)
                  if candidate.campaign is not None and ecpm(candidate.campaign) >= floor]
-    return site, query, now, pick(found, server.random)
+    return site, query, now, viewer, pick(found, server.random)
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,

@@ -190,6 +190,10 @@ class Rules:
         local = now.astimezone(self.zone)
         return (not self.days or local.weekday() in self.days) and (not self.hours or local.hour in self.hours)
 
+    def admits_device(self, device: str) -> bool:
+        """Whether the device rules allow a device kind (what forecasts, which know no User-Agent, ask)."""
+        return _admits(self.devices_include, self.devices_exclude, device)
+
     def locates(self, location: Location | None) -> bool:
         """Whether the geo rules allow ``location``: an unknown one never, an excluded code always refuses."""
         return location is not None and _admits_any(self.geo_include, self.geo_exclude, location.codes)
