@@ -66,7 +66,7 @@ from portal.pages import (
     see_other,
     wants_fragment,
 )
-from portal.targeting import audience_summary, targeting_form, written_hours
+from portal.targeting import audience_summary, targeting_form, written_schedule
 from portal.views import Refused, Sent, form_view
 from web.context import injected
 from web.csv import csv_file
@@ -144,11 +144,11 @@ def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
 
 
 async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
-    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its hours
-    written from their ranges (``portal.targeting.written_hours``) and its site lists (domains, as a person picks
-    sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming the field when a domain has
-    no site."""
-    values = written_hours(MultiDict(form))
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its
+    schedule written from the week grid's cells (``portal.targeting.written_schedule``) and its site lists
+    (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming
+    the field when a domain has no site."""
+    values = written_schedule(MultiDict(form))
     for name in ("siteAllow", "siteDeny"):
         if name not in values:
             continue
