@@ -4,6 +4,7 @@ at its declared size, at 1280 and 390 px, with a clean console and axe, and no s
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,15 @@ from tests.factories import make_campaign, make_creative
 
 # A 300x250 VP8 WebM of about a second, recorded once from a canvas by Chromium's MediaRecorder.
 CLIP = (Path(__file__).resolve().parent.parent / "fixtures" / "clip.webm").read_bytes()
+# The picture of docs/advertisers.md, rewritten only by ``make screenshots``.
+SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "screenshots" / "review-queue.png"
+UPDATE_SCREENSHOTS = os.environ.get("ADNET_UPDATE_SCREENSHOTS") == "1"
 
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_a_video_creative_on_an_http_host_plays_in_the_queue(open_portal, server: LiveServer,
-                                                             publisher_site: PublisherSite, width: int) -> None:
+                                                             publisher_site: PublisherSite, width: int,
+                                                             tmp_path: Path) -> None:
     publisher_site.pages[f"/clip-{width}.webm"] = CLIP
     clip_url = f"{publisher_site.origin}/clip-{width}.webm"  # http, another origin: the CSP would block it
 
@@ -51,3 +56,7 @@ def test_a_video_creative_on_an_http_host_plays_in_the_queue(open_portal, server
     assert serious_violations(page, f"#review-{campaign_id}") == []
     assert sideways_overflow(page) == 0
     assert console.errors() == [] and console.page_errors == []
+    if width == 1280:
+        screenshot = SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / SCREENSHOT.name
+        page.locator(f"#review-{campaign_id}").screenshot(path=str(screenshot))
+        assert screenshot.stat().st_size > 10_000  # a rendered card, not a blank one

@@ -6,7 +6,9 @@ axe-clean and, on a phone, scrolls inside its card while the page does not scrol
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, timedelta
+from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -15,13 +17,16 @@ from tests.browser.conftest import LiveServer, serious_violations, sideways_over
 
 ADVERTISER_INDEX = 9  # a funded development account no other browser test signs in with
 PHONE = {"width": 390, "height": 844}
+# The picture of docs/advertisers.md, rewritten only by ``make screenshots``.
+SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "screenshots" / "targeting-week.png"
+UPDATE_SCREENSHOTS = os.environ.get("ADNET_UPDATE_SCREENSHOTS") == "1"
 
 
 def cell(page: Page, name: str) -> Locator:
     return page.get_by_role("checkbox", name=name, exact=True)
 
 
-def test_an_advertiser_sets_targeting_rules_with_plain_controls(open_portal, server: LiveServer) -> None:
+def test_an_advertiser_sets_targeting_rules_with_plain_controls(open_portal, server: LiveServer, tmp_path) -> None:
     page, console = open_portal(ADVERTISER_INDEX)
     sign_in_to_portal(page)
     page.get_by_role("navigation", name="Portal").get_by_role("link", name="Advertise").click()
@@ -85,6 +90,10 @@ def test_an_advertiser_sets_targeting_rules_with_plain_controls(open_portal, ser
     expect(cell(page, "Saturday 18:00 to 19:00")).to_be_checked()
     expect(cell(page, "Monday 12:00 to 13:00")).not_to_be_checked()
     assert console.script_errors() == []
+    # Last: Playwright's screenshot styles the page inline, which the CSP reports.
+    screenshot = SCREENSHOT if UPDATE_SCREENSHOTS else tmp_path / SCREENSHOT.name
+    page.locator("fieldset:has(> legend:text-is('Schedule'))").screenshot(path=str(screenshot))
+    assert screenshot.stat().st_size > 5_000  # a rendered grid, not a blank box
 
 
 def test_the_week_grid_works_on_a_phone_without_widening_the_page(open_portal, server: LiveServer) -> None:
