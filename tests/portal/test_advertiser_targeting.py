@@ -130,6 +130,18 @@ async def test_the_week_grid_writes_days_and_hours_or_hours_by_day(advertiser, c
         ([], [], {})
 
 
+async def test_hours_by_day_are_summed_up_where_they_cannot_be_edited(advertiser, clock):
+    created = await post_form(advertiser, "/portal/advertise/campaigns",
+                              [*campaign_form(clock).items(), ("schedule", "tue-9"), ("schedule", "tue-10"),
+                               ("schedule", "sat-20"), ("targeting.timeZone", "Asia/Tokyo")])
+    campaign_id = created.headers["Location"].rsplit("/", 1)[1]
+    await Campaign.filter(id=campaign_id).update(status="ended")
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}/targeting"))
+    assert ('<span class="targeting-summary">hours by day: tue 9, 10 · sat 20; time zone Asia/Tokyo</span>'
+            in page)
+    assert 'name="schedule"' not in page  # no grid once ended
+
+
 async def test_a_bad_cell_of_the_week_grid_is_refused_beside_the_grid(advertiser, clock):
     refused = await post_form(advertiser, "/portal/advertise/campaigns",
                               [*campaign_form(clock).items(), ("schedule", "mon-9"), ("schedule", "mon-24")],
