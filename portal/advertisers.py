@@ -68,7 +68,8 @@ from portal.pages import (
     see_other,
     wants_fragment,
 )
-from portal.targeting import audience_summary, targeting_form, written_hours
+from portal.site_settings import confirmed
+from portal.targeting import audience_summary, targeting_form, written_schedule
 from portal.views import Refused, Sent, form_view
 from web.context import injected
 from web.csv import csv_file
@@ -146,11 +147,11 @@ def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
 
 
 async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
-    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its hours
-    written from their ranges (``portal.targeting.written_hours``) and its site lists (domains, as a person picks
-    sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming the field when a domain has
-    no site."""
-    values = written_hours(MultiDict(form))
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its
+    schedule written from the week grid's cells (``portal.targeting.written_schedule``) and its site lists
+    (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming
+    the field when a domain has no site."""
+    values = written_schedule(MultiDict(form))
     for name in ("siteAllow", "siteDeny"):
         if name not in values:
             continue
@@ -224,7 +225,7 @@ def _campaign_page(campaign_id: str, section: str = OVERVIEW) -> str:
 
 def _section_of(form_name: str) -> str:
     """The section of a campaign's page that holds the form ``form_name``."""
-    sections = {"actions": OVERVIEW, "settings": "targeting", "allocate": "budget", "goal": "goals"}
+    sections = {"actions": OVERVIEW, "delete": OVERVIEW, "settings": "targeting", "allocate": "budget", "goal": "goals"}
     return sections.get(form_name, "creatives")
 
 
@@ -498,11 +499,13 @@ async def advertise_campaign_action(sent: Sent, campaign_id: str, action: str) -
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
 @account_form
-@form_view(_campaign_form_refused("actions", values=False), shows=CAMPAIGN_REFUSALS)
+@form_view(_campaign_form_refused("delete", values=False), shows=CAMPAIGN_REFUSALS)
 async def advertise_delete_campaign(sent: Sent, campaign_id: str) -> Response:
-    """Delete a draft or rejected campaign with its content; its money returns to the balance. Back to the account
-    page, where the outcome shows."""
+    """Delete a draft or rejected campaign with its content once its name is typed as ``confirmName`` (the danger
+    zone's confirmation, checked here, not only in the browser); its money returns to the balance. Back to the
+    account page, where the outcome shows."""
     campaign = await campaigns.owned_campaign(sent.wallet, campaign_id)
+    confirmed(sent, "confirmName", campaign.name, f"Type {campaign.name} to confirm that the draft is deleted.")
     returned = await drafts.delete_campaign(sent.wallet, campaign_id, sent.now)
     back = f", and {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
     await flash(f"Deleted the draft {campaign.name}{back}.")
