@@ -1,4 +1,5 @@
-"""What a report is asked for: a range of UTC days, and for a breakdown what its rows are."""
+"""What a report is asked for: a range of UTC days, counted per day or per hour, and for a breakdown what its rows
+are."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import Field, field_validator
 
 from adnet.core.errors import Invalid
 from adnet.core.inputs import Command, Day, rule
+from adnet.reporting.buckets import HOURLY_DAYS, Granularity, hourly_reach
 from adnet.reporting.statements import Month
 
 DEFAULT_DAYS = 30
@@ -33,6 +35,27 @@ class Period(Command):
             raise Invalid("invalid_date_range", "to: the last day cannot be after today (UTC).", field="to")
         if (last - first).days + 1 > MAX_DAYS:
             raise Invalid("invalid_date_range", f"from: at most {MAX_DAYS} days at a time.", field="from")
+        return first, last
+
+
+class ReportPeriod(Period):
+    """A report's days, counted per UTC day (``granularity=day``, the default) or per UTC hour (``hour``): hours only
+    within the last ``HOURLY_DAYS`` days (today included), and without ``from`` the day ``to`` alone."""
+
+    granularity: Granularity = Field(Granularity.DAY, description=f"day (the default) or hour: UTC hours, for days "
+                                                                  f"within the last {HOURLY_DAYS} only")
+
+    def days(self, today: date) -> tuple[date, date]:
+        """The first and last day, as ``Period.days``; Invalid ``hourly_too_old`` when hours are asked for a day
+        before the last ``HOURLY_DAYS``."""
+        first, last = super().days(today)
+        if self.granularity != Granularity.HOUR:
+            return first, last
+        first = self.first or last
+        reach = hourly_reach(today)
+        if first < reach:
+            raise Invalid("hourly_too_old", f"from: hourly figures reach back {HOURLY_DAYS} days, to {reach} (UTC); "
+                                            f"ask for days, or start on {reach} or later.", field="from")
         return first, last
 
 
