@@ -59,14 +59,13 @@ from api.schemas import (
     deposit_status,
     hour_text,
     refusals,
-    report_file,
     task_out,
     withdrawal_list_out,
     withdrawal_out,
 )
 from api.sessions import require_account
 from web.context import injected
-from web.csv import csv_file
+from web.csv import csv_file, report_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 

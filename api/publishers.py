@@ -52,12 +52,11 @@ from api.schemas import (
     deposit_status,
     hour_text,
     refusals,
-    report_file,
     withdrawal_list_out,
     withdrawal_out,
 )
 from api.sessions import named_wallet, require_account
-from web.csv import csv_file
+from web.csv import csv_file, report_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 

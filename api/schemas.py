@@ -35,7 +35,6 @@ from adnet.core.wallets import checksummed
 from adnet.db.cursors import next_cursor
 from adnet.money.deposits import DepositPlan, RecordedDeposit
 from adnet.money.models import Claim, Deposit, DepositStatus, Withdrawal, WithdrawalStatus
-from adnet.reporting.buckets import Granularity
 from adnet.reporting.traffic import EventCounts, bucket_text
 from adnet.tasks.config import (
     FeedbackConfig,
@@ -75,11 +74,6 @@ HOUR_FIELD = "the start of the UTC hour, YYYY-MM-DDTHH:00:00Z, in an hourly repo
 def hour_text(figures: EventCounts) -> str | None:
     """A report row's ``hour``: its bucket's start in an hourly report, None otherwise."""
     return bucket_text(figures) if figures.hour is not None else None
-
-
-def report_file(name: str, granularity: Granularity) -> str:
-    """A report's CSV file name: ``name``, then ``-hourly`` for hours, then ``.csv``."""
-    return f"{name}{'-hourly' if granularity == Granularity.HOUR else ''}.csv"
 
 
 @lru_cache(maxsize=4096)
