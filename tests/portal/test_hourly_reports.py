@@ -14,17 +14,18 @@ from adnet.campaigns.models import ConversionGoal
 from adnet.conversions.models import Conversion
 from adnet.core.ids import new_id
 from portal.zones import ZONE_COOKIE
-from tests.factories import EPOCH, G, make_advertiser, make_campaign
+from tests.factories import EPOCH, G, make_advertiser, make_campaign, make_publisher, make_site
 
 
-async def converted_at_two_hours(wallet: str, clock):
-    """A campaign of ``wallet``'s advertiser with a paid conversion at 01:20 and another at 13:05 UTC today."""
+async def converted_at_two_hours(wallet: str, clock, site_id: str | None = None):
+    """A campaign of ``wallet``'s advertiser with a paid conversion at 01:20 and another at 13:05 UTC today (for
+    clicks on ``site_id`` when given)."""
     campaign = await make_campaign(await make_advertiser(wallet), name="Night and day")
     goal = await ConversionGoal.create(id=new_id("goal"), campaign=campaign, name="Buy", event="buy", cpa=G,
                                        created_at=EPOCH, updated_at=EPOCH)
     for order, minutes in (("a", 80), ("b", 13 * 60 + 5)):
         moment = clock.now().replace(hour=0, minute=0) + timedelta(minutes=minutes)
-        await Conversion.create(id=new_id("cv"), campaign_id=campaign.id, goal=goal, order_id=order,
+        await Conversion.create(id=new_id("cv"), campaign_id=campaign.id, goal=goal, order_id=order, site_id=site_id,
                                 value=Decimal(2 * G), occurred_at=moment, received_at=moment, attributed=True,
                                 paid=True, cost=Decimal(G), publisher_amount=Decimal(G * 7 // 10))
     return campaign
@@ -87,3 +88,23 @@ async def test_hours_older_than_fourteen_days_are_refused_beside_the_form(publis
     html = await response.get_data(as_text=True)
     assert 'id="report-error"' in html and "2025-12-19" in html  # the first day hours reach
     assert 'aria-current="page">Per day' in html  # the last 30 days per day, meanwhile
+
+
+async def test_a_sites_traffic_toggles_to_hours_in_the_viewers_zone(publisher, clock):
+    site = await make_site(await make_publisher(publisher.wallet), domain="hours.example")
+    await converted_at_two_hours(publisher.wallet, clock, site.id)
+    path = f"/portal/sites/{site.id}/traffic"
+    daily = await (await publisher.get(path)).get_data(as_text=True)
+    assert "Traffic quality, last 30 days" in daily and f'href="{path}?granularity=hour">Per hour' in daily
+    html = await (await publisher.get(path, query_string={"granularity": "hour", "tz": "America/New_York"})
+                  ).get_data(as_text=True)
+    assert "Traffic quality, last 14 days per hour" in html
+    assert '<strong id="traffic-zone">America/New_York</strong>' in html and "Hour (America/New_York)" in html
+    assert '<th scope="row"><time datetime="2026-01-01T13:00:00Z">2026-01-01 08:00 (UTC-05:00)</time></th>' in html
+    assert '<th scope="row"><time datetime="2026-01-01T01:00:00Z">2025-12-31 20:00 (UTC-05:00)</time></th>' in html
+    assert f"/portal/sites/{site.id}/traffic.csv?granularity=hour" in html
+    response = await publisher.get(f"/portal/sites/{site.id}/traffic.csv", query_string={"granularity": "hour"})
+    rows = list(csv.DictReader(io.StringIO(await response.get_data(as_text=True))))
+    assert len(rows) == 14 * 24 + 1
+    assert [row["hour"] for row in rows if row["conversions"] != "0"] == [
+        "2026-01-01T01:00:00Z", "2026-01-01T13:00:00Z", "total"]
