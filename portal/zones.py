@@ -41,8 +41,14 @@ class ViewerZone:
         in a ``<time>`` that carries the UTC instant."""
         if figures.hour is None:
             return escape(figures.day.isoformat() if figures.day else "total")
-        return Markup(f'<time datetime="{escape(utc_text(figures.hour))}">'  # noqa: S704 - escaped
-                      f'{escape(local_hour(figures.hour, self.zone))}</time>')
+        return self.hour_key(utc_text(figures.hour))
+
+
+    def hour_key(self, key: str) -> Markup:
+        """A breakdown's hour (``YYYY-MM-DDTHH:00:00Z``) written in the viewer's zone, as ``bucket`` writes one."""
+        hour = datetime.fromisoformat(key)
+        return Markup(f'<time datetime="{escape(utc_text(hour))}">'  # noqa: S704 - escaped
+                      f'{escape(local_hour(hour, self.zone))}</time>')
 
 
 def viewer_zone() -> ViewerZone:

@@ -1,6 +1,6 @@
-"""Hourly reports through the API: a campaign's report and a site's traffic with ``granularity=hour`` answer a row
-per UTC hour whose figures add up exactly to the same report's days, in JSON and CSV; hours reach back 14 days,
-and a range further back is refused with ``hourly_too_old``."""
+"""Hourly reports through the API: a campaign's report and a site's traffic with ``granularity=hour``, and the
+breakdowns ``by=hour``, answer a row per UTC hour whose figures add up exactly to the same report's days, in JSON and
+CSV; hours reach back 14 days, and a range further back is refused with ``hourly_too_old``."""
 
 from __future__ import annotations
 
@@ -157,4 +157,34 @@ async def test_hours_reach_back_fourteen_days(client, clock):
                  f"/api/advertisers/campaigns/{campaign.id}/report.csv"):
         refused = await client.get(path, query_string={"granularity": "hour", "from": "2026-01-01"},
                                    headers=bearer(advertiser))
+        assert refused.status_code == 400 and (await refused.get_json())["error"] == "hourly_too_old"
+
+
+BREAKDOWN_SUMS = ("impressions", "clicks", "amount", "conversions")
+
+
+async def test_breakdowns_by_hour_add_up_to_their_days(client, clock):
+    owners, site, _ = await traffic_over_two_days(client, clock)
+    publisher, advertiser = await signed_in(client, owners)
+    span = {"from": "2026-01-01", "to": "2026-01-02"}
+    for path, token in ((f"/api/publishers/sites/{site.id}/breakdown", publisher),
+                        ("/api/advertisers/reports/breakdown", advertiser)):
+        daily = await (await client.get(path, query_string={**span, "by": "day"}, headers=bearer(token))).get_json()
+        response = await client.get(path, query_string={**span, "by": "hour"}, headers=bearer(token))
+        assert response.status_code == 200, await response.get_json()
+        hourly = await response.get_json()
+        assert [row["key"] for row in hourly["rows"]] == [
+            "2026-01-01T01:00:00Z", "2026-01-01T04:00:00Z", "2026-01-01T13:00:00Z", "2026-01-02T01:00:00Z",
+            "2026-01-02T03:00:00Z"]  # the hours billed or converted in, oldest first
+        by_day: dict[str, dict[str, int | Decimal]] = defaultdict(lambda: defaultdict(int))
+        for row in hourly["rows"]:
+            for name in BREAKDOWN_SUMS:
+                by_day[row["key"][:10]][name] += figures(row, (name,))[name]
+        assert {row["key"]: figures(row, BREAKDOWN_SUMS) for row in daily["rows"]} == by_day
+        assert hourly["total"] == daily["total"] and daily["total"]["conversions"] == 2
+        rows = list(csv.DictReader(io.StringIO(await (await client.get(
+            f"{path}.csv", query_string={**span, "by": "hour"}, headers=bearer(token))).get_data(as_text=True))))
+        assert [row["hour"] for row in rows] == [row["key"] for row in hourly["rows"]] + ["total"]
+        refused = await client.get(path, query_string={"by": "hour", "from": "2025-12-01", "to": "2026-01-02"},
+                                   headers=bearer(token))
         assert refused.status_code == 400 and (await refused.get_json())["error"] == "hourly_too_old"

@@ -108,3 +108,17 @@ async def test_a_sites_traffic_toggles_to_hours_in_the_viewers_zone(publisher, c
     assert len(rows) == 14 * 24 + 1
     assert [row["hour"] for row in rows if row["conversions"] != "0"] == [
         "2026-01-01T01:00:00Z", "2026-01-01T13:00:00Z", "total"]
+
+
+async def test_a_breakdown_by_hour_is_written_in_the_viewers_zone(publisher, clock):
+    site = await make_site(await make_publisher(publisher.wallet), domain="rows.example")
+    await converted_at_two_hours(publisher.wallet, clock, site.id)
+    path = f"/portal/sites/{site.id}/breakdown"
+    daily = await (await publisher.get(path)).get_data(as_text=True)
+    assert '<option value="hour">Hour</option>' in daily and 'id="breakdown-tz"' not in daily
+    html = await (await publisher.get(path, query_string={"by": "hour", "tz": "Europe/Berlin"})).get_data(as_text=True)
+    assert '<strong id="breakdown-zone">Europe/Berlin</strong>' in html and "Hour (Europe/Berlin)</th>" in html
+    assert ('<th scope="row"><time datetime="2026-01-01T01:00:00Z">2026-01-01 02:00 (UTC+01:00)</time></th>'
+            in html)
+    refused = await publisher.get(path, query_string={"by": "hour", "from": "2025-12-01"})
+    assert refused.status_code == 400 and "hourly figures reach back 14 days" in await refused.get_data(as_text=True)
