@@ -12,8 +12,9 @@ from markupsafe import Markup, escape
 from quart import Response, after_this_request, request
 from werkzeug.wrappers import Response as WerkzeugResponse
 
+from adnet.core.clock import iso
 from adnet.reporting.traffic import EventCounts
-from adnet.reporting.zones import DEFAULT_ZONE, local_hour, offset_text, utc_text, zone_named, zone_names
+from adnet.reporting.zones import DEFAULT_ZONE, local_hour, offset_text, zone_named, zone_names
 from web.context import app_settings
 
 ZONE_COOKIE = "adnet_tz"
@@ -41,13 +42,13 @@ class ViewerZone:
         in a ``<time>`` that carries the UTC instant."""
         if figures.hour is None:
             return escape(figures.day.isoformat() if figures.day else "total")
-        return self.hour_key(utc_text(figures.hour))
+        return self.hour_key(iso(figures.hour))
 
 
     def hour_key(self, key: str) -> Markup:
         """A breakdown's hour (``YYYY-MM-DDTHH:00:00Z``) written in the viewer's zone, as ``bucket`` writes one."""
         hour = datetime.fromisoformat(key)
-        return Markup(f'<time datetime="{escape(utc_text(hour))}">'  # noqa: S704 - escaped
+        return Markup(f'<time datetime="{escape(iso(hour))}">'  # noqa: S704 - escaped
                       f'{escape(local_hour(hour, self.zone))}</time>')
 
 

@@ -35,6 +35,7 @@ from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign, ConversionGoal
 from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
+from adnet.core.clock import iso
 from adnet.core.csv_text import csv_text
 from adnet.db import sql
 from adnet.db.sql import Program, Statement
@@ -226,7 +227,7 @@ def _breakdown(by: Dimension, start: date, end: date, traffic: Iterable[tuple[An
 
 def _key_text(key: Any) -> str:
     if isinstance(key, datetime):
-        return key.strftime("%Y-%m-%dT%H:00:00Z")
+        return iso(key)
     if isinstance(key, date):
         return key.isoformat()
     return str(key) if key else UNKNOWN

@@ -15,6 +15,7 @@ from typing import Self, TypeVar
 
 from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
+from adnet.core.clock import iso
 from adnet.core.csv_text import csv_text
 from adnet.delivery.models import EventType
 from adnet.delivery.tracking import REASONS
@@ -118,7 +119,7 @@ def bucket_text(figures: EventCounts) -> str:
     """How a report's row names its bucket in CSV and JSON: the UTC day (``YYYY-MM-DD``), the start of the UTC hour
     (``YYYY-MM-DDTHH:00:00Z``) in an hourly report, or ``total``."""
     if figures.hour is not None:
-        return figures.hour.strftime("%Y-%m-%dT%H:00:00Z")
+        return iso(figures.hour)
     return figures.day.isoformat() if figures.day else "total"
 
 

@@ -8,7 +8,7 @@ nothing a viewer sends reaches ``ZoneInfo`` unchecked.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from zoneinfo import ZoneInfo, available_timezones
 
@@ -43,8 +43,3 @@ def local_hour(hour: datetime, zone: ZoneInfo) -> str:
     hour is never ambiguous, not even when the zone's clocks go back."""
     local = hour.astimezone(zone)
     return f"{local:%Y-%m-%d %H:%M} ({offset_text(zone, hour)})"
-
-
-def utc_text(moment: datetime) -> str:
-    """An instant as ISO 8601 UTC with a ``Z``, for a ``<time datetime>``."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
