@@ -87,8 +87,9 @@ async def _overview_context(site: Site, run: Services) -> dict[str, Any]:
     today = run.clock.today()
     recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
 
-    async def earned(first: date, last: date) -> list[tuple[date, int]]:
-        return [(day.day, day.earned) for day in (await traffic.site_traffic(site.id, first, last)).days
+    async def earned(first: date, last: date, granularity: Granularity) -> list[tuple[date, int]]:
+        return [(day.hour or day.day, day.earned)
+                for day in (await traffic.site_traffic(site.id, first, last, granularity)).days
                 if day.day is not None]
 
     panel = await earnings_panel(run, url_for("portal_sites.site_earnings", site_id=site.id), "Earnings",

@@ -1,6 +1,7 @@
 """Hourly figures in the portal: the campaign report's "Per hour" toggle shows a row per UTC hour written in the
 time zone the viewer picks (named on the page, remembered in a cookie, UTC by default), its CSV keeps the hours in
-UTC, and hours further back than 14 days are refused beside the form."""
+UTC, and hours further back than 14 days are refused beside the form; so do a site's traffic section, the
+breakdowns by hour and the earnings chart."""
 
 from __future__ import annotations
 
@@ -10,9 +11,13 @@ import re
 from datetime import timedelta
 from decimal import Decimal
 
+from tortoise.transactions import in_transaction
+
 from adnet.campaigns.models import ConversionGoal
 from adnet.conversions.models import Conversion
+from adnet.core.amounts import Token
 from adnet.core.ids import new_id
+from adnet.money import ledger
 from portal.zones import ZONE_COOKIE
 from tests.factories import EPOCH, G, make_advertiser, make_campaign, make_publisher, make_site
 
@@ -122,3 +127,21 @@ async def test_a_breakdown_by_hour_is_written_in_the_viewers_zone(publisher, clo
             in html)
     refused = await publisher.get(path, query_string={"by": "hour", "from": "2025-12-01"})
     assert refused.status_code == 400 and "hourly figures reach back 14 days" in await refused.get_data(as_text=True)
+
+
+async def test_the_earnings_chart_toggles_to_hours_in_the_viewers_zone(publisher, clock):
+    site = await make_site(await make_publisher(publisher.wallet), domain="charted.example")
+    for minutes, amount in ((80, G), (13 * 60 + 5, 3 * G)):
+        async with in_transaction():
+            await ledger.book("ad_billing", new_id("ltx"), [(ledger.external(Token.GS), -amount),
+                                                            (ledger.site(site.id), amount)],
+                              now=clock.now() + timedelta(minutes=minutes))
+    clock.advance(hours=14)
+    daily = await (await publisher.get("/portal")).get_data(as_text=True)
+    assert 'aria-label="2026-01-01: 4 G$"' in daily and 'href="/portal?from=' in daily
+    html = await (await publisher.get("/portal", query_string={"granularity": "hour", "tz": "Asia/Tokyo"})
+                  ).get_data(as_text=True)
+    assert '<strong id="earnings-zone">Asia/Tokyo</strong>' in html and "(hours in Asia/Tokyo)" in html
+    assert 'aria-label="2026-01-01 10:00: 1 G$"' in html and 'aria-label="2026-01-01 22:00: 3 G$"' in html
+    assert "total 4 G$" in html  # the hours add up to the day
+    assert html.count('class="chart-day"') == 24
