@@ -109,3 +109,20 @@ def test_a_sites_traffic_toggles_to_hours_in_the_zone_the_viewer_picks(open_port
     assert axe_violations(page, "section:has(#traffic-heading)") == []
     assert serious_violations(page) == []
     assert console.script_errors() == []
+
+
+@pytest.mark.parametrize("width", (1280, 390))
+def test_the_earnings_chart_toggles_to_hours(open_portal, server: LiveServer, width: int) -> None:
+    page, console = open_portal(DEMO_PUBLISHER_INDEX, viewport={"width": width, "height": 900})
+    sign_in_to_portal(page)
+    page.goto(f"{server.url}/portal")
+    page.locator("#earnings").get_by_role("link", name="Per hour").click()
+    expect(page.locator("#earnings-zone")).to_have_text("UTC")
+    page.locator("#earnings").get_by_label("Time zone").select_option("Australia/Adelaide")
+    page.locator("#earnings-form").get_by_role("button", name="Show").click()
+    expect(page.locator("#earnings-zone")).to_have_text("Australia/Adelaide")
+    expect(page.locator("#earnings figcaption")).to_contain_text("hours in Australia/Adelaide")
+    assert sideways_overflow(page) == 0, f"the hourly chart is wider than {width} px"
+    assert axe_violations(page, "#earnings") == []
+    assert serious_violations(page) == []
+    assert console.script_errors() == []
