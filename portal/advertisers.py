@@ -49,14 +49,15 @@ from adnet.money.holders import advertiser_holder
 from adnet.reporting import breakdowns
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
+from adnet.reporting.buckets import Granularity, hourly_reach
 from adnet.reporting.charts import earnings_chart, tally_chart
-from adnet.reporting.commands import Dimension, Period
+from adnet.reporting.commands import Dimension, ReportPeriod
 from adnet.services import Services
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
 from portal import task_forms
-from portal.forms import command_of, days_asked, listed
+from portal.forms import command_of, listed, report_asked
 from portal.pages import (
     account_form,
     account_page,
@@ -71,8 +72,9 @@ from portal.pages import (
 from portal.site_settings import confirmed
 from portal.targeting import audience_summary, targeting_form, written_schedule
 from portal.views import Refused, Sent, form_view
+from portal.zones import viewer_zone
 from web.context import injected
-from web.csv import csv_file
+from web.csv import csv_file, report_file
 from web.errors import status_of
 from web.sessions import current_wallet
 
@@ -677,28 +679,34 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 @account_page
 @injected
 async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
-    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV: spend
-    and conversions per day as charts and tables, and its conversions per goal."""
+    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), or per UTC hour
+    (``granularity=hour``, the last 14 days) written in the viewer's time zone (``portal.zones``), with its CSV:
+    spend and conversions per day as charts, per day or hour as tables, and its conversions per goal."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
-    start, end, error = days_asked(request.args, run.clock.today())
-    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
+    start, end, granularity, error = report_asked(request.args, run.clock.today())
+    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end, granularity)
+    daily = report if granularity == Granularity.DAY else await campaign_reports.campaign_report(
+        current_wallet(), campaign_id, start, end)
     goals = await breakdowns.advertiser_breakdown(current_wallet(), Dimension.GOAL, start, end, campaign_id)
-    chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
+    chart = earnings_chart([(figures.day, figures.spend) for figures in daily.days if figures.day],
                            title="G$ spent per day")
-    conversions_chart = earnings_chart([(figures.day, figures.conversions) for figures in report.days if figures.day],
+    conversions_chart = earnings_chart([(figures.day, figures.conversions) for figures in daily.days if figures.day],
                                        title="Conversions per day", symbol="conversions", text=str,
                                        ident="conversions-chart", empty="No conversion in these days yet.")
     return await page("portal/advertise/report.html", "portal/advertise/report.html",
                       status_of(error) if error else 200, report=report, chart=chart,
                       conversions_chart=conversions_chart, goals=goals, error=error, values=values,
-                      failed_form="report", campaign_sections=CAMPAIGN_SECTIONS)
+                      failed_form="report", campaign_sections=CAMPAIGN_SECTIONS, viewer=viewer_zone(),
+                      hourly_from=max(start, hourly_reach(run.clock.today())))
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")
 @account_page
 @injected
 async def advertise_report_csv(campaign_id: str, run: Services) -> Response:
-    """The same report as CSV, one row per day and a total row."""
-    start, end = command_of(Period, request.args).days(run.clock.today())
-    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
-    return csv_file(campaign_reports.report_csv(report), f"{report.campaign.id}-{start}-{end}.csv", no_store=True)
+    """The same report as CSV, one row per day (or UTC hour) and a total row."""
+    asked = command_of(ReportPeriod, request.args)
+    start, end = asked.days(run.clock.today())
+    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end, asked.granularity)
+    return csv_file(campaign_reports.report_csv(report), report_file(f"{report.campaign.id}-{start}-{end}",
+                                                                     report.granularity), no_store=True)

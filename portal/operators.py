@@ -22,6 +22,7 @@ from adnet.core.errors import Conflict, DomainError, Invalid
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
+from adnet.reporting.buckets import Granularity
 from adnet.services import Services
 from adnet.tasks import review as task_review
 from adnet.tasks.choices import onchain_choices
@@ -82,8 +83,8 @@ async def operator_page_context(run: Services, now: datetime, **extra: Any) -> d
     current = await rate.vault_rate(run.chain)
     read: list[revenue.Revenue] = []
 
-    async def earned(first: date, last: date) -> list[tuple[date, int]]:
-        read.append(await revenue.revenue(now, first, last))
+    async def earned(first: date, last: date, granularity: Granularity) -> list[tuple[date, int]]:
+        read.append(await revenue.revenue(now, first, last, granularity))
         return read[0].days
 
     panel = await earnings_panel(run, _home(), "Platform earnings", "Platform G$ per day", earned,
