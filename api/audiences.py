@@ -1,7 +1,8 @@
 """Wallet audiences over HTTP. For viewers (public like the rewards routes, behind the same rewards sign-in): which
 audiences the signed-in wallet is in, and its switch for wallet targeting (adnet.audiences.wallets). For advertisers
 (signed in, or an API key scoped ``campaigns``): the rounded reach of a targeting before buying
-(adnet.audiences.reach)."""
+(adnet.audiences.reach); and (scoped ``reports``) a campaign's figures per audience rule group
+(adnet.reporting.audiences)."""
 
 from __future__ import annotations
 
@@ -19,13 +20,20 @@ from adnet.audiences import wallets
 from adnet.audiences.evaluation import live_rules
 from adnet.audiences.reach import THRESHOLD, reach
 from adnet.campaigns.targeting import Targeting
+from adnet.core.amounts import Token
 from adnet.core.inputs import Command
-from api.http import answer, with_body
+from adnet.reporting import audiences as audience_reports
+from adnet.reporting.commands import Period
+from adnet.services import Services
+from api.http import answer, with_body, with_query
+from api.openapi import CSV_FILE, other_answer
 from api.rewards import PUBLIC_LIMIT, require_rewards_session
-from api.schemas import Address, Schema, Time, refusals
+from api.schemas import Address, AmountText, Day, Schema, Time, refusals
 from api.sessions import require_account
 from web.context import injected
+from web.csv import csv_file
 from web.limits import ACCOUNT_LIMIT
+from web.sessions import current_wallet
 
 blueprint = Blueprint("api_audiences", __name__, url_prefix="/api")
 advertiser_blueprint = Blueprint("api_audience_reach", __name__, url_prefix="/api")
@@ -100,3 +108,83 @@ async def audience_reach(data: Targeting, now: datetime) -> Response:
     never fewer than 100 told as a number and never a wallet."""
     found = await reach(data, now)
     return answer(ReachOut(proven_wallets=found.wallets, threshold=THRESHOLD, pending=found.pending))
+
+
+class AudienceGroupOut(Schema):
+    """One audience rule group's figures: ``group`` its number in the campaign's rules (1 the first; 0: served
+    without a group), its rules in words; the figures are null unless the group's billed impressions came from at
+    least ``threshold`` viewers."""
+
+    group: int
+    rules: list[str]
+    viewers: int | None = Field(description="distinct viewers, rounded down to a hundred; null under the threshold")
+    impressions: int | None
+    clicks: int | None
+    conversions: int | None = Field(description="attributed conversions, in the group of their click")
+    spend: AmountText | None = Field(description="what its billed events and paid conversions cost")
+
+
+class SmallGroupsOut(Schema):
+    """The groups under the threshold, pooled: their numbers, and their summed figures only when the pool reaches
+    the threshold and holds two groups or more (null otherwise)."""
+
+    groups: list[int]
+    viewers: int | None
+    impressions: int | None
+    clicks: int | None
+    conversions: int | None
+    spend: AmountText | None
+
+
+class AudienceReportOut(Schema):
+    campaign_id: str
+    first: Day = Field(serialization_alias="from")
+    last: Day = Field(serialization_alias="to")
+    token: Token
+    threshold: int
+    groups: list[AudienceGroupOut]
+    small: SmallGroupsOut | None
+
+
+def _figures(figures: audience_reports.GroupFigures) -> dict[str, int | None]:
+    shown = figures.shown
+    return {"viewers": figures.rounded_viewers if shown else None,
+            **{name: getattr(figures, name) if shown else None
+               for name in ("impressions", "clicks", "conversions", "spend")}}
+
+
+def audience_report_out(report: audience_reports.AudienceReport) -> AudienceReportOut:
+    return AudienceReportOut(
+        campaign_id=report.campaign.id, first=report.start, last=report.end, token=Token.GS,
+        threshold=report.threshold,
+        groups=[AudienceGroupOut(group=figures.number or 0, rules=figures.rules, **_figures(figures))
+                for figures in report.groups],
+        small=None if report.small is None else SmallGroupsOut(groups=report.small.members,
+                                                               **_figures(report.small)))
+
+
+@advertiser_blueprint.get("/advertisers/campaigns/<campaign_id>/report/audiences")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(Period)
+@document_response(AudienceReportOut)
+@refusals(400, 403, 404)
+async def audience_report(campaign_id: str, query_args: Period, run: Services) -> Response:
+    """Billed impressions, clicks, attributed conversions and spend per audience rule group from ``from`` to ``to``
+    (default the last 30 days): counts only, none for a group of fewer than ``threshold`` viewers."""
+    start, end = query_args.days(run.clock.today())
+    return answer(audience_report_out(await audience_reports.audience_report(current_wallet(), campaign_id, start,
+                                                                             end)))
+
+
+@advertiser_blueprint.get("/advertisers/campaigns/<campaign_id>/report/audiences.csv")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.REPORTS)
+@with_query(Period)
+@refusals(400, 403, 404)
+@other_answer(200, "The report by audience group as CSV.", "text/csv", headers=CSV_FILE)
+async def audience_report_csv(campaign_id: str, query_args: Period, run: Services) -> Response:
+    """The same report as CSV: a line per group, then one for the groups under the threshold."""
+    start, end = query_args.days(run.clock.today())
+    report = await audience_reports.audience_report(current_wallet(), campaign_id, start, end)
+    return csv_file(audience_reports.report_csv(report), f"{campaign_id}-audiences-{start}-{end}.csv")

@@ -168,7 +168,7 @@ _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",
     "reported_user_agent", "client_network", "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
-    "country", "device",
+    "country", "device", "audience_group",
 )
 # One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
 _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
@@ -185,6 +185,7 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
         request.timestamp, request.page_url, event.client.user_agent, request.user_agent, event.client.network,
         reason is None, reason,
         Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device,
+        claims.audience_group if claims else 0,
     )
 
 

@@ -257,7 +257,7 @@ NOTHING = Decision(kind="NONE")
 
 async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
-    site, query, now, choice = await _choose(server, query, client)
+    site, query, now, choice, viewer = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
@@ -266,8 +266,9 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
     off_site = not on_site(site, origin=client.origin, referer=client.referer)
+    group = choice.campaign.targeting.audience.group_of(viewer.membership, viewer.injected_wallet, now)
     return Decision(kind=BANNER, banner=await _banner(server, query, client, site, off_site, choice.campaign,
-                                                      choice.creative, now))
+                                                      choice.creative, now, group))
 
 
 @dataclass(frozen=True)
@@ -285,7 +286,7 @@ class Preview:
 async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
     """What ``serve`` would decide for ``query`` and ``client`` now, by the same choice, without counting it, issuing
     a tracking token or reading completions (the portal's unit builder; nothing it shows can be billed)."""
-    site, query, now, choice = await _choose(server, query, client)
+    site, query, now, choice, _ = await _choose(server, query, client)
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return Preview(kind="NONE") if house_ad is None else Preview(kind=HOUSE, house_ad=house_ad)
@@ -297,25 +298,26 @@ async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
 
 
 async def _choose(server: Server, query: ServeQuery, client: Client
-                  ) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None]:
-    """The site, the query narrowed by its controls, the time, and the candidate drawn for ``client``; NotFound
-    for an unknown or inactive site."""
+                  ) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None, Viewer]:
+    """The site, the query narrowed by its controls, the time, the candidate drawn for ``client`` and the viewer
+    it was drawn for; NotFound for an unknown or inactive site."""
     site = await server.site(query.site_id)
     query = narrow(site.controls, query)
     now = server.clock.now()
     proven = wallet_of(query.audience, secrets=(server.tracking_secret,), now=now)
     viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, site, now),
                     membership=server.audiences.get(proven), injected_wallet=query.injected_wallet)
-    return site, query, now, pick(candidates(server.index, query, now, viewer, site), server.random)
+    return site, query, now, pick(candidates(server.index, query, now, viewer, site), server.random), viewer
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
-                  campaign: CampaignEntry, creative: CreativeEntry, now: datetime) -> Banner:
+                  campaign: CampaignEntry, creative: CreativeEntry, now: datetime, audience_group: int) -> Banner:
     click_active = campaign.has_budget()
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
-        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
+        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer,
+        audience_group=audience_group)
     tasks = await attached_tasks(campaign, query.wallet, now, site) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 
