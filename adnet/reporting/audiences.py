@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
-from tortoise.functions import Count, Sum
+from tortoise.functions import Count
 
 from adnet.accounts.models import MemberRole
 from adnet.audiences.reach import THRESHOLD, rounded
@@ -95,16 +95,20 @@ async def audience_report(wallet: str, campaign_id: str, start: date, end: date)
 
     billed = TrackingEvent.filter(campaign_id=campaign.id, billable=True, received_at__gte=since,
                                   received_at__lt=until)
-    for number, kind, events, cost, viewers in await billed.annotate(
-            events=Count("id"), cost=Sum("cost"), viewers=Count("fingerprint", distinct=True)).group_by(
-            "audience_group", "type").values_list("audience_group", "type", "events", "cost", "viewers"):
+    # Grouped by price too and multiplied here: a sum of 18-decimal amounts overflows SQLite's integers, and an
+    # event's price is one of few (the campaign's CPM or CPC of the moment), so the rows stay few.
+    for number, kind, cost, events in await billed.annotate(events=Count("id")).group_by(
+            "audience_group", "type", "cost").values_list("audience_group", "type", "cost", "events"):
         figures = group(int(number))
         if kind == EventType.IMPRESSION:
             figures.impressions += int(events)
-            figures.viewers = int(viewers)
         else:
             figures.clicks += int(events)
-        figures.spend += int(cost or 0)
+        figures.spend += int(cost) * int(events)
+    for number, viewers in await billed.filter(type=EventType.IMPRESSION).annotate(
+            viewers=Count("fingerprint", distinct=True)).group_by("audience_group").values_list(
+            "audience_group", "viewers"):
+        group(int(number)).viewers = int(viewers)
     converted = await Conversion.filter(campaign_id=campaign.id, attributed=True, received_at__gte=since,
                                         received_at__lt=until).values_list("click_event_id", "cost")
     groups_of = dict(await TrackingEvent.filter(id__in=[event_id for event_id, _ in converted if event_id])
