@@ -1,7 +1,8 @@
 """Wallet audiences over HTTP. For viewers (public like the rewards routes, behind the same rewards sign-in): which
 audiences the signed-in wallet is in, and its switch for wallet targeting (adnet.audiences.wallets). For advertisers
 (signed in, or an API key scoped ``campaigns``): the rounded reach of a targeting before buying
-(adnet.audiences.reach); and (scoped ``reports``) a campaign's figures per audience rule group
+(adnet.audiences.reach); for viewers too, why an ad was shown to them (adnet.delivery.why); and (scoped
+``reports``) a campaign's figures per audience rule group
 (adnet.reporting.audiences)."""
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from adnet.audiences.reach import THRESHOLD, reach
 from adnet.campaigns.targeting import Targeting
 from adnet.core.amounts import Token
 from adnet.core.inputs import Command
+from adnet.delivery import why
+from adnet.delivery.tokens import MAX_TOKEN_LENGTH
 from adnet.reporting import audiences as audience_reports
 from adnet.reporting.commands import Period
 from adnet.services import Services
@@ -37,6 +40,22 @@ from web.sessions import current_wallet
 
 blueprint = Blueprint("api_audiences", __name__, url_prefix="/api")
 advertiser_blueprint = Blueprint("api_audience_reach", __name__, url_prefix="/api")
+
+
+class WhyQuery(Command):
+    """The tracking token of the ad the viewer asks about."""
+
+    token: str = Field(max_length=MAX_TOKEN_LENGTH, description="the ad's trackingToken, as /api/serve gave it")
+
+
+class WhyOut(Schema):
+    """Why an ad was shown: ``group`` the number of the campaign's audience rule group that chose the viewer (0: the
+    ad was not chosen by wallet audiences), its rules in words, and ``yours`` whether the signed-in wallet is in
+    that group now."""
+
+    group: int
+    rules: list[str]
+    yours: bool
 
 
 class WalletTargeting(Command):
@@ -71,6 +90,22 @@ async def _audiences_out(wallet: str, now: datetime) -> AudiencesOut:
 async def wallet_audiences(now: datetime) -> Response:
     """Which wallet audiences of live campaigns the signed-in wallet is in, and whether wallet targeting is on."""
     return answer(await _audiences_out(cast(ActiveSession, g.session).wallet, now))
+
+
+@blueprint.get("/audiences/why")
+@rate_limit(limits=PUBLIC_LIMIT)
+@require_rewards_session
+@with_query(WhyQuery)
+@document_response(WhyOut)
+@refusals(400, 429)
+async def why_this_ad(query_args: WhyQuery, run: Services, now: datetime) -> Response:
+    """Why the ad of a recent tracking token was shown: the audience rule group that chose the viewer, in words, and
+    whether the signed-in wallet is in it (the embed's "Why this ad?" leads here through the rewards panel)."""
+    settings = run.settings
+    found = await why.why_shown(cast(ActiveSession, g.session).wallet, query_args.token,
+                                    secrets=(settings.tracking_secret, settings.tracking_secret_previous or ""),
+                                    now=now)
+    return answer(WhyOut(group=found.group, rules=found.rules, yours=found.yours))
 
 
 @blueprint.post("/audiences/targeting")
