@@ -1,4 +1,4 @@
-/*! adnet embed SDK 1.5.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.6.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
@@ -7,7 +7,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.5.0";
+  var VERSION = "1.6.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
