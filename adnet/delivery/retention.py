@@ -8,7 +8,9 @@
 - billing windows (``adnet.delivery.caps``) until the window ended;
 - wallets proven for impressions (``view_binding``, ``adnet.conversions.views``) for ``VIEW_BINDINGS_KEPT``: a view
   attributes for at most a day (a goal's longest view window), and a day more lets a lagging reader of on-chain
-  goals still find it; keeping which wallet saw which ad any longer would serve nothing.
+  goals still find it; keeping which wallet saw which ad any longer would serve nothing;
+- per-viewer daily impression counts for reach and frequency (``adnet.delivery.reach``, under a per-campaign digest
+  of the viewer id) for ``adnet.delivery.reach.KEPT_DAYS``, the longest range a report covers.
 
 ``prune`` deletes in bounded batches, oldest first, so a first run over a large table never holds the database for
 long; the job runs it until nothing is left to delete. Deleting is idempotent, so any number of processes may run it.
@@ -18,11 +20,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from adnet.db import sql
 from adnet.delivery.batch import DEDUP_WINDOW
 from adnet.delivery.caps import expired_before
+from adnet.delivery.reach import KEPT_DAYS
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,7 @@ class Pruned:
     dedup_keys: int
     windows: int
     views: int = 0
+    reach: int = 0
 
 
 async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS) -> Pruned:
@@ -45,13 +49,14 @@ async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS
     windows = await _delete_all("billing_window", "window_start", expired_before(now), batch_rows)
     views = await _delete_all("view_binding", "seen_at", now - VIEW_BINDINGS_KEPT, batch_rows,
                               key="impression_event_id")
-    if events or keys or windows or views:
-        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d", events, keys,
-                 windows, views)
-    return Pruned(events, keys, windows, views)
+    reach = await _delete_all("reach_viewer_daily", "day", (now - timedelta(days=KEPT_DAYS)).date(), batch_rows)
+    if events or keys or windows or views or reach:
+        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d reach_rows=%d",
+                 events, keys, windows, views, reach)
+    return Pruned(events, keys, windows, views, reach)
 
 
-async def _delete_all(table: str, column: str, before: datetime, batch_rows: int, key: str = "id") -> int:
+async def _delete_all(table: str, column: str, before: datetime | date, batch_rows: int, key: str = "id") -> int:
     deleted = 0
     while True:
         count = await sql.execute(

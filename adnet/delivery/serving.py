@@ -65,7 +65,7 @@ from adnet.delivery.index import (
     refresh_index,
     site_entry,
 )
-from adnet.delivery.selection import Candidate, candidates, house_ad_for, pick
+from adnet.delivery.selection import Candidate, candidates, ecpm, house_ad_for, pick
 from adnet.delivery.sites import HouseAdEntry, SiteEntry, on_site
 from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
@@ -297,17 +297,49 @@ async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
     return Preview(kind=BANNER, creative=choice.creative, tasks=tasks)
 
 
-async def _choose(server: Server, query: ServeQuery, client: Client
-                  ) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None, Viewer]:
-    """The site, the query narrowed by its controls, the time, the candidate drawn for ``client`` and the viewer
-    it was drawn for; NotFound for an unknown or inactive site."""
+@dataclass(frozen=True)
+class Bid:
+    """A banner a header-bidding auction may show (``adnet.delivery.bidding``): the banner as ``serve`` would
+    answer it, and the eCPM its campaign offers (smallest units of G$ per 1000 impressions, gross)."""
+
+    banner: Banner
+    ecpm: float
+
+
+async def bid(server: Server, query: ServeQuery, client: Client, *, sizes: tuple[str, ...],
+              floor: float = 0.0) -> Bid | None:
+    """What ``serve`` would answer a banner slot of any of ``sizes`` on ``query.site_id`` for ``client`` now, by the
+    same rules and draw, among the campaigns whose eCPM reaches ``floor`` besides the site's own floors (an auction's
+    floor, gross, in smallest units); None when none does. Counted as one serve decision; never a house ad, which
+    no auction pays for; NotFound for an unknown site."""
+    site, query, now, choice, viewer = await _choose(server, query, client, sizes=sizes, floor=floor)
+    server.count(query.site_id, now.date(), filled=choice is not None and choice.campaign is not None)
+    if choice is None or choice.campaign is None or choice.creative is None:
+        return None
+    off_site = not on_site(site, origin=client.origin, referer=client.referer)
+    group = choice.campaign.targeting.audience.group_of(viewer.membership, viewer.injected_wallet, now)
+    banner = await _banner(server, query, client, site, off_site, choice.campaign, choice.creative, now, group)
+    return Bid(banner=banner, ecpm=ecpm(choice.campaign))
+
+
+async def _choose(server: Server, query: ServeQuery, client: Client, *, sizes: tuple[str, ...] | None = None,
+                  floor: float = 0.0) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None, Viewer]:
+    """The site, the query narrowed by its controls, the time, the candidate drawn for ``client`` and the viewer it
+    was drawn for; NotFound for an unknown or inactive site. With ``sizes``, the candidates of each size in one
+    draw, of those whose campaign's eCPM reaches ``floor``."""
     site = await server.site(query.site_id)
     query = narrow(site.controls, query)
     now = server.clock.now()
     proven = wallet_of(query.audience, secrets=(server.tracking_secret,), now=now)
     viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, site, now),
                     membership=server.audiences.get(proven), injected_wallet=query.injected_wallet)
-    return site, query, now, pick(candidates(server.index, query, now, viewer, site), server.random), viewer
+    if sizes is None:
+        found = candidates(server.index, query, now, viewer, site)
+    else:
+        found = [candidate for size in sizes
+                 for candidate in candidates(server.index, query.model_copy(update={"size": size}), now, viewer, site)
+                 if candidate.campaign is not None and ecpm(candidate.campaign) >= floor]
+    return site, query, now, pick(found, server.random), viewer
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
