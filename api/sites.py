@@ -16,12 +16,14 @@ from quart_rate_limiter import rate_limit
 from quart_schema import document_response
 
 from adnet.accounts import sites
-from adnet.accounts.commands import ApiKeyScope, SiteRename
+from adnet.accounts.commands import ApiKeyScope, SiteContent, SiteRename
+from adnet.accounts.content_taxonomy import categories_of
 from adnet.accounts.models import Site
 from adnet.campaigns import taxonomy
 from adnet.core.inputs import Command, WalletAddress
 from adnet.delivery.controls import SiteControls, set_controls, site_controls
 from adnet.money import closing
+from api.categories import ContentCategoryOut, content_category_out
 from api.http import answer, with_body
 from api.schemas import Schema, Time, refusals
 from api.sessions import named_wallet, require_account
@@ -66,6 +68,31 @@ def managed_site_out(site: Site) -> ManagedSiteOut:
 async def rename(site_id: str, data: RenameRequest) -> Response:
     """Rename the site (``name`` at most 120 characters; empty for none)."""
     return answer(managed_site_out(await sites.rename_site(named_wallet(data.wallet), site_id, data)))
+
+
+class ContentRequest(SiteContent, SiteAction):
+    """The site's content categories."""
+
+
+class ContentOut(Schema):
+    """A site's own content categories, IAB Content Taxonomy entries."""
+
+    site_id: str
+    content_categories: list[ContentCategoryOut]
+
+
+@blueprint.put("/publishers/sites/<site_id>/content")
+@rate_limit(limits=ACCOUNT_LIMIT)
+@require_account(ApiKeyScope.SITES)
+@with_body(ContentRequest)
+@document_response(ContentOut)
+@refusals(400, 404, 409)
+async def set_content(site_id: str, data: ContentRequest) -> Response:
+    """Replace the site's content categories (at most 10 IAB Content Taxonomy 3.1 ids; ``GET
+    /api/content-categories`` lists them; 400 ``unknown_content_category`` for another)."""
+    site = await sites.set_content_categories(named_wallet(data.wallet), site_id, data)
+    return answer(ContentOut(site_id=site.id, content_categories=[
+        content_category_out(entry) for entry in categories_of(site.content_categories)]))
 
 
 @blueprint.post("/publishers/sites/<site_id>/<any(deactivate, reactivate):action>")

@@ -46,12 +46,13 @@ from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
 from adnet.money.commands import DepositReport, Funds, RedeemReport
 from adnet.money.holders import advertiser_holder
+from adnet.reporting import audiences as audience_reports
 from adnet.reporting import breakdowns
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
 from adnet.reporting.buckets import Granularity, hourly_reach
 from adnet.reporting.charts import earnings_chart, tally_chart
-from adnet.reporting.commands import Dimension, ReportPeriod
+from adnet.reporting.commands import Dimension, Period, ReportPeriod
 from adnet.services import Services
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
@@ -681,13 +682,15 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
     """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), or per UTC hour
     (``granularity=hour``, the last 14 days) written in the viewer's time zone (``portal.zones``), with its CSV:
-    spend and conversions per day as charts, per day or hour as tables, and its conversions per goal."""
+    spend and conversions per day as charts, per day or hour as tables, its conversions per goal, and its figures
+    per audience rule group."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
     start, end, granularity, error = report_asked(request.args, run.clock.today())
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end, granularity)
     daily = report if granularity == Granularity.DAY else await campaign_reports.campaign_report(
         current_wallet(), campaign_id, start, end)
     goals = await breakdowns.advertiser_breakdown(current_wallet(), Dimension.GOAL, start, end, campaign_id)
+    audiences = await audience_reports.audience_report(current_wallet(), campaign_id, start, end)
     chart = earnings_chart([(figures.day, figures.spend) for figures in daily.days if figures.day],
                            title="G$ spent per day")
     conversions_chart = earnings_chart([(figures.day, figures.conversions) for figures in daily.days if figures.day],
@@ -695,8 +698,8 @@ async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
                                        ident="conversions-chart", empty="No conversion in these days yet.")
     return await page("portal/advertise/report.html", "portal/advertise/report.html",
                       status_of(error) if error else 200, report=report, chart=chart,
-                      conversions_chart=conversions_chart, goals=goals, error=error, values=values,
-                      failed_form="report", campaign_sections=CAMPAIGN_SECTIONS, viewer=viewer_zone(),
+                      conversions_chart=conversions_chart, goals=goals, audiences=audiences, error=error,
+                      values=values, failed_form="report", campaign_sections=CAMPAIGN_SECTIONS, viewer=viewer_zone(),
                       hourly_from=max(start, hourly_reach(run.clock.today())))
 
 
@@ -710,3 +713,14 @@ async def advertise_report_csv(campaign_id: str, run: Services) -> Response:
     report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end, asked.granularity)
     return csv_file(campaign_reports.report_csv(report), report_file(f"{report.campaign.id}-{start}-{end}",
                                                                      report.granularity), no_store=True)
+
+
+@blueprint.get(f"{HOME}/campaigns/<campaign_id>/report/audiences.csv")
+@account_page
+@injected
+async def advertise_audience_report_csv(campaign_id: str, run: Services) -> Response:
+    """The campaign's figures per audience rule group as CSV (the API's ``report/audiences.csv``)."""
+    start, end = command_of(Period, request.args).days(run.clock.today())
+    report = await audience_reports.audience_report(current_wallet(), campaign_id, start, end)
+    return csv_file(audience_reports.report_csv(report), f"{report.campaign.id}-audiences-{start}-{end}.csv",
+                    no_store=True)

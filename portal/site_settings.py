@@ -1,4 +1,5 @@
-"""A site's settings in the portal (the Settings section of its page): rename, deactivate and reactivate, delete,
+"""A site's settings in the portal (the Settings section of its page): rename, its content categories (IAB Content
+Taxonomy), deactivate and reactivate, delete,
 and what the site shows (its controls, in the Controls section); the rules are ``adnet.accounts.sites``'s,
 ``adnet.money.closing``'s and ``adnet.delivery.controls``', the same as the API's.
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 from quart import Response, render_template, url_for
 
 from adnet.accounts import sites
-from adnet.accounts.commands import SiteRename
+from adnet.accounts.commands import SiteContent, SiteRename
+from adnet.accounts.content_taxonomy import content_taxonomy
 from adnet.accounts.models import Site
 from adnet.core.errors import DomainError, Invalid
 from adnet.delivery.controls import SiteControls, set_controls, stored_controls
@@ -28,7 +30,8 @@ async def _settings(site: Site, done: str = "") -> Response:
     """The section again for htmx, saying what was ``done``; a 303 to the site's page otherwise."""
     if not wants_fragment():
         return see_other(section_url(site.id, "settings"))
-    return Response(await render_template("portal/_site_settings.html", site=site, done=done))
+    return Response(await render_template("portal/_site_settings.html", site=site, done=done,
+                                          content_taxonomy=content_taxonomy()))
 
 
 async def _refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Response:
@@ -37,7 +40,8 @@ async def _refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Re
     site = await sites.owned_site(sent.wallet, site_id)
     values = sent.values("name") if "name" in sent.form else None
     return await form_error("portal/_site_settings.html", "#site-settings", error, "portal/site.html",
-                            lambda: site_context(site, sent.run, "settings"), site=site, values=values)
+                            lambda: site_context(site, sent.run, "settings"), site=site, values=values,
+                            content_taxonomy=content_taxonomy())
 
 
 def confirmed(sent: Sent, field: str, expected: str, message: str) -> None:
@@ -54,6 +58,15 @@ async def rename_site(sent: Sent, site_id: str) -> Response:
     """Rename the site; a refused name is shown in the section."""
     site = await sites.rename_site(sent.wallet, site_id, sent.command(SiteRename))
     return await _settings(site, f"Renamed to “{site.name}”." if site.name else "Name cleared.")
+
+
+@blueprint.post("/portal/sites/<site_id>/content")
+@account_form
+@form_view(_refused)
+async def site_content(sent: Sent, site_id: str) -> Response:
+    """Replace the site's content categories (IAB Content Taxonomy ids); a refused id is shown in the section."""
+    site = await sites.set_content_categories(sent.wallet, site_id, sent.command(SiteContent))
+    return await _settings(site, "Content categories saved.")
 
 
 @blueprint.post("/portal/sites/<site_id>/<any(deactivate, reactivate):action>")

@@ -13,6 +13,7 @@ from quart import Response, render_template, request, url_for
 
 from adnet.accounts import sites
 from adnet.accounts.commands import DomainCheck, SiteRegistration
+from adnet.accounts.content_taxonomy import content_taxonomy
 from adnet.accounts.models import MemberRole, Site
 from adnet.chain.client import ChainUnavailable
 from adnet.core.amounts import Token
@@ -133,8 +134,9 @@ async def _controls_context(site: Site, run: Services) -> dict[str, Any]:
 
 
 async def _settings_context(site: Site, run: Services) -> dict[str, Any]:
-    """Settings: the site alone (its name, its state, the danger zone)."""
-    return {}
+    """Settings: the site (its name, its content categories, its state, the danger zone) and the Content Taxonomy
+    its categories are chosen from."""
+    return {"content_taxonomy": content_taxonomy()}
 
 
 _SECTION_CONTEXTS: dict[str, Callable[[Site, Services], Awaitable[dict[str, Any]]]] = {

@@ -1,4 +1,4 @@
-/*! adnet embed SDK 1.6.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.7.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
@@ -7,7 +7,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.6.0";
+  var VERSION = "1.7.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -63,6 +63,8 @@
     ".card .tag{border:1px solid var(--l);color:var(--m)}",
     ".box .tag{position:absolute;top:6px;left:6px;background:rgba(255,255,255,.92);color:#1c2128;",
     "pointer-events:none}",
+    ".box .why{position:absolute;top:6px;right:6px;font-size:.75em;line-height:1.5;padding:0 .55em;border-radius:99px;" +
+    "background:rgba(255,255,255,.92);color:#1c2128}",
     ".head,.row{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:.25em .75em}",
     ".head{margin-bottom:.45em}",
     ".ctl{display:flex;flex-wrap:wrap;align-items:center;gap:.5em}",
@@ -388,6 +390,9 @@
       : el("div", { class: "ad" }, [media]);
     this.box.append(link);
     if (!house) this.box.append(el("span", { class: "tag", text: "Sponsored" }));
+    // "Why this ad?": adnet's rewards page, where the signed-in viewer reads why (GET /api/audiences/why).
+    if (!house && ad.trackingToken) this.box.append(el("a", { class: "why", target: "_blank", rel: "noopener",
+      href: base + "/rewards#why=" + encodeURIComponent(ad.trackingToken), text: "Why this ad?" }));
     this.host.setAttribute("data-adnet-ad", ad.id);
     this.ad = ad;
     this.track = function (type, extra) {
@@ -1078,6 +1083,15 @@
       self.audiences.append(el(heading, { class: "heading", text: "Ads chosen by your wallet" }),
         el("p", { class: "reward about", text: "Advertisers name what a wallet holds or did on-chain; adnet checks your " +
           "signed-in wallet and never tells them who you are." }), items, toggle);
+      // Arrived from an ad's "Why this ad?" link: why that ad was shown to this wallet.
+      var why = /[#&]why=([^&]+)/.exec(location.hash);
+      if (why) api("GET", "/api/audiences/why?token=" + why[1], undefined, session.token).then(function (answer) {
+        var told = answer.body || {};
+        self.audiences.append(el("p", { class: "reward", "data-why": told.group || 0, text: !answer.ok ? errorText(answer) :
+          told.group ? "Why you saw this ad: the advertiser chose wallets that " + told.rules.join(" and ") +
+            (told.yours ? "; your wallet is one of them." : "; adnet does not find your wallet in it now.") :
+          "This ad was not chosen by your wallet: it was shown by the page, not by your holdings." }));
+      });
     });
   };
   RewardsPanel.prototype.row = function (item) {

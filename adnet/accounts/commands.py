@@ -9,9 +9,10 @@ from typing import Annotated, Any, ClassVar
 from urllib.parse import urlsplit
 
 import idna
-from pydantic import BeforeValidator, Field, StringConstraints, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema
 
 from adnet.accounts import special_names
+from adnet.accounts.content_taxonomy import MAX_SITE_CATEGORIES, content_taxonomy
 from adnet.accounts.models import MemberRole
 from adnet.core.inputs import Command, WalletAddress, rule
 
@@ -118,6 +119,24 @@ class SiteRename(Command):
     """A site's new name (empty for none)."""
 
     name: SiteName
+
+
+def _content_categories(ids: list[str]) -> list[str]:
+    entries = content_taxonomy().entries
+    for item in ids:
+        if item not in entries:
+            raise rule("unknown_content_category", f"{item[:20]!r} is not an IAB Content Taxonomy "
+                       f"{content_taxonomy().version} id (GET /api/content-categories lists them).")
+    return list(dict.fromkeys(ids))
+
+
+class SiteContent(Command):
+    """A site's own content categories: IAB Content Taxonomy ids, replacing those it had (none: an empty list)."""
+
+    content_categories: Annotated[list[Annotated[str, StringConstraints(max_length=16)]], AfterValidator(
+        _content_categories)] = Field(max_length=MAX_SITE_CATEGORIES, description=(
+            "IAB Tech Lab Content Taxonomy 3.1 ids of what the site's pages are about, as OpenRTB site.cat carries "
+            "them"))
 
 
 class AdvertiserRegistration(Command):

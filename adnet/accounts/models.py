@@ -83,6 +83,8 @@ class Site(Model):
         description="placement label -> its floor (smallest units, as text), replacing floor_cpm there")
     controls = fields.JSONField(default=dict, db_default="{}", description="what its owner blocks or refuses to show "
                                                                            "(adnet.delivery.controls) - {} = nothing")
+    content_categories: list[str] = fields.JSONField(
+        default=list, db_default="[]", description="its own content categories: IAB Content Taxonomy 3.1 ids")
 
     class Meta:
         table = "site"

@@ -24,7 +24,14 @@ from datetime import datetime
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from adnet.accounts.commands import InvalidDomain, SiteRegistration, SiteRename, normalize_domain, special_use
+from adnet.accounts.commands import (
+    InvalidDomain,
+    SiteContent,
+    SiteRegistration,
+    SiteRename,
+    normalize_domain,
+    special_use,
+)
 from adnet.accounts.members import require_role, role_in
 from adnet.accounts.models import MemberRole, Publisher, Site
 from adnet.core import changes
@@ -120,6 +127,16 @@ async def rename_site(wallet: str, site_id: object, rename: SiteRename) -> Site:
     site = await managed_site(wallet, site_id)
     await Site.filter(id=site.id).update(name=rename.name)
     site.name = rename.name
+    return site
+
+
+async def set_content_categories(wallet: str, site_id: object, content: SiteContent) -> Site:
+    """Replace the content categories of the wallet's site (the refusals of ``managed_site``): what its pages are
+    about, as IAB Content Taxonomy ids. Serving does not read them; they describe the site to the publisher's
+    buyers and in adnet's pages."""
+    site = await managed_site(wallet, site_id)
+    await Site.filter(id=site.id).update(content_categories=content.content_categories)
+    site.content_categories = list(content.content_categories)
     return site
 
 

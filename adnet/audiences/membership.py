@@ -62,6 +62,14 @@ class Audience:
         return not self.groups or any(all(_holds(key, membership, injected_wallet) for key in group)
                                       for group in self.groups)
 
+    def group_of(self, membership: Membership | None, injected_wallet: bool, now: datetime) -> int:
+        """The number (1 for the first) of the first group that holds for a viewer ``admits`` let in, which the
+        tracking token carries so reports can count by group (``adnet.reporting.audiences``); 0 without groups."""
+        if membership is not None and membership.expires_at <= now:
+            membership = None
+        return next((number for number, group in enumerate(self.groups, start=1)
+                     if all(_holds(key, membership, injected_wallet) for key in group)), 0)
+
 
 def _holds(key: str, membership: Membership | None, injected_wallet: bool) -> bool | None:
     """True, False, or None when not known."""

@@ -72,3 +72,4 @@ async def set_targeting(wallet: str, *, off: bool, now: datetime) -> None:
         await proven(wallet, now)
     log.info("wallet targeting switched off=%s", off)
     changes.announce(changed_id(wallet))
+

@@ -8,8 +8,8 @@ no id is written in code; a change of taxonomy version is a new data file and a 
 ids again. The file is read once (at the start of every process, ``adnet.services.start``); it must give every
 category exactly one id, or the process does not start.
 
-The site's own content categories (IAB Content Taxonomy 3.x) have no counterpart here: adnet's sites carry no
-content categories.
+The site's own content categories are another taxonomy, IAB Content Taxonomy 3.1, with its own data file:
+``adnet.accounts.content_taxonomy``.
 """
 
 from __future__ import annotations

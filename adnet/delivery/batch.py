@@ -170,7 +170,7 @@ _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",
     "reported_user_agent", "client_network", "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
-    "country", "device", "viewer_key", "recorded_at",
+    "country", "device", "viewer_key", "recorded_at", "audience_group",
 )
 # One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
 _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
@@ -189,6 +189,7 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
         request.timestamp, request.page_url, event.client.user_agent, request.user_agent, event.client.network,
         reason is None, reason,
         Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device, viewer, now,
+        claims.audience_group if claims else 0,
     )
 
 

@@ -46,6 +46,9 @@ class TrackingEvent(Model):
                                                                     "User-Agent")
     billable = fields.BooleanField()
     refusal_reason = fields.CharField(max_length=32, null=True)
+    audience_group = fields.SmallIntField(
+        default=0, db_default=0,
+        description="the audience rule group (1 the first) that admitted the viewer at serving, 0 for none")
     cost = token_amount(default=0)
     publisher_amount = token_amount(default=0)
     received_at = fields.DatetimeField()

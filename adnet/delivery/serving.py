@@ -276,8 +276,9 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
         return Decision(kind=choice.unit.kind.value, unit=choice.unit.view)
     assert choice.campaign is not None and choice.creative is not None  # noqa: S101 - a banner candidate has both
     off_site = not on_site(site, origin=client.origin, referer=client.referer)
+    group = choice.campaign.targeting.audience.group_of(viewer.membership, viewer.injected_wallet, now)
     return Decision(kind=BANNER, banner=await _banner(server, query, client, site, off_site, choice.campaign,
-                                                      choice.creative, now))
+                                                      choice.creative, now, group))
 
 
 @dataclass(frozen=True)
@@ -321,12 +322,13 @@ async def bid(server: Server, query: ServeQuery, client: Client, *, sizes: tuple
     same rules and draw, among the campaigns whose eCPM reaches ``floor`` besides the site's own floors (an auction's
     floor, gross, in smallest units); None when none does. Counted as one serve decision; never a house ad, which
     no auction pays for; NotFound for an unknown site."""
-    site, query, now, _, choice = await _choose(server, query, client, sizes=sizes, floor=floor)
+    site, query, now, viewer, choice = await _choose(server, query, client, sizes=sizes, floor=floor)
     server.count(query.site_id, now.date(), filled=choice is not None and choice.campaign is not None)
     if choice is None or choice.campaign is None or choice.creative is None:
         return None
     off_site = not on_site(site, origin=client.origin, referer=client.referer)
-    banner = await _banner(server, query, client, site, off_site, choice.campaign, choice.creative, now)
+    group = choice.campaign.targeting.audience.group_of(viewer.membership, viewer.injected_wallet, now)
+    banner = await _banner(server, query, client, site, off_site, choice.campaign, choice.creative, now, group)
     return Bid(banner=banner, ecpm=ecpm(choice.campaign))
 
 
@@ -351,12 +353,13 @@ async def _choose(server: Server, query: ServeQuery, client: Client, *, sizes: t
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
-                  campaign: CampaignEntry, creative: CreativeEntry, now: datetime) -> Banner:
+                  campaign: CampaignEntry, creative: CreativeEntry, now: datetime, audience_group: int) -> Banner:
     click_active = campaign.has_budget()
     token = tokens.issue_token(
         server.tracking_secret, ad_id=creative.id, campaign_id=campaign.id, site_id=query.site_id,
         placement=query.placement, size=creative.size, wallet=query.wallet, click_active=click_active,
-        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer)
+        off_site=off_site, client=client.binding, now=now, nonce=server.random.getrandbits(64), viewer=query.viewer,
+        audience_group=audience_group)
     tasks = await attached_tasks(campaign, query.wallet, now, site) if query.attached else []
     return Banner(creative=creative, tracking_token=token, click_active=click_active, attached_tasks=tasks)
 

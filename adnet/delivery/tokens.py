@@ -7,7 +7,9 @@ issued-at ms, expiry ms, whether clicks are priced, whether the serve came from 
 site's (``adnet.delivery.sites``), the client's binding (``adnet.delivery.clients.binding``: its
 network and browser family), a random nonce, and the viewer id the embed sent, empty without one, which frequency
 caps count per (``adnet.delivery.frequency``); a payload without it, signed before it was added, reads as no viewer),
-the mac is HMAC-SHA256 over a versioned prefix and the payload, keyed
+and the number of the campaign's audience rule group that admitted the viewer (``adnet.audiences.membership``: 1 for
+the first group, 0 when the campaign has no groups; one digit, so tokens stay small, and a payload signed before it
+was added reads as 0), the mac is HMAC-SHA256 over a versioned prefix and the payload, keyed
 with ``ADNET_TRACKING_SECRET``. Tokens live 15 minutes. To rotate the secret without refusing tokens already handed out,
 move the old one to ``ADNET_TRACKING_SECRET_PREVIOUS``: tokens signed with either are accepted, new ones are signed
 with the current secret only.
@@ -34,6 +36,8 @@ _MAC_PREFIX = b"adnet/tracking-token/v2."
 _CLOCK_SKEW_MS = 5_000
 # Tokens issued before the viewer id joined the payload (they live 15 minutes) have one field less.
 _FIELDS_BEFORE_VIEWER = 12
+# ... and those issued before the audience group joined it, one field less again.
+_FIELDS_BEFORE_GROUP = 13
 _TTL_MS = int(TOKEN_TTL.total_seconds() * 1000)
 
 
@@ -61,16 +65,19 @@ class TokenClaims:
     off_site: bool
     client: str
     viewer: str | None = None
+    audience_group: int = 0
 
 
 def issue_token(secret: str, *, ad_id: str, campaign_id: str, site_id: str, placement: str, size: str,
                 wallet: str | None, click_active: bool, off_site: bool, client: str, now: datetime, nonce: int,
-                viewer: str | None = None) -> str:
+                viewer: str | None = None, audience_group: int = 0) -> str:
     """Sign a token for an ad served now to ``client`` (its binding); it expires after ``TOKEN_TTL``. ``nonce``
-    (64 random bits) makes every serve's token distinct, even two of the same ad in the same millisecond."""
+    (64 random bits) makes every serve's token distinct, even two of the same ad in the same millisecond;
+    ``audience_group`` is the number of the audience rule group that admitted the viewer (0: none)."""
     issued = _epoch_ms(now)
     payload = [ad_id, campaign_id, site_id, placement, size, wallet or "", issued, issued + _TTL_MS,
-               1 if click_active else 0, 1 if off_site else 0, client, format(nonce, "x"), viewer or ""]
+               1 if click_active else 0, 1 if off_site else 0, client, format(nonce, "x"), viewer or "",
+               audience_group]
     # pydantic-core writes compact UTF-8 JSON in a sixth of the time of the standard library's encoder.
     encoded = b64url_encode(to_json(payload))
     return f"{encoded}.{b64url_encode(_mac(secret, encoded))}"
@@ -110,19 +117,22 @@ def _parse_payload(encoded: str) -> TokenClaims:
         fields = json.loads(b64url_decode(encoded).decode())
         if isinstance(fields, list) and len(fields) == _FIELDS_BEFORE_VIEWER:
             fields = [*fields, ""]
+        if isinstance(fields, list) and len(fields) == _FIELDS_BEFORE_GROUP:
+            fields = [*fields, 0]
         (ad_id, campaign_id, site_id, placement, size, wallet, issued, expires, click_active, off_site, client,
-         _nonce, viewer) = fields
+         _nonce, viewer, audience_group) = fields
         if not all(isinstance(value, str) for value in (ad_id, campaign_id, site_id, placement, size, wallet,
                                                          client, viewer)):
             raise TypeError("text fields")
-        if not all(type(value) is int for value in (issued, expires, click_active, off_site)):
+        if not all(type(value) is int for value in (issued, expires, click_active, off_site, audience_group)):
             raise TypeError("number fields")
     except (ValueError, TypeError):
         # A correctly signed payload always parses; this is a token from an incompatible version.
         raise TokenError("token_invalid") from None
     return TokenClaims(ad_id=ad_id, campaign_id=campaign_id, site_id=site_id, placement=placement, size=size,
                        wallet=wallet or None, issued_at_ms=issued, expires_at_ms=expires,
-                       click_active=click_active == 1, off_site=off_site == 1, client=client, viewer=viewer or None)
+                       click_active=click_active == 1, off_site=off_site == 1, client=client, viewer=viewer or None,
+                       audience_group=audience_group)
 
 
 def _mac(secret: str, encoded_payload: str) -> bytes:

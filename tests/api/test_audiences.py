@@ -18,7 +18,7 @@ from tests.api.test_advertisers import advertiser_api, draft
 from tests.api.test_advertisers import settings as settings  # with the operator wallet that approves
 from tests.auth_helpers import bearer, rewards_session
 from tests.chain.helpers import user
-from tests.conftest import empty_database, make_settings
+from tests.conftest import empty_database, make_settings, rebuild_index
 from tests.factories import make_campaign, make_creative, make_site, wallet_address
 from tests.sql import recorded_statements
 
@@ -159,3 +159,36 @@ async def test_what_the_leader_found_is_served_by_another_process_without_a_quer
                 "siteId": site.id, "wallet": user(1).address, "house": "0"})).get_json()
         assert queries == []
         assert {answer["ad"]["campaignId"] for answer in answers} == {holders.id} and unproven["kind"] == "NONE"
+
+
+async def test_a_viewer_reads_why_an_ad_was_shown_to_its_wallet_and_nothing_of_others(client, clock, services):
+    old = {"kind": "txCount", "min": 3}
+    key = Targeting.model_validate({"audienceGroups": [[old]]}).audience_groups[0][0].key
+    campaign = await make_campaign(targeting=Targeting.model_validate(
+        {"audienceGroups": [[{"kind": "erc721", "contract": CONTRACT}], [old]]}).stored())
+    await make_creative(campaign)
+    site = await make_site()
+    session = await rewards_session(client, user(1))
+    now = clock.now()
+    await AudienceWallet.filter(wallet=user(1).address.lower()).update(
+        evaluated_at=now, expires_at=now + timedelta(hours=1), evaluated=[key], matched=[key])
+    await rebuild_index(client.app)
+    served = await (await client.get("/api/serve", query_string={
+        "siteId": site.id, "audience": session["audiencePass"], "house": "0"})).get_json()
+    token = served["ad"]["trackingToken"]
+
+    why = await client.get("/api/audiences/why", query_string={"token": token}, headers=bearer(session["token"]))
+    assert (why.status_code, await why.get_json()) == (200, {
+        "group": 2, "rules": ["sent at least 3 transactions"], "yours": True})
+    # Another viewer holding the token learns the campaign's rule, and that it is not in it: nothing of the first.
+    other = await rewards_session(client, user(2))
+    why = await client.get("/api/audiences/why", query_string={"token": token}, headers=bearer(other["token"]))
+    assert (await why.get_json()) == {"group": 2, "rules": ["sent at least 3 transactions"], "yours": False}
+
+    assert (await client.get("/api/audiences/why", query_string={"token": token})).status_code == 401
+    forged = await client.get("/api/audiences/why", query_string={"token": token[:-2] + "AA"},
+                              headers=bearer(session["token"]))
+    assert (forged.status_code, (await forged.get_json())["error"]) == (400, "token_invalid")
+    clock.advance(minutes=16)
+    expired = await client.get("/api/audiences/why", query_string={"token": token}, headers=bearer(session["token"]))
+    assert (expired.status_code, (await expired.get_json())["error"]) == (400, "token_invalid")

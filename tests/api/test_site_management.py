@@ -174,3 +174,32 @@ async def test_an_api_key_manages_sites_only_with_its_scope(client, owner):
     assert (await Site.get(id=site.id)).active is True
     done = await client.post(path, json={"wallet": account.address}, headers=bearer(keys["sites:manage"]))
     assert done.status_code == 200 and (await Site.get(id=site.id)).active is False
+
+
+async def test_content_categories_take_iab_content_taxonomy_ids(client, owner):
+    account, token, site = owner
+    path = f"/api/publishers/sites/{site.id}/content"
+    response = await client.put(path, json={"wallet": account.address, "contentCategories": ["599", "596", "599"]},
+                                headers=bearer(token))
+    assert response.status_code == 200
+    assert await response.get_json() == {"siteId": site.id, "contentCategories": [
+        {"id": "599", "parent": "596", "name": "Computing", "label": "Technology & Computing / Computing"},
+        {"id": "596", "parent": None, "name": "Technology & Computing", "label": "Technology & Computing"}]}
+    refused = await client.put(path, json={"wallet": account.address, "contentCategories": ["596", "1448"]},
+                               headers=bearer(token))
+    body = await refused.get_json()
+    assert (refused.status_code, body["error"], body["field"]) == (400, "unknown_content_category",
+                                                                   "contentCategories")
+    too_many = await client.put(path, json={"wallet": account.address, "contentCategories": [str(n) for n in
+                                                                                           range(597, 608)]},
+                                headers=bearer(token))
+    assert too_many.status_code == 400
+    other = await sign_in(client, Account.create())
+    assert (await client.put(path, json={"wallet": account.address, "contentCategories": []},
+                             headers=bearer(other))).status_code in (400, 403)
+    assert (await Site.get(id=site.id)).content_categories == ["599", "596"]
+
+    listed = await (await client.get("/api/content-categories")).get_json()
+    assert (listed["taxonomy"], listed["version"]) == ("IAB Tech Lab Content Taxonomy", "3.1")
+    assert len(listed["categories"]) == 704 and {"id": "596", "parent": None, "name": "Technology & Computing",
+                                                 "label": "Technology & Computing"} in listed["categories"]

@@ -97,3 +97,30 @@ def test_a_proven_holder_is_served_the_holders_campaign_until_it_switches_target
     panel.get_by_role("button", name="Switch wallet targeting on").click()  # left as other tests expect it
     expect(panel.get_by_role("button", name="Switch wallet targeting off")).to_be_visible()
     assert viewer.console.script_errors() == [] and viewer.console.page_errors == []
+
+
+@pytest.mark.parametrize("viewer", [HOLDER], indirect=True)
+def test_why_this_ad_leads_a_proven_holder_to_why_it_was_shown(
+        server: LiveServer, viewer: Visitor, publisher_site: PublisherSite, holders_campaign: str) -> None:
+    page = publisher_page(viewer, server, publisher_site, REWARDS_SLOT)
+    assert not page.url.startswith(server.url)  # another origin than adnet
+    panel = page.locator("#my-rewards")
+    panel.get_by_role("button", name="My rewards").click()
+    expect(panel.get_by_role("heading", name="Ads chosen by your wallet")).to_be_visible()
+    evaluated(server)
+    _, answer = served(page, server, "proven")
+    assert answer["kind"] == "BANNER" and answer["ad"]["campaignId"] == holders_campaign
+
+    why = page.locator("#proven").get_by_role("link", name="Why this ad?")
+    expect(why).to_have_attribute("href", f"{server.url}/rewards#why={answer['ad']['trackingToken']}")
+    with viewer.context.expect_page() as opened:
+        why.click()
+    rewards = opened.value
+    rewards.wait_for_load_state()
+    assert rewards.url.startswith(f"{server.url}/rewards#why=")
+    rewards.locator("#rewards").get_by_role("button", name="My rewards").click()
+    told = rewards.locator("[data-why]")
+    expect(told).to_contain_text("Why you saw this ad: the advertiser chose wallets that holds at least 1")
+    expect(told).to_contain_text("your wallet is one of them")
+    assert told.get_attribute("data-why") == "1"
+    assert viewer.console.script_errors() == [] and viewer.console.page_errors == []

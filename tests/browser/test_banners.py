@@ -182,7 +182,7 @@ def test_a_click_is_tracked_once_and_opens_the_target(
     landings = []
     for _ in range(2):
         with visitor.context.expect_page() as opened:
-            page.locator("#ad a").click()
+            page.locator("#ad a.ad").click()
         landing = opened.value
         landing.wait_for_url("https://example.com/**")
         landings.append((landing.url, landing.evaluate("window.opener === null")))
@@ -214,7 +214,7 @@ def test_with_its_budget_exhausted_the_banner_shows_but_clicks_are_not_tracked(
         let_time_pass(visitor, server, 1100)
         wait_for_events(server, fingerprint, EventType.IMPRESSION, 1)
         with visitor.context.expect_page() as opened:
-            page.locator("#ad a").click()
+            page.locator("#ad a.ad").click()
         opened.value.wait_for_load_state()
         time.sleep(0.5)
 

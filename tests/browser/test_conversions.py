@@ -59,7 +59,7 @@ def test_the_landing_page_on_a_third_origin_receives_the_click_id_that_a_paid_co
     assert urlsplit(page.url).netloc.startswith("localhost:") and not server.url.startswith("http://localhost")
 
     with visitor.context.expect_page() as opened:
-        page.locator("#ad a").click()
+        page.locator("#ad a.ad").click()
     landing = opened.value
     landing.wait_for_url(f"{ADVERTISER_ORIGIN}/**")
     click_id = landing.evaluate("new URLSearchParams(location.search).get('adnet_click')")
@@ -104,7 +104,7 @@ def test_the_landing_snippet_proves_the_wallet_whose_onchain_event_then_pays_the
     visitor.page.clock.install()
     page, fingerprint, _ = seen_impression(visitor, server, publisher_site)
     with visitor.context.expect_page() as opened:
-        page.locator("#ad a").click()
+        page.locator("#ad a.ad").click()
     target = opened.value
     target.wait_for_url(f"{ADVERTISER_ORIGIN}/**")
     click_id = target.evaluate("new URLSearchParams(location.search).get('adnet_click')")

@@ -57,7 +57,7 @@ def test_a_house_ad_fills_an_unsold_slot_and_its_events_are_counted(
         assert rendered_ad(visitor) == house_ad.id
         assert visitor.events("serve")[0]["kind"] == "HOUSE"
         assert page.locator("#ad").get_by_text("Sponsored").count() == 0
-        assert page.locator("#ad a").get_attribute("rel") == "noopener"
+        assert page.locator("#ad a.ad").get_attribute("rel") == "noopener"
         assert page.locator("#ad img").get_attribute("alt") == "Our newsletter"
         # data-house="off": the slot asks with house=0 and stays empty.
         page.wait_for_selector('#plain[data-adnet-empty="none"]', state="attached")
@@ -68,7 +68,7 @@ def test_a_house_ad_fills_an_unsold_slot_and_its_events_are_counted(
         let_time_pass(visitor, server, 1100)
         assert counts(server, site.id, 1) == {"IMPRESSION": 1}
         with visitor.context.expect_page() as opened:
-            page.locator("#ad a").click()
+            page.locator("#ad a.ad").click()
         opened.value.close()
         assert counts(server, site.id, 2) == {"IMPRESSION": 1, "CLICK": 1}
 

@@ -116,3 +116,22 @@ async def test_another_wallets_site_is_refused(publisher, other_publisher):
         assert response.status_code == 403, action
     unchanged = await Site.get(id=site.id)
     assert (unchanged.name, unchanged.active, unchanged.deleted_at) == ("Old", True, None)
+
+
+async def test_content_categories_are_chosen_from_the_iab_content_taxonomy(publisher):
+    site = await own_site(publisher)
+    html = await (await publisher.get(f"/portal/sites/{site.id}/settings")).get_data(as_text=True)
+    assert "IAB Content Taxonomy 3.1" in html and '<option value="596">Technology &amp; Computing</option>' in html
+    response = await publisher.post(f"/portal/sites/{site.id}/content", {"contentCategories": "596"})
+    assert response.status_code == 303
+    assert (await Site.get(id=site.id)).content_categories == ["596"]
+    fragment = await publisher.post(f"/portal/sites/{site.id}/content", {"contentCategories": "599"}, htmx=True)
+    html = await fragment.get_data(as_text=True)
+    assert '<option value="599" selected>Technology &amp; Computing / Computing</option>' in html
+    assert "Content categories saved." in html
+    refused = await publisher.post(f"/portal/sites/{site.id}/content", {"contentCategories": "defi"}, htmx=True)
+    assert refused.headers["HX-Retarget"] == "#site-settings"
+    assert "is not an IAB Content Taxonomy 3.1 id" in await refused.get_data(as_text=True)
+    assert (await Site.get(id=site.id)).content_categories == ["599"]
+    await publisher.post(f"/portal/sites/{site.id}/content", {"contentCategories": ""})
+    assert (await Site.get(id=site.id)).content_categories == []

@@ -39,6 +39,17 @@ def test_any_group_whose_rules_all_hold_admits():
     assert not compiled.admits(member([], everything), False, NOW)
 
 
+def test_the_group_told_is_the_first_that_holds_and_none_without_groups():
+    compiled, _ = audience([[TOKEN, NFT], [OLD], [INJECTED]])
+    everything = [TOKEN, NFT, OLD]
+    assert compiled.group_of(member([TOKEN, NFT, OLD], everything), True, NOW) == 1
+    assert compiled.group_of(member([OLD], everything), True, NOW) == 2
+    assert compiled.group_of(member([TOKEN], everything), True, NOW) == 3
+    assert compiled.group_of(member([OLD], everything, expires_at=NOW), True, NOW) == 3  # expired: not known
+    assert NO_AUDIENCE.group_of(None, True, NOW) == 0
+    assert audience([], [NFT])[0].group_of(member([], [NFT]), False, NOW) == 0  # exclusions only
+
+
 def test_not_known_is_never_a_match_and_an_unknown_exclusion_refuses():
     compiled, _ = audience([[TOKEN]])
     assert not compiled.admits(None, True, NOW)  # no proven wallet

@@ -99,3 +99,19 @@ def test_reference_is_a_stable_digest():
     assert re.fullmatch(r"[0-9a-f]{64}", token_ref(token))
     assert token_ref(token) != token_ref(make(placement="footer"))
     assert token_ref(token) != token_ref(make(nonce=7))
+
+
+def test_the_audience_group_is_carried_and_a_token_without_one_reads_as_none():
+    assert verify_token(make(audience_group=2), secrets=(SECRET,), now=NOW).audience_group == 2
+    assert verify_token(make(), secrets=(SECRET,), now=NOW).audience_group == 0
+    # A token signed before the group joined the payload (one field less) is still genuine, without a group.
+    payload = json.dumps(["ad_1", "cmp_1", "site_1", "", "300x250", "", int(NOW.timestamp() * 1000),
+                          int((NOW + TOKEN_TTL).timestamp() * 1000), 1, 0, "c0ffee", "ff", "fp_1"],
+                         separators=(",", ":"))
+    encoded = base64.urlsafe_b64encode(payload.encode()).rstrip(b"=").decode()
+    mac = hmac.digest(SECRET.encode(), b"adnet/tracking-token/v2." + encoded.encode(), "sha256")
+    older = f"{encoded}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+    claims = verify_token(older, secrets=(SECRET,), now=NOW)
+    assert (claims.viewer, claims.audience_group) == ("fp_1", 0)
+    # The group costs the token two characters of JSON, no more.
+    assert len(make(audience_group=9)) - len(make()) <= 4
