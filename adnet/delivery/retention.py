@@ -8,7 +8,9 @@
 - billing windows (``adnet.delivery.caps``) until the window ended;
 - wallets proven for impressions (``view_binding``, ``adnet.conversions.views``) for ``VIEW_BINDINGS_KEPT``: a view
   attributes for at most a day (a goal's longest view window), and a day more lets a lagging reader of on-chain
-  goals still find it; keeping which wallet saw which ad any longer would serve nothing.
+  goals still find it; keeping which wallet saw which ad any longer would serve nothing;
+- sampled serve decisions (``adnet.delivery.explainer``) for ``SAMPLES_KEPT``, the longest period the decision
+  explainer answers for.
 
 ``prune`` deletes in bounded batches, oldest first, so a first run over a large table never holds the database for
 long; the job runs it until nothing is left to delete. Deleting is idempotent, so any number of processes may run it.
@@ -23,6 +25,7 @@ from datetime import datetime, timedelta
 from adnet.db import sql
 from adnet.delivery.batch import DEDUP_WINDOW
 from adnet.delivery.caps import expired_before
+from adnet.delivery.explainer import SAMPLES_KEPT
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,7 @@ class Pruned:
     dedup_keys: int
     windows: int
     views: int = 0
+    samples: int = 0
 
 
 async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS) -> Pruned:
@@ -45,10 +49,11 @@ async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS
     windows = await _delete_all("billing_window", "window_start", expired_before(now), batch_rows)
     views = await _delete_all("view_binding", "seen_at", now - VIEW_BINDINGS_KEPT, batch_rows,
                               key="impression_event_id")
-    if events or keys or windows or views:
-        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d", events, keys,
-                 windows, views)
-    return Pruned(events, keys, windows, views)
+    samples = await _delete_all("decision_sample", "decided_at", now - SAMPLES_KEPT, batch_rows)
+    if events or keys or windows or views or samples:
+        log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d "
+                 "decision_samples=%d", events, keys, windows, views, samples)
+    return Pruned(events, keys, windows, views, samples)
 
 
 async def _delete_all(table: str, column: str, before: datetime, batch_rows: int, key: str = "id") -> int:

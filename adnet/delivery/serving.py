@@ -52,6 +52,7 @@ from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.controls import narrow
 from adnet.delivery.counters import add_daily_stats
+from adnet.delivery.explainer import Sampler, sample_of
 from adnet.delivery.frequency import Billed, FrequencyCounts, FrequencyMemory
 from adnet.delivery.index import (
     BUDGET_SECONDS,
@@ -85,12 +86,14 @@ class Server:
     database (``flush_counts``)."""
 
     def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
-                 locator: Locator | None = None, frequency: FrequencyCounts | None = None) -> None:
+                 locator: Locator | None = None, frequency: FrequencyCounts | None = None,
+                 sampler: Sampler | None = None) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
         self.locator = locator or Locator()
         self.frequency = frequency or FrequencyMemory()
+        self.sampler = sampler or Sampler()
         self.index = Index()
         self.audiences = MembershipStore()
         self.stale = asyncio.Event()
@@ -214,7 +217,9 @@ class Server:
         self._fill[(site_id, day, filled)] += 1
 
     async def flush_counts(self) -> None:
-        """Add the counted serve decisions to the per-site daily stats, in one transaction."""
+        """Add the counted serve decisions to the per-site daily stats, in one transaction, and write the sampled
+        ones (``adnet.delivery.explainer.Sampler``)."""
+        await self.sampler.flush()
         pending, self._fill = self._fill, Counter()
         totals: dict[tuple[str, date], list[int]] = {}
         for (site_id, day, filled), count in pending.items():
@@ -257,8 +262,17 @@ NOTHING = Decision(kind="NONE")
 
 async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
-    site, query, now, choice = await _choose(server, query, client)
+    site, query, now, viewer, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
+    decision = await _decide(server, query, client, site, now, choice)
+    if server.sampler.due():
+        outcome = decision.banner.creative.campaign_id if decision.banner is not None else decision.kind
+        server.sampler.keep(sample_of(server.index, query, now, viewer, site, outcome, client))
+    return decision
+
+
+async def _decide(server: Server, query: ServeQuery, client: Client, site: SiteEntry, now: datetime,
+                  choice: Candidate | None) -> Decision:
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)
@@ -285,7 +299,7 @@ class Preview:
 async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
     """What ``serve`` would decide for ``query`` and ``client`` now, by the same choice, without counting it, issuing
     a tracking token or reading completions (the portal's unit builder; nothing it shows can be billed)."""
-    site, query, now, choice = await _choose(server, query, client)
+    site, query, now, _, choice = await _choose(server, query, client)
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return Preview(kind="NONE") if house_ad is None else Preview(kind=HOUSE, house_ad=house_ad)
@@ -297,16 +311,16 @@ async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
 
 
 async def _choose(server: Server, query: ServeQuery, client: Client
-                  ) -> tuple[SiteEntry, ServeQuery, datetime, Candidate | None]:
-    """The site, the query narrowed by its controls, the time, and the candidate drawn for ``client``; NotFound
-    for an unknown or inactive site."""
+                  ) -> tuple[SiteEntry, ServeQuery, datetime, Viewer, Candidate | None]:
+    """The site, the query narrowed by its controls, the time, the viewer and the candidate drawn for ``client``;
+    NotFound for an unknown or inactive site."""
     site = await server.site(query.site_id)
     query = narrow(site.controls, query)
     now = server.clock.now()
     proven = wallet_of(query.audience, secrets=(server.tracking_secret,), now=now)
     viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, site, now),
                     membership=server.audiences.get(proven), injected_wallet=query.injected_wallet)
-    return site, query, now, pick(candidates(server.index, query, now, viewer, site), server.random)
+    return site, query, now, viewer, pick(candidates(server.index, query, now, viewer, site), server.random)
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,
