@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from adnet.campaigns.models import Campaign, CampaignStatus
+from adnet.core.errors import NotFound
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ExplainQuery, ServeQuery
 from adnet.delivery.controls import narrow
@@ -297,11 +298,14 @@ class Explanation:
 async def answer(server: Server, ask: ExplainQuery, site_id: str, asker: Asker,
                  campaign_ids: frozenset[str] | None = None) -> Explanation:
     """Why each campaign (each of ``campaign_ids``, or every one) would fill the slot ``ask`` describes on
-    ``site_id`` now, or did over the last ``ask.hours``, as far as ``asker`` may read (``for_asker``). Now asks
+    ``site_id`` now, or did over the last ``ask.hours`` (where a placement, size, country or device left out
+    means any), as far as ``asker`` may read (``for_asker``). Now asks
     serving's index (NotFound for an unknown or inactive site); a campaign of ``campaign_ids`` the index does not
-    hold is explained by its review state."""
+    hold is explained by its review state; NotFound for a campaign of ``campaign_ids`` that does not exist."""
+    if campaign_ids and await Campaign.filter(id__in=list(campaign_ids)).count() < len(campaign_ids):
+        raise NotFound.of("campaign")
     if ask.hours is not None:
-        slot = Slot(site_id, ask.placement if "placement" in ask.model_fields_set else None, ask.size,
+        slot = Slot(site_id, ask.placement or None, ask.size,
                     ask.country.upper() if ask.country else None, ask.device)
         samples, verdicts = await recent(slot, server.clock.now() - timedelta(hours=ask.hours))
         if campaign_ids is not None:

@@ -99,6 +99,9 @@ async def test_who_may_ask(client, clock):
         "campaignId": campaign["id"], "reason": "targeting_country", "words": DECISION_WORDS["targeting_country"],
         "chance": None, "decisions": None, "shown": None, "reasons": None}
 
+    status, body = await operator.call("GET", "/operators/campaigns/cmp_nosuchcampaign/explain", siteId=site.id)
+    assert (status, body["error"]) == (404, "not_found")
+
     # A publisher asks about its own site only.
     status, body = await mine.call("GET", f"/publishers/sites/{site.id}/explain")
     assert (status, body["error"]) == (403, "not_owner")
