@@ -6,26 +6,32 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from adnet.campaigns.eligibility import Controls
+from adnet.campaigns.models import CampaignStatus
 from adnet.campaigns.targeting import Targeting
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import ServeQuery
 from adnet.delivery.explainer import (
     PRIVATE_REASONS,
     REASONS,
+    REVIEW_REFUSALS,
     Asker,
+    Sample,
     Sampler,
     Supposed,
     Verdict,
     explain,
     for_asker,
+    review_reasons,
     sample_of,
 )
 from adnet.delivery.index import CampaignEntry, Index
+from adnet.delivery.models import DecisionSample
+from adnet.delivery.retention import prune
 from adnet.delivery.selection import candidates
 from adnet.delivery.sites import SiteEntry
 from adnet.delivery.targeting import Locator, Viewer, compile_rules
 from tests.adnet.delivery.test_selection import START, entry, on
-from tests.factories import G
+from tests.factories import G, make_campaign
 from web.labels import DECISION_WORDS
 
 QUERY = ServeQuery(site_id="site_a", size="300x250", placement="top")
@@ -158,3 +164,31 @@ def test_sampling_takes_one_in_every_n_and_holds_a_bounded_number():
     assert sample.verdicts == {"cmp_a": "", "cmp_b": "budget_exhausted"}
     assert (sample.country, sample.device, sample.filtered) == ("DE", "desktop", "bot_user_agent")
     assert sample.decided_at == datetime(2026, 1, 1, 1, tzinfo=UTC)
+
+
+async def test_a_campaign_serving_does_not_hold_is_explained_by_its_review_state(app):
+    made = {status: await make_campaign(status=status) for status in (*REVIEW_REFUSALS, CampaignStatus.APPROVED)}
+    verdicts = {verdict.campaign_id: verdict.reason
+                for verdict in await review_reasons(campaign.id for campaign in made.values())}
+    assert verdicts == {campaign.id: REVIEW_REFUSALS.get(status, "not_loaded") for status, campaign in made.items()}
+    assert verdicts[made[CampaignStatus.PAUSED].id] == "campaign_paused"
+
+
+async def test_samples_are_written_once_kept_when_the_database_fails_and_pruned_after_a_week(app, clock, monkeypatch):
+    sampler = Sampler(every=1)
+    now = clock.now()
+    for age in (timedelta(days=8), timedelta(days=1)):
+        sampler.keep(Sample(now - age, "site_a", "top", "300x250", "DE", "desktop", "NONE", {"cmp_a": "ended"}))
+
+    async def refused(*_: object, **__: object) -> None:
+        raise ConnectionError("database away")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(DecisionSample, "bulk_create", refused)
+        with pytest.raises(ConnectionError):
+            await sampler.flush()
+    assert len(sampler.pending) == 2
+    assert await sampler.flush() == 2 and await sampler.flush() == 0
+    assert await DecisionSample.all().count() == 2
+    assert (await prune(now, retention_days=90)).samples == 1
+    assert await DecisionSample.all().values_list("decided_at", flat=True) == [now - timedelta(days=1)]
