@@ -103,7 +103,8 @@ def offers(index: Index, query: ServeQuery, site: SiteEntry) -> list[Offer]:
 
 def slot_refusal(campaign: CampaignEntry, query: ServeQuery, site: SiteEntry, floor: int) -> str | None:
     """The first rule that keeps ``campaign``'s banner from the slot ``query`` asks on ``site`` whatever the viewer
-    and the moment (``floor``: the site's or placement's), named as in ``SLOT_REFUSALS``; None when none does."""
+    and the moment (``floor``: the site's or placement's), named as the decision explainer names it
+    (``adnet.delivery.explainer.REASONS``); None when none does."""
     if ecpm(campaign) < floor:
         return "below_floor"
     if not campaign.fits(query.placement):

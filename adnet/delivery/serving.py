@@ -273,6 +273,7 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
 
 async def _decide(server: Server, query: ServeQuery, client: Client, site: SiteEntry, now: datetime,
                   choice: Candidate | None) -> Decision:
+    """What the slot shows for the candidate drawn (the site's house ad, or nothing, for none)."""
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)
