@@ -11,6 +11,9 @@ candidate fills shows one of the site's house ads, if it has one that fits (``ho
 Weight = price x pacing, each clamped (price to [``MIN_PRICE_SHARE``, 1] of the best eCPM on offer, pacing to
 [``MIN_PACING``, ``MAX_PACING``]), so the best offer wins most often, a campaign behind its even spend catches up,
 and no candidate starves. The random source is the service's, injectable for tests.
+
+Each rule says which it is when it keeps a campaign out (``slot_refusal``, ``request_refusal``), so the decision
+explainer (``adnet.delivery.explainer``) asks the very functions serving asks.
 """
 
 from __future__ import annotations
