@@ -87,10 +87,10 @@ reliability: $(STAMP)
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak
 
-## screenshots: retake the pictures of the README and docs/sdk.md from the browser tests (a real server with the
-## demo data; the embed on a publisher's page of another origin, light and dark)
+## screenshots: retake the pictures of the README, docs/advertisers.md and docs/sdk.md from the browser tests (a real
+## server with the demo data; the embed on a publisher's page of another origin, light and dark)
 screenshots: $(STAMP) chromium
-	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/portal -k "dashboard or pages_fit_and_pass_axe"
+	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/portal -k "dashboard or pages_fit_and_pass_axe or targeting_rules or video_creative"
 	ADNET_UPDATE_SCREENSHOTS=1 $(BIN)/pytest tests/browser/test_embed_look.py -k screenshots
 
 ## contracts: rebuild the committed contract artifacts with the pinned compiler

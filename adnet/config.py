@@ -34,6 +34,7 @@ import string
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_args
 from urllib.parse import urlsplit
@@ -90,6 +91,9 @@ _SECRET_RECIPES = {"ADNET_SIGNER_KEY": "a new account's key, authorized as a sig
 _HOSTNAME = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _CERTIFICATION_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
+_CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
+# How adnet names its payout token where a currency is asked for (Prebid bids' ``currency``).
+GS_CURRENCY = "G$"
 
 
 class ConfigError(Exception):
@@ -340,6 +344,34 @@ class SellersSettings(_Concern):
         return value.strip() if value else None
 
 
+class BidSettings(_Concern):
+    """What ``POST /api/bid`` (Prebid.js's adnet bidder, ``adnet.delivery.bidding``) prices its bids in: G$ as
+    adnet does, or a currency the publishers' Prebid configurations use, at a rate the operator sets."""
+
+    bid_currency: str = GS_CURRENCY
+    bid_currency_rate: Decimal | None = None
+
+    @field_validator("bid_currency")
+    @classmethod
+    def _bid_currency(cls, currency: str) -> str:
+        currency = currency.strip()
+        if currency != GS_CURRENCY and not _CURRENCY_CODE.match(currency):
+            raise ValueError(f"ADNET_BID_CURRENCY must be {GS_CURRENCY} or an ISO 4217 code such as USD, "
+                             f"got {currency!r}")
+        return currency
+
+    @model_validator(mode="after")
+    def _rate(self) -> BidSettings:
+        """A currency other than G$ needs its rate (units of it per 1 G$); G$ needs none."""
+        rate = self.bid_currency_rate
+        if rate is not None and not (rate.is_finite() and rate > 0):
+            raise ValueError(f"ADNET_BID_CURRENCY_RATE must be a positive number, got {rate}")
+        if self.bid_currency != GS_CURRENCY and rate is None:
+            raise ValueError(f"ADNET_BID_CURRENCY {self.bid_currency} needs ADNET_BID_CURRENCY_RATE: how many "
+                             f"{self.bid_currency} one G$ is worth")
+        return self
+
+
 class ChainSettings(_Concern):
     """The chain adnet reads and pays on: the embedded development chain unless a node's URL is set."""
 
@@ -435,7 +467,7 @@ class SecretSettings(_Concern):
 
 
 class Settings(SecretSettings, DatabaseSettings, ChainSettings, ServerSettings, MoneySettings, LimitSettings,
-               CapSettings, PrivacySettings, SiteCheckSettings, SellersSettings):
+               CapSettings, PrivacySettings, SiteCheckSettings, SellersSettings, BidSettings):
     """Everything adnet reads from its environment, validated once at start (``load_settings``)."""
 
     _generated_secrets: frozenset[str] = PrivateAttr(default_factory=frozenset)

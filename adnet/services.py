@@ -37,6 +37,7 @@ from adnet.db import config as database
 from adnet.db.outage import DatabaseLink
 from adnet.delivery import clients
 from adnet.delivery.frequency import FrequencyMemory, RedisFrequency
+from adnet.delivery.reach import REACH_LEASE
 from adnet.delivery.serving import Server
 from adnet.delivery.spool import SPOOL_DIRECTORY, Spool
 from adnet.delivery.targeting import Locator
@@ -80,6 +81,7 @@ class Services:
     goal_reader_lease: Lease
     audiences: AudienceJob
     audiences_lease: Lease
+    reach_lease: Lease
     webhooks: Deliverer
     drain: Drain
     sellers: SellersDirectory
@@ -139,11 +141,13 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     banners = banner_fetcher(settings.production)
     audiences = AudienceJob(chain, clock=clock)
     audiences_lease = Lease(AUDIENCE_LEASE, clock=clock)
+    reach_lease = Lease(REACH_LEASE, clock=clock)
     webhook_fetcher = Fetcher(FetchPolicy.for_environment(settings.production), user_agent=WEBHOOK_USER_AGENT)
     webhooks = Deliverer(post=webhook_fetcher.post, failure=FetchFailed)
     jobs = Scheduler(periodic_jobs(server=server, chain=chain, watcher=watcher, watcher_lease=watcher_lease,
                                    goal_reader=goal_reader, goal_reader_lease=goal_reader_lease,
-                                   audiences=audiences, audiences_lease=audiences_lease, clock=clock,
+                                   audiences=audiences, audiences_lease=audiences_lease, reach_lease=reach_lease,
+                                   clock=clock,
                                    site_checks=site_checks, health=health,
                                    retention_days=settings.event_retention_days, webhooks=webhooks,
                                    changelog=changelog),
@@ -155,7 +159,7 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
                        site_checks=site_checks, banners=banners, previews=BannerPreviews(banners),
                        announcements=announcements, watcher_lease=watcher_lease, goal_reader=goal_reader,
                        goal_reader_lease=goal_reader_lease, audiences=audiences, audiences_lease=audiences_lease,
-                       health=health, database=link, webhooks=webhooks, drain=drain,
+                       reach_lease=reach_lease, health=health, database=link, webhooks=webhooks, drain=drain,
                        sellers=SellersDirectory(Contact.from_settings(settings),
                                                 timedelta(seconds=settings.sellers_cache_seconds)))
     changes.listen(started.announce)  # before the jobs start: their tasks inherit it
@@ -175,6 +179,7 @@ async def stop(services: Services) -> None:
         await services.watcher_lease.release()
         await services.goal_reader_lease.release()
         await services.audiences_lease.release()
+        await services.reach_lease.release()
     finally:
         await services.announcements.stop()
         services.serving.locator.close()

@@ -8,6 +8,7 @@ from api import (
     advertisers,
     audiences,
     auth,
+    bid,
     categories,
     conversions,
     explainer,
@@ -19,6 +20,7 @@ from api import (
     metrics,
     operators,
     publishers,
+    reach,
     reports,
     results,
     rewards,
@@ -37,6 +39,7 @@ BLUEPRINTS = (
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
     conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint, sellers.blueprint,
     categories.blueprint, explainer.blueprint,
+    reach.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,
-                     audiences.blueprint, conversions.public_blueprint)
+                     audiences.blueprint, conversions.public_blueprint, bid.blueprint)

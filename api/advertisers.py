@@ -30,7 +30,8 @@ from adnet.money.commands import DepositReport, Funds, WithdrawalPage
 from adnet.money.holders import advertiser_holder
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
-from adnet.reporting.commands import Period
+from adnet.reporting.buckets import Granularity
+from adnet.reporting.commands import ReportPeriod
 from adnet.reporting.traffic import ordered_reasons
 from adnet.services import Services
 from adnet.tasks import authoring, drafts
@@ -39,6 +40,7 @@ from api.http import REPLAYED, answer, idempotent, with_body, with_query
 from api.openapi import CSV_FILE, other_answer, query_parameter
 from api.schemas import (
     CAMPAIGN_ID_ALIAS,
+    HOUR_FIELD,
     Address,
     AmountText,
     CampaignOut,
@@ -55,6 +57,7 @@ from api.schemas import (
     deposit_out,
     deposit_plan_out,
     deposit_status,
+    hour_text,
     refusals,
     task_out,
     withdrawal_list_out,
@@ -62,7 +65,7 @@ from api.schemas import (
 )
 from api.sessions import require_account
 from web.context import injected
-from web.csv import csv_file
+from web.csv import csv_file, report_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -133,9 +136,10 @@ class PoolOut(Schema):
 
 
 class DayOut(Schema):
-    """A day's figures (``day`` is ``total`` for the period's)."""
+    """A day's or hour's figures (``day`` is ``total`` for the period's)."""
 
-    day: str
+    day: str = Field(description="the UTC day, YYYY-MM-DD, or total")
+    hour: str | None = Field(None, description=HOUR_FIELD)
     impressions: int
     billable_impressions: int
     clicks: int
@@ -160,6 +164,7 @@ class ReportOut(Schema):
     campaign_id: str
     first: Day = Field(serialization_alias="from")
     last: Day = Field(serialization_alias="to")
+    granularity: Granularity = Field(description="day, or hour: a row per UTC hour")
     token: Token
     days: list[DayOut]
     totals: DayOut
@@ -499,27 +504,30 @@ async def allocate_task(task_id: str, data: Funds, now: datetime) -> Response:
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
-@with_query(Period)
+@with_query(ReportPeriod)
 @document_response(ReportOut)
 @refusals(400, 403, 404)
-async def campaign_report(campaign_id: str, query_args: Period, run: Services) -> Response:
-    """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): impressions, billable
-    impressions, clicks, CTR, spend, eCPM, rewards and completions per task; and refusal reasons in aggregate."""
+async def campaign_report(campaign_id: str, query_args: ReportPeriod, run: Services) -> Response:
+    """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92), or per UTC hour
+    (``granularity=hour``, the last 14 days at most): impressions, billable impressions, clicks, CTR, spend, eCPM,
+    rewards and completions per task; and refusal reasons in aggregate."""
     start, end = query_args.days(run.clock.today())
-    return answer(report_out(await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)))
+    return answer(report_out(await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end,
+                                                                    query_args.granularity)))
 
 
 @blueprint.get("/advertisers/campaigns/<campaign_id>/report.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
-@with_query(Period)
+@with_query(ReportPeriod)
 @refusals(400, 403, 404)
 @other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
-async def campaign_report_csv(campaign_id: str, query_args: Period, run: Services) -> Response:
-    """The same report as CSV (one row per day and a total row), for spreadsheets."""
+async def campaign_report_csv(campaign_id: str, query_args: ReportPeriod, run: Services) -> Response:
+    """The same report as CSV (one row per day, or hour, and a total row), for spreadsheets."""
     start, end = query_args.days(run.clock.today())
-    result = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
-    return csv_file(campaign_reports.report_csv(result), f"{campaign_id}-{start}-{end}.csv")
+    result = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end, query_args.granularity)
+    return csv_file(campaign_reports.report_csv(result),
+                    report_file(f"{campaign_id}-{start}-{end}", result.granularity))
 
 
 async def _detail(campaign_id: str, run: Services, now: datetime) -> CampaignOut:
@@ -528,14 +536,16 @@ async def _detail(campaign_id: str, run: Services, now: datetime) -> CampaignOut
 
 
 def report_out(result: campaign_reports.CampaignReport) -> ReportOut:
-    return ReportOut(campaign_id=result.campaign.id, first=result.start, last=result.end, token=Token.GS,
+    return ReportOut(campaign_id=result.campaign.id, first=result.start, last=result.end,
+                     granularity=result.granularity, token=Token.GS,
                      days=[_day_out(figures, result) for figures in result.days],
                      totals=_day_out(result.totals, result), refusals=result.refusals,
                      conversion_refusals=result.conversion_refusals)
 
 
 def _day_out(figures: campaign_reports.DayFigures, result: campaign_reports.CampaignReport) -> DayOut:
-    return DayOut(day=figures.day.isoformat() if figures.day else "total", impressions=figures.impressions,
+    return DayOut(day=figures.day.isoformat() if figures.day else "total", hour=hour_text(figures),
+                  impressions=figures.impressions,
                   billable_impressions=figures.billable_impressions, clicks=figures.clicks,
                   billable_clicks=figures.billable_clicks, ctr=campaign_reports.ctr_text(figures),
                   spend=figures.spend, ecpm=figures.ecpm, rewards=figures.rewards,

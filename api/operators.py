@@ -18,13 +18,16 @@ from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
 from adnet.campaigns.commands import Recategorization, Rejection
 from adnet.core.amounts import Token
+from adnet.core.clock import iso
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
+from adnet.reporting.commands import ReportPeriod
 from adnet.services import Services
 from adnet.tasks import review as task_review
-from api.http import answer, with_body
+from api.http import answer, with_body, with_query
 from api.schemas import (
+    HOUR_FIELD,
     IAB_ID,
     Address,
     AmountText,
@@ -88,6 +91,7 @@ class RateChangeOut(RateOut):
 
 class RevenueDay(Schema):
     day: Day
+    hour: str | None = Field(None, description=HOUR_FIELD)
     earned: AmountText
 
 
@@ -240,13 +244,17 @@ async def operator_set_rate(data: NewRate, run: Services) -> Response:
 @blueprint.get("/operators/revenue")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_session
+@with_query(ReportPeriod)
 @document_response(RevenueOut)
-@refusals(403)
+@refusals(400, 403)
 @injected
-async def platform_revenue(now: datetime) -> Response:
-    """The platform's G$: its balance, its lifetime share of billed events, and its earnings per UTC day over
-    the last 30 days."""
+async def platform_revenue(query_args: ReportPeriod, run: Services, now: datetime) -> Response:
+    """The platform's G$: its balance, its lifetime share of billed events, and its earnings per UTC day from
+    ``from`` to ``to`` (the last 30 days by default), or per UTC hour (``granularity=hour``, the last 14 days at
+    most)."""
     _operator()
-    result = await revenue.revenue(now)
-    return answer(RevenueOut(token=Token.GS, balance=result.balance, earned=result.earned,
-                             days=[RevenueDay(day=day, earned=amount) for day, amount in result.days]))
+    first, last = query_args.days(run.clock.today())
+    result = await revenue.revenue(now, first, last, query_args.granularity)
+    return answer(RevenueOut(token=Token.GS, balance=result.balance, earned=result.earned, days=[
+        RevenueDay(day=moment.date(), hour=iso(moment), earned=amount) if isinstance(moment, datetime)
+        else RevenueDay(day=moment, hour=None, earned=amount) for moment, amount in result.days]))

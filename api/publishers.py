@@ -30,11 +30,13 @@ from adnet.money.holders import owned_site_holder
 from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
-from adnet.reporting.commands import Period
+from adnet.reporting.buckets import Granularity
+from adnet.reporting.commands import Period, ReportPeriod
 from adnet.services import Services
 from api.http import REPLAYED, answer, idempotent, with_body, with_query
 from api.openapi import CSV_FILE, other_answer
 from api.schemas import (
+    HOUR_FIELD,
     Address,
     AmountText,
     Day,
@@ -48,12 +50,13 @@ from api.schemas import (
     deposit_out,
     deposit_plan_out,
     deposit_status,
+    hour_text,
     refusals,
     withdrawal_list_out,
     withdrawal_out,
 )
 from api.sessions import named_wallet, require_account
-from web.csv import csv_file
+from web.csv import csv_file, report_file
 from web.limits import ACCOUNT_LIMIT
 from web.sessions import current_wallet
 
@@ -282,9 +285,10 @@ async def verify(site_id: str, data: WalletNamed, run: Services, now: datetime) 
 
 
 class TrafficDayOut(Schema):
-    """A day's events of the site (``day`` is ``total`` for the period's)."""
+    """A day's or hour's events of the site (``day`` is ``total`` for the period's)."""
 
-    day: str
+    day: str = Field(description="the UTC day, YYYY-MM-DD, or total")
+    hour: str | None = Field(None, description=HOUR_FIELD)
     impressions: int
     billed_impressions: int
     clicks: int
@@ -299,6 +303,7 @@ class TrafficOut(Schema):
     site_id: str
     first: Day = Field(serialization_alias="from")
     last: Day = Field(serialization_alias="to")
+    granularity: Granularity = Field(description="day, or hour: a row per UTC hour")
     token: Token
     days: list[TrafficDayOut]
     totals: TrafficDayOut
@@ -307,16 +312,17 @@ class TrafficOut(Schema):
 @blueprint.get("/publishers/sites/<site_id>/traffic")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
-@with_query(Period)
+@with_query(ReportPeriod)
 @document_response(TrafficOut)
 @refusals(400, 403, 404)
-async def site_traffic(site_id: str, query_args: Period, run: Services) -> Response:
-    """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92): the site's recorded impressions
-    and clicks, how many were billed and what the site earned, and how many each named reason kept from billing."""
+async def site_traffic(site_id: str, query_args: ReportPeriod, run: Services) -> Response:
+    """Per UTC day from ``from`` to ``to`` (default: the last 30 days, at most 92), or per UTC hour
+    (``granularity=hour``, the last 14 days at most): the site's recorded impressions and clicks, how many were
+    billed and what the site earned, and how many each named reason kept from billing."""
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(run.clock.today())
-    report = await traffic.site_traffic(site.id, start, end)
-    return answer(TrafficOut(site_id=site.id, first=start, last=end, token=Token.GS,
+    report = await traffic.site_traffic(site.id, start, end, query_args.granularity)
+    return answer(TrafficOut(site_id=site.id, first=start, last=end, granularity=report.granularity, token=Token.GS,
                              days=[_traffic_day_out(figures) for figures in report.days],
                              totals=_traffic_day_out(report.totals)))
 
@@ -324,19 +330,21 @@ async def site_traffic(site_id: str, query_args: Period, run: Services) -> Respo
 @blueprint.get("/publishers/sites/<site_id>/traffic.csv")
 @rate_limit(limits=ACCOUNT_LIMIT)
 @require_account(ApiKeyScope.REPORTS)
-@with_query(Period)
+@with_query(ReportPeriod)
 @refusals(400, 403, 404)
 @other_answer(200, "The report as CSV.", "text/csv", headers=CSV_FILE)
-async def site_traffic_csv(site_id: str, query_args: Period, run: Services) -> Response:
-    """The same report as CSV (one row per day and a total row, one ``filtered:<reason>`` column per reason)."""
+async def site_traffic_csv(site_id: str, query_args: ReportPeriod, run: Services) -> Response:
+    """The same report as CSV (one row per day, or hour, and a total row, one ``filtered:<reason>`` column per
+    reason)."""
     site = await owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     start, end = query_args.days(run.clock.today())
-    return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, end)),
-                    f"traffic-{site.id}-{start}-{end}.csv")
+    report = await traffic.site_traffic(site.id, start, end, query_args.granularity)
+    return csv_file(traffic.traffic_csv(report), report_file(f"traffic-{site.id}-{start}-{end}", report.granularity))
 
 
 def _traffic_day_out(figures: traffic.TrafficDay) -> TrafficDayOut:
-    return TrafficDayOut(day=figures.day.isoformat() if figures.day else "total", impressions=figures.impressions,
+    return TrafficDayOut(day=figures.day.isoformat() if figures.day else "total", hour=hour_text(figures),
+                         impressions=figures.impressions,
                          billed_impressions=figures.billable_impressions, clicks=figures.clicks,
                          billed_clicks=figures.billable_clicks, earned=figures.earned,
                          conversions=figures.conversions, conversion_earned=figures.conversion_earned,

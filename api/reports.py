@@ -1,12 +1,13 @@
 """Breakdowns of billed traffic and conversions (rules in ``adnet.reporting.breakdowns``), as JSON and as CSV:
 
 - ``GET /api/advertisers/reports/breakdown[.csv]``: the advertiser's spend, impressions, clicks, CTR, conversions,
-  conversion rate, cost per conversion, value and ROAS by site (domain), placement, country, device, day, campaign
-  or goal, over its campaigns or one (``campaignId``);
+  conversion rate, cost per conversion, value and ROAS by site (domain), placement, country, device, day, hour,
+  campaign or goal, over its campaigns or one (``campaignId``);
 - ``GET /api/publishers/sites/<siteId>/breakdown[.csv]``: the site's earnings, impressions, clicks, CTR and the
-  conversions paid for its clicks by placement, country, device or day, for its owner and its members.
+  conversions paid for its clicks by placement, country, device, day or hour, for its owner and its members.
 
-A session or an API key with ``reports:read``; ranges of UTC days as every report (``from``, ``to``, at most 92).
+A session or an API key with ``reports:read``; ranges of UTC days as every report (``from``, ``to``, at most 92; by
+hour, the last 14 days at most).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class BreakdownRowOut(Schema):
     nothing; ``costPerConversion``, ``value`` and ``roas`` are the advertiser's only (null in a site's)."""
 
     key: str = Field(description="the domain, placement label, country code (ISO 3166-1), device kind, day "
-                                 "(YYYY-MM-DD), campaign id or goal id")
+                                 "(YYYY-MM-DD), hour (its UTC start, YYYY-MM-DDTHH:00:00Z), campaign id or goal id")
     label: str | None = Field(None, description="the campaign's or goal's name, by campaign or goal")
     impressions: int
     clicks: int
@@ -57,8 +58,8 @@ class BreakdownRowOut(Schema):
 
 
 class BreakdownOut(Schema):
-    """The rows, the most spent or earned first (by day, the oldest first), and their total (``key`` "total"). By goal,
-    rows carry conversion figures only (traffic is not split by goal)."""
+    """The rows, the most spent or earned first (by day or hour, the oldest first), and their total (``key``
+    "total"). By goal, rows carry conversion figures only (traffic is not split by goal)."""
 
     by: Dimension
     first: Day = Field(serialization_alias="from")

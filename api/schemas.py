@@ -35,6 +35,7 @@ from adnet.core.wallets import checksummed
 from adnet.db.cursors import next_cursor
 from adnet.money.deposits import DepositPlan, RecordedDeposit
 from adnet.money.models import Claim, Deposit, DepositStatus, Withdrawal, WithdrawalStatus
+from adnet.reporting.traffic import EventCounts, bucket_text
 from adnet.tasks.config import (
     FeedbackConfig,
     OnchainEventConfig,
@@ -64,6 +65,15 @@ Day = Annotated[date, PlainSerializer(date.isoformat, return_type=str),
                 WithJsonSchema({"type": "string", "format": "date"}, mode="serialization")]
 Time = Annotated[datetime, PlainSerializer(iso, return_type=str),
                  WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization")]
+
+
+# The ``hour`` of a report's row (``adnet.reporting.buckets``).
+HOUR_FIELD = "the start of the UTC hour, YYYY-MM-DDTHH:00:00Z, in an hourly report; null in a daily one and the total"
+
+
+def hour_text(figures: EventCounts) -> str | None:
+    """A report row's ``hour``: its bucket's start in an hourly report, None otherwise."""
+    return bucket_text(figures) if figures.hour is not None else None
 
 
 @lru_cache(maxsize=4096)

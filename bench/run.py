@@ -236,6 +236,11 @@ async def open_loop(port: int, next_request: Callable[[], bytes], seconds: float
     return phase
 
 
+# Distinct viewer ids the served tokens carry (the embed sends one unless Do-Not-Track), so tracking writes
+# reach and frequency counts as in real traffic.
+VIEWERS = 5000
+
+
 class TrackMix:
     """Tracking requests in the proportions of real traffic, from tokens the server really issued."""
 
@@ -274,7 +279,8 @@ async def prepare_tokens(port: int, site_id: str, count: int, rng: random.Random
         while len(ads) < count:
             size, address = rng.choice(SIZES), client_address(rng)
             status, body = await connection.exchange(
-                get(f"/api/serve?siteId={site_id}&size={size}&placement=bench", address))
+                get(f"/api/serve?siteId={site_id}&size={size}&placement=bench"
+                    f"&viewer=bench-{rng.randrange(VIEWERS)}", address))
             answer = json.loads(body)
             if status != 200 or answer.get("kind") != "BANNER":
                 raise RuntimeError(f"serve answered {status} {answer}")

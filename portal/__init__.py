@@ -16,6 +16,7 @@ from portal import (
     members,
     operators,
     pages,
+    reach,
     rewards,
     sellers,
     site_settings,
@@ -28,5 +29,5 @@ BLUEPRINTS = (
     pages.blueprint, home.blueprint, demo.blueprint, auth.blueprint, dashboard.blueprint, sites.blueprint,
     balance.blueprint, advertisers.blueprint, operators.blueprint, keys.blueprint, site_settings.blueprint,
     webhooks.blueprint, members.blueprint, rewards.blueprint, house_ads.blueprint, breakdowns.blueprint,
-    ad_units.blueprint, sellers.blueprint, statements.blueprint,
+    ad_units.blueprint, sellers.blueprint, statements.blueprint, reach.blueprint,
 )

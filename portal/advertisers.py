@@ -26,6 +26,7 @@ from werkzeug.datastructures import MultiDict
 from adnet.accounts import advertisers, members, sites
 from adnet.accounts.commands import AdvertiserRegistration
 from adnet.accounts.models import Advertiser, AdvertiserMember
+from adnet.audiences.reach import reach, rounded
 from adnet.campaigns import campaigns, creatives, funding, goals, lifecycle, views
 from adnet.campaigns.commands import (
     MAX_VIEW_WINDOW_HOURS,
@@ -41,6 +42,7 @@ from adnet.campaigns.models import Campaign, GoalKind, MediaType
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
 from adnet.delivery.explainer import Asker
+from adnet.delivery.forecast import ForecastQuery, forecast, site_requests
 from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
 from adnet.money.commands import DepositReport, Funds, RedeemReport
@@ -48,15 +50,16 @@ from adnet.money.holders import advertiser_holder
 from adnet.reporting import breakdowns
 from adnet.reporting import campaigns as campaign_reports
 from adnet.reporting.balances import advertiser_balance
+from adnet.reporting.buckets import Granularity, hourly_reach
 from adnet.reporting.charts import earnings_chart, tally_chart
-from adnet.reporting.commands import Dimension, Period
+from adnet.reporting.commands import Dimension, ReportPeriod
 from adnet.services import Services
 from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
 from portal import task_forms
 from portal.explainer import explanation_context
-from portal.forms import command_of, days_asked, listed
+from portal.forms import command_of, listed, report_asked
 from portal.pages import (
     account_form,
     account_page,
@@ -68,10 +71,12 @@ from portal.pages import (
     see_other,
     wants_fragment,
 )
-from portal.targeting import audience_summary, targeting_form, written_hours
+from portal.site_settings import confirmed
+from portal.targeting import audience_summary, targeting_form, written_schedule
 from portal.views import Refused, Sent, form_view
+from portal.zones import viewer_zone
 from web.context import injected
-from web.csv import csv_file
+from web.csv import csv_file, report_file
 from web.errors import status_of
 from web.sessions import current_wallet
 
@@ -146,11 +151,11 @@ def domain_of_filter(site_id: str, domains: Mapping[str, str]) -> str:
 
 
 async def _site_ids(form: Mapping[str, str]) -> MultiDict[str, str]:
-    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its hours
-    written from their ranges (``portal.targeting.written_hours``) and its site lists (domains, as a person picks
-    sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming the field when a domain has
-    no site."""
-    values = written_hours(MultiDict(form))
+    """The campaign form (every value of a field sent several times, as the targeting checkboxes are) with its
+    schedule written from the week grid's cells (``portal.targeting.written_schedule``) and its site lists
+    (domains, as a person picks sites) written as the site ids the command takes; Invalid ``unknown_domain`` naming
+    the field when a domain has no site."""
+    values = written_schedule(MultiDict(form))
     for name in ("siteAllow", "siteDeny"):
         if name not in values:
             continue
@@ -224,7 +229,7 @@ def _campaign_page(campaign_id: str, section: str = OVERVIEW) -> str:
 
 def _section_of(form_name: str) -> str:
     """The section of a campaign's page that holds the form ``form_name``."""
-    sections = {"actions": OVERVIEW, "settings": "targeting", "allocate": "budget", "goal": "goals"}
+    sections = {"actions": OVERVIEW, "delete": OVERVIEW, "settings": "targeting", "allocate": "budget", "goal": "goals"}
     return sections.get(form_name, "creatives")
 
 
@@ -351,6 +356,25 @@ async def advertise_create_campaign(sent: Sent) -> Response:
     created = await campaigns.create_campaign(advertiser.id, command_of(NewCampaign, await _site_ids(sent.form)),
                                               sent.now)
     return _go_to(_campaign_page(created.id))
+
+
+async def _estimate_refused(error: DomainError, sent: Sent) -> str:
+    return await render_template("portal/advertise/_campaign_estimate.html", estimate_error=error)
+
+
+@blueprint.post(f"{HOME}/campaigns/estimate")
+@account_form
+@form_view(_estimate_refused, shows=(Invalid,))
+async def advertise_campaign_estimate(sent: Sent) -> str:
+    """The campaign form's estimate as it stands (``adnet.delivery.forecast``, ``adnet.audiences.reach``): requests
+    a day, the share it would win, the days its budget lasts, and the proven wallets its audience reaches."""
+    advertiser = await advertisers.advertiser_of(sent.wallet)
+    query = command_of(ForecastQuery, await _site_ids(sent.form))
+    found = await forecast(query, advertiser.id, sent.run.serving.index, sent.now)
+    wallets = await reach(query.targeting, sent.now)
+    requests = await site_requests(query.site_allow, query.site_deny, query.targeting, sent.now)
+    return await render_template("portal/advertise/_campaign_estimate.html", estimate=found, wallet_reach=wallets,
+                                 audience_requests=rounded(int(requests * wallets.share)))
 
 
 async def _no_context() -> dict[str, Any]:
@@ -483,11 +507,13 @@ async def advertise_campaign_action(sent: Sent, campaign_id: str, action: str) -
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>/delete")
 @account_form
-@form_view(_campaign_form_refused("actions", values=False), shows=CAMPAIGN_REFUSALS)
+@form_view(_campaign_form_refused("delete", values=False), shows=CAMPAIGN_REFUSALS)
 async def advertise_delete_campaign(sent: Sent, campaign_id: str) -> Response:
-    """Delete a draft or rejected campaign with its content; its money returns to the balance. Back to the account
-    page, where the outcome shows."""
+    """Delete a draft or rejected campaign with its content once its name is typed as ``confirmName`` (the danger
+    zone's confirmation, checked here, not only in the browser); its money returns to the balance. Back to the
+    account page, where the outcome shows."""
     campaign = await campaigns.owned_campaign(sent.wallet, campaign_id)
+    confirmed(sent, "confirmName", campaign.name, f"Type {campaign.name} to confirm that the draft is deleted.")
     returned = await drafts.delete_campaign(sent.wallet, campaign_id, sent.now)
     back = f", and {to_decimal_string(returned)} G$ returned to your balance" if returned else ""
     await flash(f"Deleted the draft {campaign.name}{back}.")
@@ -659,28 +685,34 @@ async def advertise_unit_results_csv(unit_id: str) -> Response:
 @account_page
 @injected
 async def advertise_report(campaign_id: str, run: Services) -> tuple[str, int]:
-    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), with its CSV: spend
-    and conversions per day as charts and tables, and its conversions per goal."""
+    """The campaign's figures per UTC day from ``from`` to ``to`` (default the last 30 days), or per UTC hour
+    (``granularity=hour``, the last 14 days) written in the viewer's time zone (``portal.zones``), with its CSV:
+    spend and conversions per day as charts, per day or hour as tables, and its conversions per goal."""
     values = {"from": request.args.get("from", ""), "to": request.args.get("to", "")}
-    start, end, error = days_asked(request.args, run.clock.today())
-    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
+    start, end, granularity, error = report_asked(request.args, run.clock.today())
+    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end, granularity)
+    daily = report if granularity == Granularity.DAY else await campaign_reports.campaign_report(
+        current_wallet(), campaign_id, start, end)
     goals = await breakdowns.advertiser_breakdown(current_wallet(), Dimension.GOAL, start, end, campaign_id)
-    chart = earnings_chart([(figures.day, figures.spend) for figures in report.days if figures.day],
+    chart = earnings_chart([(figures.day, figures.spend) for figures in daily.days if figures.day],
                            title="G$ spent per day")
-    conversions_chart = earnings_chart([(figures.day, figures.conversions) for figures in report.days if figures.day],
+    conversions_chart = earnings_chart([(figures.day, figures.conversions) for figures in daily.days if figures.day],
                                        title="Conversions per day", symbol="conversions", text=str,
                                        ident="conversions-chart", empty="No conversion in these days yet.")
     return await page("portal/advertise/report.html", "portal/advertise/report.html",
                       status_of(error) if error else 200, report=report, chart=chart,
                       conversions_chart=conversions_chart, goals=goals, error=error, values=values,
-                      failed_form="report", campaign_sections=CAMPAIGN_SECTIONS)
+                      failed_form="report", campaign_sections=CAMPAIGN_SECTIONS, viewer=viewer_zone(),
+                      hourly_from=max(start, hourly_reach(run.clock.today())))
 
 
 @blueprint.get(f"{HOME}/campaigns/<campaign_id>/report.csv")
 @account_page
 @injected
 async def advertise_report_csv(campaign_id: str, run: Services) -> Response:
-    """The same report as CSV, one row per day and a total row."""
-    start, end = command_of(Period, request.args).days(run.clock.today())
-    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end)
-    return csv_file(campaign_reports.report_csv(report), f"{report.campaign.id}-{start}-{end}.csv", no_store=True)
+    """The same report as CSV, one row per day (or UTC hour) and a total row."""
+    asked = command_of(ReportPeriod, request.args)
+    start, end = asked.days(run.clock.today())
+    report = await campaign_reports.campaign_report(current_wallet(), campaign_id, start, end, asked.granularity)
+    return csv_file(campaign_reports.report_csv(report), report_file(f"{report.campaign.id}-{start}-{end}",
+                                                                     report.granularity), no_store=True)

@@ -20,6 +20,7 @@ from adnet.reporting import breakdowns
 from adnet.reporting.commands import (
     PUBLISHER_DIMENSIONS,
     AdvertiserBreakdownQuery,
+    BreakdownPeriod,
     Dimension,
     Period,
     SiteBreakdownQuery,
@@ -28,6 +29,7 @@ from adnet.services import Services
 from portal.forms import command_of
 from portal.pages import account_page, page, portal_blueprint
 from portal.words import in_words
+from portal.zones import viewer_zone
 from web.context import injected
 from web.csv import breakdown_file
 from web.errors import status_of
@@ -38,8 +40,8 @@ blueprint = portal_blueprint("breakdowns")
 ADVERTISER_PAGE = "/portal/advertise/breakdown"
 FRAGMENT = "portal/_breakdown.html"
 DIMENSION_LABELS = {Dimension.SITE: "Site", Dimension.PLACEMENT: "Placement", Dimension.COUNTRY: "Country",
-                    Dimension.DEVICE: "Device", Dimension.DAY: "Day", Dimension.CAMPAIGN: "Campaign",
-                    Dimension.GOAL: "Goal"}
+                    Dimension.DEVICE: "Device", Dimension.DAY: "Day", Dimension.HOUR: "Hour",
+                    Dimension.CAMPAIGN: "Campaign", Dimension.GOAL: "Goal"}
 
 
 def _values() -> dict[str, str]:
@@ -48,12 +50,15 @@ def _values() -> dict[str, str]:
 
 async def _shown(make: Callable[[date, date], Awaitable[breakdowns.Breakdown]], query: Period | None,
                  error: DomainError | None, today: date) -> tuple[breakdowns.Breakdown, DomainError | None]:
-    """The breakdown asked for, or, when the form was refused, the default one beside the refusal."""
+    """The breakdown asked for, or, when the form was refused, the default one beside the refusal (by hour, today's
+    hours)."""
     if query is not None:
         try:
             return await make(*query.days(today)), None
         except DomainError as refused:
             error = in_words(refused)
+    if isinstance(query, BreakdownPeriod) and query.by == Dimension.HOUR:
+        return await make(today, today), error
     return await make(*Period.model_validate({}).days(today)), error
 
 
@@ -76,7 +81,7 @@ async def advertiser_context(today: date) -> tuple[dict[str, Any], int]:
                "amount": "spend", "amount_label": "Spend (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in Dimension},
                "campaigns": campaigns, "campaign_id": campaign_id, "values": _values(), "error": error,
-               "failed_form": "breakdown"}
+               "failed_form": "breakdown", "viewer": viewer_zone()}
     return context, status_of(error) if error else 200
 
 
@@ -118,7 +123,7 @@ async def site_breakdown_context(site_id: str, today: date) -> tuple[dict[str, A
                "csv_action": url_for("portal_breakdowns.site_breakdown_csv", site_id=site.id),
                "amount": "earned", "amount_label": "Earned (G$)",
                "dimensions": {dimension: DIMENSION_LABELS[dimension] for dimension in PUBLISHER_DIMENSIONS},
-               "values": _values(), "error": error, "failed_form": "breakdown"}
+               "values": _values(), "error": error, "failed_form": "breakdown", "viewer": viewer_zone()}
     return context, status_of(error) if error else 200
 
 

@@ -1,6 +1,6 @@
 """The dashboard: the signed-in wallet's sites with impressions, clicks, CTR and earnings today, over 30 days and
 ever, an earnings chart drawn on the server over a range of days (the last 30 unless ``from`` and ``to`` say
-otherwise), the fill rate, and the form that registers a site."""
+otherwise; per hour with ``granularity=hour``), the fill rate, and the form that registers a site."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from typing import Any
 from quart import request, url_for
 
 from adnet.reporting import dashboard as reports
+from adnet.reporting.buckets import Buckets, Granularity, hourly_reach
 from adnet.reporting.charts import earnings_chart
 from adnet.reporting.commands import MAX_DAYS
 from adnet.reporting.statements import publisher_overview
 from adnet.services import Services
-from portal.forms import days_asked
+from portal.forms import report_asked
 from portal.pages import account_page, page, portal_blueprint
+from portal.zones import viewer_zone
 from web.context import injected
 from web.errors import status_of
 from web.sessions import current_wallet
@@ -34,22 +36,31 @@ async def dashboard_context(run: Services, now: datetime) -> dict[str, Any]:
 
 async def earnings_context(run: Services) -> dict[str, Any]:
     """The dashboard's earnings panel, over the days its query asks for."""
-    async def earned(first: date, last: date) -> list[tuple[date, int]]:
-        return [(day.day, day.earned) for day in await reports.daily_earnings(current_wallet(), first, last)]
+    async def earned(first: date, last: date, granularity: Granularity) -> list[tuple[date, int]]:
+        return [(day.day, day.earned)
+                for day in await reports.daily_earnings(current_wallet(), first, last, granularity)]
 
     return await earnings_panel(run, url_for("portal_dashboard.dashboard"), "Earnings", "G$ earned per day", earned,
                                 "Nothing earned in these days yet: earnings show here once your sites show ads.")
 
 
 async def earnings_panel(run: Services, action: str, heading: str, title: str,
-                         series: Callable[[date, date], Awaitable[list[tuple[date, int]]]],
+                         series: Callable[[date, date, Granularity], Awaitable[list[tuple[date, int]]]],
                          empty: str) -> dict[str, Any]:
     """What ``portal/_earnings.html`` shows: the chart of ``series`` over the days from ``from`` to ``to`` in the
-    query (the last 30 days by default), with the form that asks ``action`` for the panel alone; a range that is not
-    one is refused (``earnings_error``) and the default range shown."""
-    first, last, error = days_asked(request.args, run.clock.today())
-    chart = earnings_chart(await series(first, last), title=f"{title}, {first} to {last}", empty=empty)
+    query (the last 30 days by default), per day or per UTC hour (``granularity``, the hours written in the viewer's
+    time zone), with the form that asks ``action`` for the panel alone; a range that is not one is refused
+    (``earnings_error``) and the default range shown."""
+    first, last, granularity, error = report_asked(request.args, run.clock.today())
+    viewer = viewer_zone()
+    hourly = granularity == Granularity.HOUR
+    shown = [(moment.astimezone(viewer.zone) if isinstance(moment, datetime) else moment, amount)
+             for moment, amount in await series(first, last, granularity)]
+    chart = earnings_chart(shown, title=f"{title}, {first} to {last}", empty=empty,
+                           zone=viewer.name if hourly else None)
     return {"chart": chart, "earnings_first": first, "earnings_last": last, "earnings_error": error,
+            "earnings_range": Buckets(granularity, first, last), "viewer": viewer,
+            "hourly_from": max(first, hourly_reach(run.clock.today())),
             "earnings_max_days": MAX_DAYS, "earnings_action": action, "earnings_heading": heading,
             "earnings_values": {"from": request.args.get("from", ""), "to": request.args.get("to", "")}}
 

@@ -23,7 +23,8 @@ from werkzeug.datastructures import MultiDict
 
 from adnet.core.errors import Invalid
 from adnet.core.inputs import Changes, Command, parse
-from adnet.reporting.commands import Period
+from adnet.reporting.buckets import Granularity
+from adnet.reporting.commands import Period, ReportPeriod
 from portal.words import in_words
 
 C = TypeVar("C", bound=Command)
@@ -47,6 +48,18 @@ def days_asked(query: Mapping[str, str], today: date) -> tuple[date, date, Inval
         first, last = Period.model_validate({}).days(today)
         return first, last, cast(Invalid, in_words(refused))
     return first, last, None
+
+
+def report_asked(query: Mapping[str, str], today: date) -> tuple[date, date, Granularity, Invalid | None]:
+    """``days_asked`` for a report that also counts per hour (``granularity``): when the query is refused, the last
+    30 days per day, with the refusal."""
+    try:
+        asked = command_of(ReportPeriod, query)
+        first, last = asked.days(today)
+    except Invalid as refused:
+        first, last = Period.model_validate({}).days(today)
+        return first, last, Granularity.DAY, cast(Invalid, in_words(refused))
+    return first, last, asked.granularity, None
 
 
 def as_json(command: type[Command], form: Mapping[str, str]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Any
 
-from quart import Response, flash, render_template, url_for
+from quart import Response, flash, render_template, request, url_for
 
 from adnet.accounts.operators import check_operator
 from adnet.campaigns import review
@@ -22,6 +22,7 @@ from adnet.core.errors import Conflict, DomainError, Invalid
 from adnet.money import rate
 from adnet.money.commands import NewRate
 from adnet.reporting import revenue
+from adnet.reporting.buckets import Granularity
 from adnet.services import Services
 from adnet.tasks import review as task_review
 from adnet.tasks.choices import onchain_choices
@@ -47,7 +48,8 @@ blueprint = portal_blueprint("operators")
 RATE_CHANGED = {"HX-Trigger": "rate-changed"}  # the rate panel reloads itself
 # A banner served from adnet's origin: no script, style or request of its own runs, even opened as a page.
 BANNER_HEADERS = {"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-                  "Content-Disposition": "inline", "Cross-Origin-Resource-Policy": "same-origin"}
+                  "Content-Disposition": "inline", "Cross-Origin-Resource-Policy": "same-origin",
+                  "Accept-Ranges": "bytes"}
 
 HOME = "/portal/operator"
 # What is approved or rejected → the domain step, called with the operator, the item's id (and the rejection)
@@ -81,8 +83,8 @@ async def operator_page_context(run: Services, now: datetime, **extra: Any) -> d
     current = await rate.vault_rate(run.chain)
     read: list[revenue.Revenue] = []
 
-    async def earned(first: date, last: date) -> list[tuple[date, int]]:
-        read.append(await revenue.revenue(now, first, last))
+    async def earned(first: date, last: date, granularity: Granularity) -> list[tuple[date, int]]:
+        read.append(await revenue.revenue(now, first, last, granularity))
         return read[0].days
 
     panel = await earnings_panel(run, _home(), "Platform earnings", "Platform G$ per day", earned,
@@ -179,12 +181,14 @@ async def _name_of(item: Campaign | Creative) -> str:
 @account_page
 @injected
 async def operator_banner(creative_id: str, run: Services) -> Response:
-    """The banner of a creative in review, fetched by adnet (``adnet.campaigns.previews``), so the queue shows it
-    whatever host and scheme it lives on; never cached by the browser (every signed-in answer is ``no-store``), and
-    sandboxed should an SVG be opened on its own."""
+    """The banner of a creative in review, an image or a video, fetched by adnet (``adnet.campaigns.previews``), so
+    the queue shows it whatever host and scheme it lives on; in byte ranges when asked (a ``<video>`` seeks with
+    them); never cached by the browser (every signed-in answer is ``no-store``), and sandboxed should an SVG be
+    opened on its own."""
     _operator()
     banner = await run.previews.banner(creative_id)
-    return Response(banner.body, mimetype=banner.media_type, headers=BANNER_HEADERS)
+    answer = Response(banner.body, mimetype=banner.media_type, headers=BANNER_HEADERS)
+    return await answer.make_conditional(request, accept_ranges=True, complete_length=len(banner.body))
 
 
 @blueprint.get(f"{HOME}/rate")

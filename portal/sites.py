@@ -26,6 +26,7 @@ from adnet.money.holders import site_holder
 from adnet.reporting import dashboard, traffic
 from adnet.reporting import sites as site_reports
 from adnet.reporting.balances import site_balance
+from adnet.reporting.buckets import Granularity, hourly_reach
 from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
 from adnet.services import Services
@@ -36,8 +37,9 @@ from portal.pages import account_form, account_page, form_error, page, portal_bl
 from portal.unit_builder import units_context
 from portal.views import Sent, form_view
 from portal.words import in_words
+from portal.zones import viewer_zone
 from web.context import injected
-from web.csv import csv_file
+from web.csv import csv_file, report_file
 from web.errors import status_of
 from web.sessions import current_wallet
 
@@ -87,8 +89,9 @@ async def _overview_context(site: Site, run: Services) -> dict[str, Any]:
     today = run.clock.today()
     recent = await traffic.site_traffic(site.id, today - timedelta(days=29), today)
 
-    async def earned(first: date, last: date) -> list[tuple[date, int]]:
-        return [(day.day, day.earned) for day in (await traffic.site_traffic(site.id, first, last)).days
+    async def earned(first: date, last: date, granularity: Granularity) -> list[tuple[date, int]]:
+        return [(day.hour or day.day, day.earned)
+                for day in (await traffic.site_traffic(site.id, first, last, granularity)).days
                 if day.day is not None]
 
     panel = await earnings_panel(run, url_for("portal_sites.site_earnings", site_id=site.id), "Earnings",
@@ -111,12 +114,16 @@ async def _embed_context(site: Site, run: Services) -> dict[str, Any]:
 
 
 async def _traffic_context(site: Site, run: Services) -> dict[str, Any]:
-    """Traffic and reports: the last 30 days' traffic (billed, and filtered by reason), the ads that ran, the units
-    answered, and the export's default range (this month)."""
+    """Traffic and reports: the last 30 days' traffic per day, or the last 14 days' per hour (``granularity=hour``,
+    written in the viewer's time zone), billed and filtered by reason; the ads that ran, the units answered, and the
+    export's default range (this month)."""
     today = run.clock.today()
     month_ago = today - timedelta(days=29)
-    recent = await traffic.site_traffic(site.id, month_ago, today)
+    granularity = _granularity_asked()
+    first = hourly_reach(today) if granularity == Granularity.HOUR else month_ago
+    recent = await traffic.site_traffic(site.id, first, today, granularity)
     return {"traffic": recent, "traffic_reasons": list(traffic.ordered_reasons(recent.totals.filtered)),
+            "viewer": viewer_zone(), "hourly_from": first,
             "units": await site_reports.site_unit_results(site.id),
             **await _ads_context(site, month_ago, today, run),
             "export_from": today.replace(day=1).isoformat(), "export_to": today.isoformat(),
@@ -226,12 +233,19 @@ async def verify_site(sent: Sent, site_id: str) -> Response:
 @account_page
 @injected
 async def export_traffic(site_id: str, run: Services) -> Response:
-    """The site's traffic per UTC day of the last 30 days (billed, and filtered per reason) as CSV."""
+    """The site's traffic per UTC day of the last 30 days, or per UTC hour of the last 14 (``granularity=hour``),
+    billed and filtered per reason, as CSV."""
     site = await sites.owned_site(current_wallet(), site_id, MemberRole.VIEWER)
     today = run.clock.today()
-    start = today - timedelta(days=29)
-    return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today)),
-                    f"traffic-{site.id}-{start}-{today}.csv", no_store=True)
+    granularity = _granularity_asked()
+    start = hourly_reach(today) if granularity == Granularity.HOUR else today - timedelta(days=29)
+    return csv_file(traffic.traffic_csv(await traffic.site_traffic(site.id, start, today, granularity)),
+                    report_file(f"traffic-{site.id}-{start}-{today}", granularity), no_store=True)
+
+
+def _granularity_asked() -> Granularity:
+    """Per hour when the query asks for it (``granularity=hour``), per day otherwise."""
+    return Granularity.HOUR if request.args.get("granularity") == Granularity.HOUR else Granularity.DAY
 
 
 async def _export_refused(error: DomainError, sent: Sent, site_id: str) -> Response:

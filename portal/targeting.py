@@ -1,13 +1,14 @@
 """What the campaign form's targeting controls show (``templates/portal/advertise/_targeting_fields.html``): the
-choices (countries, devices, systems, weekdays, hours, time zones) and which are chosen, from the stored campaign
-or, after a refusal, from the form as it was sent. The form posts ``targeting.<rule>`` fields, which
-``portal.forms`` reads into the same ``Targeting`` command the API takes."""
+choices (countries, devices, systems, the week grid of days and hours, time zones) and which are chosen, from the
+stored campaign or, after a refusal, from the form as it was sent. The form posts ``targeting.<rule>`` fields, which
+``portal.forms`` reads into the same ``Targeting`` command the API takes; the week grid posts its cells
+(``schedule=mon-9``), which ``written_schedule`` writes as that command's days and hours, or its hours by day."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,10 +38,12 @@ REGION_SHORTCUTS = {
                "MA", "MZ", "NA", "NE", "NG", "RW", "ST", "SN", "SC", "SL", "SO", "ZA", "SS", "SD", "TZ", "TG", "TN",
                "UG", "ZM", "ZW"),
 }
-HOURS = "targeting.hours"
-# An hour (9) or a range of hours from its first to its end (9-17: 09:00 to 17:00, the hours 9 to 16; 22-2 runs
-# past midnight).
-_HOUR_RANGE = re.compile(r"^(\d{1,2})(?:[-\u2013](\d{1,2}))?$")
+DAY_NAMES = dict(zip(WEEKDAYS, ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+                     strict=True))
+# The week grid's cells: one field of this name per chosen hour of a day, ``mon-9`` (09:00 to 10:00 on Mondays).
+SCHEDULE = "schedule"
+_CELL = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun)-(\d{1,2})$")
+Slot = tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,11 @@ class TargetingForm:
     devices: dict[str, str] = field(default_factory=lambda: dict(DEVICE_LABELS))
     systems: dict[str, str] = field(default_factory=lambda: dict(OS_LABELS))
     days: dict[str, str] = field(default_factory=lambda: dict(DAY_LABELS))
+    day_names: dict[str, str] = field(default_factory=lambda: dict(DAY_NAMES))
     hours: range = range(24)
     regions_shortcuts: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(REGION_SHORTCUTS))
-    # The hours field as it was sent, shown again after a refusal.
-    hours_text: str | None = None
+    # The week grid's chosen cells (``mon-9``); none for a campaign that runs at any hour of any day.
+    slots: frozenset[str] = frozenset()
     # The wallet audience rules as the API writes them (JSON text), or as the refused form sent them.
     audience_groups: str = ""
     audience_exclude: str = ""
@@ -65,42 +69,61 @@ class TargetingForm:
     def has(self, rule: str, value: Any) -> bool:
         return str(value) in self.chosen.get(rule, [])
 
-    @property
-    def hour_ranges(self) -> str:
-        """The chosen hours as the ranges a person types (``9-12, 18-19``), or as they were sent."""
-        if self.hours_text is not None:
-            return self.hours_text
-        hours = sorted({int(hour) for hour in self.chosen.get("hours", []) if hour.isdigit()})
-        ranges: list[list[int]] = []
-        for hour in hours:
-            if ranges and ranges[-1][1] == hour:
-                ranges[-1][1] = hour + 1
-            else:
-                ranges.append([hour, hour + 1])
-        return ", ".join(f"{first}-{end}" for first, end in ranges)
+    def runs(self, day: str, hour: int) -> bool:
+        """Whether the week grid's cell of ``day`` at ``hour`` is chosen."""
+        return f"{day}-{hour}" in self.slots
 
     def regions(self, rule: str) -> str:
         """The region codes (``US-CA``) of a geo rule, for its text field; its countries are in the picker."""
         return ", ".join(code for code in self.chosen.get(rule, []) if "-" in code)
 
 
-def written_hours(form: MultiDict[str, str]) -> MultiDict[str, str]:
-    """The form with its hours field's ranges (``9-17, 22-2``) written as the hours the command takes; Invalid,
-    naming the field, for a text that is not ranges of hours."""
-    if HOURS not in form:
+def schedule_of(slots: Collection[Slot]) -> dict[str, Any]:
+    """The ``Targeting`` schedule rules (``days``, ``hours``, ``weekHours``) that run a campaign in exactly the week
+    grid's cells ``slots`` (day, hour): none for no cell or every cell (no limit); days and hours when the cells are
+    the same hours on each chosen day (the rules the API has always taken, and that read best); otherwise the
+    hours of each day."""
+    chosen = set(slots)
+    if not chosen or len(chosen) == len(WEEKDAYS) * 24:
+        return {"days": [], "hours": [], "weekHours": {}}
+    days = [day for day in WEEKDAYS if any(slot[0] == day for slot in chosen)]
+    hours = sorted({hour for _, hour in chosen})
+    if len(chosen) == len(days) * len(hours):
+        return {"days": days if len(days) < len(WEEKDAYS) else [], "hours": hours if len(hours) < 24 else [],
+                "weekHours": {}}
+    return {"days": [], "hours": [],
+            "weekHours": {day: sorted(hour for slot_day, hour in chosen if slot_day == day) for day in days}}
+
+
+def slots_of(targeting: Targeting) -> frozenset[Slot]:
+    """The week grid's cells (day, hour) in which ``targeting``'s schedule runs a campaign; none when it has no
+    schedule (it runs at any hour of any day)."""
+    if not (targeting.days or targeting.hours or targeting.week_hours):
+        return frozenset()
+    by_day: dict[str, list[int]] = {str(day): hours for day, hours in targeting.week_hours.items()}
+    return frozenset((day, hour) for day in WEEKDAYS for hour in range(24)
+                     if (not targeting.days or day in targeting.days)
+                     and (not targeting.hours or hour in targeting.hours)
+                     and (not by_day or hour in by_day.get(day, [])))
+
+
+def written_schedule(form: MultiDict[str, str]) -> MultiDict[str, str]:
+    """The form with its week grid's cells written as the schedule rules the command takes (``schedule_of``);
+    Invalid, naming the grid, for a cell that is not a day and an hour. A form without the grid is left as is."""
+    if SCHEDULE not in form:
         return form
-    hours: list[int] = []
-    for text in form.getlist(HOURS):
-        for part in filter(None, re.split(r"[\s,;]+", text.strip())):
-            found = _HOUR_RANGE.match(part)
-            first = int(found.group(1)) if found else -1
-            end = int(found.group(2) or first + 1) if found else -1
-            if not (0 <= first <= 23 and 0 <= end <= 24 and end != first):
-                raise Invalid("invalid_field", f"{HOURS}: ranges of hours such as 9-17, 20-22 (from 0 to 24)",
-                              field=HOURS)
-            hours += [hour % 24 for hour in range(first, end if end > first else end + 24)]
-    written = MultiDict([(name, value) for name, value in form.items(multi=True) if name != HOURS])
-    written.setlist(HOURS, [" ".join(str(hour) for hour in dict.fromkeys(hours))])
+    slots: set[Slot] = set()
+    for cell in form.getlist(SCHEDULE):
+        found = _CELL.match(cell.strip())
+        if not found or int(found.group(2)) > 23:
+            raise Invalid("invalid_field", f"{SCHEDULE}: a day and an hour of the week grid, such as mon-9",
+                          field=SCHEDULE)
+        slots.add((found.group(1), int(found.group(2))))
+    rules = schedule_of(slots)
+    written = MultiDict([(name, value) for name, value in form.items(multi=True) if name != SCHEDULE])
+    written.setlist("targeting.days", rules["days"])
+    written.setlist("targeting.hours", [" ".join(str(hour) for hour in rules["hours"])])
+    written.setlist("targeting.weekHours", [json.dumps(rules["weekHours"])])
     return written
 
 
@@ -113,16 +136,17 @@ def targeting_form(campaign: Campaign | None, values: Mapping[str, str] | None, 
         return TargetingForm(chosen={to_camel(name): [str(item) for item in value]
                                      for name, value in stored.items() if isinstance(value, list)},
                              time_zone=stored["time_zone"],
+                             slots=frozenset(f"{day}-{hour}" for day, hour in slots_of(targeting)),
                              audience_groups=_json_text(written["audienceGroups"]),
                              audience_exclude=_json_text(written["audienceExclude"]))
     sent = values if isinstance(values, MultiDict) else MultiDict(values or {})
     chosen: dict[str, list[str]] = {}
     for name, value in sent.items(multi=True):
-        if name.startswith("targeting.") and name not in _AUDIENCE_FIELDS:
+        if name.startswith("targeting.") and name not in _AUDIENCE_FIELDS and name != "targeting.weekHours":
             chosen.setdefault(name.removeprefix("targeting."), []).extend(
                 item.strip().upper() if "geo" in name else item.strip() for item in value.replace(",", " ").split())
     return TargetingForm(chosen=chosen, time_zone=sent.get("targeting.timeZone") or "UTC",
-                         hours_text=" ".join(sent.getlist(HOURS)) if HOURS in sent else None,
+                         slots=frozenset(cell.strip() for cell in sent.getlist(SCHEDULE)),
                          audience_groups=sent.get("targeting.audienceGroups") or "",
                          audience_exclude=sent.get("targeting.audienceExclude") or "")
 

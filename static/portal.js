@@ -431,6 +431,68 @@
     }
   });
 
+  // The schedule's week grid over plain checkboxes (name "schedule", value "mon-9"): a drag with the mouse sets
+  // every cell it crosses as its first cell became; the arrow keys move between cells (one tab stop for the grid),
+  // Shift with an arrow sets the cell it reaches as the one it leaves; shortcuts set whole days and hours.
+  var weekDrag = null;
+  function weekCells(table) { return Array.prototype.slice.call(table.querySelectorAll("input[name=schedule]")); }
+  function startWeek(table) {
+    if (table.hasAttribute("data-week-ready")) { return; }
+    table.setAttribute("data-week-ready", "");
+    var cells = weekCells(table);
+    var current = cells.filter(function (cell) { return cell.checked; })[0] || cells[0];
+    cells.forEach(function (cell) { cell.tabIndex = cell === current ? 0 : -1; });
+    var shortcuts = table.closest("fieldset").querySelector("[data-week-shortcuts]");
+    if (shortcuts) { shortcuts.hidden = false; }
+  }
+  document.addEventListener("mousedown", function (event) {
+    var cell = event.target.closest && event.target.closest("[data-week] input");
+    if (!cell || event.button !== 0) { return; }
+    weekDrag = { first: cell, on: !cell.checked, moved: false };
+  });
+  document.addEventListener("mouseover", function (event) {
+    var cell = weekDrag && event.target.closest && event.target.closest("[data-week] input");
+    if (!cell || cell.closest("[data-week]") !== weekDrag.first.closest("[data-week]")) { return; }
+    weekDrag.moved = true;
+    weekDrag.first.checked = weekDrag.on;
+    cell.checked = weekDrag.on;
+  });
+  document.addEventListener("mouseup", function () {
+    if (weekDrag) { setTimeout(function () { weekDrag = null; }, 0); }
+  });
+  document.addEventListener("click", function (event) {
+    var cell = event.target.closest && event.target.closest("[data-week] input");
+    if (cell && weekDrag && weekDrag.moved) { event.preventDefault(); }  // the drag already set it
+  });
+  document.addEventListener("keydown", function (event) {
+    var cell = event.target.closest && event.target.closest("[data-week] input");
+    var moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -24, ArrowDown: 24, Home: 0, End: 0 };
+    if (!cell || !(event.key in moves)) { return; }
+    var cells = weekCells(cell.closest("[data-week]"));
+    var at = cells.indexOf(cell);
+    var to = event.key === "Home" ? at - at % 24 : event.key === "End" ? at - at % 24 + 23 : at + moves[event.key];
+    if (to < 0 || to >= cells.length) { return; }
+    event.preventDefault();
+    if (event.shiftKey) { cells[to].checked = cell.checked; }
+    cells[to].focus();
+  });
+  document.addEventListener("focusin", function (event) {
+    var cell = event.target.closest && event.target.closest("[data-week] input");
+    if (!cell) { return; }
+    weekCells(cell.closest("[data-week]")).forEach(function (other) { other.tabIndex = other === cell ? 0 : -1; });
+  });
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-week-set]");
+    if (!button) { return; }
+    var days = button.getAttribute("data-week-set").split(" ");
+    var range = button.getAttribute("data-week-hours").split("-").map(Number);
+    weekCells(button.closest("fieldset").querySelector("[data-week]")).forEach(function (cell) {
+      var parts = cell.value.split("-");
+      var hour = Number(parts[1]);
+      cell.checked = days.indexOf(parts[0]) >= 0 && hour >= range[0] && hour < range[1];
+    });
+  });
+
   // Flows the server starts by returning a fragment: a prepared top-up, a freshly issued withdrawal.
   function within(root, selector) {
     var found = Array.prototype.slice.call(root.querySelectorAll(selector));
@@ -445,6 +507,7 @@
 
   function start(root) {
     within(root, "[data-picker]").forEach(startPicker);
+    within(root, "[data-week]").forEach(startWeek);
     within(root, ".available").forEach(function (line) { showAvailable(line.closest("form")); });
     within(root, "[data-wallet-topup]").forEach(topUp);
     within(root, "[data-wallet-redeem][data-autorun]").forEach(function (button) {

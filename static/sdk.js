@@ -1,4 +1,4 @@
-/*! adnet embed SDK 1.5.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.6.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
@@ -7,7 +7,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.5.0";
+  var VERSION = "1.6.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -151,8 +151,7 @@
   function fingerprint() {
     if (optedOut()) {
       storage("fp", null);
-      if (!memory.pageViewer) memory.pageViewer = newViewerId();
-      return memory.pageViewer;
+      return pageViewer();
     }
     var value = storage("fp");
     if (!value) {
@@ -160,6 +159,11 @@
       storage("fp", value);
     }
     return value;
+  }
+  // A viewer id that lives only as long as the page.
+  function pageViewer() {
+    if (!memory.pageViewer) memory.pageViewer = newViewerId();
+    return memory.pageViewer;
   }
   function newViewerId() {
     var bytes = new Uint8Array(16);
@@ -311,6 +315,12 @@
     this.attached = options.attached !== undefined ? !!options.attached : attr.tasks !== undefined;
     this.house = options.house !== undefined ? !!options.house : attr.house !== "off";
     this.keywords = pageKeywords(options.keywords || attr.keywords || data.keywords);
+    // An answer served already (a Prebid bid's, docs/publishers.md "Prebid.js"), shown without asking
+    // /api/serve, its events reported with the viewer id it was served for (one of this page only without one:
+    // nothing is stored) and from the page the auction ran on (this frame's own address is about:srcdoc).
+    this.served = options.served || null;
+    this.viewer = this.served ? (options.viewer || pageViewer()) : null;
+    this.pageUrl = options.pageUrl ? httpUrl(options.pageUrl) : null;
     this.root = host.shadowRoot || host.attachShadow({ mode: "open" });
     host.__adnet = this;
     styleShadow(this.root);
@@ -330,12 +340,7 @@
   };
   Slot.prototype.load = function () {
     var self = this;
-    var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
-      wallet: state.wallet, attached: this.attached ? "1" : null,
-      house: this.house ? null : "0", keywords: this.keywords, viewer: cappingViewer(),
-      audience: state.rewards && state.rewards.wallet === state.wallet ? state.rewards.audiencePass : null,
-      injectedWallet: provider() ? "1" : null };
-    return api("GET", "/api/serve?" + query(params)).then(function (response) {
+    return (this.served ? Promise.resolve({ ok: true, status: 200, body: this.served }) : this.ask()).then(function (response) {
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);
       emit("serve", { slot: self.host, kind: answer.kind }, self.host);
@@ -344,6 +349,14 @@
       else return self.empty("none", response.status);
       return answer.kind;
     });
+  };
+  Slot.prototype.ask = function () {
+    var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
+      wallet: state.wallet, attached: this.attached ? "1" : null,
+      house: this.house ? null : "0", keywords: this.keywords, viewer: cappingViewer(),
+      audience: state.rewards && state.rewards.wallet === state.wallet ? state.rewards.audiencePass : null,
+      injectedWallet: provider() ? "1" : null };
+    return api("GET", "/api/serve?" + query(params));
   };
   Slot.prototype.empty = function (reason, status) {
     this.host.setAttribute("data-adnet-empty", reason);
@@ -384,10 +397,10 @@
         return;
       }
       var body = {
-        type: type, campaignId: ad.campaignId, adId: ad.id, siteId: siteId, fingerprint: fingerprint(),
+        type: type, campaignId: ad.campaignId, adId: ad.id, siteId: siteId, fingerprint: self.viewer || fingerprint(),
         rendered: self.renderTime !== undefined, viewportVisible: !!extra.visible,
         renderTime: self.renderTime === undefined ? null : self.renderTime, timestamp: Date.now(),
-        pageUrl: (httpUrl(location.href) || "").slice(0, 2048), userAgent: navigator.userAgent.slice(0, 512),
+        pageUrl: (self.pageUrl || httpUrl(location.href) || "").slice(0, 2048), userAgent: navigator.userAgent.slice(0, 512),
         trackingToken: ad.trackingToken
       };
       if (extra.tab) land(extra.tab, body);

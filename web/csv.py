@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from quart import Response
 
 from adnet.reporting import breakdowns, statements
+from adnet.reporting.buckets import Granularity
 
 _NO_STORE = {"Cache-Control": "no-store"}
 
@@ -16,6 +17,11 @@ def csv_file(body: str | AsyncIterator[str], filename: str, *, no_store: bool = 
     account's own figures)."""
     headers = {"Content-Disposition": f'attachment; filename="{filename}"', **(_NO_STORE if no_store else {})}
     return Response(body, mimetype="text/csv", headers=headers)
+
+
+def report_file(name: str, granularity: Granularity) -> str:
+    """A report's CSV file name: ``name``, then ``-hourly`` for hours, then ``.csv``."""
+    return f"{name}{'-hourly' if granularity == Granularity.HOUR else ''}.csv"
 
 
 def breakdown_file(breakdown: breakdowns.Breakdown, amount: str, name: str, *, no_store: bool = False) -> Response:

@@ -32,11 +32,13 @@ def rounded(count: int) -> int | None:
 
 @dataclass(frozen=True)
 class Reach:
-    """The rounded count of proven wallets in the audience (None: fewer than ``THRESHOLD``), and whether some were
-    not asked every rule yet."""
+    """The rounded count of proven wallets in the audience (None: fewer than ``THRESHOLD``), whether some were
+    not asked every rule yet, and the exact share of the counted wallets the audience holds (1 without wallet rules),
+    which turns requests a day into the audience's (never told as such: it is exact)."""
 
     wallets: int | None
     pending: bool
+    share: float = 1.0
 
 
 async def reach(targeting: Targeting, now: datetime) -> Reach:
@@ -53,4 +55,5 @@ async def reach(targeting: Targeting, now: datetime) -> Reach:
             pending = True
         # A proven wallet was connected from a wallet in the browser: the injected-wallet rule holds for it.
         count += audience.admits(membership, True, now)
-    return Reach(wallets=rounded(count), pending=pending)
+    return Reach(wallets=rounded(count), pending=pending, share=count / len(rows) if rows else
+                 0.0 if targeting.audience_groups or targeting.audience_exclude else 1.0)

@@ -74,6 +74,19 @@ def image_type(data: bytes) -> str | None:
     return "image/svg+xml"
 
 
+def video_type(data: bytes) -> str | None:
+    """The media type of an MP4, WebM or Ogg video, the containers browsers play in a ``<video>``, read from its
+    first bytes (an ISO base media ``ftyp`` box other than QuickTime's, an EBML header of doctype ``webm``, an Ogg
+    page), or None."""
+    if data[4:8] == b"ftyp" and data[8:12] != b"qt  ":
+        return "video/mp4"
+    if data.startswith(b"\x1a\x45\xdf\xa3") and b"webm" in data[:64]:
+        return "video/webm"
+    if data.startswith(b"OggS"):
+        return "video/ogg"
+    return None
+
+
 def _positive(width: int, height: int) -> tuple[int, int] | None:
     return (width, height) if width > 0 and height > 0 else None
 

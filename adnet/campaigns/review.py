@@ -2,11 +2,11 @@
 
 A submitted campaign is reviewed with its creatives and tasks, and with the category its advertiser chose, which an
 operator corrects at any time (publishers block categories, so a correction is announced to serving). Each of its
-creatives may be approved or rejected on its own first; approving the campaign approves its creatives still in
-review (never one rejected), and it serves from then on (inside its dates, with budget) with its approved creatives
-only. A creative changed after its campaign was reviewed waits in the queue on its own. Rejections carry a reason
-the advertiser sees. Every decision is a conditional update from ``review``, so two operators deciding at once
-cannot both win.
+creatives may be approved or rejected on its own first; approving the campaign approves its creatives still in review
+(never one rejected), and it serves from then on (inside its dates, with budget) with its approved creatives only. A
+creative changed after its campaign was reviewed waits in the queue on its own. Rejections carry a reason the
+advertiser sees, and the advertiser's webhooks hear of each (``campaign.rejected``, ``creative.rejected``). Every
+decision is a conditional update from ``review``, so two operators deciding at once cannot both win.
 """
 
 from __future__ import annotations
@@ -118,9 +118,14 @@ async def reject_creative(operator: str, creative_id: Any, rejection: Rejection,
 async def _decide_creative(operator: str, creative_id: Any, status: CreativeStatus, reason: str,
                            now: datetime) -> Creative:
     creative = await _creative(creative_id)
-    decided = await Creative.filter(id=creative.id, status=CreativeStatus.REVIEW,
-                                    campaign__status__in=[CampaignStatus.REVIEW, *REVIEWED]).update(
-        status=status, rejection_reason=reason, updated_at=now)
+    async with in_transaction():
+        decided = await Creative.filter(id=creative.id, status=CreativeStatus.REVIEW,
+                                        campaign__status__in=[CampaignStatus.REVIEW, *REVIEWED]).update(
+            status=status, rejection_reason=reason, updated_at=now)
+        if decided and status is CreativeStatus.REJECTED:
+            await tell_advertiser(await creative.campaign, WebhookEventType.CREATIVE_REJECTED, now,
+                                  creative_id=creative.id, size=f"{creative.width}x{creative.height}",
+                                  reason=reason)
     await creative.refresh_from_db()
     if not decided:
         raise Conflict("invalid_transition", "Only a creative in review is decided, on a campaign in review, "

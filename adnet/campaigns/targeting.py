@@ -1,7 +1,7 @@
 """A campaign's targeting rules, as the advertiser writes them: where (countries and regions), on what (device
-kind and operating system), when (weekdays and hours in the campaign's time zone) and next to what (page
-keywords). Each dimension has an include list (empty: no limit) and, except time, an exclude list; an exclude
-always wins over an include.
+kind and operating system), when (weekdays and hours in the campaign's time zone, or hours that differ from day to
+day) and next to what (page keywords). Each dimension has an include list (empty: no limit) and, except time, an
+exclude list; an exclude always wins over an include.
 
 ``Targeting`` is the command model the API and the portal both parse; the campaign stores it as JSON, and the
 serving index compiles it once per rebuild (``adnet.delivery.targeting``), so a serve decision reads no database
@@ -86,6 +86,9 @@ DeviceList = Annotated[list[Literal["desktop", "mobile", "tablet"]], Field(max_l
 OsList = Annotated[list[Literal["windows", "macos", "ios", "android", "linux", "chromeos"]],
                    Field(max_length=len(OS_FAMILIES)), AfterValidator(_distinct)]
 KeywordList = Annotated[list[Keyword], Field(max_length=MAX_KEYWORDS), AfterValidator(_distinct)]
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+Hour = Annotated[int, Field(ge=0, le=23)]
+DayHours = Annotated[list[Hour], Field(min_length=1, max_length=24), AfterValidator(_distinct)]
 
 
 class Targeting(Command):
@@ -100,12 +103,16 @@ class Targeting(Command):
     devices_exclude: DeviceList = []
     os_include: OsList = Field([], description=f"{', '.join(OS_FAMILIES)}; empty = every system")
     os_exclude: OsList = []
-    days: Annotated[list[Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]], Field(max_length=7),
-                    AfterValidator(_distinct)] = Field([], description="weekdays it runs on; empty = every day")
-    hours: Annotated[list[Annotated[int, Field(ge=0, le=23)]], Field(max_length=24), AfterValidator(_distinct)] = \
+    days: Annotated[list[Weekday], Field(max_length=7), AfterValidator(_distinct)] = Field(
+        [], description="weekdays it runs on; empty = every day")
+    hours: Annotated[list[Hour], Field(max_length=24), AfterValidator(_distinct)] = \
         Field([], description="hours of the day (0-23) it runs in; empty = every hour")
+    week_hours: dict[Weekday, DayHours] = Field(
+        {}, description="hours (0-23) it runs in on each weekday named, for hours that differ by day "
+        '({"mon": [9, 10], "sat": [20]}); a day not named never runs; empty = no such limit. Applies together '
+        "with days and hours")
     time_zone: Annotated[str, BeforeValidator(_time_zone)] = Field(
-        "UTC", description="the IANA time zone days and hours are read in")
+        "UTC", description="the IANA time zone days, hours and weekHours are read in")
     keywords_include: KeywordList = Field([], description="runs only where the page names one; empty = any page")
     keywords_exclude: KeywordList = Field([], description="never runs where the page names one")
     audience_groups: GroupList = Field([], description="wallet audiences: runs for a viewer for whom every rule of "

@@ -118,6 +118,23 @@ def dialect_of(connection: BaseDBAsyncClient) -> str:
     return connection.capabilities.dialect
 
 
+# The start of the UTC day or hour a timestamp falls in, as ISO 8601 text ``YYYY-MM-DDTHH:00:00``: the same text on
+# both databases (SQLite's ``strftime`` reads the stored offset and answers in UTC; PostgreSQL's ``to_char`` of the
+# moment at UTC), so a report groups by it and reads it back one way.
+_BUCKET_FORMATS = {
+    "sqlite": {"day": "strftime('%Y-%m-%dT00:00:00', {column})", "hour": "strftime('%Y-%m-%dT%H:00:00', {column})"},
+    "postgres": {"day": "to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"00:00:00')",
+                 "hour": "to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:00:00')"},
+}
+
+
+def bucket_start(column: str, granularity: str, dialect: str) -> str:
+    """SQL for the start of the UTC ``granularity`` (``day`` or ``hour``) in which the timestamp ``column`` falls, as
+    text ``YYYY-MM-DDTHH:00:00`` on SQLite and PostgreSQL alike (``column`` is a name the caller wrote, never
+    input)."""
+    return _BUCKET_FORMATS[dialect][granularity].format(column=column)
+
+
 async def fetch(sql: str, **params: Any) -> list[dict[str, Any]]:
     """The rows a statement returns, as dicts, on the current connection (the caller's transaction, if any)."""
     return (await run(_alone(Statement(sql, params)))).rows

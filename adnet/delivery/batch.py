@@ -13,7 +13,8 @@ beyond a cap of its client network is recorded as ``client_rate_exceeded``, one 
 spend of the day past ``dailyCap`` as ``daily_cap_reached``, an impression beyond its campaign's frequency cap for
 the viewer its token names as ``frequency_capped`` (``adnet.delivery.frequency``). Every recorded event is also
 counted in ``traffic_daily`` (per day, site, campaign, type and reason), and every billed one in ``report_daily``
-(per day, campaign, site, placement, country and device), what the reports read.
+(per day, campaign, site, placement, country and device), what the reports read. Reach and frequency are counted
+later, off this path, from the events' viewer digests (``adnet.delivery.reach``).
 
 Billing of a batch is one balanced ledger transaction (kind ``ad_billing``): each campaign pays the sum of its
 events' costs (an impression costs CPM/1000, a click its CPC, at the price of the moment, stored with the event),
@@ -36,6 +37,7 @@ from adnet.delivery.caps import Caps, add_to_windows, lock_windows
 from adnet.delivery.counters import daily_stats_program
 from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
+from adnet.delivery.reach import viewer_key
 from adnet.money import ledger
 
 DEDUP_WINDOW = timedelta(hours=1)
@@ -126,7 +128,7 @@ def _write(decided: Decisions, now: datetime) -> Program[None]:
     if decided.decisions:
         yield Statement(_INSERT_EVENTS, {"rows": [
             _event_row(decision.event.event_id, decision.event, decision.reason, decision.cost,
-                       decision.publisher_amount) for decision in decided.decisions]})
+                       decision.publisher_amount, now) for decision in decided.decisions]})
     tallies = tally(decided.decisions)
     billed = [(account, amount) for account, amount in tallies.legs.items() if amount != 0]
     if billed:
@@ -168,23 +170,25 @@ _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",
     "reported_user_agent", "client_network", "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
-    "country", "device",
+    "country", "device", "viewer_key", "recorded_at",
 )
 # One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
 _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
 
 
-def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int, publisher_amount: int
-               ) -> tuple[Any, ...]:
-    """The ``tracking_event`` row of an accepted event, in ``_EVENT_COLUMNS`` order."""
+def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int, publisher_amount: int,
+               now: datetime) -> tuple[Any, ...]:
+    """The ``tracking_event`` row of an accepted event, in ``_EVENT_COLUMNS`` order: recorded ``now`` (the reach job's
+    cursor), with its viewer as the campaign's digest of the id, never the id."""
     request, claims = event.reported, event.claims
+    viewer = viewer_key(request.campaign_id, claims.viewer) if claims is not None and claims.viewer else None
     return (
         event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id, request.fingerprint,
         claims.wallet if claims else None, claims.placement if claims else "", event.token_ref, request.rendered,
         request.viewport_visible, None if request.render_time is None else round(request.render_time),
         request.timestamp, request.page_url, event.client.user_agent, request.user_agent, event.client.network,
         reason is None, reason,
-        Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device,
+        Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device, viewer, now,
     )
 
 

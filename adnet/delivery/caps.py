@@ -84,10 +84,10 @@ def lock_windows(keys: set[WindowKey], *, single_writer: bool) -> Program[dict[W
         return {}
     if single_writer:
         found = yield Statement(_READ, {"keys": sorted({key for key, _ in keys})})
-        used = {(row["key"], _utc(row["window_start"])): int(Decimal(row["used"])) for row in found.rows}
+        used = {(row["key"], stored_utc(row["window_start"])): int(Decimal(row["used"])) for row in found.rows}
         return {window: used.get(window, 0) for window in keys}
     locked = yield Statement(_LOCK, {"rows": [(key, start, Decimal(0)) for key, start in sorted(keys)]})
-    return {(row["key"], _utc(row["window_start"])): int(Decimal(row["used"])) for row in locked.rows}
+    return {(row["key"], stored_utc(row["window_start"])): int(Decimal(row["used"])) for row in locked.rows}
 
 
 def add_to_windows(used: dict[WindowKey, int]) -> Program[None]:
@@ -114,7 +114,8 @@ def expired_before(now: datetime) -> datetime:
     return day_start(now) - timedelta(days=1)
 
 
-def _utc(value: datetime | str) -> datetime:
+def stored_utc(value: datetime | str) -> datetime:
+    """A moment a raw statement read back (SQLite answers text, PostgreSQL a datetime), in UTC."""
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 

@@ -1,4 +1,5 @@
-"""What a publisher's page asks of delivery: a serve query, and an impression or click it reports."""
+"""What a publisher's page asks of delivery: a serve query, a header-bidding auction's bids, and an impression or
+click it reports."""
 
 from __future__ import annotations
 
@@ -100,6 +101,46 @@ class TrackEvent(Command):
         if value and (parts.scheme not in ("http", "https") or not parts.netloc):
             raise rule("invalid_field", "an absolute http(s) URL")
         return value
+
+
+MAX_BIDS = 20
+MAX_BID_SIZES = 10
+MAX_CONSENT_LENGTH = 8192
+GppSections = Annotated[str, Field(max_length=256, pattern=r"^-?[0-9]+(,-?[0-9]+)*$")]
+
+
+class BidSlot(Command):
+    """One ad unit of the auction, as Prebid names it: its bid id, code, banner sizes and floor."""
+
+    bid_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, description="Prebid's bidId, echoed in the bid")
+    ad_unit_code: str = Field("", max_length=256, description="the ad unit's code, for logs")
+    sizes: list[Size] = Field(min_length=1, max_length=MAX_BID_SIZES, description="banner sizes, preferred first")
+    placement: str = Field("", max_length=MAX_PLACEMENT_LENGTH,
+                           description="adnet placement label (floors, targeting, reports)")
+    floor: float | None = Field(None, ge=0, le=1_000_000, description="the auction's floor CPM, net")
+    floor_currency: str | None = Field(None, max_length=8, description="the floor's currency (Prebid's getFloor)")
+
+
+class BidRequest(Command):
+    """What Prebid.js's adnet bidder asks for one site: its ad units, the page, the viewer id it may keep, and the
+    page's consent strings, under the names the embed sends them with."""
+
+    site_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, description="the adnet site the page belongs to")
+    page_url: WebUrl | None = Field(None, description="the page the auction runs on (Prebid's refererInfo.page)")
+    viewer: Fingerprint | None = Field(None, description="the viewer id for frequency caps; left out without "
+                                                         "consent to store it")
+    gdpr: Literal[0, 1] | None = Field(None, description="1: GDPR applies to this viewer")
+    gdpr_consent: str | None = Field(None, max_length=MAX_CONSENT_LENGTH, description="the TCF consent string")
+    gpp: str | None = Field(None, max_length=MAX_CONSENT_LENGTH, description="the GPP string")
+    gpp_sid: GppSections | None = Field(None, description="the GPP sections that apply, comma-separated")
+    bids: list[BidSlot] = Field(min_length=1, max_length=MAX_BIDS)
+
+    @field_validator("bids")
+    @classmethod
+    def _distinct(cls, bids: list[BidSlot]) -> list[BidSlot]:
+        if len({slot.bid_id for slot in bids}) != len(bids):
+            raise rule("invalid_field", "each bidId once")
+        return bids
 
 
 class HouseEvent(Command):

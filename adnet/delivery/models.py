@@ -49,10 +49,13 @@ class TrackingEvent(Model):
     cost = token_amount(default=0)
     publisher_amount = token_amount(default=0)
     received_at = fields.DatetimeField()
+    viewer_key = fields.CharField(max_length=32, null=True,
+                                  description="the viewer's digest in its campaign (adnet.delivery.reach)")
+    recorded_at = fields.DatetimeField(null=True, description="when its batch was written, the reach job's cursor")
 
     class Meta:
         table = "tracking_event"
-        indexes = (("site_id", "received_at"), ("campaign_id", "received_at"), ("received_at",))
+        indexes = (("site_id", "received_at"), ("campaign_id", "received_at"), ("received_at",), ("recorded_at",))
 
 
 class DedupKey(Model):
@@ -110,6 +113,24 @@ class SiteDailyStat(Model):
     class Meta:
         table = "site_daily_stat"
         unique_together = (("site_id", "day"),)
+
+
+class RequestHour(Model):
+    """How many serve requests one UTC hour brought for a site, banner size (empty: any), country (empty: unknown)
+    and device kind: counted in memory by serving (``adnet.delivery.requests``), added here by the counters' job, kept
+    ``REQUEST_DAYS`` days. Never a request, a viewer or an address: only these counts (docs/privacy.md)."""
+
+    id = fields.BigIntField(primary_key=True)
+    site_id = fields.CharField(max_length=48)
+    hour = fields.DatetimeField(db_index=True)
+    size = fields.CharField(max_length=20, default="")
+    country = fields.CharField(max_length=2, default="")
+    device = fields.CharField(max_length=10, default="")
+    requests = fields.IntField(default=0)
+
+    class Meta:
+        table = "request_hour"
+        unique_together = (("site_id", "hour", "size", "country", "device"),)
 
 
 class BillingWindow(Model):
@@ -209,6 +230,37 @@ class ReportDaily(Model):
         table = "report_daily"
         unique_together = (("day", "campaign_id", "site_id", "placement", "country", "device"),)
         indexes = (("campaign_id", "day"), ("site_id", "day"))
+
+
+class ReachViewerDaily(Model):
+    """Per UTC day, campaign, creative, site and viewer (a per-campaign digest of the viewer id, never the id):
+    the billed impressions (``adnet.delivery.reach``), what unique reach and frequency are counted from. Kept for
+    the longest report range, then deleted (``adnet.delivery.retention``)."""
+
+    id = fields.BigIntField(primary_key=True)
+    day = fields.DateField()
+    campaign_id = fields.CharField(max_length=48)
+    creative_id = fields.CharField(max_length=48)
+    site_id = fields.CharField(max_length=48)
+    viewer_key = fields.CharField(max_length=32, description="SHA-256 of the campaign and the viewer id, 128 bits")
+    impressions = fields.IntField(default=0)
+
+    class Meta:
+        table = "reach_viewer_daily"
+        unique_together = (("day", "campaign_id", "creative_id", "site_id", "viewer_key"),)
+        indexes = (("campaign_id", "day"),)
+
+
+class ReachCursor(Model):
+    """How far the reach job (``adnet.delivery.reach``) has counted ``tracking_event``: every event recorded before
+    ``recorded_at``, and at that moment those up to ``event_id``: one row, kept across restarts."""
+
+    name = fields.CharField(max_length=32, primary_key=True)
+    recorded_at = fields.DatetimeField()
+    event_id = fields.CharField(max_length=48)
+
+    class Meta:
+        table = "reach_cursor"
 
 
 class DecisionSample(Model):

@@ -18,7 +18,9 @@ more than once each. That lookup reads the site's floors; its house ads come wit
 
 Serve and empty decisions are counted per site and UTC day in memory and added to ``SiteDailyStat`` by a periodic
 job and at shutdown (fill rate = filled / requests). A slot that shows a house ad counts as not filled: the fill
-rate is what paid campaigns and units fill.
+rate is what paid campaigns and units fill. Each banner request is also counted per site, UTC hour, size, country
+and device kind (``adnet.delivery.requests``: one dict increment), added to ``request_hour`` by the same job, for
+forecasts.
 
 A campaign with wallet audiences (``adnet.audiences``) is matched against what this process holds in memory of the
 wallet the query's audience pass proves (a signed pass, checked without a database); a ``wallet`` parameter plays no
@@ -66,7 +68,8 @@ from adnet.delivery.index import (
     refresh_index,
     site_entry,
 )
-from adnet.delivery.selection import Candidate, candidates, house_ad_for, pick
+from adnet.delivery.requests import RequestCounts, hour_of
+from adnet.delivery.selection import Candidate, candidates, ecpm, house_ad_for, pick
 from adnet.delivery.sites import HouseAdEntry, SiteEntry, on_site
 from adnet.delivery.targeting import Locator, Viewer
 from adnet.tasks.config import TaskView
@@ -102,6 +105,7 @@ class Server:
         self._budgets_at = 0.0
         self._unknown_sites: dict[str, float] = {}
         self._fill: Counter[tuple[str, date, bool]] = Counter()
+        self.requests = RequestCounts()
         self._lock = asyncio.Lock()
 
     async def rebuild(self) -> None:
@@ -217,8 +221,9 @@ class Server:
         self._fill[(site_id, day, filled)] += 1
 
     async def flush_counts(self) -> None:
-        """Add the counted serve decisions to the per-site daily stats, in one transaction, and write the sampled
-        ones (``adnet.delivery.explainer.Sampler``)."""
+        """Add the counted serve decisions to the per-site daily stats, in one transaction, the counted requests
+        to their hourly aggregates, and write the sampled decisions (``adnet.delivery.explainer.Sampler``)."""
+        await self.requests.flush()
         await self.sampler.flush()
         pending, self._fill = self._fill, Counter()
         totals: dict[tuple[str, date], list[int]] = {}
@@ -264,6 +269,10 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     """Decide what ``query.site_id`` shows ``client`` now and count the decision; NotFound for an unknown site."""
     site, query, now, viewer, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
+    if BANNER in query.kinds:
+        location = viewer.location
+        server.requests.count((query.site_id, hour_of(now), query.size or "", location.country if location else "",
+                               viewer.device))
     decision = await _decide(server, query, client, site, now, choice)
     if server.sampler.due():
         outcome = decision.banner.creative.campaign_id if decision.banner is not None else decision.kind
@@ -311,17 +320,48 @@ async def preview(server: Server, query: ServeQuery, client: Client) -> Preview:
     return Preview(kind=BANNER, creative=choice.creative, tasks=tasks)
 
 
-async def _choose(server: Server, query: ServeQuery, client: Client
-                  ) -> tuple[SiteEntry, ServeQuery, datetime, Viewer, Candidate | None]:
-    """The site, the query narrowed by its controls, the time, the viewer and the candidate drawn for ``client``;
-    NotFound for an unknown or inactive site."""
+@dataclass(frozen=True)
+class Bid:
+    """A banner a header-bidding auction may show (``adnet.delivery.bidding``): the banner as ``serve`` would
+    answer it, and the eCPM its campaign offers (smallest units of G$ per 1000 impressions, gross)."""
+
+    banner: Banner
+    ecpm: float
+
+
+async def bid(server: Server, query: ServeQuery, client: Client, *, sizes: tuple[str, ...],
+              floor: float = 0.0) -> Bid | None:
+    """What ``serve`` would answer a banner slot of any of ``sizes`` on ``query.site_id`` for ``client`` now, by the
+    same rules and draw, among the campaigns whose eCPM reaches ``floor`` besides the site's own floors (an auction's
+    floor, gross, in smallest units); None when none does. Counted as one serve decision; never a house ad, which
+    no auction pays for; NotFound for an unknown site."""
+    site, query, now, _, choice = await _choose(server, query, client, sizes=sizes, floor=floor)
+    server.count(query.site_id, now.date(), filled=choice is not None and choice.campaign is not None)
+    if choice is None or choice.campaign is None or choice.creative is None:
+        return None
+    off_site = not on_site(site, origin=client.origin, referer=client.referer)
+    banner = await _banner(server, query, client, site, off_site, choice.campaign, choice.creative, now)
+    return Bid(banner=banner, ecpm=ecpm(choice.campaign))
+
+
+async def _choose(server: Server, query: ServeQuery, client: Client, *, sizes: tuple[str, ...] | None = None,
+                  floor: float = 0.0) -> tuple[SiteEntry, ServeQuery, datetime, Viewer, Candidate | None]:
+    """The site, the query narrowed by its controls, the time, the viewer, and the candidate drawn for ``client``;
+    NotFound for an unknown or inactive site. With ``sizes``, the candidates of each size in one draw, of those
+    whose campaign's eCPM reaches ``floor``."""
     site = await server.site(query.site_id)
     query = narrow(site.controls, query)
     now = server.clock.now()
     proven = wallet_of(query.audience, secrets=(server.tracking_secret,), now=now)
     viewer = Viewer(client, query.keywords, server.locator, seen=await server.frequency_counts(query, site, now),
                     membership=server.audiences.get(proven), injected_wallet=query.injected_wallet)
-    return site, query, now, viewer, pick(candidates(server.index, query, now, viewer, site), server.random)
+    if sizes is None:
+        found = candidates(server.index, query, now, viewer, site)
+    else:
+        found = [candidate for size in sizes
+                 for candidate in candidates(server.index, query.model_copy(update={"size": size}), now, viewer, site)
+                 if candidate.campaign is not None and ecpm(candidate.campaign) >= floor]
+    return site, query, now, viewer, pick(found, server.random)
 
 
 async def _banner(server: Server, query: ServeQuery, client: Client, site: SiteEntry, off_site: bool,

@@ -165,6 +165,8 @@ class Rules:
     os_exclude: frozenset[str] = frozenset()
     days: frozenset[int] = frozenset()
     hours: frozenset[int] = frozenset()
+    # (weekday, hour) pairs, Monday 0, when the hours differ by day.
+    week_hours: frozenset[tuple[int, int]] = frozenset()
     zone: ZoneInfo | None = None
     keywords_include: frozenset[str] = frozenset()
     keywords_exclude: frozenset[str] = frozenset()
@@ -196,9 +198,15 @@ class Rules:
         return None
 
     def on_schedule(self, now: datetime) -> bool:
-        """Whether ``now``, in the campaign's time zone, is on one of its days and hours (any, when it names none)."""
+        """Whether ``now``, in the campaign's time zone, is on one of its days and hours, and one of its hours of
+        that day (any, for a rule it does not set)."""
         local = now.astimezone(self.zone)
-        return (not self.days or local.weekday() in self.days) and (not self.hours or local.hour in self.hours)
+        return ((not self.days or local.weekday() in self.days) and (not self.hours or local.hour in self.hours)
+                and (not self.week_hours or (local.weekday(), local.hour) in self.week_hours))
+
+    def admits_device(self, device: str) -> bool:
+        """Whether the device rules allow a device kind (what forecasts, which know no User-Agent, ask)."""
+        return _admits(self.devices_include, self.devices_exclude, device)
 
     def locates(self, location: Location | None) -> bool:
         """Whether the geo rules allow ``location``: an unknown one never, an excluded code always refuses."""
@@ -225,12 +233,14 @@ def compile_rules(stored: dict[str, Any] | None) -> Rules:
     if not stored:
         return NO_RULES
     targeting = Targeting.model_validate(stored)
-    scheduled = bool(targeting.days or targeting.hours)
+    scheduled = bool(targeting.days or targeting.hours or targeting.week_hours)
     return Rules(
         geo_include=frozenset(targeting.geo_include), geo_exclude=frozenset(targeting.geo_exclude),
         devices_include=frozenset(targeting.devices_include), devices_exclude=frozenset(targeting.devices_exclude),
         os_include=frozenset(targeting.os_include), os_exclude=frozenset(targeting.os_exclude),
         days=frozenset(WEEKDAYS.index(day) for day in targeting.days), hours=frozenset(targeting.hours),
+        week_hours=frozenset((WEEKDAYS.index(day), hour) for day, hours in targeting.week_hours.items()
+                             for hour in hours),
         zone=ZoneInfo(targeting.time_zone) if scheduled else None,
         keywords_include=frozenset(targeting.keywords_include),
         keywords_exclude=frozenset(targeting.keywords_exclude),

@@ -19,6 +19,9 @@
 - ``wallet-audiences``: evaluate the proven wallets that are due against the live campaigns' wallet audience rules
   (``adnet.audiences.evaluation``), in the one process that holds its lease, and announce them to every serving
   process; a newly proven wallet is due at once;
+- ``reach``: count the billed impressions recorded since its cursor into the per-viewer reach rows
+  (``adnet.delivery.reach``), in the one process that holds its lease; off the tracking path, so reach figures are
+  at most ``COUNT_SECONDS`` and ``SETTLE`` behind;
 - ``site-checks``: re-check the proofs of verified sites that are due, lapsing those that lost them;
 - ``health``: check the chain's node, the vault's signer and its cover of what adnet owes (``adnet.jobs.health``);
 - ``webhooks``: deliver the outbox's due webhook deliveries, endpoints at once with one attempt in flight each,
@@ -42,7 +45,7 @@ from adnet.chain.client import ChainClient
 from adnet.chain.watcher import Watcher
 from adnet.conversions.onchain import GoalReader
 from adnet.core.clock import Clock
-from adnet.delivery import retention
+from adnet.delivery import reach, retention
 from adnet.delivery.index import BUDGET_SECONDS
 from adnet.delivery.serving import Server
 from adnet.jobs.changelog import POLL_SECONDS, ChangeLog
@@ -66,14 +69,14 @@ WEBHOOK_SECONDS = 5.0
 RATE_LIMIT_SWEEP_SECONDS = 300.0
 # Jobs a test runs itself rather than on a timer.
 ON_DEMAND_IN_TESTS = frozenset({"settle-campaigns", "expired-claims", "chain-watcher", "conversion-goals",
-                                "wallet-audiences",
+                                "wallet-audiences", reach.REACH_LEASE,
                                 "site-checks", "retention",
                                 "health", "webhooks", "rate-limits", "changes"})
 
 
 def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watcher_lease: Lease,
                   goal_reader: GoalReader, goal_reader_lease: Lease, audiences: AudienceJob, audiences_lease: Lease,
-                  clock: Clock, site_checks: SiteChecks,
+                  reach_lease: Lease, clock: Clock, site_checks: SiteChecks,
                   health: Health, retention_days: int, webhooks: Deliverer,
                   changelog: ChangeLog | None) -> list[Job]:
     """Every periodic job of a serving process (``changes`` only with a change log, that is without Redis)."""
@@ -89,6 +92,8 @@ def periodic_jobs(*, server: Server, chain: ChainClient, watcher: Watcher, watch
         Job("conversion-goals", lambda: goal_reader_lease.run(lambda: goal_reader.run_once(WATCH_BUDGET_SECONDS)),
             every=GOAL_READ_SECONDS),
         Job(AUDIENCE_LEASE, lambda: audiences_lease.run(audiences.run_once), every=EVALUATE_SECONDS),
+        Job(reach.REACH_LEASE, lambda: reach_lease.run(lambda: reach.count_new(clock.now())),
+            every=reach.COUNT_SECONDS),
         Job("site-checks", lambda: site_checks.recheck_due(clock.now()), every=SITE_CHECK_SECONDS),
         Job("health", health.check_chain, every=HEALTH_SECONDS),
         Job("retention", lambda: retention.prune(clock.now(), retention_days), every=RETENTION_SECONDS),

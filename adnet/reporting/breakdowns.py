@@ -1,12 +1,14 @@
 """Breakdowns of billed traffic and conversions for a range of UTC days: an advertiser's spend, impressions, clicks,
 CTR, conversions, conversion rate, cost per conversion, conversions' value and ROAS per site (by domain), placement,
-country, device, day, campaign or goal, over its campaigns (or one of them); a site's earnings, impressions, clicks
-and the conversions paid for its clicks per placement, country, device or day.
+country, device, day, hour, campaign or goal, over its campaigns (or one of them); a site's earnings, impressions,
+clicks and the conversions paid for its clicks per placement, country, device, day or hour.
 
 Traffic figures come from ``report_daily``: every tracking batch adds its billed events to it in the transaction
 that records and bills them (``adnet.delivery.batch.report_program``), so a report agrees with the ledger and
 outlives the raw events' retention. ``rebuild`` recomputes it from the raw events (``adnet reports rebuild``): the
 days whose raw events are all still kept, replaced whole in one transaction, so running it twice gives the same rows.
+``report_daily`` has no hours: by hour, the billed events are read from the raw events (``adnet.reporting.buckets``,
+the last 14 days), which count the same events as the day.
 Conversion figures come from the ``conversion`` rows, which keep their click's site, placement, country and device,
 on the day they were received (as the campaign report counts them); what paid conversions cost is part of ``spend``
 and what they earned the site part of ``earned``, as in the ledger. Traffic is not split by goal: a breakdown by
@@ -33,12 +35,14 @@ from adnet.campaigns.campaigns import owned_campaign
 from adnet.campaigns.models import Campaign, ConversionGoal
 from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
+from adnet.core.clock import iso
 from adnet.core.csv_text import csv_text
 from adnet.db import sql
 from adnet.db.sql import Program, Statement
 from adnet.delivery.batch import report_program
 from adnet.delivery.models import EventType, ReportDaily
-from adnet.reporting import outcomes
+from adnet.reporting import buckets, outcomes
+from adnet.reporting.buckets import Buckets, Granularity
 from adnet.reporting.commands import Dimension
 
 log = logging.getLogger(__name__)
@@ -127,7 +131,9 @@ async def advertiser_breakdown(wallet: str, by: Dimension, start: date, end: dat
     if not campaign_ids:
         return _breakdown(by, start, end, [], [])
     traffic: Sequence[tuple[Any, ...]] = []
-    if by != Dimension.GOAL:
+    if by == Dimension.HOUR:
+        traffic = await _hourly(start, end, "campaign_id", campaign_ids)
+    elif by != Dimension.GOAL:
         traffic = await ReportDaily.filter(campaign_id__in=campaign_ids, day__gte=start, day__lte=end).values_list(
             _column(by), "impressions", "clicks", "cost", "publisher_amount")
     conversions = await _conversions(by, start, end, campaign_id__in=campaign_ids, attributed=True)
@@ -151,23 +157,34 @@ async def site_breakdown(wallet: str, site_id: object, by: Dimension, start: dat
     (placement, country, device or day), for a wallet that may read it (its owner or a member). What advertisers
     reported their orders were worth stays theirs: a site's rows carry no value."""
     site = await owned_site(wallet, site_id, MemberRole.VIEWER)
-    traffic = await ReportDaily.filter(site_id=site.id, day__gte=start, day__lte=end).values_list(
+    traffic = await _hourly(start, end, "site_id", [site.id]) if by == Dimension.HOUR else await ReportDaily.filter(
+        site_id=site.id, day__gte=start, day__lte=end).values_list(
         _column(by), "impressions", "clicks", "cost", "publisher_amount")
     conversions = [(*figures, None) for *figures, _ in
                    await _conversions(by, start, end, site_id=site.id, paid=True)]
     return _breakdown(by, start, end, traffic, conversions)
 
 
+async def _hourly(start: date, end: date, scope: str, ids: list[str]) -> list[tuple[Any, ...]]:
+    """(hour, impressions, clicks, cost, publisher amount) of the billed events of the sites or campaigns ``ids``
+    per UTC hour, from the raw events (``adnet.reporting.buckets``): ``report_daily`` has no hours."""
+    return [(row.bucket, row.events if row.type == EventType.IMPRESSION else 0,
+             0 if row.type == EventType.IMPRESSION else row.events, row.cost, row.publisher_amount)
+            for row in await buckets.traffic(Buckets(Granularity.HOUR, start, end), scope, ids) if not row.reason]
+
+
 async def _conversions(by: Dimension, start: date, end: date, **where: Any) -> list[tuple[Any, ...]]:
     """(key, cost, publisher amount, value) of the conversions ``where`` selects, received from ``start`` to
     ``end``."""
-    since = datetime.combine(start, time.min, tzinfo=UTC)
-    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
-    column = "received_at" if by == Dimension.DAY else _column(by)
-    rows = await Conversion.filter(received_at__gte=since, received_at__lt=until, **where).values_list(
-        column, "cost", "publisher_amount", "value")
+    timed = {Dimension.DAY: Granularity.DAY, Dimension.HOUR: Granularity.HOUR}.get(by)
+    series = Buckets(timed or Granularity.DAY, start, end)
+    column = "received_at" if timed else _column(by)
+    rows = await Conversion.filter(received_at__gte=series.since, received_at__lt=series.until, **where
+                                   ).values_list(column, "cost", "publisher_amount", "value")
     if by == Dimension.DAY:
-        return [(received_at.astimezone(UTC).date(), *figures) for received_at, *figures in rows]
+        return [(series.of(received_at).date(), *figures) for received_at, *figures in rows]
+    if by == Dimension.HOUR:
+        return [(series.of(received_at), *figures) for received_at, *figures in rows]
     return list(rows)
 
 
@@ -200,7 +217,7 @@ def _breakdown(by: Dimension, start: date, end: date, traffic: Iterable[tuple[An
         converted = (int(cost), int(publisher_amount), None if value is None else int(value))
         row_of(key).convert(*converted)
         total.convert(*converted)
-    if by == Dimension.DAY:
+    if by in (Dimension.DAY, Dimension.HOUR):
         ordered = sorted(grouped.values(), key=lambda row: row.key or "")
     else:
         ordered = sorted(grouped.values(),
@@ -209,6 +226,8 @@ def _breakdown(by: Dimension, start: date, end: date, traffic: Iterable[tuple[An
 
 
 def _key_text(key: Any) -> str:
+    if isinstance(key, datetime):
+        return iso(key)
     if isinstance(key, date):
         return key.isoformat()
     return str(key) if key else UNKNOWN

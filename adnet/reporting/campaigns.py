@@ -1,21 +1,22 @@
-"""Advertisers' reports: per campaign and UTC day, what was shown, clicked, billed and completed, and why events
-were not billed; as data for the API and pages, and as CSV.
+"""Advertisers' reports: per campaign and UTC day (or hour), what was shown, clicked, billed and completed, and why
+events were not billed; as data for the API and pages, and as CSV.
 
 Event figures come from ``traffic_daily``, which every tracking batch adds to in the transaction that records and
 bills its events (per day, site, campaign, type and reason, with the cost billed at the moment), so they outlive the
-raw events' retention; rewards from the completions of the campaign's tasks and the answers to its units. A report
-covers at most ``adnet.reporting.commands.MAX_DAYS`` days, read in one pass per record type.
+raw events' retention (an hourly report reads the raw events of its hours, ``adnet.reporting.buckets``); rewards
+from the completions of the campaign's tasks and the answers to its units. A report covers at most
+``adnet.reporting.commands.MAX_DAYS`` days, read in one pass per record type.
 
 - impressions / clicks: recorded events (duplicates inside the hour are not recorded at all);
 - billable impressions / clicks: those that were billed; CTR = billable clicks / billable impressions;
 - spend: G$ billed for events; eCPM = spend per 1000 billable impressions;
 - rewards: G$ granted to viewers for the campaign's tasks and units (paid from their pools or the budget);
-- completions: per task or unit, completions and answers recorded that day;
+- completions: per task or unit, completions and answers recorded that day (or hour);
 - refusals: per reason (``adnet.delivery.tracking.REASONS``), how many recorded events were not billed, per day and
   over the period;
 - conversions: conversions reported for the campaign's goals (``adnet.conversions``) and attributed to a click, on
-  the day they were received; conversion spend: what paid ones cost (also in ``spend``); cost per conversion: the
-  whole spend of the day (events and conversions) per attributed conversion; conversion rate: attributed
+  the day (or hour) they were received; conversion spend: what paid ones cost (also in ``spend``); cost per
+  conversion: the whole spend of the day (events and conversions) per attributed conversion; conversion rate: attributed
   conversions per billable click; value: what the advertiser reported attributed conversions were worth, and ROAS:
   value per G$ spent (``adnet.reporting.outcomes``); conversion refusals: per reason
   (``adnet.conversions.attribution.REASONS``), the conversions recorded without being attributed or paid.
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date
 
 from adnet.accounts.models import MemberRole
 from adnet.campaigns.campaigns import owned_campaign
@@ -34,21 +35,21 @@ from adnet.conversions.attribution import REASONS as CONVERSION_REASONS
 from adnet.conversions.models import Conversion
 from adnet.core.amounts import to_decimal_string
 from adnet.core.csv_text import csv_text
-from adnet.delivery.models import TrafficDaily
 from adnet.delivery.tracking import REASONS
 from adnet.interactions.models import Interaction
-from adnet.reporting import outcomes
-from adnet.reporting.traffic import EventCounts, ordered_reasons
+from adnet.reporting import buckets, outcomes
+from adnet.reporting.buckets import Buckets, Granularity
+from adnet.reporting.traffic import EventCounts, bucket_text, bucketed, ordered_reasons
 from adnet.tasks.models import Completion, Task
 
-CSV_COLUMNS = ("day", "impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
+CSV_COLUMNS = ("impressions", "billable_impressions", "clicks", "billable_clicks", "ctr", "spend", "ecpm",
                "rewards", "conversions", "conversion_spend", "cost_per_conversion", "conversion_rate",
                "conversion_value", "roas")
 
 
 @dataclass
 class DayFigures(EventCounts):
-    """One day's (or the period's) figures; money in G$ smallest units."""
+    """One day's or hour's (or the period's) figures; money in G$ smallest units."""
 
     spend: int = 0
     rewards: int = 0
@@ -99,8 +100,8 @@ class DayFigures(EventCounts):
 
 @dataclass(frozen=True)
 class CampaignReport:
-    """A campaign's figures per day from ``start`` to ``end`` (inclusive, UTC), their totals, its tasks, and the
-    refusal reasons of the period."""
+    """A campaign's figures per day or hour from ``start`` to ``end`` (inclusive, UTC days), their totals, its
+    tasks, and the refusal reasons of the period."""
 
     campaign: Campaign
     start: date
@@ -110,41 +111,39 @@ class CampaignReport:
     tasks: list[Task]
     refusals: dict[str, int]
     conversion_refusals: dict[str, int]
+    granularity: Granularity = Granularity.DAY
 
 
-async def campaign_report(wallet: str, campaign_id: str, start: date, end: date) -> CampaignReport:
+async def campaign_report(wallet: str, campaign_id: str, start: date, end: date,
+                          granularity: Granularity = Granularity.DAY) -> CampaignReport:
     """The report of a campaign of an advertiser account the wallet owns or is a member of, any role (NotFound /
-    Forbidden ``not_owner`` otherwise)."""
+    Forbidden ``not_owner`` otherwise), per day or hour."""
     campaign = await owned_campaign(wallet, campaign_id, MemberRole.VIEWER)
-    since = datetime.combine(start, time.min, tzinfo=UTC)
-    until = datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC)
-    days = {start + timedelta(days=offset): DayFigures(start + timedelta(days=offset))
-            for offset in range((end - start).days + 1)}
-    traffic = await TrafficDaily.filter(campaign_id=campaign.id, day__gte=start, day__lte=end
-                                        ).values_list("day", "type", "reason", "events", "cost")
-    for day, kind, reason, count, cost in traffic:
-        days[day].count(kind, reason, count)
-        days[day].spend += int(cost)
+    series = Buckets(granularity, start, end)
+    days = bucketed(DayFigures, series)
+    for row in await buckets.traffic(series, "campaign_id", [campaign.id]):
+        days[row.bucket].count(row.type, row.reason, row.events)
+        days[row.bucket].spend += row.cost
     tasks = await Task.filter(campaign_id=campaign.id).order_by("created_at", "id")
     task_ids = [task.id for task in tasks]
     for model in (Completion, Interaction):
-        rows = await model.filter(created_at__gte=since, created_at__lt=until,
+        rows = await model.filter(created_at__gte=series.since, created_at__lt=series.until,
                                   **{f"{_task_field(model)}__in": task_ids}).values_list(
             _task_field(model), "created_at", "gs_amount") if task_ids else []
         for task_id, created_at, gs_amount in rows:
-            figures = days[_utc_day(created_at)]
+            figures = days[series.of(created_at)]
             figures.completions[str(task_id)] += 1
             figures.rewards += int(gs_amount)
     for received_at, attributed, reason, cost, value in await Conversion.filter(
-            campaign_id=campaign.id, received_at__gte=since, received_at__lt=until).values_list(
+            campaign_id=campaign.id, received_at__gte=series.since, received_at__lt=series.until).values_list(
             "received_at", "attributed", "reason", "cost", "value"):
-        days[_utc_day(received_at)].convert(attributed, reason, int(cost), None if value is None else int(value))
+        days[series.of(received_at)].convert(attributed, reason, int(cost), None if value is None else int(value))
     totals = DayFigures(None)
     for figures in days.values():
         totals.add(figures)
     return CampaignReport(campaign=campaign, start=start, end=end, days=list(days.values()), totals=totals,
                           tasks=tasks, refusals=ordered_reasons(totals.filtered),
-                          conversion_refusals=conversion_reasons(totals.unconverted))
+                          conversion_refusals=conversion_reasons(totals.unconverted), granularity=granularity)
 
 
 def conversion_reasons(counts: Counter[str]) -> dict[str, int]:
@@ -156,27 +155,24 @@ def _task_field(model: type[Completion] | type[Interaction]) -> str:
     return "task_id" if model is Completion else "unit_id"
 
 
-def _utc_day(moment: datetime) -> date:
-    return moment.astimezone(UTC).date()
-
-
 def ctr_text(figures: DayFigures) -> str:
     """The CTR as a fraction with six decimals, e.g. ``"0.012500"``."""
     return f"{figures.ctr:.6f}"
 
 
 def report_csv(report: CampaignReport) -> str:
-    """The report as CSV: one row per day then a ``total`` row; G$ amounts as decimal strings, one
+    """The report as CSV: one row per day (or hour: the first column is then ``hour``) then a ``total`` row; G$
+    amounts as decimal strings, one
     ``completions:<taskId>`` column per task and one ``filtered:<reason>`` column per reason events are kept from
     billing for, then one ``unconverted:<reason>`` column per reason conversions are kept from attribution or pay.
     A ratio over nothing (``conversion_rate``, ``roas``) is empty. Only numbers and identifiers, no
     advertiser-written text."""
     task_ids = [task.id for task in report.tasks]
     return csv_text([
-        [*CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids),
+        [report.granularity.value, *CSV_COLUMNS, *(f"completions:{task_id}" for task_id in task_ids),
          *(f"filtered:{reason}" for reason in REASONS),
          *(f"unconverted:{reason}" for reason in CONVERSION_REASONS)],
-        *([figures.day.isoformat() if figures.day else "total", figures.impressions, figures.billable_impressions,
+        *([bucket_text(figures), figures.impressions, figures.billable_impressions,
            figures.clicks, figures.billable_clicks, ctr_text(figures), to_decimal_string(figures.spend),
            to_decimal_string(figures.ecpm), to_decimal_string(figures.rewards), figures.conversions,
            to_decimal_string(figures.conversion_spend), to_decimal_string(figures.cost_per_conversion),

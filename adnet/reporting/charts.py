@@ -1,5 +1,5 @@
-"""Charts drawn on the server as SVG: daily earnings, spend or revenue, and the tallies of units' answers, with no
-chart library and no script.
+"""Charts drawn on the server as SVG: daily (or hourly) earnings, spend or revenue, and the tallies of units'
+answers, with no chart library and no script.
 
 The SVG uses presentation attributes and CSS classes only (the portal's CSP allows no inline style) and scales with
 its container through its viewBox; ``static/portal.css`` sizes its text by the width the page has, so its labels
@@ -13,7 +13,7 @@ words, never drawn on an axis of a few smallest units.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, datetime
 
 from markupsafe import Markup, escape
 
@@ -41,24 +41,27 @@ def nice_ceiling(value: int) -> int:
 
 def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, title: str = "Earnings",
                    empty: str = "Nothing to show for these days yet.", ident: str = "chart",
-                   text: Callable[[int], str] = to_decimal_string) -> Markup:
+                   text: Callable[[int], str] = to_decimal_string, zone: str | None = None) -> Markup:
     """A bar chart of ``(day, amount)`` pairs (oldest first, amounts in the smallest unit) as the content of a
     ``<figure>``: inline SVG and a caption with the date range, or the ``empty`` sentence when every amount is
     zero. ``text`` writes an amount (for a count: ``str``, with a ``symbol`` such as "conversions"); ``ident``
-    makes the chart's title and description ids unique on a page of several charts."""
+    makes the chart's title and description ids unique on a page of several charts. With ``zone`` (an IANA name),
+    the pairs are hours instead, their starts already in that zone, and the chart says so."""
     top_value = max((amount for _, amount in days), default=0)
     total = sum(amount for _, amount in days)
-    caption = (f"{_day(days[0][0])} to {_day(days[-1][0])}, {days[-1][0].year} (UTC days): total "
-               f"{text(total)} {symbol}, highest day {text(top_value)} {symbol}."
-               if days else "No days to show.")
+    unit = "hour" if zone else "day"
+    caption = (f"{_day(days[0][0])} to {_day(days[-1][0])}, {days[-1][0].year} "
+               f"({f'hours in {zone}' if zone else 'UTC days'}): total "
+               f"{text(total)} {symbol}, highest {unit} {text(top_value)} {symbol}."
+               if days else f"No {unit}s to show.")
     if not top_value:
         return Markup(f'<p class="chart-empty">{escape(empty)}</p>'  # noqa: S704 - escaped
                       f'<figcaption class="chart-caption">{escape(caption)}</figcaption>')
     axis_max = nice_ceiling(-(-top_value // TICKS)) * TICKS
     plot_width, plot_height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_width / len(days)
-    description = (f"{len(days)} days from {days[0][0].isoformat()} to {days[-1][0].isoformat()}; total "
-                   f"{text(total)} {symbol}; highest day {text(top_value)} {symbol}.")
+    description = (f"{len(days)} {unit}s from {_stamp(days[0][0])} to {_stamp(days[-1][0])}; total "
+                   f"{text(total)} {symbol}; highest {unit} {text(top_value)} {symbol}.")
     parts = [
         f'<svg class="chart daily-chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" '
         f'aria-labelledby="{escape(ident)}-title {escape(ident)}-desc" xmlns="http://www.w3.org/2000/svg">',
@@ -75,7 +78,7 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, 
     for index, (day, amount) in enumerate(days):
         height = plot_height * amount / axis_max
         x = LEFT + index * slot
-        named = f"{escape(day.isoformat())}: {escape(text(amount))} {escape(symbol)}"
+        named = f"{escape(_stamp(day))}: {escape(text(amount))} {escape(symbol)}"
         tip_x, anchor = _anchored(index, len(days), x, slot)
         parts.append(
             f'<g class="chart-day" tabindex="0" role="img" aria-label="{named}"><title>{named}</title>'
@@ -94,7 +97,13 @@ def earnings_chart(days: Sequence[tuple[date, int]], *, symbol: str = Token.GS, 
 
 
 def _day(day: date) -> str:
-    return day.strftime("%b %d")
+    """A bar's short label: ``Nov 28``, or ``Nov 28 17:00`` for an hour."""
+    return day.strftime("%b %d %H:%M" if isinstance(day, datetime) else "%b %d")
+
+
+def _stamp(day: date) -> str:
+    """A bar's full name: ``2026-11-28``, or ``2026-11-28 17:00`` for an hour."""
+    return day.strftime("%Y-%m-%d %H:%M") if isinstance(day, datetime) else day.isoformat()
 
 
 def _anchored(index: int, count: int, x: float, slot: float) -> tuple[float, str]:

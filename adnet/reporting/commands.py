@@ -1,4 +1,5 @@
-"""What a report is asked for: a range of UTC days, and for a breakdown what its rows are."""
+"""What a report is asked for: a range of UTC days, counted per day or per hour, and for a breakdown what its rows
+are."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import Field, field_validator
 
 from adnet.core.errors import Invalid
 from adnet.core.inputs import Command, Day, rule
+from adnet.reporting.buckets import HOURLY_DAYS, Granularity, hourly_reach
 from adnet.reporting.statements import Month
 
 DEFAULT_DAYS = 30
@@ -36,41 +38,81 @@ class Period(Command):
         return first, last
 
 
+class ReportPeriod(Period):
+    """A report's days, counted per UTC day (``granularity=day``, the default) or per UTC hour (``hour``): hours only
+    within the last ``HOURLY_DAYS`` days (today included), and without ``from`` the day ``to`` alone."""
+
+    granularity: Granularity = Field(Granularity.DAY, description=f"day (the default) or hour: UTC hours, for days "
+                                                                  f"within the last {HOURLY_DAYS} only")
+
+    def days(self, today: date) -> tuple[date, date]:
+        """The first and last day, as ``Period.days``; Invalid ``hourly_too_old`` when hours are asked for a day
+        before the last ``HOURLY_DAYS``."""
+        first, last = super().days(today)
+        return hourly_days(self.first, first, last, today) if self.granularity == Granularity.HOUR else (first, last)
+
+
+def hourly_days(asked: date | None, first: date, last: date, today: date) -> tuple[date, date]:
+    """The days of a report counted per hour: from the day ``asked`` (else ``last`` alone) to ``last``; Invalid
+    ``hourly_too_old`` when that starts before the last ``HOURLY_DAYS`` days."""
+    first = asked or last
+    reach = hourly_reach(today)
+    if first < reach:
+        raise Invalid("hourly_too_old", f"from: hourly figures reach back {HOURLY_DAYS} days, to {reach} (UTC); "
+                                        f"ask for days, or start on {reach} or later.", field="from")
+    return first, last
+
+
 class Dimension(StrEnum):
-    """What a breakdown's rows are: sites (by domain), placements, countries, devices, UTC days, and for advertisers
-    only campaigns and conversion goals."""
+    """What a breakdown's rows are: sites (by domain), placements, countries, devices, UTC days, UTC hours (of the
+    last ``HOURLY_DAYS`` days), and for advertisers only campaigns and conversion goals."""
 
     SITE = "site"
     PLACEMENT = "placement"
     COUNTRY = "country"
     DEVICE = "device"
     DAY = "day"
+    HOUR = "hour"
     CAMPAIGN = "campaign"
     GOAL = "goal"
 
 
 # What a site's breakdown may be by.
-PUBLISHER_DIMENSIONS = (Dimension.PLACEMENT, Dimension.COUNTRY, Dimension.DEVICE, Dimension.DAY)
+PUBLISHER_DIMENSIONS = (Dimension.PLACEMENT, Dimension.COUNTRY, Dimension.DEVICE, Dimension.DAY, Dimension.HOUR)
 
 
-class AdvertiserBreakdownQuery(Period):
+class BreakdownPeriod(Period):
+    """A breakdown's days: by hour (``by=hour``), only within the last ``HOURLY_DAYS`` days, and without ``from``
+    the day ``to`` alone."""
+
+    by: Dimension
+
+    def days(self, today: date) -> tuple[date, date]:
+        """The first and last day, as ``Period.days``; Invalid ``hourly_too_old`` by hour before the last
+        ``HOURLY_DAYS`` days."""
+        first, last = super().days(today)
+        return hourly_days(self.first, first, last, today) if self.by == Dimension.HOUR else (first, last)
+
+
+class AdvertiserBreakdownQuery(BreakdownPeriod):
     """An advertiser's breakdown: its rows (``by``), over all its campaigns or one (``campaignId``)."""
 
-    by: Dimension = Field(Dimension.SITE, description="site (by domain), placement, country, device, day, campaign "
-                                                      "or goal")
+    by: Dimension = Field(Dimension.SITE, description="site (by domain), placement, country, device, day, hour "
+                                                      "(UTC, the last 14 days), campaign or goal")
     campaign_id: str | None = Field(None, max_length=48, description="only this campaign of the advertiser's")
 
 
-class SiteBreakdownQuery(Period):
+class SiteBreakdownQuery(BreakdownPeriod):
     """A site's breakdown: its rows (``by``)."""
 
-    by: Dimension = Field(Dimension.PLACEMENT, description="placement, country, device or day")
+    by: Dimension = Field(Dimension.PLACEMENT, description="placement, country, device, day or hour (UTC, the last "
+                                                           "14 days)")
 
     @field_validator("by")
     @classmethod
     def _publishers_dimension(cls, value: Dimension) -> Dimension:
         if value not in PUBLISHER_DIMENSIONS:
-            raise rule("invalid_field", "placement, country, device or day")
+            raise rule("invalid_field", "placement, country, device, day or hour")
         return value
 
 

@@ -20,6 +20,7 @@ from tortoise.expressions import Q
 from adnet.accounts.members import PUBLISHERS, member_accounts
 from adnet.accounts.models import Site
 from adnet.delivery.models import SiteDailyStat
+from adnet.reporting.buckets import Buckets, Granularity
 from adnet.reporting.earnings import earned, earnings_since
 
 DASHBOARD_DAYS = 30
@@ -117,16 +118,19 @@ async def publisher_dashboard(wallet: str, now: datetime) -> Dashboard:
     )
 
 
-async def daily_earnings(wallet: str, first: date, last: date) -> list[DayEarnings]:
-    """What the wallet's sites (those ``list_sites`` shows) earned on each UTC day from ``first`` to ``last``, both
-    included: oldest first, every day present."""
-    daily = {first + timedelta(days=offset): 0 for offset in range((last - first).days + 1)}
+async def daily_earnings(wallet: str, first: date, last: date,
+                         granularity: Granularity = Granularity.DAY) -> list[DayEarnings]:
+    """What the wallet's sites (those ``list_sites`` shows) earned on each UTC day (or hour: ``day`` is then the
+    hour's start) from ``first`` to ``last``, both included: oldest first, every day or hour present."""
+    series = Buckets(granularity, first, last)
+    earned_in = dict.fromkeys(series.starts(), 0)
     ids = await Site.filter(await _accounts_of(wallet), deleted_at=None).values_list("id", flat=True)
     if ids:
-        for _, amount, booked_at in await earnings_since([str(site_id) for site_id in ids], _start_of(first),
-                                                         _start_of(last + timedelta(days=1))):
-            daily[_utc(booked_at).date()] += amount
-    return [DayEarnings(day, amount) for day, amount in daily.items()]
+        for _, amount, booked_at in await earnings_since([str(site_id) for site_id in ids], series.since,
+                                                         series.until):
+            earned_in[series.of(booked_at)] += amount
+    return [DayEarnings(start if granularity == Granularity.HOUR else start.date(), amount)
+            for start, amount in earned_in.items()]
 
 
 async def list_sites(wallet: str, now: datetime) -> list[SiteSummary]:
@@ -168,10 +172,6 @@ def _total(figures: Iterable[Figures]) -> Figures:
     items = list(figures)
     return Figures(impressions=sum(item.impressions for item in items), clicks=sum(item.clicks for item in items),
                    earned=sum(item.earned for item in items))
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _start_of(day: date) -> datetime:

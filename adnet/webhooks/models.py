@@ -15,6 +15,8 @@ class WebhookEventType(StrEnum):
     CAMPAIGN_APPROVED = "campaign.approved"
     CAMPAIGN_REJECTED = "campaign.rejected"
     CAMPAIGN_ENDED = "campaign.ended"
+    CREATIVE_REJECTED = "creative.rejected"
+    TASK_REJECTED = "task.rejected"
     WITHDRAWAL_REDEEMED = "withdrawal.redeemed"
     WITHDRAWAL_RELEASED = "withdrawal.released"
     SITE_VERIFIED = "site.verified"

@@ -7,6 +7,7 @@ import json
 import random
 import re
 import stat
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -318,3 +319,18 @@ def test_docs_configuration_lists_every_variable_with_its_default(tmp_path, monk
     started = {variable(name): None if variable(name) in settings.generated_secrets
                else as_written(getattr(settings, name), tmp_path) for name in Settings.model_fields}
     assert documented == started
+
+
+def test_bids_are_in_gs_unless_a_currency_and_its_rate_are_set(tmp_path):
+    development = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+    assert (development.bid_currency, development.bid_currency_rate) == ("G$", None)
+    usd = load_settings(production_env(tmp_path, ADNET_BID_CURRENCY="USD", ADNET_BID_CURRENCY_RATE="0.0125"))
+    assert (usd.bid_currency, usd.bid_currency_rate) == ("USD", Decimal("0.0125"))
+    for values, message in (({"ADNET_BID_CURRENCY": "USD"}, "ADNET_BID_CURRENCY USD needs ADNET_BID_CURRENCY_RATE"),
+                            ({"ADNET_BID_CURRENCY": "dollars"}, "ADNET_BID_CURRENCY must be G\\$ or an ISO 4217"),
+                            ({"ADNET_BID_CURRENCY": "EUR", "ADNET_BID_CURRENCY_RATE": "0"},
+                             "ADNET_BID_CURRENCY_RATE must be a positive number"),
+                            ({"ADNET_BID_CURRENCY": "EUR", "ADNET_BID_CURRENCY_RATE": "lots"},
+                             "ADNET_BID_CURRENCY_RATE")):
+        with pytest.raises(ConfigError, match=message):
+            load_settings(production_env(tmp_path, **values))

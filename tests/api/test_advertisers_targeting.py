@@ -4,10 +4,12 @@ adnet's codes, and described in the OpenAPI document."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from adnet.campaigns.models import Campaign
-from adnet.campaigns.targeting import Targeting
+from adnet.campaigns.targeting import WEEKDAYS, Targeting
 from tests.api.test_advertisers import CREATIVE, advertiser_api, approved_campaign, draft, serve
 from tests.api.test_advertisers import settings as settings  # with the operator wallet that approves
 from tests.conftest import rebuild_index
@@ -20,7 +22,7 @@ RULES = {"geoInclude": ["de", "US-CA"], "geoExclude": ["US-NY"], "devicesInclude
          "keywordsInclude": ["DeFi", "nft"], "keywordsExclude": ["gambling"]}
 NONE = {"geoInclude": [], "geoExclude": [], "devicesInclude": [], "devicesExclude": [], "osInclude": [],
         "osExclude": [], "days": [], "hours": [], "timeZone": "UTC", "keywordsInclude": [], "keywordsExclude": [],
-        "audienceGroups": [], "audienceExclude": []}
+        "weekHours": {}, "audienceGroups": [], "audienceExclude": []}
 
 
 async def test_targeting_is_stored_shown_and_replaced_whole(client, clock):
@@ -53,6 +55,22 @@ async def test_an_edit_of_the_targeting_reaches_serving_at_once(client, clock):
     assert (await serve(client, site, keywords="news"))["kind"] == "BANNER"
 
 
+async def test_hours_that_differ_by_day_are_stored_and_served_by_the_hour(client, clock):
+    site = await make_site()
+    now = clock.now().astimezone(UTC)
+    today, other_day = WEEKDAYS[now.weekday()], WEEKDAYS[(now.weekday() + 1) % 7]
+    week = {today: [now.hour], other_day: [(now.hour + 1) % 24]}
+    api, campaign, _ = await approved_campaign(client, clock, targeting={"weekHours": week})
+    assert campaign["targeting"]["weekHours"] == week
+    await rebuild_index(client.app)
+    assert (await serve(client, site))["kind"] == "BANNER"  # this hour of this day
+    status, _ = await api.call("PATCH", f"/advertisers/campaigns/{campaign['id']}",
+                               targeting={"weekHours": {today: [(now.hour + 1) % 24], other_day: [now.hour]}})
+    assert status == 200
+    await rebuild_index(client.app)
+    assert (await serve(client, site))["kind"] == "NONE"  # the same hour, on another day only
+
+
 @pytest.mark.parametrize(("targeting", "code", "field"), [
     ({"geoInclude": ["ZZ"]}, "invalid_geo", "targeting.geoInclude.0"),
     ({"geoExclude": ["DE", "US-XX"]}, "invalid_geo", "targeting.geoExclude.1"),
@@ -60,6 +78,9 @@ async def test_an_edit_of_the_targeting_reaches_serving_at_once(client, clock):
     ({"osExclude": ["beos"]}, "invalid_field", "targeting.osExclude.0"),
     ({"days": ["monday"]}, "invalid_field", "targeting.days.0"),
     ({"hours": [24]}, "invalid_field", "targeting.hours.0"),
+    ({"weekHours": {"monday": [9]}}, "invalid_field", "targeting.weekHours.monday.[key]"),
+    ({"weekHours": {"mon": [24]}}, "invalid_field", "targeting.weekHours.mon.0"),
+    ({"weekHours": {"mon": []}}, "invalid_field", "targeting.weekHours.mon"),
     ({"timeZone": "Mars/Olympus"}, "invalid_time_zone", "targeting.timeZone"),
     ({"keywordsInclude": ["two words"]}, "invalid_keyword", "targeting.keywordsInclude.0"),
     ({"keywordsExclude": ["x" * 41]}, "invalid_keyword", "targeting.keywordsExclude.0"),

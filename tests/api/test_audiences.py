@@ -110,12 +110,12 @@ async def test_reach_is_a_rounded_count_and_nothing_under_a_hundred(client, cloc
             for rule in (holder, collector)]
     await proven_wallets(99, clock, matched=[keys[0]], evaluated=keys)
     status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[holder]])
-    assert (status, body) == (200, {"provenWallets": None, "threshold": 100, "pending": False})
+    assert (status, body) == (200, {"provenWallets": None, "requestsPerDay": None, "threshold": 100, "pending": False})
 
     await proven_wallets(50, clock, matched=keys, evaluated=keys)
     await proven_wallets(120, clock, matched=[], evaluated=keys)
     status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[holder]])
-    assert body == {"provenWallets": 100, "threshold": 100, "pending": False}  # 149, rounded down
+    assert body == {"provenWallets": 100, "requestsPerDay": None, "threshold": 100, "pending": False}  # 149 rounded
     status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[holder, collector]])
     assert body["provenWallets"] is None  # 50: fewer than 100, never told
     status, body = await api.call("POST", "/advertisers/audiences/reach")
@@ -125,7 +125,7 @@ async def test_reach_is_a_rounded_count_and_nothing_under_a_hundred(client, cloc
     # Rules no wallet was asked yet: the audience job evaluates drafts' rules too; until then, pending.
     status, body = await api.call("POST", "/advertisers/audiences/reach",
                                   audienceGroups=[[{"kind": "txCount", "min": 3}]])
-    assert body == {"provenWallets": None, "threshold": 100, "pending": True}
+    assert body == {"provenWallets": None, "requestsPerDay": None, "threshold": 100, "pending": True}
 
     assert (await client.post("/api/advertisers/audiences/reach", json={})).status_code == 401
     status, body = await api.call("POST", "/advertisers/audiences/reach", audienceGroups=[[{"kind": "nft"}]])

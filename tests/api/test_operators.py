@@ -117,8 +117,12 @@ async def test_platform_revenue_is_the_platform_share_of_billing(client, clock):
     status, revenue = await (await operator_api(client)).call("GET", "/operators/revenue")
     assert status == 200
     assert (revenue["balance"], revenue["earned"]) == (to_decimal_string(platform_share),) * 2 == ("0.0006",) * 2
-    assert revenue["days"][-1] == {"day": clock.now().date().isoformat(), "earned": "0.0006"}
+    assert revenue["days"][-1] == {"day": clock.now().date().isoformat(), "hour": None, "earned": "0.0006"}
     assert len(revenue["days"]) == 30
+    status, hourly = await (await operator_api(client)).call("GET", "/operators/revenue", granularity="hour")
+    assert status == 200 and len(hourly["days"]) == 24 and hourly["earned"] == "0.0006"
+    assert [(hour["hour"], hour["earned"]) for hour in hourly["days"] if hour["earned"] != "0"] == [
+        (clock.now().strftime("%Y-%m-%dT%H:00:00Z"), "0.0006")]  # the day's revenue, in the hour it was billed
 
 
 async def test_withdrawals_and_rewards_only_take_the_advertisers_own_funds(client, clock):

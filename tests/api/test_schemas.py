@@ -132,7 +132,7 @@ async def test_responses_are_described_in_the_names_and_types_clients_get(client
     document = await (await client.get("/openapi.json")).get_json()
     schemas = document["components"]["schemas"]
     report = found["GET /api/advertisers/campaigns/{campaign_id}/report"]
-    assert {parameter["name"] for parameter in report["parameters"]} == {"campaign_id", "from", "to"}
+    assert {parameter["name"] for parameter in report["parameters"]} == {"campaign_id", "from", "to", "granularity"}
     written = report["responses"]["200"]["content"]["application/json"]["schema"]
     assert set(written["properties"]) >= {"campaignId", "from", "to", "days", "refusals"}
     assert schemas["CampaignOut"]["properties"]["budget"]["type"] == "string"  # amounts are decimal strings

@@ -18,8 +18,10 @@ from adnet.accounts.fetching import Fetcher, FetchFailed, FetchPolicy
 from adnet.app import create_app
 from adnet.campaigns import review
 from adnet.campaigns.commands import Rejection
-from adnet.campaigns.models import CampaignStatus
+from adnet.campaigns.models import CampaignStatus, CreativeStatus
 from adnet.core.errors import Conflict
+from adnet.tasks import review as task_review
+from adnet.tasks.models import TaskKind
 from adnet.webhooks import delivery, outbox, signing
 from adnet.webhooks.endpoints import NewWebhookEndpoint, add_endpoint
 from adnet.webhooks.models import (
@@ -31,7 +33,7 @@ from adnet.webhooks.models import (
 )
 from tests.auth_helpers import bearer, sign_in
 from tests.conftest import empty_database, make_settings
-from tests.factories import EPOCH, make_advertiser, make_campaign
+from tests.factories import EPOCH, G, make_advertiser, make_campaign, make_creative, make_task
 from tests.site_server import Answer, serve_site
 
 
@@ -79,6 +81,37 @@ async def test_an_event_is_delivered_signed_and_logged_once(client, services, ad
     endpoints = await (await client.get("/api/webhooks", headers=bearer(token))).get_json()
     assert [item["endpointId"] for item in endpoints["endpoints"]] == [endpoint["endpointId"]]
     assert "secret" not in endpoints["endpoints"][0]
+
+
+async def test_a_rejected_creative_and_task_reach_the_advertiser_with_their_reasons(client, services, advertiser,
+                                                                                   site_server, clock):
+    _, token, campaign = advertiser
+    site_server.pages["/hook"] = Answer(200, "ok")
+    endpoint = await register(client, token, site_server.url("/hook"), "creative.rejected", "task.rejected")
+    kept = await make_creative(campaign, status=CreativeStatus.REVIEW, now=clock.now())
+    dropped = await make_creative(campaign, status=CreativeStatus.REVIEW, width=728, height=90, now=clock.now())
+    task = await make_task(kind=TaskKind.QUIZ, campaign=campaign, title="Token quiz", pool=2 * G, now=clock.now(),
+                           config={"question": "Which token?", "answers": ["G$"], "choices": ["G$", "SOV"]})
+
+    await review.approve_creative("0xoperator", kept.id, clock.now())  # an approval is not told
+    await review.reject_creative("0xoperator", dropped.id, Rejection(reason="The banner is blurry."), clock.now())
+    await task_review.reject_task("0xoperator", task.id, Rejection(reason="The answer is wrong."), clock.now())
+    with pytest.raises(Conflict):  # a second decision changes nothing, and tells nothing
+        await review.reject_creative("0xoperator", dropped.id, Rejection(reason="Twice"), clock.now())
+    assert await services.jobs.run("webhooks") == 2
+
+    # Both fell due at once: the endpoint may receive them in either order (receivers order by createdAt).
+    bodies = sorted((json.loads(received.body) for received in site_server.posted), key=lambda body: body["type"])
+    assert [(body["type"], body["data"]) for body in bodies] == [
+        ("creative.rejected", {"campaignId": campaign.id, "name": campaign.name, "status": "review",
+                               "creativeId": dropped.id, "size": "728x90", "reason": "The banner is blurry."}),
+        ("task.rejected", {"campaignId": campaign.id, "name": campaign.name, "status": "review", "taskId": task.id,
+                           "kind": "QUIZ", "title": "Token quiz", "reason": "The answer is wrong.",
+                           "returned": "2"})]
+    now = int(clock.now().timestamp())
+    for received in site_server.posted:
+        assert signing.verify(endpoint["secret"], received.headers[signing.HEADER], received.body, now)
+    assert await services.jobs.run("webhooks") == 0
 
 
 async def test_only_subscribed_types_and_only_the_accounts_own_events(client, services, advertiser, site_server,

@@ -392,10 +392,15 @@ def sign_in_to_portal(page: Page) -> None:
     expect(page.get_by_role("heading", name="Dashboard")).to_be_visible()
 
 
+# What the publisher's server answers a path ending in these with; pages otherwise.
+CONTENT_TYPES = {".js": "text/javascript; charset=utf-8", ".json": "application/json"}
+
+
 class PublisherSite:
     """A publisher's web server on another origin than adnet (``localhost`` on its own port, where adnet is on
-    ``127.0.0.1``): it serves the pages tests put up, as a real site would (a page answered by Playwright's
-    routing has no address, and Chromium then refuses its requests to the loopback address as from the web)."""
+    ``127.0.0.1``): it serves the pages (scripts, JSON) tests put up, as a real site would (a page answered by
+    Playwright's routing has no address, and Chromium then refuses its requests to the loopback address as from
+    the web)."""
 
     def __init__(self) -> None:
         self.pages: dict[str, bytes] = {}
@@ -405,7 +410,7 @@ class PublisherSite:
             def do_GET(self) -> None:
                 body = pages.get(self.path)
                 self.send_response(200 if body is not None else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Type", CONTENT_TYPES.get(Path(self.path).suffix, "text/html; charset=utf-8"))
                 self.end_headers()
                 self.wfile.write(body or b"not found")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import socket
 import subprocess
 import time
@@ -22,7 +21,6 @@ from pathlib import Path
 
 import pytest
 from eth_account import Account
-from filelock import FileLock
 
 from adnet.chain.client import ChainClient
 from adnet.chain.deploy import Deployment, deploy_development
@@ -31,6 +29,7 @@ from adnet.config import Settings
 from adnet.core.clock import FrozenClock
 from adnet.core.wallets import dev_accounts
 from tests.conftest import TEST_SIGNER_KEY
+from tests.npm import npm_install
 
 ANVIL_DIR = Path(__file__).parent / "anvil"
 ANVIL_BINARY = ANVIL_DIR / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
@@ -41,17 +40,8 @@ ON_BOTH_CHAINS = pytest.mark.parametrize("chain_kind", ["embedded", "anvil"], in
 
 def install_anvil() -> Path:
     """The anvil binary, installed by npm from the committed lock file with the rest of the package (viem and
-    ethers, for tests/chain/test_prepared.py) when any is missing (``npm ci`` rejects a lock file that lists only
-    this platform's optional binary, so ``npm install``, which follows the lock file too)."""
-    with FileLock(ANVIL_DIR / ".install.lock"):  # the suite's parallel workers install it once
-        if not all(path.exists() for path in (ANVIL_BINARY, *NODE_LIBRARIES)):
-            npm = shutil.which("npm")
-            if npm is None:
-                pytest.fail("the chain tests need anvil from npm, and npm is not installed (Node 20 + npm)")
-            result = subprocess.run([npm, "install", "--no-audit", "--no-fund"], cwd=ANVIL_DIR,  # noqa: S603
-                                    capture_output=True, text=True, timeout=300, check=False)
-            if result.returncode != 0 or not ANVIL_BINARY.exists():
-                pytest.fail(f"`npm install` in {ANVIL_DIR} could not install anvil:\n{result.stdout}\n{result.stderr}")
+    ethers, for tests/chain/test_prepared.py) when any is missing."""
+    npm_install(ANVIL_DIR, (ANVIL_BINARY, *NODE_LIBRARIES), "anvil")
     return ANVIL_BINARY
 
 

@@ -453,8 +453,15 @@ async def test_a_draft_its_creatives_and_tasks_are_deleted_from_their_buttons(ad
     deleted = await advertiser.post(f"/portal/advertise/tasks/{task.id}/delete", htmx=True)
     assert "Deleted Quiz; 2 G$ returned to your balance." in await text(deleted)
     assert deleted.headers["HX-Trigger"] == "balance-changed" and await balance_of(advertiser) == 10 * G
-    assert (await advertiser.post(f"{base}/delete", csrf=False)).status_code == 403
-    gone = await advertiser.post(f"{base}/delete", htmx=True)
+    assert (await advertiser.post(f"{base}/delete", {"confirmName": "Spring sale"}, csrf=False)).status_code == 403
+    # The danger zone's confirmation is the server's: without the name typed, nothing is deleted.
+    for typed in ({}, {"confirmName": "Spring"}):
+        unconfirmed = await advertiser.post(f"{base}/delete", typed, htmx=True)
+        said = await text(unconfirmed)
+        assert unconfirmed.status_code == 400 and "Type Spring sale to confirm that the draft is deleted." in said
+        assert re.search(r'id="delete-confirm" name="confirmName"[^>]*aria-invalid="true"', said)
+        assert await Campaign.exists(id=campaign.id)
+    gone = await advertiser.post(f"{base}/delete", {"confirmName": " spring SALE "}, htmx=True)
     assert (gone.status_code, gone.headers["HX-Redirect"]) == (204, "/portal/advertise")
     assert "Deleted the draft Spring sale." in await text(await advertiser.get("/portal/advertise"))
     assert not await Campaign.exists(id=campaign.id)
@@ -467,7 +474,8 @@ async def test_a_submitted_campaign_offers_no_deletion_and_refuses_one(advertise
     assert (await advertiser.post(f"{base}/submit")).status_code == 303
     page = await text(await advertiser.get(base))
     assert "Delete this draft" not in page and "Delete this 300x250 creative" not in page
-    refused = await advertiser.post(f"{base}/delete", htmx=True)
+    assert 'id="danger-zone"' not in page
+    refused = await advertiser.post(f"{base}/delete", {"confirmName": "Spring sale"}, htmx=True)
     assert "cannot be deleted: it may have served" in await text(refused)
     assert await Campaign.exists(id=campaign.id)
 

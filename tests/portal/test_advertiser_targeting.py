@@ -22,8 +22,8 @@ pytestmark = pytest.mark.usefixtures("banner_cdn")  # its creatives' banners are
 TARGETING = [
     ("targeting.geoInclude", "DE"), ("targeting.geoInclude", "FR"), ("targeting.geoInclude", "US-CA, us-ny"),
     ("targeting.geoExclude", ""), ("targeting.devicesInclude", "mobile"), ("targeting.devicesInclude", "tablet"),
-    ("targeting.osExclude", "windows"), ("targeting.days", "sat"), ("targeting.days", "sun"),
-    ("targeting.hours", "9"), ("targeting.hours", "10"), ("targeting.timeZone", "Europe/Berlin"),
+    ("targeting.osExclude", "windows"), ("schedule", "sat-9"), ("schedule", "sat-10"), ("schedule", "sun-9"),
+    ("schedule", "sun-10"), ("targeting.timeZone", "Europe/Berlin"),
     ("targeting.keywordsInclude", "DeFi, nft"), ("targeting.keywordsExclude", "gambling"),
 ]
 
@@ -48,14 +48,15 @@ async def test_targeting_from_the_form_is_stored_shown_and_replaced(advertiser, 
         "geo_include": ["DE", "FR", "US-CA", "US-NY"], "geo_exclude": [], "devices_include": ["mobile", "tablet"],
         "devices_exclude": [], "os_include": [], "os_exclude": ["windows"], "days": ["sat", "sun"],
         "hours": [9, 10], "time_zone": "Europe/Berlin", "keywords_include": ["defi", "nft"],
-        "keywords_exclude": ["gambling"], "audience_groups": [], "audience_exclude": []}
+        "keywords_exclude": ["gambling"], "week_hours": {}, "audience_groups": [], "audience_exclude": []}
     assert (campaign.frequency_cap, campaign.frequency_hours) == (3, 12)
     page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/targeting"))
     assert 'name="frequencyCap" value="3"' in page and 'name="frequencyHours" value="12"' in page
     assert re.search(r'<option value="DE" selected>Germany \(DE\)</option>', page)
     assert 'name="targeting.geoInclude" value="US-CA, US-NY"' in page
-    assert re.search(r'name="targeting.days" value="sat" checked', page)
-    assert not re.search(r'name="targeting.days" value="mon" checked', page)
+    assert re.search(r'name="schedule" value="sat-9" aria-label="Saturday 09:00 to 10:00" checked', page)
+    assert not re.search(r'name="schedule" value="sat-11"[^>]* checked', page)
+    assert not re.search(r'name="schedule" value="mon-9"[^>]* checked', page)
     assert re.search(r'name="targeting.osExclude" value="windows" checked', page)
     assert "<option selected>Europe/Berlin</option>" in page
     assert 'name="targeting.keywordsInclude" value="defi, nft"' in page
@@ -91,27 +92,73 @@ async def test_a_refused_rule_is_shown_beside_its_control_with_what_was_sent(adv
     assert ("Countries and regions to leave out, item 1: a country code such as DE or a region code such as "
             "US-CA") in html
     assert re.search(r'name="targeting.geoExclude" value="US-XX"[^>]*aria-invalid="true"', html)
-    assert re.search(r'name="targeting.days" value="sun" checked', html)  # what was ticked stays ticked
+    assert re.search(r'name="schedule" value="sun-10"[^>]* checked', html)  # what was ticked stays ticked
     full = await post_form(advertiser, "/portal/advertise/campaigns", sent)
     assert full.status_code == 400 and "<h1>New campaign</h1>" in await text(full)
     assert await Campaign.all().count() == 0
 
 
-async def test_hours_are_typed_as_ranges_and_shown_as_ranges(advertiser, clock):
-    sent = [*campaign_form(clock).items(), ("targeting.hours", "9-11, 22-1")]
+async def test_the_week_grid_writes_days_and_hours_or_hours_by_day(advertiser, clock):
+    # The same hours on each chosen day are the days and hours the API has always taken.
+    sent = [*campaign_form(clock).items(), *(("schedule", f"{day}-{hour}") for day in ("mon", "fri")
+                                             for hour in (9, 10, 22))]
     created = await post_form(advertiser, "/portal/advertise/campaigns", sent)
-    assert created.status_code == 303
-    campaign = await Campaign.get()
-    assert sorted(campaign.targeting["hours"]) == [0, 9, 10, 22, 23]
-    page = await text(await advertiser.get(f"{created.headers['Location']}/targeting"))
-    assert 'name="targeting.hours" value="0-1, 9-11, 22-24"' in page
-    assert 'type="checkbox" name="targeting.hours"' not in page  # no longer 24 boxes
+    assert created.status_code == 303, await text(created)
+    campaign = await Campaign.get(id=created.headers["Location"].rsplit("/", 1)[1])
+    assert (campaign.targeting["days"], campaign.targeting["hours"]) == (["mon", "fri"], [9, 10, 22])
+    assert campaign.targeting["week_hours"] == {}
+
+    # Hours that differ by day are written day by day, and shown on the grid again.
+    edited = await post_form(advertiser, f"/portal/advertise/campaigns/{campaign.id}",
+                             [*campaign_form(clock).items(), ("schedule", "tue-9"), ("schedule", "tue-10"),
+                              ("schedule", "sat-20"), ("targeting.timeZone", "Europe/Berlin")])
+    assert edited.status_code == 303, await text(edited)
+    await campaign.refresh_from_db()
+    assert (campaign.targeting["days"], campaign.targeting["hours"]) == ([], [])
+    assert campaign.targeting["week_hours"] == {"tue": [9, 10], "sat": [20]}
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign.id}/targeting"))
+    assert re.findall(r'name="schedule" value="([a-z]+-\d+)"[^>]* checked', page) == ["tue-9", "tue-10", "sat-20"]
+    assert len(re.findall(r'<input type="checkbox" name="schedule"', page)) == 7 * 24
+    assert 'type="checkbox" name="targeting.hours"' not in page and 'name="targeting.hours"' not in page
+
+    # No cell chosen: every hour of every day.
+    cleared = await post_form(advertiser, f"/portal/advertise/campaigns/{campaign.id}",
+                              [*campaign_form(clock).items(), ("targeting.timeZone", "UTC")])
+    assert cleared.status_code == 303
+    await campaign.refresh_from_db()
+    assert (campaign.targeting["days"], campaign.targeting["hours"], campaign.targeting["week_hours"]) == \
+        ([], [], {})
+
+
+async def test_hours_by_day_are_summed_up_where_they_cannot_be_edited(advertiser, clock):
+    created = await post_form(advertiser, "/portal/advertise/campaigns",
+                              [*campaign_form(clock).items(), ("schedule", "tue-9"), ("schedule", "tue-10"),
+                               ("schedule", "sat-20"), ("targeting.timeZone", "Asia/Tokyo")])
+    campaign_id = created.headers["Location"].rsplit("/", 1)[1]
+    await Campaign.filter(id=campaign_id).update(status="ended")
+    page = await text(await advertiser.get(f"/portal/advertise/campaigns/{campaign_id}/targeting"))
+    assert ('<span class="targeting-summary">hours by day: tue 9, 10 · sat 20; time zone Asia/Tokyo</span>'
+            in page)
+    assert 'name="schedule"' not in page  # no grid once ended
+
+
+async def test_a_bad_cell_of_the_week_grid_is_refused_beside_the_grid(advertiser, clock):
     refused = await post_form(advertiser, "/portal/advertise/campaigns",
-                              [*campaign_form(clock).items(), ("targeting.hours", "9-25")], htmx=True)
+                              [*campaign_form(clock).items(), ("schedule", "mon-9"), ("schedule", "mon-24")],
+                              htmx=True)
     html = await text(refused)
-    assert refused.status_code == 400 and "Hours: ranges of hours such as 9-17, 20-22 (from 0 to 24)." in html
-    assert re.search(r'name="targeting.hours" value="9-25"[^>]*aria-invalid="true"', html)
-    assert await Campaign.all().count() == 1
+    assert refused.status_code == 400 and "Schedule: a day and an hour of the week grid, such as mon-9." in html
+    assert re.search(r'<table class="week"[^>]*aria-invalid="true"', html)
+    assert re.search(r'name="schedule" value="mon-9"[^>]* checked', html)  # what was chosen stays chosen
+    assert await Campaign.all().count() == 0
+
+
+async def test_a_schedule_of_days_and_hours_shows_on_the_grid(advertiser, clock):
+    created = await post_form(advertiser, "/portal/advertise/campaigns",
+                              [*campaign_form(clock).items(), ("targeting.days", "sat"), ("targeting.hours", "8 9")])
+    assert created.status_code == 303, await text(created)
+    page = await text(await advertiser.get(f"{created.headers['Location']}/targeting"))
+    assert re.findall(r'name="schedule" value="([a-z]+-\d+)"[^>]* checked', page) == ["sat-8", "sat-9"]
 
 
 async def test_the_rules_are_summed_up_where_they_cannot_be_edited(advertiser, clock):

@@ -9,7 +9,7 @@ import pytest
 
 from adnet.accounts.fetching import Fetcher, FetchPolicy
 from adnet.campaigns.models import Campaign, CampaignStatus, Creative, CreativeStatus
-from adnet.campaigns.previews import MAX_PREVIEW_BYTES, BannerPreviews
+from adnet.campaigns.previews import MAX_PREVIEW_BYTES, MAX_VIDEO_PREVIEW_BYTES, BannerPreviews
 from adnet.money import ledger
 from adnet.tasks.choices import transfer_call
 from adnet.tasks.models import Task, TaskKind
@@ -64,14 +64,53 @@ async def test_the_banner_route_fetches_only_a_creative_in_review(operator, outs
     asked = await operator.get(banner_of(waiting.id), query_string={"url": "http://169.254.169.254/"})
     assert asked.status_code == 200 and banner_cdn.requested == ["/banner.png"]  # the query names nothing
     assert (await outsider.get(banner_of(waiting.id))).status_code == 403
-    video = await make_creative(await waiting.campaign, status=CreativeStatus.REVIEW,
-                                banner_url="https://cdn.example/clip.mp4", media_type="video", now=clock.now())
-    assert (await operator.get(banner_of(video.id))).status_code == 409
+    video = await make_creative(await approved.campaign, banner_url="https://cdn.example/clip.mp4",
+                                media_type="video", now=clock.now())
+    assert (await operator.get(banner_of(video.id))).status_code == 409  # a video outside the queue neither
     assert banner_cdn.requested == ["/banner.png"]
     # The queue still shows a creative of a campaign in review once it is decided.
     assert (await operator.get(banner_of(decided.id))).status_code == 200
     await Campaign.filter(id=campaign.id).update(status=CampaignStatus.REJECTED)
     assert (await operator.get(banner_of(decided.id))).status_code == 409
+
+
+# The first bytes of an MP4 (an ISO base media ``ftyp`` box) and of a WebM (an EBML header of doctype webm).
+MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00" * 4000
+WEBM = b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\xf2\x81\x04\x42\xf3\x81\x08\x42\x82\x84webm" + (
+    b"\x00" * 100)
+
+
+@pytest.mark.parametrize(("body", "media_type"), [(MP4, "video/mp4"), (WEBM, "video/webm")])
+async def test_the_queue_plays_a_video_from_adnet_in_ranges(operator, banner_cdn, clock, body, media_type):
+    banner_cdn.serve("/clip", body)
+    campaign, _ = await in_review(clock)
+    video = await make_creative(campaign, status=CreativeStatus.REVIEW, banner_url="http://cdn.example/clip",
+                                media_type="video", now=clock.now())
+    page = await text(await operator.get("/portal/operator"))
+    assert f'<video src="{banner_of(video.id)}" width="300" height="250"' in page
+    assert "<code>http://cdn.example/clip</code>" in page
+    whole = await operator.get(banner_of(video.id))
+    assert (whole.status_code, whole.mimetype) == (200, media_type) and await whole.get_data() == body
+    assert whole.headers["Accept-Ranges"] == "bytes" and "sandbox" in whole.headers["Content-Security-Policy"]
+    part = await operator.client.get(banner_of(video.id), headers={"Range": "bytes=4-11"})
+    assert part.status_code == 206 and await part.get_data() == body[4:12]
+    assert part.headers["Content-Range"] == f"bytes 4-11/{len(body)}"
+    assert banner_cdn.requested == ["/clip"]  # held after the first fetch
+
+
+@pytest.mark.parametrize(("answer", "why"), [
+    (http_response(200, png(300, 250)), "an image, not a video"),
+    (http_response(200, b"\x00\x00\x00\x14ftypqt  " + b"\x00" * 100), "QuickTime, which browsers do not play"),
+    (http_response(200, MP4[:40] + b"\x00" * MAX_VIDEO_PREVIEW_BYTES), "too large"),
+])
+async def test_a_video_that_is_not_a_small_playable_video_is_refused(operator, banner_cdn, clock, answer, why):
+    banner_cdn.files["/odd"] = answer
+    campaign, _ = await in_review(clock)
+    video = await make_creative(campaign, status=CreativeStatus.REVIEW, banner_url="https://cdn.example/odd",
+                                media_type="video", now=clock.now())
+    refused = await operator.get(banner_of(video.id))
+    assert refused.status_code == 400, why
+    assert "did not answer an MP4, WebM or Ogg video of at most 8 MiB" in await text(refused), why
 
 
 @pytest.mark.parametrize(("answer", "why"), [

@@ -5,7 +5,8 @@ from datetime import timedelta
 from decimal import Decimal
 
 from adnet.conversions.models import ViewBinding
-from adnet.delivery.models import BillingWindow, DedupKey, TrackingEvent, TrafficDaily
+from adnet.delivery.models import BillingWindow, DedupKey, ReachViewerDaily, TrackingEvent, TrafficDaily
+from adnet.delivery.reach import KEPT_DAYS
 from adnet.delivery.retention import prune
 from tests.factories import make_campaign, make_creative, make_site
 
@@ -63,3 +64,14 @@ async def test_wallets_proven_for_impressions_are_kept_two_days(app, clock):
     pruned = await prune(now, retention_days=90, batch_rows=1)
     assert pruned.views == 2
     assert await ViewBinding.all().values_list("impression_event_id", flat=True) == ["ev_2"]
+
+
+async def test_per_viewer_reach_counts_are_kept_for_the_longest_report_range(app, clock):
+    now = clock.now()
+    for number, age in enumerate((KEPT_DAYS + 1, KEPT_DAYS + 2, KEPT_DAYS - 1)):
+        await ReachViewerDaily.create(day=(now - timedelta(days=age)).date(), campaign_id="cmp_a",
+                                      creative_id="crv_a", site_id="site_a", viewer_key=f"{number:032d}",
+                                      impressions=1)
+    pruned = await prune(now, retention_days=90, batch_rows=1)
+    assert pruned.reach == 2
+    assert await ReachViewerDaily.all().values_list("viewer_key", flat=True) == [f"{2:032d}"]

@@ -5,7 +5,7 @@ campaign whose stored rules no longer validate."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -90,6 +90,19 @@ def test_the_schedule_follows_the_time_zone_across_daylight_saving():
     assert nine_in_berlin.allows(viewer(), datetime(2026, 3, 30, 7, tzinfo=UTC))
     weekdays = rules(days=["mon", "tue", "wed", "thu", "fri"], time_zone="Pacific/Kiritimati")  # UTC+14
     assert not weekdays.allows(viewer(), datetime(2026, 1, 2, 12, tzinfo=UTC))  # Saturday there already
+
+
+def test_week_hours_run_a_campaign_in_hours_that_differ_by_day():
+    # Weekday mornings in Berlin and Saturday evening; Sunday, a day it does not name, never.
+    week = rules(week_hours={"mon": [9, 10], "tue": [9, 10], "sat": [20]}, time_zone="Europe/Berlin")
+    monday = datetime(2026, 1, 5, 8, tzinfo=UTC)  # 09:00 in Berlin
+    assert week.allows(viewer(), monday)
+    assert not week.allows(viewer(), monday + timedelta(hours=2))  # 11:00
+    assert not week.allows(viewer(), monday + timedelta(days=5))  # Saturday 09:00
+    assert week.allows(viewer(), monday + timedelta(days=5, hours=11))  # Saturday 20:00
+    assert not week.allows(viewer(), monday + timedelta(days=6, hours=11))  # Sunday 20:00
+    narrowed = rules(week_hours={"mon": [9, 10]}, hours=[10], time_zone="Europe/Berlin")  # every rule applies
+    assert not narrowed.allows(viewer(), monday) and narrowed.allows(viewer(), monday + timedelta(hours=1))
 
 
 def test_a_viewer_is_worked_out_only_as_far_as_a_rule_asks():

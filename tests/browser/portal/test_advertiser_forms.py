@@ -66,9 +66,16 @@ def test_task_forms_answers_and_deletion(open_portal: Callable[..., tuple[Page, 
         "href", f"/portal/advertise/units/{poll_id}/results.csv")
     assert serious_violations(page) == [] and sideways_overflow(page) == 0
 
-    # The draft is deleted from its button; the account page says so.
+    # The draft is deleted from the danger zone, once its name is typed (the server checks); the account page says so.
     page.goto(f"{server.url}/portal/advertise/campaigns/{campaign_id}")
-    page.get_by_role("button", name="Delete this draft").click()
+    danger = page.get_by_role("region", name="Danger zone")
+    danger.get_by_label(f"Type Forms at {width} to confirm").fill("Forms")
+    danger.get_by_role("button", name="Delete this draft").click()
+    expect(danger.get_by_role("alert")).to_have_text(f"Type Forms at {width} to confirm that the draft is deleted.")
+    expect(danger.get_by_label(f"Type Forms at {width} to confirm")).to_have_attribute("aria-invalid", "true")
+    assert serious_violations(page) == [] and sideways_overflow(page) == 0
+    danger.get_by_label(f"Type Forms at {width} to confirm").fill(f"Forms at {width}")
+    danger.get_by_role("button", name="Delete this draft").click()
     expect(page).to_have_url(f"{server.url}/portal/advertise")
     expect(page.get_by_role("status").first).to_contain_text(f"Deleted the draft Forms at {width}.")
     assert not server.call(lambda: Campaign.exists(id=campaign_id))
