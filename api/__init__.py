@@ -11,6 +11,7 @@ from api import (
     bid,
     categories,
     conversions,
+    explainer,
     health,
     house_ads,
     interactions,
@@ -37,7 +38,7 @@ BLUEPRINTS = (
     operators.blueprint, keys.blueprint, sites.blueprint,
     webhooks.blueprint, members.blueprint, house_ads.blueprint, reports.blueprint, ad_units.blueprint,
     conversions.blueprint, statements.blueprint, audiences.advertiser_blueprint, sellers.blueprint,
-    categories.blueprint,
+    categories.blueprint, explainer.blueprint,
     reach.blueprint,
 )
 PUBLIC_BLUEPRINTS = (serve.blueprint, track.blueprint, tasks.blueprint, interactions.blueprint, rewards.blueprint,

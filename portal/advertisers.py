@@ -41,6 +41,7 @@ from adnet.campaigns.commands import (
 from adnet.campaigns.models import Campaign, GoalKind, MediaType
 from adnet.core.amounts import Token, to_decimal_string
 from adnet.core.errors import Conflict, DomainError, Invalid, NotFound
+from adnet.delivery.explainer import Asker
 from adnet.delivery.forecast import ForecastQuery, forecast, site_requests
 from adnet.interactions import results
 from adnet.money import activity, deposits, ledger, withdrawals
@@ -58,6 +59,7 @@ from adnet.tasks import authoring, drafts
 from adnet.tasks.choices import onchain_choices
 from adnet.tasks.commands import NewTask
 from portal import task_forms
+from portal.explainer import explanation_context
 from portal.forms import command_of, listed, report_asked
 from portal.pages import (
     account_form,
@@ -217,7 +219,7 @@ def _home() -> str:
 # A campaign's page in sections, in the order of its tabs, each at its own URL; its report, a page of its own, is the
 # last tab ("Reports").
 CAMPAIGN_SECTIONS = {"overview": "Overview", "creatives": "Creatives and tasks", "targeting": "Targeting",
-                     "budget": "Budget", "goals": "Conversion goals"}
+                     "budget": "Budget", "goals": "Conversion goals", "delivery": "Why it serves"}
 OVERVIEW = "overview"
 _OTHER_SECTIONS = ", ".join(key for key in CAMPAIGN_SECTIONS if key != OVERVIEW)
 
@@ -477,8 +479,12 @@ async def _new_task_refused(error: DomainError, sent: Sent, campaign_id: str) ->
 async def advertise_campaign(campaign_id: str, section: str, run: Services, now: datetime) -> tuple[str, int]:
     """A section of one of the wallet's campaigns: the whole page, or for htmx the campaign's fragment with its tabs
     and that section (404 for no such campaign, 403 for another wallet's)."""
-    return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html",
-                      **await campaign_context(campaign_id, run, now, section))
+    context = await campaign_context(campaign_id, run, now, section)
+    if section == "delivery":
+        campaign = context["campaign"]
+        context.update(await explanation_context(run, Asker(advertisers=frozenset({campaign.advertiser_id})),
+                                                 campaign_ids=frozenset({campaign.id})))
+    return await page("portal/advertise/campaign.html", "portal/advertise/_campaign.html", **context)
 
 
 @blueprint.post(f"{HOME}/campaigns/<campaign_id>")

@@ -20,6 +20,7 @@ from adnet.core.amounts import Token
 from adnet.core.errors import Conflict, DomainError
 from adnet.delivery import house_ads
 from adnet.delivery.controls import stored_controls
+from adnet.delivery.explainer import Asker
 from adnet.delivery.sdk import embed_snippets
 from adnet.money import activity, exchanges, ledger
 from adnet.money.holders import site_holder
@@ -31,6 +32,7 @@ from adnet.reporting.commands import Period
 from adnet.reporting.dashboard import Figures
 from adnet.services import Services
 from portal.dashboard import dashboard_context, earnings_panel
+from portal.explainer import explanation_context
 from portal.forms import command_of
 from portal.pages import account_form, account_page, form_error, page, portal_blueprint, see_other, wants_fragment
 from portal.unit_builder import units_context
@@ -125,7 +127,8 @@ async def _traffic_context(site: Site, run: Services) -> dict[str, Any]:
             "viewer": viewer_zone(), "hourly_from": first,
             "units": await site_reports.site_unit_results(site.id),
             **await _ads_context(site, month_ago, today, run),
-            "export_from": today.replace(day=1).isoformat(), "export_to": today.isoformat()}
+            "export_from": today.replace(day=1).isoformat(), "export_to": today.isoformat(),
+            **await explanation_context(run, Asker(site_owner=True), site.id)}
 
 
 async def _controls_context(site: Site, run: Services) -> dict[str, Any]:

@@ -183,3 +183,13 @@ def test_docs_advertisers_names_the_fixed_lists_as_the_pages_do():
     documented = dict(re.findall(r"^\| `([^`]+)` \| ([^|]+?) \|$", section, re.M))
     assert documented == {member.value: name for member, name in LABELS.items()
                           if isinstance(member, Category | TaskKind)}
+
+
+def test_docs_advertisers_says_every_decision_reason_as_the_pages_do():
+    """docs/advertisers.md's table of the decision explainer's reasons is ``web.labels.DECISION_WORDS``, the words the
+    API answers and the portal shows."""
+    from web.labels import DECISION_WORDS
+
+    section = (ROOT / "docs" / "advertisers.md").read_text().split("## Why a campaign did or did not serve", 1)[1] \
+        .split("\n## ", 1)[0]
+    assert dict(re.findall(r"^\| `([^`]+)` \| ([^|]+?) \|$", section, re.M)) == DECISION_WORDS

@@ -170,3 +170,30 @@ class SiteFloors(Command):
     floor_cpm: Price = Field(0, description="the least eCPM a paid campaign must offer here; 0 = none")
     placement_floors: dict[Placement, Price] = Field(
         {}, max_length=MAX_LIST, description="placement label -> its floor, replacing floorCpm there")
+
+
+MAX_EXPLAIN_HOURS = 168
+
+
+class ExplainQuery(Command):
+    """What the decision explainer is asked (``adnet.delivery.explainer``): a slot (the site, unless the path names
+    it; a placement; a size), a viewer (a country, a device, an operating system, the page's keywords), and either
+    now (``hours`` left out) or the sampled decisions of the last ``hours``."""
+
+    site_id: str | None = Field(None, min_length=1, max_length=MAX_ID_LENGTH, description="the site of the slot")
+    placement: str = Field("", max_length=MAX_PLACEMENT_LENGTH, description="the slot's placement label")
+    size: Size | None = Field(None, description="the slot's size, such as 300x250")
+    country: str | None = Field(None, pattern=r"^[A-Za-z]{2}$", description="the viewer's country (ISO code)")
+    device: Literal["desktop", "mobile", "tablet"] | None = Field(None, description="the viewer's device")
+    os: Literal["windows", "macos", "ios", "android", "linux", "chromeos", "other"] | None = Field(
+        None, description="the viewer's operating system")
+    keywords: Annotated[frozenset[str], BeforeValidator(_keywords), WithJsonSchema(
+        {"type": "string", "examples": ["defi,wallets"], "description": "the page's keywords, comma-separated"})] = \
+        Field(frozenset(), description="the page's keywords")
+    hours: int | None = Field(None, ge=1, le=MAX_EXPLAIN_HOURS, description=(
+        f"answer from the decisions sampled in the last 1 to {MAX_EXPLAIN_HOURS} hours instead of now"))
+
+    @field_validator("size", "site_id", "country", "device", "os", "hours", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return value or None

@@ -124,11 +124,27 @@ class CampaignEntry:
     def has_budget(self) -> bool:
         """Whether the campaign can still pay for an impression (or a click when it prices only clicks), within its
         budget and what its daily cap leaves of today."""
-        left = self.remaining if self.daily_cap is None else min(self.remaining, self.daily_cap - self.spent_today)
-        return left > 0 and left >= self.cheapest_event
+        return self.budget_refusal() is None
+
+    def budget_refusal(self) -> str | None:
+        """Why the campaign cannot pay for its cheapest event now: ``budget_exhausted`` (what its budget has left
+        is too little) or ``daily_cap_reached`` (what its daily cap leaves of today is); None when it can."""
+        cheapest = self.cheapest_event
+        if self.remaining <= 0 or self.remaining < cheapest:
+            return "budget_exhausted"
+        if self.daily_cap is not None and (self.daily_cap - self.spent_today <= 0
+                                           or self.daily_cap - self.spent_today < cheapest):
+            return "daily_cap_reached"
+        return None
 
     def live(self, now: datetime) -> bool:
-        return self.starts_at <= now and (self.ends_at is None or now < self.ends_at)
+        return self.flight_refusal(now) is None
+
+    def flight_refusal(self, now: datetime) -> str | None:
+        """``not_started`` before its start, ``ended`` from its end; None inside its flight."""
+        if self.starts_at > now:
+            return "not_started"
+        return "ended" if self.ends_at is not None and now >= self.ends_at else None
 
     @property
     def campaign_id(self) -> str:

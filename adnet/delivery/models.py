@@ -264,3 +264,25 @@ class ReachCursor(Model):
 
     class Meta:
         table = "reach_cursor"
+
+
+class DecisionSample(Model):
+    """One serve decision of the few each process samples (``adnet.delivery.explainer``): the slot, the viewer's
+    country and device, what it showed, and the first rule that kept out each campaign of the index (an empty
+    reason: it was a candidate). Kept ``SAMPLES_KEPT`` (``adnet.delivery.retention``)."""
+
+    id = fields.BigIntField(primary_key=True)
+    decided_at = fields.DatetimeField(db_index=True)
+    site_id = fields.CharField(max_length=48)
+    placement = fields.CharField(max_length=64, default="")
+    size = fields.CharField(max_length=16, default="")
+    country = fields.CharField(max_length=8, default="")
+    device = fields.CharField(max_length=16, default="")
+    outcome = fields.CharField(max_length=48, description="the campaign shown, or the kind (HOUSE, NONE, a unit's)")
+    verdicts = fields.JSONField(default=dict, description="campaign id → first excluding rule ('' for a candidate)")
+    filtered = fields.CharField(max_length=32, default="",
+                                description="the tracking filter's reason its events would not be billed, if any")
+
+    class Meta:
+        table = "decision_sample"
+        indexes = (("site_id", "decided_at"),)

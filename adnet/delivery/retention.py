@@ -11,7 +11,9 @@
   goals still find it; keeping which wallet saw which ad any longer would serve nothing;
 - per-viewer daily impression counts for reach and frequency (``adnet.delivery.reach``, under a per-campaign digest
   of the viewer id) for ``adnet.delivery.reach.KEPT_DAYS``, the longest range a report covers;
-- serve request aggregates (``request_hour``, ``adnet.delivery.requests``) for ``REQUEST_DAYS``, what forecasts read.
+- serve request aggregates (``request_hour``, ``adnet.delivery.requests``) for ``REQUEST_DAYS``, what forecasts read;
+- sampled serve decisions (``adnet.delivery.explainer``) for ``SAMPLES_KEPT``, the longest period the decision
+  explainer answers for.
 
 ``prune`` deletes in bounded batches, oldest first, so a first run over a large table never holds the database for
 long; the job runs it until nothing is left to delete. Deleting is idempotent, so any number of processes may run it.
@@ -26,6 +28,7 @@ from datetime import date, datetime, timedelta
 from adnet.db import sql
 from adnet.delivery.batch import DEDUP_WINDOW
 from adnet.delivery.caps import expired_before
+from adnet.delivery.explainer import SAMPLES_KEPT
 from adnet.delivery.reach import KEPT_DAYS
 from adnet.delivery.requests import REQUEST_DAYS, hour_of
 
@@ -43,6 +46,7 @@ class Pruned:
     views: int = 0
     reach: int = 0
     request_hours: int = 0
+    samples: int = 0
 
 
 async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS) -> Pruned:
@@ -54,10 +58,11 @@ async def prune(now: datetime, retention_days: int, batch_rows: int = BATCH_ROWS
                               key="impression_event_id")
     reach = await _delete_all("reach_viewer_daily", "day", (now - timedelta(days=KEPT_DAYS)).date(), batch_rows)
     hours = await _delete_all("request_hour", "hour", hour_of(now) - timedelta(days=REQUEST_DAYS), batch_rows)
-    if events or keys or windows or views or reach or hours:
+    samples = await _delete_all("decision_sample", "decided_at", now - SAMPLES_KEPT, batch_rows)
+    if events or keys or windows or views or reach or hours or samples:
         log.info("retention pruned events=%d dedup_keys=%d billing_windows=%d view_bindings=%d reach_rows=%d "
-                 "request_hours=%d", events, keys, windows, views, reach, hours)
-    return Pruned(events, keys, windows, views, reach, hours)
+                 "request_hours=%d decision_samples=%d", events, keys, windows, views, reach, hours, samples)
+    return Pruned(events, keys, windows, views, reach, hours, samples)
 
 
 async def _delete_all(table: str, column: str, before: datetime | date, batch_rows: int, key: str = "id") -> int:

@@ -11,6 +11,9 @@ candidate fills shows one of the site's house ads, if it has one that fits (``ho
 Weight = price x pacing, each clamped (price to [``MIN_PRICE_SHARE``, 1] of the best eCPM on offer, pacing to
 [``MIN_PACING``, ``MAX_PACING``]), so the best offer wins most often, a campaign behind its even spend catches up,
 and no candidate starves. The random source is the service's, injectable for tests.
+
+Each rule says which it is when it keeps a campaign out (``slot_refusal``, ``request_refusal``), so the decision
+explainer (``adnet.delivery.explainer``) asks the very functions serving asks.
 """
 
 from __future__ import annotations
@@ -64,9 +67,7 @@ def candidates(index: Index, query: ServeQuery, now: datetime, viewer: Viewer, s
     kinds = query.kinds
     if BANNER in kinds:
         admitted = [offer for offer in offers(index, query, site)
-                    if offer.campaign.live(now) and (query.attached or offer.campaign.has_budget())
-                    and offer.campaign.targeting.allows(viewer, now)
-                    and not viewer.capped(offer.campaign.id, offer.campaign.frequency_cap)]
+                    if request_refusal(offer.campaign, query, viewer, now) is None]
         best = max((offer.ecpm for offer in admitted), default=0.0)
         for offer in admitted:
             campaign, creatives = offer.campaign, offer.creatives
@@ -95,16 +96,46 @@ def offers(index: Index, query: ServeQuery, site: SiteEntry) -> list[Offer]:
     if found is None:
         found = []
         for campaign in index.campaigns.values():
-            price = ecpm(campaign)
-            if price < floor or not campaign.fits(query.placement) or refusal(site, campaign, paid=False) is not None:
-                continue
-            creatives = campaign.creatives_for(query.size)
-            if creatives:
-                found.append(Offer(campaign, creatives, price))
+            if slot_refusal(campaign, query, site, floor) is None:
+                found.append(Offer(campaign, campaign.creatives_for(query.size), ecpm(campaign)))
         if len(index.offers) >= MAX_REMEMBERED_SLOTS:
             index.offers.clear()
         index.offers[slot] = found
     return found
+
+
+def slot_refusal(campaign: CampaignEntry, query: ServeQuery, site: SiteEntry, floor: int) -> str | None:
+    """The first rule that keeps ``campaign``'s banner from the slot ``query`` asks on ``site`` whatever the viewer
+    and the moment (``floor``: the site's or placement's), named as the decision explainer names it
+    (``adnet.delivery.explainer.REASONS``); None when none does."""
+    if ecpm(campaign) < floor:
+        return "below_floor"
+    if not campaign.fits(query.placement):
+        return "placement_excluded"
+    refused = refusal(site, campaign, paid=False)
+    if refused is not None:
+        return refused
+    if not campaign.creatives:
+        return "no_approved_creative"
+    return None if campaign.creatives_for(query.size) else "no_creative_of_size"
+
+
+def request_refusal(campaign: CampaignEntry, query: ServeQuery, viewer: Viewer, now: datetime) -> str | None:
+    """The first rule that keeps ``campaign`` from this request, once the slot admits it: its flight
+    (``CampaignEntry.flight_refusal``), its money (``CampaignEntry.budget_refusal``; a slot that takes attached tasks
+    shows a campaign whatever its budget), its targeting (``Rules.refusal``) and the viewer's frequency cap
+    (``frequency_capped``); None when none does."""
+    flight = campaign.flight_refusal(now)
+    if flight is not None:
+        return flight
+    if not query.attached:
+        money = campaign.budget_refusal()
+        if money is not None:
+            return money
+    targeted = campaign.targeting.refusal(viewer, now)
+    if targeted is not None:
+        return targeted
+    return "frequency_capped" if viewer.capped(campaign.id, campaign.frequency_cap) else None
 
 
 def house_ad_for(site: SiteEntry, query: ServeQuery, rng: random.Random) -> HouseAdEntry | None:

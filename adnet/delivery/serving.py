@@ -54,6 +54,7 @@ from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
 from adnet.delivery.controls import narrow
 from adnet.delivery.counters import add_daily_stats
+from adnet.delivery.explainer import Sampler, sample_of
 from adnet.delivery.frequency import Billed, FrequencyCounts, FrequencyMemory
 from adnet.delivery.index import (
     BUDGET_SECONDS,
@@ -88,12 +89,14 @@ class Server:
     database (``flush_counts``)."""
 
     def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
-                 locator: Locator | None = None, frequency: FrequencyCounts | None = None) -> None:
+                 locator: Locator | None = None, frequency: FrequencyCounts | None = None,
+                 sampler: Sampler | None = None) -> None:
         self.clock = clock
         self.random = rng
         self.tracking_secret = tracking_secret
         self.locator = locator or Locator()
         self.frequency = frequency or FrequencyMemory()
+        self.sampler = sampler or Sampler()
         self.index = Index()
         self.audiences = MembershipStore()
         self.stale = asyncio.Event()
@@ -218,9 +221,10 @@ class Server:
         self._fill[(site_id, day, filled)] += 1
 
     async def flush_counts(self) -> None:
-        """Add the counted serve decisions to the per-site daily stats, in one transaction, and the counted requests
-        to their hourly aggregates."""
+        """Add the counted serve decisions to the per-site daily stats, in one transaction, the counted requests
+        to their hourly aggregates, and write the sampled decisions (``adnet.delivery.explainer.Sampler``)."""
         await self.requests.flush()
+        await self.sampler.flush()
         pending, self._fill = self._fill, Counter()
         totals: dict[tuple[str, date], list[int]] = {}
         for (site_id, day, filled), count in pending.items():
@@ -269,6 +273,16 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
         location = viewer.location
         server.requests.count((query.site_id, hour_of(now), query.size or "", location.country if location else "",
                                viewer.device))
+    decision = await _decide(server, query, client, site, now, choice)
+    if server.sampler.due():
+        outcome = decision.banner.creative.campaign_id if decision.banner is not None else decision.kind
+        server.sampler.keep(sample_of(server.index, query, now, viewer, site, outcome, client))
+    return decision
+
+
+async def _decide(server: Server, query: ServeQuery, client: Client, site: SiteEntry, now: datetime,
+                  choice: Candidate | None) -> Decision:
+    """What the slot shows for the candidate drawn (the site's house ad, or nothing, for none)."""
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)

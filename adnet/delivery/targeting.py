@@ -48,6 +48,9 @@ _OS_NAMES = {"Windows": "windows", "Mac OS X": "macos", "iOS": "ios", "iPadOS": 
              "Chrome OS": "chromeos", "Linux": "linux", "Ubuntu": "linux", "Fedora": "linux", "Debian": "linux",
              "Red Hat": "linux", "SUSE": "linux", "Arch Linux": "linux", "Mint": "linux", "FreeBSD": "other"}
 _MOBILE_OS = frozenset({"ios", "android"})
+# What ``Rules.refusal`` names, in the order it asks.
+TARGETING_REFUSALS = ("targeting_keywords", "targeting_schedule", "targeting_device", "targeting_os",
+                      "targeting_audience", "targeting_country")
 
 
 @dataclass(frozen=True)
@@ -170,22 +173,29 @@ class Rules:
     audience: Audience = NO_AUDIENCE
 
     def allows(self, viewer: Viewer, now: datetime) -> bool:
-        """Whether the campaign may be shown to ``viewer`` at ``now``: the cheapest checks first, each only where the
-        campaign limits that dimension (so a viewer's location or device is looked up only when a rule needs it)."""
+        """Whether the campaign may be shown to ``viewer`` at ``now`` (``refusal`` finds no rule against it)."""
+        return self.refusal(viewer, now) is None
+
+    def refusal(self, viewer: Viewer, now: datetime) -> str | None:
+        """The first rule that keeps the campaign from ``viewer`` at ``now``, named as in ``TARGETING_REFUSALS``;
+        None when every rule allows it. The cheapest checks first, each only where the campaign limits that
+        dimension (so a viewer's location or device is looked up only when a rule needs it)."""
         if (self.keywords_include or self.keywords_exclude) and not _admits_any(
                 self.keywords_include, self.keywords_exclude, viewer.keywords):
-            return False
+            return "targeting_keywords"
         if self.zone is not None and not self.on_schedule(now):
-            return False
+            return "targeting_schedule"
         if (self.devices_include or self.devices_exclude) and not _admits(
                 self.devices_include, self.devices_exclude, viewer.device):
-            return False
+            return "targeting_device"
         if (self.os_include or self.os_exclude) and not _admits(self.os_include, self.os_exclude, viewer.os):
-            return False
+            return "targeting_os"
         if self.audience is not NO_AUDIENCE and not self.audience.admits(viewer.membership, viewer.injected_wallet,
                                                                         now):
-            return False
-        return not (self.geo_include or self.geo_exclude) or self.locates(viewer.location)
+            return "targeting_audience"
+        if (self.geo_include or self.geo_exclude) and not self.locates(viewer.location):
+            return "targeting_country"
+        return None
 
     def on_schedule(self, now: datetime) -> bool:
         """Whether ``now``, in the campaign's time zone, is on one of its days and hours, and one of its hours of
