@@ -273,16 +273,16 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
         location = viewer.location
         server.requests.count((query.site_id, hour_of(now), query.size or "", location.country if location else "",
                                viewer.device))
-    decision = await _decide(server, query, client, site, now, choice)
+    decision = await _decide(server, query, client, site, now, viewer, choice)
     if server.sampler.due():
         outcome = decision.banner.creative.campaign_id if decision.banner is not None else decision.kind
         server.sampler.keep(sample_of(server.index, query, now, viewer, site, outcome, client))
     return decision
 
 
-async def _decide(server: Server, query: ServeQuery, client: Client, site: SiteEntry, now: datetime,
+async def _decide(server: Server, query: ServeQuery, client: Client, site: SiteEntry, now: datetime, viewer: Viewer,
                   choice: Candidate | None) -> Decision:
-    """What the slot shows for the candidate drawn (the site's house ad, or nothing, for none)."""
+    """What the slot shows for the candidate drawn for ``viewer`` (the site's house ad, or nothing, for none)."""
     if choice is None:
         house_ad = house_ad_for(site, query, server.random)
         return NOTHING if house_ad is None else Decision(kind=HOUSE, house_ad=house_ad)
