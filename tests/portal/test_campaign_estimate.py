@@ -1,4 +1,4 @@
-"""The campaign form's estimate through the Quart test client: the form as it stands (domains, hour ranges,
+"""The campaign form's estimate through the Quart test client: the form as it stands (domains, the week grid's cells,
 targeting fields as the browser sends them) posts to the estimate, which answers the forecast and the wallet reach
 as a fragment; an incomplete form gets a hint, never an error page."""
 
@@ -23,8 +23,9 @@ async def test_the_estimate_follows_the_form_as_it_stands(advertiser, clock, ser
     page = await text(await advertiser.get("/portal/advertise/campaigns/new"))
     assert f'hx-post="{ESTIMATE}"' in page and "Enter the prices and the budget" in page
 
-    form = [*campaign_form(clock, siteAllow="news.example").items(), ("targeting.hours", "9-17"),
-            ("targeting.geoInclude", "DE")]
+    office_hours = [("schedule", f"{day}-{hour}") for day in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+                    for hour in range(9, 17)]
+    form = [*campaign_form(clock, siteAllow="news.example").items(), *office_hours, ("targeting.geoInclude", "DE")]
     fragment = await text(await advertiser.post(ESTIMATE, form, htmx=True))
     assert "<dt>Matching requests a day</dt><dd>800</dd>" in fragment  # 8 hours of 100
     assert "800 (100 % of them)" in fragment  # no rival
