@@ -10,7 +10,7 @@ from tortoise import fields
 from tortoise.indexes import Index
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0033_task_rejection')]
+    dependencies = [('models', '0038_site_content_categories')]
 
     initial = False
 

@@ -15,7 +15,7 @@ StateOnlyAlterField = import_module("migrations.0027_conversion_goals").StateOnl
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0033_task_rejection')]
+    dependencies = [('models', '0035_request_hours')]
 
     initial = False
 

@@ -6,7 +6,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0036_reach')]
+    dependencies = [('models', '0036_webhook_rejections')]
 
     initial = False
 

@@ -6,7 +6,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0033_task_rejection')]
+    dependencies = [('models', '0034_reach')]
 
     initial = False
 

@@ -6,7 +6,7 @@ from tortoise.migrations import operations as ops
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0041_audience_group_reports')]
+    dependencies = [('models', '0037_audience_group_reports')]
 
     initial = False
 
