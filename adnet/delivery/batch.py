@@ -6,7 +6,8 @@ Deduplication is one conditional write per event on ``DedupKey``: an upsert that
 ``last_accepted_at`` only when the hour has passed, and returns the key only when it did either. Whatever runs
 concurrently, in this process or another, exactly one of identical events gets the key; the others answer
 ``duplicate`` and leave nothing behind. The same write on a key made of the token digest makes ``token_reused``
-exact, so rotating the fingerprint cannot bill one served ad twice.
+exact, so rotating the fingerprint cannot bill one served ad twice. A consent-limited event keeps no viewer id: its key
+names the served ad its token names instead (``_viewer_key``).
 
 Before billing, the batch locks the billing windows its candidates count in (``adnet.delivery.caps``): an event
 beyond a cap of its client network is recorded as ``client_rate_exceeded``, one that would take its campaign's
@@ -74,7 +75,7 @@ def _deduplicated(events: list[PendingEvent], now: datetime) -> Program[list[tup
     """The events that are not duplicates (the first of identical ones whose key this batch wrote), in order, each
     with the reason that already stands against it: tracking's own, or ``token_reused`` for a token that already
     had an event of its type."""
-    keys = [(event.reported.fingerprint, event.reported.campaign_id, event.reported.type.value) for event in events]
+    keys = [(_viewer_key(event), event.reported.campaign_id, event.reported.type.value) for event in events]
     accepted = yield from _first_written(events, keys, now)
     tokened = [event for event in accepted if event.reason is None and event.token_ref]
     fresh = yield from _first_written(tokened, [(f"token:{event.token_ref}", event.reported.campaign_id,
@@ -82,6 +83,14 @@ def _deduplicated(events: list[PendingEvent], now: datetime) -> Program[list[tup
     fresh_ids = {id(event) for event in fresh}
     return [(event, "token_reused" if event.reason is None and event.token_ref and id(event) not in fresh_ids
              else event.reason) for event in accepted]
+
+
+def _viewer_key(event: PendingEvent) -> str:
+    """Whom an event is deduplicated by: its viewer id, or for a consent-limited event (which keeps none) the served
+    ad its token names, or nothing (the event's own id) without a token."""
+    if not event.consent_limited:
+        return event.reported.fingerprint
+    return f"limited:{event.token_ref or event.event_id}"
 
 
 def _first_written(events: list[PendingEvent], keys: list[tuple[str, str, str]], now: datetime
@@ -168,7 +177,7 @@ _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",
     "reported_user_agent", "client_network", "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
-    "country", "device",
+    "country", "device", "consent_limited",
 )
 # One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
 _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
@@ -179,12 +188,13 @@ def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int
     """The ``tracking_event`` row of an accepted event, in ``_EVENT_COLUMNS`` order."""
     request, claims = event.reported, event.claims
     return (
-        event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id, request.fingerprint,
+        event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id,
+        "" if event.consent_limited else request.fingerprint,
         claims.wallet if claims else None, claims.placement if claims else "", event.token_ref, request.rendered,
         request.viewport_visible, None if request.render_time is None else round(request.render_time),
         request.timestamp, request.page_url, event.client.user_agent, request.user_agent, event.client.network,
         reason is None, reason,
-        Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device,
+        Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device, event.consent_limited,
     )
 
 

@@ -46,6 +46,9 @@ class TrackingEvent(Model):
                                                                     "User-Agent")
     billable = fields.BooleanField()
     refusal_reason = fields.CharField(max_length=32, null=True)
+    consent_limited = fields.BooleanField(
+        default=False, db_default=False, description="the page's consent signals did not let adnet keep a viewer id: "
+                                                     "none is stored, and no per-viewer state was derived from it")
     cost = token_amount(default=0)
     publisher_amount = token_amount(default=0)
     received_at = fields.DatetimeField()
