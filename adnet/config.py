@@ -327,6 +327,9 @@ class SellersSettings(_Concern):
     sellers_version: Literal["1.0"] = "1.0"
     sellers_cache_seconds: Annotated[int, _between(0, 86400)] = 300
     ads_txt_certification_id: str | None = None
+    # adnet's id in the IAB Global Vendor List: when set, a TCF consent string must also give this vendor consent
+    # for the viewer's device to be used (adnet.delivery.consent).
+    iab_vendor_id: Annotated[int | None, _between(1, 65535)] = None
 
     @field_validator("sellers_contact_email")
     @classmethod

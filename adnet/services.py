@@ -116,7 +116,8 @@ async def start(settings: Settings, clock: Clock, rng: random.Random, *, redis: 
     # a fast generator seeded from the service's source, not a system call each.
     draws = random.Random(rng.getrandbits(128))  # noqa: S311
     server = Server(clock=clock, rng=draws, tracking_secret=settings.tracking_secret,
-                    locator=Locator(settings.geoip_database), frequency=frequency)
+                    locator=Locator(settings.geoip_database), frequency=frequency,
+                    iab_vendor_id=settings.iab_vendor_id)
     # Listening to the other processes starts before the index is read, so no change falls between the two.
     changelog: ChangeLog | None = None
     announcements: changes.Broadcast | ChangeLog

@@ -1,4 +1,5 @@
-"""GET /api/serve: what a publisher's page shows (a banner, a standalone unit, or nothing), open to any origin."""
+"""GET /api/serve: what a publisher's page shows (a banner, a standalone unit, or nothing), open to any origin; and
+GET /api/consent: whether the page's consent signals let the embed keep a viewer id (``adnet.delivery.consent``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from quart_schema import document_response
 
 from adnet.campaigns.banners import banner_address
 from adnet.delivery import serving
-from adnet.delivery.commands import ServeQuery
+from adnet.delivery.commands import ConsentSignals, ServeQuery
+from adnet.delivery.consent import limitation
 from adnet.services import Services
 from api.http import answer, with_query
 from api.schemas import PublicTask, Schema, public_task, refusals
@@ -118,3 +120,24 @@ async def serve(query_args: ServeQuery, run: Services) -> Response:
     Unknown site: 404."""
     return answer(served(await serving.serve(run.serving, query_args, client()), run.settings.public_url,
                          run.chain.chain_id))
+
+
+class ConsentOut(Schema):
+    """Whether events and serves with these signals are consent-limited, and why (``reason``, null when not)."""
+
+    limited: bool
+    reason: str | None
+
+
+@blueprint.get("/consent")
+@rate_limit(limits=settings_limit("rate_limit_public"))
+@with_query(ConsentSignals)
+@document_response(ConsentOut)
+@refusals(400, 429)
+async def consent(query_args: ConsentSignals, run: Services) -> Response:
+    """Whether the page's consent signals (``gdpr``, ``gdprConsent``, ``gpp``, ``gppSid``, as ``/api/serve`` and
+    ``/api/track`` take them) let the embed keep a viewer id on the device: the same rule serve and track apply to
+    the strings they receive (``limited`` true: the embed keeps none, and adnet records the events as
+    consent-limited). A string that cannot be decoded: 400 ``invalid_consent``."""
+    reason = limitation(query_args, run.settings.iab_vendor_id)
+    return answer(ConsentOut(limited=reason is not None, reason=reason))

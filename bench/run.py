@@ -9,6 +9,9 @@ route) on a free loopback port, and measures three endpoints of that one server:
 - ``POST /api/track`` with a realistic mix: 70 % first impressions (each with its own served token, reported
   more than a second after it was served), 10 % clicks on impressed ads, 20 % duplicates of earlier impressions.
 
+Serve and track requests carry the consent signals of a page with a consent platform (a TC string, a GPP string;
+a fifth of them refusing storage on the device, so consent-limited), unless ``--without-consent``.
+
 For each: the most requests per second 64 keep-alive connections get (closed loop, after a warm-up; the best of
 three rounds that take the endpoints in turn, so that a passing slowdown of a shared machine does not decide the
 ratio), its ratio to the ceiling and the server's CPU time per request over the rounds (all its workers); then the
@@ -46,6 +49,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlencode
 
 import uvloop
 
@@ -67,6 +71,16 @@ TARGETS = {"serve": 0.70, "track": 0.50}
 P99_TARGET_MS = 10.0
 TAIL_RATIO_TARGET = 2.0
 REFERENCE_LOOP = 2_000_000
+# What pages with a consent platform send (adnet.delivery.consent): a real CMP's TC string that gives purpose 1, and
+# a GPP string with the US national section (nothing opted out); CONSENT_REFUSED of the requests carry a TC string
+# that refuses it (consent-limited events). --without-consent sends none, as pages without a CMP.
+TC_GIVEN = (
+    "COxR03kOxR1CqBcABCENAgCMAP_AAH_AAAqIF3EXySoGY2thI2YVFxBEIYwfJxyigMgChgQIsSwNQIeFLBoGLiAAHBGYJAQAGBAEEACBAQIkHGBM"
+    "CQAAgAgBiRCMQEGMCzNIBIBAggEbY0FACCVmHkHSmZCY7064O__QLuIJEFQMAkSBAIACLECIQwAQDiAAAYAlAAABAhIaAAgIWBQEeAAAACAwAA"
+    "gAAABBAAACAAQAAICIAAABAAAgAiAQAAAAGgIQAACBABACRIAAAEANCAAgiCEAQg4EAo4AAA")
+TC_REFUSED = "CPSG_8APSG_8AAAAAAENAAFgAAAAAAAAAAAAFpQAwAAgCtAWkAAAAAAA.IFpQBQAAwAKAAsADoArQFpAA.YAAAAAAAAAAA"
+GPP_USNAT = "DBABLA~CAAAAAAAAABA.QA"
+CONSENT_REFUSED = 0.2
 ROUNDS = 3
 
 
@@ -241,11 +255,17 @@ async def open_loop(port: int, next_request: Callable[[], bytes], seconds: float
 VIEWERS = 5000
 
 
+def consent_signals(rng: random.Random) -> dict[str, str]:
+    """The consent parameters a page with a consent platform sends with serve and track."""
+    tc_string = TC_REFUSED if rng.random() < CONSENT_REFUSED else TC_GIVEN
+    return {"gdpr": "1", "gdprConsent": tc_string, "gpp": GPP_USNAT, "gppSid": "7"}
+
+
 class TrackMix:
     """Tracking requests in the proportions of real traffic, from tokens the server really issued."""
 
-    def __init__(self, site_id: str, ads: list[dict], rng: random.Random) -> None:
-        self.site_id, self.ads, self.rng = site_id, ads, rng
+    def __init__(self, site_id: str, ads: list[dict], rng: random.Random, consent: bool = True) -> None:
+        self.site_id, self.ads, self.rng, self.consent = site_id, ads, rng, consent
         self.used = 0
         self.impressed: list[dict] = []
 
@@ -267,6 +287,8 @@ class TrackMix:
                 "fingerprint": event["fingerprint"], "rendered": True, "viewportVisible": True, "renderTime": 42,
                 "timestamp": int(time.time() * 1000), "pageUrl": "http://127.0.0.1/article",
                 "trackingToken": ad["trackingToken"]}
+        if self.consent:
+            body.update(consent_signals(self.rng), gdpr=1)
         return post("/api/track", body, ad["client"])  # from the client the ad was served to
 
 
@@ -293,20 +315,22 @@ async def prepare_tokens(port: int, site_id: str, count: int, rng: random.Random
 
 
 async def measure(port: int, server_pid: int, site_id: str, seconds: float, rate: int,
-                  passes: list[str] | None = None) -> dict[str, Measured]:
+                  passes: list[str] | None = None, consent: bool = True) -> dict[str, Measured]:
     rng = random.Random(2026)
+    signals = [urlencode(consent_signals(rng)) for _ in range(64)] if consent else [""]
 
     def ceiling() -> bytes:
         return get("/bench/ceiling", client_address(rng))
 
     def serve() -> bytes:
         audience = f"&audience={rng.choice(passes)}" if passes and rng.random() < 0.5 else ""
-        return get(f"/api/serve?siteId={site_id}&size={rng.choice(SIZES)}&placement=bench{audience}",
-                   client_address(rng))
+        page = rng.choice(signals)
+        return get(f"/api/serve?siteId={site_id}&size={rng.choice(SIZES)}&placement=bench{audience}"
+                   f"{'&' if page else ''}{page}", client_address(rng))
 
     ads = await prepare_tokens(port, site_id, TOKENS_TO_PREPARE, rng)
     await asyncio.sleep(1.2)  # every prepared ad has now been "in view" for more than a second
-    makers = {"ceiling": ceiling, "serve": serve, "track": TrackMix(site_id, ads, rng)}
+    makers = {"ceiling": ceiling, "serve": serve, "track": TrackMix(site_id, ads, rng, consent)}
     best: dict[str, Phase] = {}
     cpu_used, sent = Counter[str](), Counter[str]()
     for _ in range(ROUNDS):
@@ -440,6 +464,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="worker processes of adnet serve (1-32)")
     parser.add_argument("--wallet-audience", action="store_true",
                         help="give a demo campaign a wallet audience; half the serves carry a proven wallet's pass")
+    parser.add_argument("--without-consent", action="store_true",
+                        help="send no consent signals (TC and GPP strings), as pages without a consent platform")
     add_database_arguments(parser)
     parser.add_argument("--keep", action="store_true", help="keep the data directory and print its path")
     args = parser.parse_args()
@@ -453,7 +479,7 @@ def main() -> int:
         passes = asyncio.run(add_wallet_audience(env, demo["campaignIds"][-1])) if args.wallet_audience else None
         server = start_server(env, workers)
         results = uvloop.run(measure(int(env["ADNET_PORT"]), server.pid, demo["siteId"], seconds, args.rate,
-                                     passes))
+                                     passes, consent=not args.without_consent))
     finally:
         if server is not None:
             stop(server)

@@ -1,4 +1,4 @@
-/*! adnet embed SDK 1.7.0 | MIT | docs/sdk.md */
+/*! adnet embed SDK 1.8.0 | MIT | docs/sdk.md */
 // One script tag on a publisher's page: serves each [data-adnet-slot] lazily, renders banners with a
 // "Sponsored" label and attached tasks, reports MRC-viewable impressions and clicks, runs polls, feedback
 // and surveys, and shows the viewer's rewards in each [data-adnet-rewards] ("My rewards"). Plain ES2017, no
@@ -7,7 +7,7 @@
 // a slot the server cannot fill stays empty and quiet.
 (function (window, document) {
   "use strict";
-  var VERSION = "1.7.0";
+  var VERSION = "1.8.0";
   var existing = window.adnet;
   if (existing && existing.version) return;
 
@@ -133,9 +133,11 @@
       return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
     } catch (e) { return null; }
   }
+  // The device's storage only once the page's consent signals allow it (below); the page's memory otherwise.
   function storage(key, value) {
     key = "adnet:" + key;
     try {
+      if (!deviceAllowed()) throw new Error("consent");
       if (value === undefined) return window.localStorage.getItem(key);
       if (value === null) window.localStorage.removeItem(key);
       else window.localStorage.setItem(key, value);
@@ -151,8 +153,8 @@
     return navigator.globalPrivacyControl === true || navigator.doNotTrack === "1" || window.doNotTrack === "1";
   }
   function fingerprint() {
-    if (optedOut()) {
-      storage("fp", null);
+    if (optedOut() || !deviceAllowed()) {
+      if (optedOut()) storage("fp", null);
       return pageViewer();
     }
     var value = storage("fp");
@@ -166,6 +168,71 @@
   function pageViewer() {
     if (!memory.pageViewer) memory.pageViewer = newViewerId();
     return memory.pageViewer;
+  }
+  // ---- consent: IAB TCF v2.2 (__tcfapi) and GPP (__gpp), in this window or through an ancestor's locator frame ----
+  // The platform has CONSENT_WAIT_MS to answer. A TCF platform that does not means GDPR applies without consent;
+  // a GPP one, no GPP signal. adnet decides from the strings (GET /api/consent, the rule serve and track apply).
+  var CONSENT_WAIT_MS = 500;
+  var consent = null;  // once known: {params: {gdpr, gdprConsent, gpp, gppSid}, limited}
+  var consentAsked = null;
+  var calls = {};
+  function deviceAllowed() { return !!consent && !consent.limited; }
+  function locator(name) {
+    for (var frame = window; frame; frame = frame === window.top ? null : frame.parent) {
+      try { if (frame.frames[name]) return frame; } catch (e) { /* another origin's frame: look further up */ }
+    }
+    return null;
+  }
+  function listen(key, command, callback) {
+    var id = "adnet" + Math.random(), frame = locator(key + "Locator"), call = {};
+    if (!frame) return false;
+    if (!calls.on) {
+      calls.on = 1;
+      window.addEventListener("message", function (event) {
+        var message = event.data;
+        try { if (typeof message === "string") message = JSON.parse(message); } catch (e) { return; }
+        var back = message && (message.__tcfapiReturn || message.__gppReturn);
+        if (back && calls[back.callId]) calls[back.callId](back.returnValue, back.success);
+      });
+    }
+    calls[id] = callback;
+    call[key + "Call"] = { command: command, version: key === "__gpp" ? "1.1" : 2, callId: id };
+    frame.postMessage(call, "*");
+    return true;
+  }
+  function cmp(key, ready, timedOut) {
+    return new Promise(function (resolve) {
+      function take(answer, ok) { var found = ok !== false && answer && ready(answer); if (found) resolve(found); }
+      try {
+        if (typeof window[key] === "function") {
+          if (key === "__gpp") window.__gpp("addEventListener", take); else window.__tcfapi("addEventListener", 2, take);
+        } else if (!listen(key, "addEventListener", take)) return resolve({});
+      } catch (e) { return resolve({}); }
+      setTimeout(function () { resolve(timedOut); }, CONSENT_WAIT_MS);
+    });
+  }
+  function consentSignals() {
+    consentAsked = consentAsked || Promise.all([
+      cmp("__tcfapi", function (tc) {
+        if (tc.gdprApplies === false) return { gdpr: 0 };
+        if (/^(tcloaded|useractioncomplete)$/.test(tc.eventStatus)) return { gdpr: 1, gdprConsent: tc.tcString };
+      }, { gdpr: 1 }),
+      cmp("__gpp", function (event) {
+        var ping = event.pingData || event;
+        if (ping.signalStatus === "ready") return { gpp: ping.gppString, gppSid: (ping.applicableSections || []).join(",") };
+      }, {})
+    ]).then(function (found) {
+      var params = Object.assign({}, found[0], found[1]);
+      if (params.gdpr !== 1 && !params.gpp) return { params: params, limited: false };
+      return api("GET", "/api/consent?" + query(params)).then(function (response) {
+        return { params: params, limited: response.body.limited !== false };
+      });
+    }).then(function (known) {
+      consent = known;
+      if (known.limited) try { window.localStorage.removeItem("adnet:fp"); } catch (e) { /* no storage */ }
+      return known;
+    });
+    return consentAsked;
   }
   function newViewerId() {
     var bytes = new Uint8Array(16);
@@ -282,7 +349,7 @@
 
   // ---- what serving targets and caps by: page keywords (data-keywords) and the viewer id ---------------------------
   // The viewer id counts campaigns' frequency caps; under Do-Not-Track or Global Privacy Control none is sent.
-  function cappingViewer() { return optedOut() ? null : fingerprint(); }
+  function cappingViewer() { return optedOut() || !deviceAllowed() ? null : fingerprint(); }
   // A slot's keywords, else the script tag's: comma-separated, trimmed, lower-cased; items the server would refuse
   // (not 1-40 letters, digits, - or _) are left out, and at most 20 are sent, so a sloppy list never empties a slot.
   var KEYWORD = /^[\p{L}\p{N}_-]{1,40}$/u;
@@ -342,7 +409,10 @@
   };
   Slot.prototype.load = function () {
     var self = this;
-    return (this.served ? Promise.resolve({ ok: true, status: 200, body: this.served }) : this.ask()).then(function (response) {
+    // An answer served already is shown once the page's consent signals are known too: its events carry them.
+    var asked = this.served ? consentSignals().then(function () { return { ok: true, status: 200, body: self.served }; })
+      : this.ask();
+    return asked.then(function (response) {
       var answer = response.body;
       if (!response.ok || !answer.kind || answer.kind === "NONE") return self.empty(response.ok ? "none" : "unavailable", response.status);
       emit("serve", { slot: self.host, kind: answer.kind }, self.host);
@@ -353,12 +423,15 @@
     });
   };
   Slot.prototype.ask = function () {
-    var params = { siteId: siteId, kind: this.kind, size: this.size, placement: this.placement,
-      wallet: state.wallet, attached: this.attached ? "1" : null,
-      house: this.house ? null : "0", keywords: this.keywords, viewer: cappingViewer(),
-      audience: state.rewards && state.rewards.wallet === state.wallet ? state.rewards.audiencePass : null,
-      injectedWallet: provider() ? "1" : null };
-    return api("GET", "/api/serve?" + query(params));
+    var self = this;
+    return consentSignals().then(function (known) {
+      var params = Object.assign({ siteId: siteId, kind: self.kind, size: self.size, placement: self.placement,
+        wallet: state.wallet, attached: self.attached ? "1" : null,
+        house: self.house ? null : "0", keywords: self.keywords, viewer: cappingViewer(),
+        audience: state.rewards && state.rewards.wallet === state.wallet ? state.rewards.audiencePass : null,
+        injectedWallet: provider() ? "1" : null }, known.params);
+      return api("GET", "/api/serve?" + query(params));
+    });
   };
   Slot.prototype.empty = function (reason, status) {
     this.host.setAttribute("data-adnet-empty", reason);
@@ -408,6 +481,7 @@
         pageUrl: (self.pageUrl || httpUrl(location.href) || "").slice(0, 2048), userAgent: navigator.userAgent.slice(0, 512),
         trackingToken: ad.trackingToken
       };
+      Object.assign(body, consent && consent.params);
       if (extra.tab) land(extra.tab, body);
       else if (type === "IMPRESSION" && state.rewards) viewed(body, state.rewards);
       else beacon("/api/track", body);
@@ -1182,6 +1256,7 @@
   if (Array.isArray(existing)) existing.forEach(adnet.push);
 
   function start() {
+    consentSignals();
     scan(document);
     if (window.MutationObserver) {
       new MutationObserver(function (records) {

@@ -6,7 +6,8 @@ Deduplication is one conditional write per event on ``DedupKey``: an upsert that
 ``last_accepted_at`` only when the hour has passed, and returns the key only when it did either. Whatever runs
 concurrently, in this process or another, exactly one of identical events gets the key; the others answer
 ``duplicate`` and leave nothing behind. The same write on a key made of the token digest makes ``token_reused``
-exact, so rotating the fingerprint cannot bill one served ad twice.
+exact, so rotating the fingerprint cannot bill one served ad twice. A consent-limited event keeps no viewer id: its key
+names the served ad its token names instead (``_viewer_key``).
 
 Before billing, the batch locks the billing windows its candidates count in (``adnet.delivery.caps``): an event
 beyond a cap of its client network is recorded as ``client_rate_exceeded``, one that would take its campaign's
@@ -76,7 +77,7 @@ def _deduplicated(events: list[PendingEvent], now: datetime) -> Program[list[tup
     """The events that are not duplicates (the first of identical ones whose key this batch wrote), in order, each
     with the reason that already stands against it: tracking's own, or ``token_reused`` for a token that already
     had an event of its type."""
-    keys = [(event.reported.fingerprint, event.reported.campaign_id, event.reported.type.value) for event in events]
+    keys = [(_viewer_key(event), event.reported.campaign_id, event.reported.type.value) for event in events]
     accepted = yield from _first_written(events, keys, now)
     tokened = [event for event in accepted if event.reason is None and event.token_ref]
     fresh = yield from _first_written(tokened, [(f"token:{event.token_ref}", event.reported.campaign_id,
@@ -84,6 +85,14 @@ def _deduplicated(events: list[PendingEvent], now: datetime) -> Program[list[tup
     fresh_ids = {id(event) for event in fresh}
     return [(event, "token_reused" if event.reason is None and event.token_ref and id(event) not in fresh_ids
              else event.reason) for event in accepted]
+
+
+def _viewer_key(event: PendingEvent) -> str:
+    """Whom an event is deduplicated by: its viewer id, or for a consent-limited event (which keeps none) the served
+    ad its token names, or nothing (the event's own id) without a token."""
+    if not event.consent_limited:
+        return event.reported.fingerprint
+    return f"limited:{event.token_ref or event.event_id}"
 
 
 def _first_written(events: list[PendingEvent], keys: list[tuple[str, str, str]], now: datetime
@@ -170,7 +179,7 @@ _EVENT_COLUMNS = (
     "id", "type", "campaign_id", "creative_id", "site_id", "fingerprint", "wallet", "placement", "token_ref",
     "rendered", "viewport_visible", "render_time_ms", "client_timestamp_ms", "page_url", "user_agent",
     "reported_user_agent", "client_network", "billable", "refusal_reason", "cost", "publisher_amount", "received_at",
-    "country", "device", "viewer_key", "recorded_at", "audience_group",
+    "country", "device", "viewer_key", "recorded_at", "audience_group", "consent_limited",
 )
 # One multi-row INSERT for the batch (building ORM objects would cost more than the write itself).
 _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALUES :rows"  # noqa: S608
@@ -179,17 +188,19 @@ _INSERT_EVENTS = f"INSERT INTO tracking_event ({', '.join(_EVENT_COLUMNS)}) VALU
 def _event_row(event_id: str, event: PendingEvent, reason: str | None, cost: int, publisher_amount: int,
                now: datetime) -> tuple[Any, ...]:
     """The ``tracking_event`` row of an accepted event, in ``_EVENT_COLUMNS`` order: recorded ``now`` (the reach job's
-    cursor), with its viewer as the campaign's digest of the id, never the id."""
+    cursor), with its viewer as the campaign's digest of the id, never the id (and none when consent-limited)."""
     request, claims = event.reported, event.claims
-    viewer = viewer_key(request.campaign_id, claims.viewer) if claims is not None and claims.viewer else None
+    viewer = (viewer_key(request.campaign_id, claims.viewer)
+              if claims is not None and claims.viewer and not event.consent_limited else None)
     return (
-        event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id, request.fingerprint,
+        event_id, request.type.value, request.campaign_id, request.ad_id, request.site_id,
+        "" if event.consent_limited else request.fingerprint,
         claims.wallet if claims else None, claims.placement if claims else "", event.token_ref, request.rendered,
         request.viewport_visible, None if request.render_time is None else round(request.render_time),
         request.timestamp, request.page_url, event.client.user_agent, request.user_agent, event.client.network,
         reason is None, reason,
         Decimal(cost), Decimal(publisher_amount), event.received_at, event.country, event.device, viewer, now,
-        claims.audience_group if claims else 0,
+        claims.audience_group if claims else 0, event.consent_limited,
     )
 
 

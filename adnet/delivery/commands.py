@@ -12,6 +12,7 @@ from adnet.audiences.passes import MAX_PASS_LENGTH
 from adnet.campaigns.commands import MAX_LIST, MAX_PLACEMENT_LENGTH, Description, Placement
 from adnet.campaigns.targeting import normalize_keyword
 from adnet.core.inputs import Command, Fingerprint, Price, Size, WalletAddress, WebUrl, rule
+from adnet.delivery.consent import GPP_STRING, MAX_CONSENT_LENGTH, TC_STRING
 from adnet.delivery.models import EventType
 from adnet.delivery.tokens import MAX_TOKEN_LENGTH
 from adnet.tasks.models import TaskKind
@@ -43,7 +44,53 @@ def _switch(value: Any) -> bool:
     return bool(value == "1")
 
 
-class ServeQuery(Command):
+def _gdpr(value: Any) -> bool | None:
+    if value is None or value == "":
+        return None
+    if value not in (0, 1, "0", "1"):  # True and False too (as the spool writes it back)
+        raise rule("invalid_field", "1 when GDPR applies, 0 when it does not, or leave it out")
+    return value in (1, "1")
+
+
+MAX_GPP_SIDS = 32
+
+
+def _section_ids(value: Any) -> tuple[int, ...] | None:
+    if value is None or value == "":
+        return None
+    parts = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else None
+    try:
+        ids = tuple(int(part) for part in parts) if parts is not None and len(parts) <= MAX_GPP_SIDS else None
+    except (TypeError, ValueError):
+        ids = None
+    if ids is None or not all(-1 <= section_id <= 255 for section_id in ids):
+        raise rule("invalid_field", f"comma-separated GPP section ids (-1 to 255, at most {MAX_GPP_SIDS})")
+    return ids
+
+
+def _text_or_none(value: Any) -> Any:
+    return value or None
+
+
+class ConsentSignals(Command):
+    """The page's consent signals, as its consent management platform gave them to the embed (the rule they feed:
+    ``adnet.delivery.consent.limitation``)."""
+
+    gdpr: Annotated[bool | None, BeforeValidator(_gdpr), WithJsonSchema(
+        {"enum": [0, 1, "0", "1"], "description": "1: GDPR applies to the request, 0: it does not (TCF gdprApplies)"}
+    )] = None
+    gdpr_consent: Annotated[str | None, BeforeValidator(_text_or_none)] = Field(
+        default=None, max_length=MAX_CONSENT_LENGTH, pattern=TC_STRING.pattern,
+        description="the IAB TCF v2.2 consent string (TC string) of the page's CMP")
+    gpp: Annotated[str | None, BeforeValidator(_text_or_none)] = Field(
+        default=None, max_length=MAX_CONSENT_LENGTH, pattern=GPP_STRING.pattern,
+        description="the IAB GPP string of the page's CMP")
+    gpp_sid: Annotated[tuple[int, ...] | None, BeforeValidator(_section_ids), WithJsonSchema(
+        {"type": "string", "examples": ["7,8"],
+         "description": "the GPP section ids that apply, comma-separated (GPP applicableSections)"})] = None
+
+
+class ServeQuery(ConsentSignals):
     """The query string of ``GET /api/serve``."""
 
     site_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, description="site asking for content")
@@ -76,7 +123,7 @@ class ServeQuery(Command):
         return value or None
 
 
-class TrackEvent(Command):
+class TrackEvent(ConsentSignals):
     """An impression or click as the embed reports it; ``renderTime`` and ``timestamp`` are milliseconds."""
 
     model_config = ConfigDict(strict=True, extra="forbid")

@@ -25,9 +25,11 @@ class TrackResult:
 @dataclass
 class PendingEvent:
     """An event on its way into a batch: everything decided so far, its price should it be billed, where and on
-    what kind of device its client is (for the reports), and the id it is stored under if it is recorded. The id is
-    made when the event arrives, so an event kept in the spool (``adnet.delivery.spool``) is answered with the id
-    it is stored under later, and an event written twice (a replay) is recognised by it."""
+    what kind of device its client is (for the reports), whether its page's consent signals limit it
+    (``adnet.delivery.consent``: then its token's viewer is dropped and no viewer id is stored), and the id it is
+    stored under if it is recorded. The id is made when the event arrives, so an event kept in the spool
+    (``adnet.delivery.spool``) is answered with the id it is stored under later, and an event written twice (a
+    replay) is recognised by it."""
 
     reported: TrackEvent
     client: Client
@@ -38,4 +40,5 @@ class PendingEvent:
     token_ref: str | None
     country: str = ""
     device: str = ""
+    consent_limited: bool = False
     event_id: str = field(default_factory=lambda: new_ordered_id("ev"))

@@ -49,6 +49,9 @@ class TrackingEvent(Model):
     audience_group = fields.SmallIntField(
         default=0, db_default=0,
         description="the audience rule group (1 the first) that admitted the viewer at serving, 0 for none")
+    consent_limited = fields.BooleanField(
+        default=False, db_default=False, description="the page's consent signals did not let adnet keep a viewer id: "
+                                                     "none is stored, and no per-viewer state was derived from it")
     cost = token_amount(default=0)
     publisher_amount = token_amount(default=0)
     received_at = fields.DatetimeField()

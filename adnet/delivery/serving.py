@@ -7,6 +7,9 @@ budgets.
 A banner served to a page of another domain than the site's (``adnet.delivery.sites``) is still served, with a token
 that says so: its events are recorded as ``domain_mismatch``, never billed.
 
+A request whose page's consent signals do not let adnet keep a viewer id (``adnet.delivery.consent``) is served as
+one without a viewer id: its viewer is neither read in the frequency counts nor signed into the token.
+
 A request with a viewer id reads what that viewer was billed of the capped campaigns that may fill the slot, in one
 call to the frequency counts (``adnet.delivery.frequency``: one Redis round trip with ``ADNET_REDIS_URL``, this
 process's memory without); tracking adds what each batch billed.
@@ -52,6 +55,7 @@ from adnet.core.ids import has_prefix
 from adnet.delivery import tokens
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import BANNER, ServeQuery
+from adnet.delivery.consent import limitation
 from adnet.delivery.controls import narrow
 from adnet.delivery.counters import add_daily_stats
 from adnet.delivery.explainer import Sampler, sample_of
@@ -90,8 +94,9 @@ class Server:
 
     def __init__(self, *, clock: Clock, rng: random.Random, tracking_secret: str,
                  locator: Locator | None = None, frequency: FrequencyCounts | None = None,
-                 sampler: Sampler | None = None) -> None:
+                 sampler: Sampler | None = None, iab_vendor_id: int | None = None) -> None:
         self.clock = clock
+        self.iab_vendor_id = iab_vendor_id
         self.random = rng
         self.tracking_secret = tracking_secret
         self.locator = locator or Locator()
@@ -351,6 +356,8 @@ async def _choose(server: Server, query: ServeQuery, client: Client, *, sizes: t
     """The site, the query narrowed by its controls, the time, the viewer, and the candidate drawn for ``client``;
     NotFound for an unknown or inactive site. With ``sizes``, the candidates of each size in one draw, of those
     whose campaign's eCPM reaches ``floor``."""
+    if limitation(query, server.iab_vendor_id) is not None and query.viewer is not None:
+        query = query.model_copy(update={"viewer": None})  # consent-limited: no frequency state for this viewer
     site = await server.site(query.site_id)
     query = narrow(site.controls, query)
     now = server.clock.now()

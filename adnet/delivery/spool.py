@@ -68,6 +68,7 @@ def encode(event: PendingEvent) -> str:
         "client": asdict(event.client), "receivedAt": event.received_at.isoformat(), "price": event.price,
         "reason": event.reason, "claims": None if event.claims is None else asdict(event.claims),
         "tokenRef": event.token_ref, "country": event.country, "device": event.device,
+        "consentLimited": event.consent_limited,
     }, separators=(",", ":"))
 
 
@@ -82,7 +83,7 @@ def decode(text: str) -> PendingEvent:
         received_at=datetime.fromisoformat(stored["receivedAt"]), price=int(stored["price"]),
         reason=stored["reason"], claims=None if claims is None else TokenClaims(**claims),
         token_ref=stored["tokenRef"], country=stored["country"], device=stored["device"],
-        event_id=stored["eventId"])
+        consent_limited=stored.get("consentLimited", False), event_id=stored["eventId"])
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,11 @@ the campaign's advertiser, never to the client:
   ``budget_exhausted`` (the campaign's remaining budget cannot pay the price),
   ``daily_cap_reached`` (the price would take the campaign's spend of the UTC day past its ``dailyCap``).
 
+An event whose page's consent signals do not let adnet keep a viewer id (``adnet.delivery.consent.limitation``,
+decided here from the strings the request carries, whatever its token says) is **consent-limited**: recorded with
+``consent_limited`` set and without its viewer id, deduplicated by its token (once per served ad and type in the
+hour) instead of by viewer, and kept out of frequency caps and counts; the client network's caps still apply.
+
 Writes go through a ``GroupCommitter``: the events of a few milliseconds are written in one database transaction,
 and each request is answered only after that transaction committed. On a SQLite file the transaction runs in the
 worker's writer process (``adnet.db.writer_process``), so the batch's work does not take turns with the worker's
@@ -47,6 +52,7 @@ import logging
 import sqlite3
 import time
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 
@@ -68,6 +74,7 @@ from adnet.delivery.batch import write_batch
 from adnet.delivery.caps import Caps
 from adnet.delivery.clients import Client
 from adnet.delivery.commands import TrackEvent
+from adnet.delivery.consent import limitation
 from adnet.delivery.events import PendingEvent, TrackResult
 from adnet.delivery.models import EventType
 from adnet.delivery.serving import Server
@@ -161,11 +168,15 @@ class Tracker:
 
     async def track(self, request: TrackEvent, client: Client) -> TrackResult:
         """Record one event ``client`` reported (or recognise a duplicate) and answer once it is committed, or kept
-        in the spool while the database is away; NotFound for an unknown site, campaign or ad."""
+        in the spool while the database is away; NotFound for an unknown site, campaign or ad, ConsentError for
+        consent strings that cannot be decoded."""
+        limited = limitation(request, self.settings.iab_vendor_id) is not None
         site = await self.server.site(request.site_id)
         price, campaign = await _price(self.server, request)
         now = self.clock.now()
         claims, token_reason = self._check_token(request, client, now)
+        if limited and claims is not None and claims.viewer is not None:
+            claims = replace(claims, viewer=None)  # no frequency window or count for this viewer
         off_site = (claims is not None and claims.off_site) or not on_site(
             site, origin=client.origin, referer=client.referer, page_url=request.page_url)
         reason = _first("bot_user_agent" if client.is_bot else None, refusal(site, campaign, paid=True),
@@ -176,7 +187,8 @@ class Tracker:
         location = self.server.locator.locate(client)
         return await self.committer.submit(PendingEvent(
             reported=request, client=client, received_at=now, price=price, reason=reason, claims=claims,
-            token_ref=token_ref, country=location.country if location else "", device=device_of(client.user_agent)[0]))
+            token_ref=token_ref, country=location.country if location else "", device=device_of(client.user_agent)[0],
+            consent_limited=limited))
 
     def _check_token(self, request: TrackEvent, client: Client, now: datetime
                      ) -> tuple[TokenClaims | None, str | None]:
