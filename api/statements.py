@@ -46,7 +46,7 @@ class BalanceOut(Schema):
 class MovementOut(Schema):
     """The month's postings of one kind on one subject, in one token; negative for money out."""
 
-    category: statements.Category
+    category: statements.MovementCategory
     label: str
     subject: str = Field(description="the site or campaign (or task without campaign); empty for the unallocated "
                                      "balance")

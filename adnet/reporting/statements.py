@@ -122,7 +122,7 @@ class StatementKind(StrEnum):
     ADVERTISER = "advertiser"
 
 
-class Category(StrEnum):
+class MovementCategory(StrEnum):
     """What a movement of the month was."""
 
     EARNINGS = "earnings"  # ad and conversion revenue credited to a site
@@ -138,27 +138,28 @@ class Category(StrEnum):
 
 
 CATEGORY_LABELS = {
-    Category.EARNINGS: "Earnings", Category.DEPOSIT: "Deposits and top-ups", Category.FUNDING: "Funding by adnet",
-    Category.WITHDRAWAL: "Withdrawals", Category.RELEASED: "Withdrawals released (claims expired)",
-    Category.EXCHANGE: "Exchanges", Category.ALLOCATION: "Allocated to budgets", Category.SPEND: "Spend",
-    Category.REFUND: "Refunds of unspent budgets", Category.OTHER: "Other",
+    MovementCategory.EARNINGS: "Earnings", MovementCategory.DEPOSIT: "Deposits and top-ups",
+    MovementCategory.FUNDING: "Funding by adnet", MovementCategory.WITHDRAWAL: "Withdrawals",
+    MovementCategory.RELEASED: "Withdrawals released (claims expired)", MovementCategory.EXCHANGE: "Exchanges",
+    MovementCategory.ALLOCATION: "Allocated to budgets", MovementCategory.SPEND: "Spend",
+    MovementCategory.REFUND: "Refunds of unspent budgets", MovementCategory.OTHER: "Other",
 }
 _BILLING_KINDS = frozenset({"ad_billing", CONVERSION_BILLING_KIND})
 
 
-def category_of(account_kind: str, transaction_kind: str) -> Category:
+def category_of(account_kind: str, transaction_kind: str) -> MovementCategory:
     """What a posting on an account of ``account_kind`` by a transaction of ``transaction_kind`` was."""
     on_budget = account_kind in BUDGET_KINDS
     if transaction_kind in _BILLING_KINDS:
-        return Category.SPEND if on_budget else Category.EARNINGS
+        return MovementCategory.SPEND if on_budget else MovementCategory.EARNINGS
     if transaction_kind in ("claim_issue", "claim_redeem"):
-        return Category.SPEND if on_budget else Category.WITHDRAWAL
+        return MovementCategory.SPEND if on_budget else MovementCategory.WITHDRAWAL
     if transaction_kind == "claim_expire":
-        return Category.SPEND if on_budget else Category.RELEASED
-    fixed = {"deposit": Category.DEPOSIT, "demo_funding": Category.FUNDING, "exchange": Category.EXCHANGE,
-             ALLOCATION_KIND: Category.ALLOCATION, TASK_ALLOCATION_KIND: Category.ALLOCATION,
-             RETURN_KIND: Category.REFUND}
-    return fixed.get(transaction_kind, Category.OTHER)
+        return MovementCategory.SPEND if on_budget else MovementCategory.RELEASED
+    fixed = {"deposit": MovementCategory.DEPOSIT, "demo_funding": MovementCategory.FUNDING,
+             "exchange": MovementCategory.EXCHANGE, ALLOCATION_KIND: MovementCategory.ALLOCATION,
+             TASK_ALLOCATION_KIND: MovementCategory.ALLOCATION, RETURN_KIND: MovementCategory.REFUND}
+    return fixed.get(transaction_kind, MovementCategory.OTHER)
 
 
 def statement_number(kind: StatementKind, owner_id: str, month: Month) -> str:
@@ -192,7 +193,7 @@ class Movement:
     """The month's postings of one category, on one subject (a site, a campaign, or a task without a campaign;
     empty for the unallocated balance), in one token, and part (``balance`` or ``budgets``)."""
 
-    category: Category
+    category: MovementCategory
     subject: str
     part: str
     token: Token
@@ -231,7 +232,7 @@ def summarise(opening: Mapping[AccountKey, int], postings: Iterable[Posting], su
     and token, the opening, the sum of its movements, and so the closing. ``subject_of`` names what each account is
     about (its site or campaign); an account it does not name is about nothing in particular. Each of ``parts`` has
     its G$ balance shown, at zero when it holds nothing."""
-    moved: dict[tuple[Category, str, str, Token], int] = defaultdict(int)
+    moved: dict[tuple[MovementCategory, str, str, Token], int] = defaultdict(int)
     for posting in postings:
         key = (category_of(posting.account.kind, posting.kind), subject_of.get(posting.account, ""),
                part_of(posting.account), Token(posting.account.token))
@@ -325,7 +326,7 @@ class Statement:
             summed[balance.token][1] += balance.movements
         return [Balance("total", token, opening, movements) for token, (opening, movements) in sorted(summed.items())]
 
-    def movement_total(self, category: Category, token: Token = Token.GS) -> int:
+    def movement_total(self, category: MovementCategory, token: Token = Token.GS) -> int:
         """The sum of the month's movements of ``category`` in ``token``."""
         return sum(movement.amount for movement in self.movements
                    if movement.category == category and movement.token == token)
@@ -345,7 +346,7 @@ async def publisher_statement(wallet: str, month: Month, now: datetime) -> State
     balances, movements = summarise(*await _ledger(accounts, month), subject_of)
     counts = await _traffic("site_id", list(names), month)
     converted = await _conversions("site_id", list(names), month)
-    earned = _by_subject(movements, Category.EARNINGS, 1)
+    earned = _by_subject(movements, MovementCategory.EARNINGS, 1)
     subjects = [Subject(site_id, domain, *counts.get(site_id, (0, 0)), converted.get(site_id, 0),
                         earned.get(site_id, 0)) for site_id, domain in names.items()]
     return Statement(
@@ -380,7 +381,7 @@ async def advertiser_statement(wallet: str, month: Month, now: datetime) -> Stat
     balances, movements = summarise(*await _ledger(accounts, month), subject_of, ("balance", "budgets"))
     counts = await _traffic("campaign_id", list(campaigns), month)
     converted = await _conversions("campaign_id", list(campaigns), month)
-    spent = _by_subject(movements, Category.SPEND, -1)
+    spent = _by_subject(movements, MovementCategory.SPEND, -1)
     subjects = [Subject(subject_id, name, *counts.get(subject_id, (0, 0)), converted.get(subject_id, 0),
                         spent.get(subject_id, 0)) for subject_id, name in names.items()]
     return Statement(
@@ -469,7 +470,7 @@ async def publisher_overview(wallet: str, now: datetime) -> Overview | None:
         "id", flat=True)]
     rows = await LedgerPosting.filter(account__kind="site", account__token=Token.GS, account__owner__in=site_ids,
                                       created_at__gte=month.start).values_list("transaction__kind", "amount")
-    earned = sum(int(amount) for kind, amount in rows if category_of("site", kind) == Category.EARNINGS)
+    earned = sum(int(amount) for kind, amount in rows if category_of("site", kind) == MovementCategory.EARNINGS)
     latest = await Withdrawal.filter(site_id__in=site_ids).order_by("-created_at", "-id").first().select_related(
         "claim")
     return Overview(month, earned, _withdrawal_line(latest, "site_id") if latest is not None else None)
@@ -516,7 +517,7 @@ def _within(month: Month) -> dict[str, datetime]:
     return {"created_at__gte": month.start, "created_at__lt": month.end}
 
 
-def _by_subject(movements: list[Movement], category: Category, sign: int) -> dict[str, int]:
+def _by_subject(movements: list[Movement], category: MovementCategory, sign: int) -> dict[str, int]:
     """The G$ movements of ``category`` per subject, signed so that earnings and spend read positive."""
     totals: dict[str, int] = defaultdict(int)
     for movement in movements:

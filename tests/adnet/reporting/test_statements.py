@@ -22,7 +22,6 @@ from adnet.money import ledger
 from adnet.money.models import Deposit, DepositStatus, LedgerAccount, LedgerPosting, Withdrawal
 from adnet.reporting.statements import (
     Balance,
-    Category,
     DepositLine,
     ExchangeLine,
     Month,
@@ -40,6 +39,9 @@ from adnet.reporting.statements import (
     statement_csv,
     statement_number,
     summarise,
+)
+from adnet.reporting.statements import (
+    MovementCategory as Category,
 )
 from adnet.tasks.models import Task
 from tests.adnet.test_demo import load_full_demo
