@@ -38,13 +38,18 @@ def requests_to(visitor: Visitor, server: LiveServer) -> list[Request]:
     return sent
 
 
-def impression_of(server: LiveServer, ad_id: str) -> dict[str, Any]:
+def impressions_of(server: LiveServer, ad_id: str) -> list[dict[str, Any]]:
+    return server.call(lambda: TrackingEvent.filter(creative_id=ad_id, type=EventType.IMPRESSION).values(
+        "id", "fingerprint", "consent_limited", "billable", "refusal_reason"))
+
+
+def impression_of(server: LiveServer, ad_id: str, earlier: set[str]) -> dict[str, Any]:
+    """The impression of ``ad_id`` recorded after those of ``earlier`` (earlier tests showed the same ad)."""
     deadline = time.monotonic() + 20
     while True:
-        events = server.call(lambda: TrackingEvent.filter(creative_id=ad_id, type=EventType.IMPRESSION).order_by(
-            "-received_at").values("fingerprint", "consent_limited", "billable", "refusal_reason", "received_at"))
+        events = [event for event in impressions_of(server, ad_id) if event["id"] not in earlier]
         if events or time.monotonic() > deadline:
-            assert events, "no impression recorded"
+            assert len(events) == 1, f"impressions recorded: {events}"
             return events[0]
         time.sleep(0.05)
 
@@ -53,10 +58,11 @@ def seen(visitor: Visitor, server: LiveServer, publisher_site: PublisherSite) ->
     """The page's ad in view for a second; its viewer id as the page sees it and the impression stored."""
     page = publisher_page(visitor, server, publisher_site, ARTICLE_SLOT)
     ad_id = rendered_ad(visitor)
+    earlier = {event["id"] for event in impressions_of(server, ad_id)}
     fingerprint = page.evaluate("adnet.fingerprint()")
     bring_into_view(visitor)
     let_time_pass(visitor, server, 1100)
-    return fingerprint, impression_of(server, ad_id)
+    return fingerprint, impression_of(server, ad_id, earlier)
 
 
 def adnet_storage(visitor: Visitor) -> list[str]:
