@@ -1,12 +1,13 @@
 """Reach and frequency through HTTP: impressions served with the embed's viewer id and tracked through
-``/api/track``; once the reach job has run, the campaign's reach, average frequency and distribution, per day,
-creative and site, equal what the viewers were shown, the CSV says the same, no viewer id is stored, and only the
+``/api/track``; once the reach job has run, the campaign's reach, average frequency and distribution, per day (and
+per UTC hour), creative and site, equal what the viewers were shown, the CSV says the same, no viewer id is stored, and only the
 advertiser reads them."""
 
 from __future__ import annotations
 
 import csv
 import io
+from datetime import timedelta
 
 from eth_account import Account
 
@@ -65,6 +66,27 @@ async def test_reach_and_frequency_count_each_viewer_once(client, clock, service
                                                            "to": first_day.isoformat()},
                                       headers=bearer(token))).get_json()
     assert (one_day["reach"], one_day["distribution"]["3"]) == (2, 1)
+
+    # Per UTC hour (the last 14 days): each day's hours hold its impressions with a viewer, and no hour more viewers
+    # than its day.
+    for day, daily in zip((first_day, clock.now().date()), body["days"], strict=True):
+        hourly = await (await client.get(path, query_string={"from": day.isoformat(), "to": day.isoformat(),
+                                                             "granularity": "hour"}, headers=bearer(token))).get_json()
+        assert hourly["granularity"] == "hour"
+        assert all(row["key"].startswith(f"{day.isoformat()}T") and row["key"].endswith(":00:00Z")
+                   for row in hourly["days"])
+        assert sum(row["impressions"] for row in hourly["days"]) == daily["impressions"]
+        assert max(row["reach"] for row in hourly["days"]) <= daily["reach"] <= sum(
+            row["reach"] for row in hourly["days"])
+        assert (hourly["reach"], hourly["impressions"]) == (daily["reach"], daily["impressions"])
+    weeks_ago = (clock.now() - timedelta(days=20)).date().isoformat()
+    too_old = await client.get(path, query_string={"from": weeks_ago, "to": query["to"], "granularity": "hour"},
+                               headers=bearer(token))
+    assert (too_old.status_code, (await too_old.get_json())["error"]) == (400, "hourly_too_old")
+    hourly_csv = await client.get(f"{path}.csv", query_string={**query, "from": query["to"], "granularity": "hour"},
+                                  headers=bearer(token))
+    assert hourly_csv.status_code == 200 and "hourly" in hourly_csv.headers["Content-Disposition"]
+    assert any(row[0] == "hour" for row in csv.reader(io.StringIO((await hourly_csv.get_data()).decode())))
 
     stored = await ReachViewerDaily.all().values_list("viewer_key", flat=True)
     assert not any(viewer in key for key in stored for viewer in VIEWS if viewer)
