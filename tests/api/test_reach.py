@@ -1,7 +1,7 @@
 """Reach and frequency through HTTP: impressions served with the embed's viewer id and tracked through
 ``/api/track``; once the reach job has run, the campaign's reach, average frequency and distribution, per day (and
-per UTC hour), creative and site, equal what the viewers were shown, the CSV says the same, no viewer id is stored, and only the
-advertiser reads them."""
+per UTC hour), creative and site, equal what the viewers were shown, the CSV says the same, no viewer id is
+stored, and only the advertiser reads them."""
 
 from __future__ import annotations
 
