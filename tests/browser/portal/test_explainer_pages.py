@@ -17,8 +17,9 @@ DEMO_PUBLISHER_INDEX = 2
 
 
 @pytest.mark.parametrize("width", (1280, 390))
-def test_advertiser_and_publisher_ask_why(open_portal, server: LiveServer, width: int) -> None:
-    campaign_id = server.demo["campaignIds"][0]
+def test_advertiser_and_publisher_ask_why(open_portal, server: LiveServer, live_campaigns, width: int) -> None:
+    # Every demo campaign approved and served, whatever earlier tests of the shared server left them as.
+    campaign_id = live_campaigns(*range(len(server.demo["campaignIds"])))[0]
     domain = server.call(lambda: Site.get(id=server.demo["siteId"]).values_list("domain", flat=True))
     page, console = open_portal(DEMO_ADVERTISER_INDEX, viewport={"width": width, "height": 900})
     sign_in_to_portal(page)
