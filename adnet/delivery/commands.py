@@ -152,8 +152,6 @@ class TrackEvent(ConsentSignals):
 
 MAX_BIDS = 20
 MAX_BID_SIZES = 10
-MAX_CONSENT_LENGTH = 8192
-GppSections = Annotated[str, Field(max_length=256, pattern=r"^-?[0-9]+(,-?[0-9]+)*$")]
 
 
 class BidSlot(Command):
@@ -168,18 +166,14 @@ class BidSlot(Command):
     floor_currency: str | None = Field(None, max_length=8, description="the floor's currency (Prebid's getFloor)")
 
 
-class BidRequest(Command):
+class BidRequest(ConsentSignals):
     """What Prebid.js's adnet bidder asks for one site: its ad units, the page, the viewer id it may keep, and the
-    page's consent strings, under the names the embed sends them with."""
+    page's consent strings, under the names and rules the embed sends them with (``ConsentSignals``)."""
 
     site_id: str = Field(min_length=1, max_length=MAX_ID_LENGTH, description="the adnet site the page belongs to")
     page_url: WebUrl | None = Field(None, description="the page the auction runs on (Prebid's refererInfo.page)")
     viewer: Fingerprint | None = Field(None, description="the viewer id for frequency caps; left out without "
                                                          "consent to store it")
-    gdpr: Literal[0, 1] | None = Field(None, description="1: GDPR applies to this viewer")
-    gdpr_consent: str | None = Field(None, max_length=MAX_CONSENT_LENGTH, description="the TCF consent string")
-    gpp: str | None = Field(None, max_length=MAX_CONSENT_LENGTH, description="the GPP string")
-    gpp_sid: GppSections | None = Field(None, description="the GPP sections that apply, comma-separated")
     bids: list[BidSlot] = Field(min_length=1, max_length=MAX_BIDS)
 
     @field_validator("bids")
