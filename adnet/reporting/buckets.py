@@ -24,6 +24,7 @@ from tortoise import connections
 
 from adnet.db import sql
 from adnet.delivery.models import TrafficDaily
+from adnet.delivery.requests import hour_of
 
 HOURLY_DAYS = 14
 
@@ -66,7 +67,7 @@ class Buckets:
         """The start of the bucket ``moment`` falls in (a naive moment is UTC)."""
         utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
         if self.granularity == Granularity.HOUR:
-            return utc.replace(minute=0, second=0, microsecond=0)
+            return hour_of(utc)
         return datetime.combine(utc.date(), time.min, tzinfo=UTC)
 
 
