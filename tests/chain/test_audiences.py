@@ -8,6 +8,7 @@ reads balances through ``aggregate3``; the embedded chain has none, so it sends 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 
 from eth_account.signers.local import LocalAccount
@@ -77,10 +78,15 @@ async def served(client, site_id: str, **params) -> set[str]:
     return seen
 
 
+# What the ``fill-counts`` job writes: fill counters, request hours and decision samples.
+FLUSHED_TABLES = ("site_daily_stat", "request_hour", "decision_sample")
+FLUSHES = re.compile(rf'^INSERT INTO "?({"|".join(FLUSHED_TABLES)})\b')
+
+
 def serving_statements(statements: list[str]) -> list[str]:
-    """The statements of ``statements`` that are not the fill counters' periodic flush (the ``fill-counts`` job runs
-    by itself every few seconds, also in tests, and may fall inside a long block of serves)."""
-    return [statement for statement in statements if not statement.startswith("INSERT INTO site_daily_stat")]
+    """The statements of ``statements`` that are not the ``fill-counts`` job's periodic flush (it runs by itself every
+    few seconds, also in tests, and may fall inside a long block of serves)."""
+    return [statement for statement in statements if not FLUSHES.match(statement)]
 
 
 @contextlib.contextmanager

@@ -53,10 +53,12 @@ START_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 COMMAND_TIMEOUT = 300
 ROOT = Path(__file__).resolve().parents[2]
-# Tables that background work writes on its own schedule (the serve fill counters, the watcher's cursor, the
-# lease of the job that leads, the change log), and the rate limit keys, which every admitted request counts in
-# whatever it answers: a snapshot taken around one request leaves them out.
-BACKGROUND_TABLES = frozenset({"site_daily_stat", "chain_cursor", "job_lease", "announced_change", "rate_limit"})
+# Tables that background work writes on its own schedule (the serve fill counters, request hours and decision
+# samples, the watcher's cursor, the lease of the job that leads, the change log, the reach job's cursor and
+# viewers), and the rate limit keys, which every admitted request counts in whatever it answers: a snapshot taken
+# around one request leaves them out.
+BACKGROUND_TABLES = frozenset({"site_daily_stat", "chain_cursor", "job_lease", "announced_change", "rate_limit",
+                               "request_hour", "decision_sample", "reach_cursor", "reach_viewer_daily"})
 HIGH_LIMIT = "10000000/60"
 
 
