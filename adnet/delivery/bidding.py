@@ -14,9 +14,10 @@ gross eCPM the same way back and must be reached besides the site's own floors; 
 convert gets no bid rather than a bid under it.
 
 Consent: the bidder keeps a viewer id on the device only with consent to store there (TCF purpose 1,
-``integrations/prebid/adnetBidAdapter.js``), otherwise it sends one of the page only; the consent strings it passes
-(``gdpr``, ``gdprConsent``, ``gpp``, ``gppSid``, the names the embed uses) are checked and logged (debug) here, and
-take no further part in the decision.
+``integrations/prebid/adnetBidAdapter.js``), otherwise it sends one of the page only. The consent strings it passes
+(``gdpr``, ``gdprConsent``, ``gpp``, ``gppSid``, the names the embed uses) feed the rule serving applies
+(``adnet.delivery.consent.limitation``): a consent-limited bid is decided as a serve without a viewer id, so the
+viewer is neither read in the frequency counts nor signed into the bid's token.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from adnet.config import GS_CURRENCY, Settings
 from adnet.core.amounts import DECIMALS
 from adnet.core.inputs import dimensions
 from adnet.delivery.clients import Client
-from adnet.delivery.commands import BidRequest, BidSlot, ServeQuery
+from adnet.delivery.commands import BidRequest, BidSlot, ConsentSignals, ServeQuery
 from adnet.delivery.index import CreativeEntry
 from adnet.delivery.sdk import sdk_integrity, sdk_version
 from adnet.delivery.serving import Bid, Server, bid
@@ -66,13 +67,14 @@ async def answer_bids(server: Server, request: BidRequest, client: Client, setti
     NotFound for an unknown site."""
     log.debug("bid site=%s slots=%d gdpr=%s tcf=%s gpp_sid=%s", request.site_id, len(request.bids), request.gdpr,
              request.gdpr_consent is not None, request.gpp_sid)
+    consent = {name: getattr(request, name) for name in ConsentSignals.model_fields}
     offers = []
     for slot in request.bids:
         floor = gross_floor(slot.floor, slot.floor_currency, settings)
         if floor is None:
             continue
         query = ServeQuery.model_validate({"siteId": request.site_id, "placement": slot.placement,
-                                           "viewer": request.viewer})
+                                           "viewer": request.viewer}).model_copy(update=consent)
         found = await bid(server, query, client, sizes=tuple(slot.sizes), floor=floor)
         if found is not None:
             offers.append(_offer(slot, found, request, settings))

@@ -15,6 +15,7 @@ from adnet.delivery.models import TrackingEvent
 from adnet.delivery.sdk import sdk_integrity, sdk_version
 from adnet.delivery.tokens import verify_token
 from adnet.money import ledger
+from tests.adnet.delivery.test_consent import PURPOSE_1_GIVEN, PURPOSE_1_REFUSED, USNAT_OPTED_OUT
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.api.test_track import BROWSER, from_address, setup_ad
 from tests.conftest import rebuild_index
@@ -25,12 +26,10 @@ ADDRESS = "10.200.1.1"
 OPTIONS = re.compile(r"adnet\.render\(document\.getElementById\(\"adnet-bid\"\),(\{.*\})\);\}\);</script>")
 
 
-TC_STRING = "CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA"
-
 
 def bid_body(site, **overrides) -> dict:
     return {"siteId": site.id, "pageUrl": f"https://{site.domain}/article", "viewer": "fp_viewer_1",
-            "gdpr": 1, "gdprConsent": TC_STRING, "gpp": f"DBABMA~{TC_STRING}", "gppSid": "2",
+            "gdpr": 1, "gdprConsent": PURPOSE_1_GIVEN, "gpp": f"DBABMA~{PURPOSE_1_GIVEN}", "gppSid": "2",
             "bids": [{"bidId": "b1", "adUnitCode": "div-top", "sizes": ["728x90", "300x250"]}], **overrides}
 
 
@@ -68,6 +67,32 @@ async def test_a_bid_is_the_served_banner_priced_net_with_markup_and_token(clien
     claims = verify_token(ad["trackingToken"], secrets=(settings.tracking_secret,), now=clock.now())
     assert (claims.ad_id, claims.campaign_id, claims.site_id, claims.size, claims.viewer, claims.off_site) == (
         creative.id, campaign.id, site.id, "300x250", "fp_viewer_1", False)
+
+
+@pytest.mark.parametrize("consent", [
+    {"gdprConsent": PURPOSE_1_REFUSED, "gpp": None, "gppSid": None},
+    {"gdprConsent": None, "gpp": None, "gppSid": None},  # GDPR applies, and no string says what was given
+    {"gdpr": None, "gdprConsent": None, "gpp": USNAT_OPTED_OUT, "gppSid": "7"},
+], ids=["purpose 1 refused", "no TC string", "GPP opt-out"])
+async def test_a_consent_limited_bid_reads_no_frequency_and_signs_no_viewer(client, clock, settings, consent):
+    site, campaign, creative = await setup_ad(frequency_cap=1, frequency_hours=1)
+    _, body = await post_bid(client, site, bid_body(site))
+    clock.advance(seconds=2)
+    response = await client.post("/api/track", json={
+        "type": "IMPRESSION", "campaignId": campaign.id, "adId": creative.id, "siteId": site.id,
+        "fingerprint": "fp_viewer_1", "rendered": True, "viewportVisible": True, "renderTime": 20,
+        "pageUrl": f"https://{site.domain}/article", "gdpr": 1, "gdprConsent": PURPOSE_1_GIVEN,
+        "trackingToken": served_options(body["bids"][0]["ad"])["served"]["ad"]["trackingToken"]},
+        headers={"User-Agent": BROWSER, "Origin": f"https://{site.domain}"}, **from_address(ADDRESS))
+    assert response.status_code == 201
+    # The viewer was billed the campaign's one impression: with consent it gets no more bids of it.
+    _, capped = await post_bid(client, site, bid_body(site))
+    assert capped["bids"] == []
+    _, limited = await post_bid(client, site, bid_body(site, **consent))
+    [bid] = limited["bids"]
+    claims = verify_token(served_options(bid["ad"])["served"]["ad"]["trackingToken"],
+                          secrets=(settings.tracking_secret,), now=clock.now())
+    assert (claims.campaign_id, claims.viewer) == (campaign.id, None)
 
 
 async def test_the_markup_escapes_what_it_carries(client):
