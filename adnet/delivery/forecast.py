@@ -135,11 +135,17 @@ async def site_requests(site_allow: list[str], site_deny: list[str], targeting: 
     return total / found.days if found.days > 0 else 0.0
 
 
+def _edited(campaign: CampaignEntry, planned: CampaignEntry) -> bool:
+    """Whether ``campaign`` is the one ``planned`` edits, which is not its own rival: the same id, of the same
+    advertiser (another advertiser's id names a rival like any other)."""
+    return campaign.id == planned.id and campaign.advertiser_id == planned.advertiser_id
+
+
 def estimate(rows: Iterable[RequestRow], days: float, plan: Plan, index: Index, now: datetime) -> Estimate:
     """The forecast of ``plan`` over the recorded ``rows`` of ``days`` days, against the live campaigns of
     ``index`` (pure: no I/O)."""
     rivals = [campaign for campaign in index.campaigns.values()
-              if campaign.id != plan.entry.id and campaign.live(now) and campaign.has_budget()]
+              if not _edited(campaign, plan.entry) and campaign.live(now) and campaign.has_budget()]
     matched = won = 0.0
     for row in rows:
         site = index.sites.get(row.site_id)

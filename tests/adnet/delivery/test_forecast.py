@@ -150,9 +150,12 @@ def test_the_share_is_the_selection_weight_among_matching_rivals():
                      index_of(equal, cheap, german_only, other_size, ended, spent), NOW)
     assert abs(found.share - 1 / 2.5) < 1e-9  # weights 1 (itself), 1 (equal), 0.5 (half the best eCPM)
     assert abs(found.wins_per_day - 400) < 1e-6
-    # Editing a campaign: it is not its own rival.
-    assert estimate([row(1000)], 1.0, plan_of(query(campaignId="cmp_equal"), "adv", NOW), index_of(equal),
-                    NOW).share == 1
+    # Editing a campaign: it is not its own rival; another advertiser's campaign id does not take a rival away.
+    own = entry("cmp_own", 2 * G, advertiser_id="adv")
+    assert estimate([row(1000)], 1.0, plan_of(query(campaignId="cmp_own"), "adv", NOW), index_of(own, equal),
+                    NOW).share == 1 / 2
+    assert estimate([row(1000)], 1.0, plan_of(query(campaignId="cmp_equal"), "adv", NOW), index_of(own, equal),
+                    NOW).share == 1 / 3
 
 
 def test_a_floor_above_its_price_and_a_daily_cap_limit_it():
