@@ -35,13 +35,15 @@ async def _settings(site: Site, done: str = "") -> Response:
 
 
 async def _refused(error: DomainError, sent: Sent, site_id: str, **_: str) -> Response:
-    """A form of the section refused: the section again with the reason (and the name as sent, from the rename
-    form)."""
+    """A form of the section refused: the section again with the reason (and what was sent: the name from the
+    rename form, the chosen categories from the content form)."""
     site = await sites.owned_site(sent.wallet, site_id)
     values = sent.values("name") if "name" in sent.form else None
+    chosen = [value for value in sent.form.getlist("contentCategories") if value] \
+        if "contentCategories" in sent.form else None
     return await form_error("portal/_site_settings.html", "#site-settings", error, "portal/site.html",
                             lambda: site_context(site, sent.run, "settings"), site=site, values=values,
-                            content_taxonomy=content_taxonomy())
+                            chosen=chosen, content_taxonomy=content_taxonomy())
 
 
 def confirmed(sent: Sent, field: str, expected: str, message: str) -> None:
