@@ -73,7 +73,7 @@ from portal.pages import (
     wants_fragment,
 )
 from portal.site_settings import confirmed
-from portal.targeting import audience_summary, targeting_form, written_schedule
+from portal.targeting import audience_summary, targeting_form, week_hours_summary, written_schedule
 from portal.views import Refused, Sent, form_view
 from portal.zones import viewer_zone
 from web.context import injected
@@ -84,6 +84,7 @@ from web.sessions import current_wallet
 blueprint = portal_blueprint("advertisers")
 blueprint.add_app_template_global(targeting_form, "targeting_form")
 blueprint.add_app_template_global(audience_summary, "audience_summary")
+blueprint.add_app_template_global(week_hours_summary, "week_hours_summary")
 
 BALANCE_CHANGED = {"HX-Trigger": "balance-changed"}
 HOME = "/portal/advertise"

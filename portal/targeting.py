@@ -167,6 +167,14 @@ def audience_summary(stored: Mapping[str, Any] | None) -> list[str]:
     return parts
 
 
+def week_hours_summary(stored: Mapping[str, Any] | None) -> str:
+    """A campaign's hours by day in words, Monday first (``tue 9, 10 · sat 20``), whatever order the database keeps
+    the days in (PostgreSQL's JSONB sorts an object's keys); empty without hours by day."""
+    week_hours = (stored or {}).get("week_hours") or {}
+    return " · ".join(f"{day} {', '.join(str(hour) for hour in week_hours[day])}"
+                      for day in WEEKDAYS if week_hours.get(day))
+
+
 def _json_text(rules: list[Any]) -> str:
     """Rules as the form's text shows them: JSON, empty for none."""
     return json.dumps(rules) if rules else ""

@@ -8,7 +8,7 @@ from itertools import product
 import pytest
 
 from adnet.campaigns.targeting import WEEKDAYS, Targeting
-from portal.targeting import schedule_of, slots_of
+from portal.targeting import schedule_of, slots_of, week_hours_summary
 
 EVERY_CELL = set(product(WEEKDAYS, range(24)))
 
@@ -32,3 +32,10 @@ def test_every_schedule_rule_shows_as_the_cells_it_runs_in():
     narrowed = Targeting.model_validate({"days": ["mon", "tue"], "weekHours": {"mon": [9, 10], "sun": [9]},
                                          "hours": [10]})
     assert slots_of(narrowed) == {("mon", 10)}  # every rule applies
+
+
+def test_hours_by_day_read_monday_first_in_any_stored_order():
+    # PostgreSQL's JSONB keeps an object's keys sorted (by length, then bytes), not as they were written.
+    assert week_hours_summary({"week_hours": {"sat": [20], "tue": [9, 10]}}) == "tue 9, 10 · sat 20"
+    assert week_hours_summary({"week_hours": {"sun": [], "mon": [0]}}) == "mon 0"
+    assert week_hours_summary({}) == week_hours_summary(None) == ""
