@@ -3,7 +3,6 @@ data directory, no database, no development chain (whose fresh contracts would b
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
 import subprocess
@@ -15,7 +14,7 @@ import pytest
 from adnet.chain import devserver
 from adnet.cli.main import main
 from adnet.config import load_settings
-from adnet.db import migrations
+from tests.conftest import migrated_sqlite
 
 READERS = [("audit",), ("audit", "--no-chain"), ("demo",), ("operators", "review"), ("operators", "rate"),
            ("chain", "status"), ("chain", "reset", "--yes")]
@@ -86,8 +85,8 @@ def test_an_unreachable_database_is_named(capsys, monkeypatch, tmp_path):
 
 
 def test_commands_that_read_the_chain_refuse_without_the_development_chain(capsys, monkeypatch, tmp_path):
-    settings = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
-    asyncio.run(migrations.migrate(settings.database_url))
+    load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+    migrated_sqlite(tmp_path / "adnet.sqlite3")
     before = files_under(tmp_path)
     for argv in CHAIN_READERS:
         line = refusal(capsys, monkeypatch, tmp_path, *argv)
@@ -98,8 +97,8 @@ def test_commands_that_read_the_chain_refuse_without_the_development_chain(capsy
 
 
 def test_commands_that_read_the_chain_refuse_a_database_bound_to_none(capsys, monkeypatch, tmp_path):
-    settings = load_settings({"ADNET_DATA_DIR": str(tmp_path)})
-    asyncio.run(migrations.migrate(settings.database_url))
+    load_settings({"ADNET_DATA_DIR": str(tmp_path)})
+    migrated_sqlite(tmp_path / "adnet.sqlite3")
     devserver.state_path(tmp_path).touch()  # a chain's state, to which the database was never bound
     before = files_under(tmp_path)
     for argv in CHAIN_READERS:
@@ -114,6 +113,6 @@ def test_a_sqlite_url_with_options_names_its_file(capsys, monkeypatch, tmp_path)
     load_settings({"ADNET_DATA_DIR": str(tmp_path)})  # the development secrets, as any earlier command made them
     monkeypatch.setenv("ADNET_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("ADNET_DATABASE_URL", url)
-    asyncio.run(migrations.migrate(url))
+    migrated_sqlite(tmp_path / "bench.sqlite3")
     assert main(["audit", "--no-chain"]) == 0
     assert "audit passed" in capsys.readouterr().out

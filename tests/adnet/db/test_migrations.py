@@ -17,6 +17,7 @@ from adnet.core.wallets import dev_accounts
 from adnet.db import config as db
 from adnet.db import migrations, sql
 from adnet.db.config import recreate_postgres, tortoise_config
+from tests.conftest import migrated_postgres, migrated_sqlite
 from tests.factories import EPOCH, make_advertiser, make_creative
 
 EXPECTED_TABLES = {"publisher", "site", "verified_domain", "campaign", "creative", "task", "completion", "claim",
@@ -31,6 +32,17 @@ async def fresh_database_url(database_url: str, tmp_path) -> str:
         return f"sqlite://{tmp_path / 'fresh.sqlite3'}"
     url = database_url + "_fresh"
     await recreate_postgres(url)
+    return url
+
+
+@pytest.fixture
+def migrated_database_url(database_url: str, tmp_path) -> str:
+    """A new database of the kind the suite runs on with every migration applied from nothing: a copy of the run's
+    migrated template (``tests.conftest.migrated_sqlite``, ``migrated_postgres``)."""
+    if database_url.startswith("sqlite://"):
+        return migrated_sqlite(tmp_path / "migrated.sqlite3")
+    url = database_url + "_migrated_copy"
+    migrated_postgres(url)
     return url
 
 
@@ -193,7 +205,6 @@ async def _indexes() -> set[Index]:
 
 
 async def _migrated_indexes(database_url: str) -> set[Index]:
-    await migrations.migrate(database_url)
     await db.open_database(database_url)
     try:
         return {index for index in await _indexes() if index[0] != "tortoise_migrations"}
@@ -201,7 +212,7 @@ async def _migrated_indexes(database_url: str) -> set[Index]:
         await db.close_database()
 
 
-async def test_migrations_build_every_index_the_models_declare(fresh_database_url, database_url, tmp_path):
+async def test_migrations_build_every_index_the_models_declare(migrated_database_url, database_url, tmp_path):
     """Migrated from nothing, the schema has exactly the indexes of the schema the models generate: a migration
     that rebuilt a table (SQLite cannot alter a column in place) and lost its indexes shows here (0007 restored
     those 0003 lost)."""
@@ -217,14 +228,14 @@ async def test_migrations_build_every_index_the_models_declare(fresh_database_ur
     finally:
         await Tortoise.close_connections()
 
-    assert await _migrated_indexes(fresh_database_url) == declared
+    assert await _migrated_indexes(migrated_database_url) == declared
     assert ("tracking_event", False, ("token_ref",)) in declared
 
 
-async def test_the_limits_unique_keys_are_all_in_the_schema(fresh_database_url):
+async def test_the_limits_unique_keys_are_all_in_the_schema(migrated_database_url):
     """Migrated from nothing, the tables of the limits hold every unique key: 0006 added the device's keys of
     responses and quiz tries beside the keys already there, without rebuilding a table and dropping one."""
-    keys = {(table, columns) for table, unique, columns in await _migrated_indexes(fresh_database_url) if unique}
+    keys = {(table, columns) for table, unique, columns in await _migrated_indexes(migrated_database_url) if unique}
     assert {("interaction", ("unit_id", "respondent")), ("interaction", ("unit_id", "fingerprint", "fingerprint_slot")),
             ("task_attempt", ("task_id", "wallet", "attempt")),
             ("task_attempt", ("task_id", "fingerprint", "fingerprint_attempt")),
