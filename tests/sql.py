@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -11,6 +12,10 @@ from tortoise import connections
 
 # The ORM logs every statement it sends; adnet.db.sql logs every statement of the programs it runs.
 LOGGERS = ("tortoise.db_client", "adnet.db.sql")
+# What the ``fill-counts`` job writes from memory: fill counters, request hours and decision samples. It runs by
+# itself every few seconds, also in tests, and may fall inside a block of serves.
+FLUSHED_TABLES = ("site_daily_stat", "request_hour", "decision_sample")
+_FLUSH = re.compile(rf'^INSERT INTO "?({"|".join(FLUSHED_TABLES)})\b')
 
 
 @contextmanager
@@ -33,6 +38,11 @@ def recorded_statements() -> Iterator[list[str]]:
         for logger, level in zip(loggers, levels, strict=True):
             logger.removeHandler(handler)
             logger.setLevel(level)
+
+
+def without_flushes(statements: list[str]) -> list[str]:
+    """The statements of ``statements`` that are not the ``fill-counts`` job's periodic flush."""
+    return [statement for statement in statements if not _FLUSH.match(statement)]
 
 
 class _RecordedQueue:

@@ -8,7 +8,6 @@ reads balances through ``aggregate3``; the embedded chain has none, so it sends 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 
 from eth_account.signers.local import LocalAccount
@@ -32,7 +31,7 @@ from tests.chain.helpers import user
 from tests.chain.test_task_onchain import transfer_from
 from tests.conftest import rebuild_index
 from tests.factories import make_campaign, make_creative, make_site
-from tests.sql import recorded_statements
+from tests.sql import recorded_statements, without_flushes
 
 pytestmark = ON_BOTH_CHAINS
 DRAWS = 40
@@ -76,17 +75,6 @@ async def served(client, site_id: str, **params) -> set[str]:
         body = await response.get_json()
         seen.add(body["ad"]["campaignId"] if body["kind"] == "BANNER" else "NONE")
     return seen
-
-
-# What the ``fill-counts`` job writes: fill counters, request hours and decision samples.
-FLUSHED_TABLES = ("site_daily_stat", "request_hour", "decision_sample")
-FLUSHES = re.compile(rf'^INSERT INTO "?({"|".join(FLUSHED_TABLES)})\b')
-
-
-def serving_statements(statements: list[str]) -> list[str]:
-    """The statements of ``statements`` that are not the ``fill-counts`` job's periodic flush (it runs by itself every
-    few seconds, also in tests, and may fall inside a long block of serves)."""
-    return [statement for statement in statements if not FLUSHES.match(statement)]
 
 
 @contextlib.contextmanager
@@ -174,7 +162,7 @@ async def test_wallets_are_served_exactly_as_their_audience_rules_say_once_prove
         unproven = await served(client, site.id, wallet=owner.address)
         real = passes[owner.address]
         forged = await served(client, site.id, audience=real[:-1] + ("1" if real.endswith("0") else "0"))
-    assert serving_statements(queries) == [] and chain_calls == []
+    assert without_flushes(queries) == [] and chain_calls == []
     assert seen[holder.address] == {rich, not_collector, everyone}
     assert seen[owner.address] == {collector, everyone}
     assert seen[item_holder.address] == {items_two, not_collector, everyone}
