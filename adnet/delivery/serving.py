@@ -23,7 +23,7 @@ Serve and empty decisions are counted per site and UTC day in memory and added t
 job and at shutdown (fill rate = filled / requests). A slot that shows a house ad counts as not filled: the fill
 rate is what paid campaigns and units fill. Each banner request is also counted per site, UTC hour, size, country
 and device kind (``adnet.delivery.requests``: one dict increment), added to ``request_hour`` by the same job, for
-forecasts.
+forecasts; a bid slot counts as one request of its first (preferred) size.
 
 A campaign with wallet audiences (``adnet.audiences``) is matched against what this process holds in memory of the
 wallet the query's audience pass proves (a signed pass, checked without a database); a ``wallet`` parameter plays no
@@ -275,14 +275,18 @@ async def serve(server: Server, query: ServeQuery, client: Client) -> Decision:
     site, query, now, viewer, choice = await _choose(server, query, client)
     server.count(query.site_id, now.date(), filled=choice is not None)
     if BANNER in query.kinds:
-        location = viewer.location
-        server.requests.count((query.site_id, hour_of(now), query.size or "", location.country if location else "",
-                               viewer.device))
+        _count_request(server, query.site_id, now, query.size or "", viewer)
     decision = await _decide(server, query, client, site, now, viewer, choice)
     if server.sampler.due():
         outcome = decision.banner.creative.campaign_id if decision.banner is not None else decision.kind
         server.sampler.keep(sample_of(server.index, query, now, viewer, site, outcome, client))
     return decision
+
+
+def _count_request(server: Server, site_id: str, now: datetime, size: str, viewer: Viewer) -> None:
+    """Count a banner request for forecasts (``adnet.delivery.requests``), under the viewer's country and device."""
+    location = viewer.location
+    server.requests.count((site_id, hour_of(now), size, location.country if location else "", viewer.device))
 
 
 async def _decide(server: Server, query: ServeQuery, client: Client, site: SiteEntry, now: datetime, viewer: Viewer,
@@ -339,10 +343,11 @@ async def bid(server: Server, query: ServeQuery, client: Client, *, sizes: tuple
               floor: float = 0.0) -> Bid | None:
     """What ``serve`` would answer a banner slot of any of ``sizes`` on ``query.site_id`` for ``client`` now, by the
     same rules and draw, among the campaigns whose eCPM reaches ``floor`` besides the site's own floors (an auction's
-    floor, gross, in smallest units); None when none does. Counted as one serve decision; never a house ad, which
-    no auction pays for; NotFound for an unknown site."""
+    floor, gross, in smallest units); None when none does. Counted as one serve decision and one request of its
+    first size; never a house ad, which no auction pays for; NotFound for an unknown site."""
     site, query, now, viewer, choice = await _choose(server, query, client, sizes=sizes, floor=floor)
     server.count(query.site_id, now.date(), filled=choice is not None and choice.campaign is not None)
+    _count_request(server, query.site_id, now, sizes[0], viewer)
     if choice is None or choice.campaign is None or choice.creative is None:
         return None
     off_site = not on_site(site, origin=client.origin, referer=client.referer)

@@ -11,7 +11,7 @@ from quart import current_app
 
 from adnet.campaigns.models import CampaignStatus, Category
 from adnet.delivery.bidding import gross_floor, net_cpm
-from adnet.delivery.models import TrackingEvent
+from adnet.delivery.models import RequestHour, TrackingEvent
 from adnet.delivery.sdk import sdk_integrity, sdk_version
 from adnet.delivery.tokens import verify_token
 from adnet.money import ledger
@@ -93,6 +93,16 @@ async def test_a_consent_limited_bid_reads_no_frequency_and_signs_no_viewer(clie
     claims = verify_token(served_options(bid["ad"])["served"]["ad"]["trackingToken"],
                           secrets=(settings.tracking_secret,), now=clock.now())
     assert (claims.campaign_id, claims.viewer) == (campaign.id, None)
+
+
+async def test_each_bid_slot_counts_as_one_request_of_its_first_size_for_forecasts(client, services):
+    site, _, _ = await setup_ad()
+    for _ in range(2):
+        await post_bid(client, site, bid_body(site))  # a slot of 728x90 (preferred) and 300x250
+    await post_bid(client, site, bid_body(site, bids=[{"bidId": "b2", "sizes": ["160x600"]}]))  # no bid
+    await services.serving.flush_counts()
+    counted = await RequestHour.filter(site_id=site.id).order_by("size").values_list("size", "device", "requests")
+    assert counted == [("160x600", "desktop", 1), ("728x90", "desktop", 2)]
 
 
 async def test_the_markup_escapes_what_it_carries(client):
