@@ -67,14 +67,14 @@ async def answer_bids(server: Server, request: BidRequest, client: Client, setti
     NotFound for an unknown site."""
     log.debug("bid site=%s slots=%d gdpr=%s tcf=%s gpp_sid=%s", request.site_id, len(request.bids), request.gdpr,
              request.gdpr_consent is not None, request.gpp_sid)
-    consent = {name: getattr(request, name) for name in ConsentSignals.model_fields}
+    page = ServeQuery.model_validate({"siteId": request.site_id, "viewer": request.viewer}).model_copy(
+        update={name: getattr(request, name) for name in ConsentSignals.model_fields})
     offers = []
     for slot in request.bids:
         floor = gross_floor(slot.floor, slot.floor_currency, settings)
         if floor is None:
             continue
-        query = ServeQuery.model_validate({"siteId": request.site_id, "placement": slot.placement,
-                                           "viewer": request.viewer}).model_copy(update=consent)
+        query = page.model_copy(update={"placement": slot.placement})  # BidSlot checked it as ServeQuery would
         found = await bid(server, query, client, sizes=tuple(slot.sizes), floor=floor)
         if found is not None:
             offers.append(_offer(slot, found, request, settings))
