@@ -431,6 +431,18 @@ class PublisherSite:
         self.httpd.server_close()
 
 
+# Longer than the client network's billing cap windows (``adnet.delivery.caps``): every browser visitor is 127.0.0.1.
+CAP_WINDOW_SECONDS = 301
+
+
+@pytest.fixture
+def fresh_billing_windows(server: LiveServer) -> Iterator[None]:
+    """For tests whose impressions are billed: start in fresh cap windows and leave the other tests fresh ones."""
+    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
+    yield
+    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
+
+
 @pytest.fixture(scope="package")
 def publisher_site() -> Iterator[PublisherSite]:
     site = PublisherSite()

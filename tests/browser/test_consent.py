@@ -9,6 +9,7 @@ import json
 import time
 from typing import Any
 
+import pytest
 from playwright.sync_api import Request
 
 from adnet.core.ids import new_id
@@ -16,8 +17,9 @@ from adnet.delivery.models import EventType, TrackingEvent
 from tests.adnet.delivery.test_consent import PURPOSE_1_GIVEN, PURPOSE_1_REFUSED, USNAT_DEFAULT
 from tests.browser.conftest import LiveServer, PublisherSite, Visitor, publisher_page
 from tests.browser.test_banners import ARTICLE_SLOT, bring_into_view, let_time_pass, rendered_ad
-from tests.browser.test_prebid import fresh_billing_windows  # noqa: F401 - autouse: billed in fresh cap windows
 
+# The impressions here are billed, and the billing caps count per client network.
+pytestmark = pytest.mark.usefixtures("fresh_billing_windows")
 EARLIER_VISIT = "try { localStorage.setItem('adnet:fp', 'fp_from_an_earlier_visit'); } catch (error) {}"
 
 

@@ -24,6 +24,7 @@ from adnet.delivery.models import EventType
 from adnet.money import ledger
 from tests.browser.conftest import (
     ADVERTISER_ORIGIN,
+    CAP_WINDOW_SECONDS,
     LiveServer,
     PublisherSite,
     Visitor,
@@ -41,7 +42,6 @@ from tests.browser.test_banners import (
 from tests.browser.test_rewards import REWARDS_SLOT
 
 CPA = 3
-CAP_WINDOW_SECONDS = 301
 
 
 def test_the_landing_page_on_a_third_origin_receives_the_click_id_that_a_paid_conversion_reports(

@@ -18,7 +18,7 @@ from playwright.sync_api import Page
 
 from adnet.core.ids import new_id
 from adnet.interactions.models import Interaction
-from tests.browser.conftest import LiveServer, PublisherSite, Visitor, axe_violations
+from tests.browser.conftest import CAP_WINDOW_SECONDS, LiveServer, PublisherSite, Visitor, axe_violations
 
 # The pictures of docs/sdk.md, rewritten only by ``make screenshots``.
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -36,7 +36,6 @@ FOCUSED = """() => {
   return { text: node.textContent, slot: host && host.id, outline: style.outlineStyle,
            outlineWidth: style.outlineWidth, outlineColor: style.outlineColor };
 }"""
-CAP_WINDOW_SECONDS = 301
 SPACER = '<div style="height: 200vh"></div>'
 LIGHT = {"background": "rgb(255, 255, 255)", "color": "rgb(28, 33, 40)"}
 DARK = {"background": "rgb(22, 27, 34)", "color": "rgb(230, 237, 243)"}

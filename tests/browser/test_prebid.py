@@ -21,9 +21,10 @@ from playwright.sync_api import Frame
 from adnet.delivery.models import EventType, TrackingEvent
 from tests.browser.conftest import LiveServer, PublisherSite, Visitor
 from tests.browser.test_banners import track_requests, wait_for_events
-from tests.browser.test_conversions import CAP_WINDOW_SECONDS
 from tests.npm import npm_install
 
+# The impressions here are billed, and the billing caps count per client network.
+pytestmark = pytest.mark.usefixtures("fresh_billing_windows")
 PREBID_DIR = Path(__file__).resolve().parent / "prebid"
 TC_STRING = "CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA"
 CONSENT_STUB = """
@@ -70,15 +71,6 @@ def prebid_bundle() -> str:
                             timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     return (PREBID_DIR / "dist" / "prebid.js").read_text()
-
-
-@pytest.fixture(autouse=True)
-def fresh_billing_windows(server: LiveServer) -> Iterator[None]:
-    """The impressions here are billed, and the billing caps count per client network (every visitor is
-    127.0.0.1): start in fresh windows and leave the other tests fresh ones, as test_conversions does."""
-    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
-    yield
-    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
 
 
 @pytest.fixture
