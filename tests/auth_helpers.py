@@ -3,6 +3,7 @@
 ``token = await sign_in(client, account)`` returns a session token (``rewards_sign_in``: a rewards session); send
 it with ``headers=bearer(token)``.
 ``siwe_message`` builds the message text with any field changed, for tests of what sign-in refuses.
+``tampered`` changes a signed token so that its MAC no longer verifies.
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ async def sign_in(client: Any, account: LocalAccount) -> str:
     if response.status_code != 200:
         raise AssertionError(f"sign-in failed: {response.status_code} {await response.get_json()}")
     return (await response.get_json())["token"]
+
+
+def tampered(signed: str) -> str:
+    """``signed`` (a token or click id ending in its base64url MAC) with one MAC character changed.
+
+    The second-to-last character is changed: the last one may carry padding bits that decoding ignores.
+    """
+    return signed[:-2] + ("B" if signed[-2] == "A" else "A") + signed[-1]
 
 
 def bearer(token: str) -> dict[str, str]:

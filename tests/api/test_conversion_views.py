@@ -12,7 +12,7 @@ from adnet.delivery.models import TrackingEvent
 from tests.api.test_conversions import CPA, account, clicked, report
 from tests.api.test_serve import app_context  # noqa: F401 - autouse: the app as the current app
 from tests.api.test_track import event_body, from_address, page, post, served_and_seen
-from tests.auth_helpers import bearer, rewards_sign_in
+from tests.auth_helpers import bearer, rewards_sign_in, tampered
 
 VIEWER = "10.66.6.1"
 
@@ -67,7 +67,7 @@ async def test_nothing_but_a_session_and_a_token_recorded_for_this_client_binds(
     assert (elsewhere.status_code, body["error"], body["field"]) == (400, "view_invalid", "trackingToken")
     never, body = await prove_view(client, site, session, unrecorded["trackingToken"], address="10.66.7.1")
     assert (never.status_code, body["error"]) == (400, "view_invalid")
-    forged, body = await prove_view(client, site, session, ad["trackingToken"][:-3] + "AAA")
+    forged, body = await prove_view(client, site, session, tampered(ad["trackingToken"]))
     assert (forged.status_code, body["error"]) == (400, "view_invalid")
     clock.advance(minutes=16)  # the token has expired
     late, body = await prove_view(client, site, session, ad["trackingToken"])
