@@ -22,8 +22,11 @@ MOST_PAGES = 40
 
 
 def _watch_requests(page: Page) -> list[str]:
+    """Requests that failed or were answered with an error. A request the browser aborts because the page navigates
+    on (``net::ERR_ABORTED``: a favicon still loading when the walk opens the next page) is not a failure."""
     failed: list[str] = []
-    page.on("requestfailed", lambda request: failed.append(f"{request.method} {request.url} {request.failure}"))
+    page.on("requestfailed", lambda request: failed.append(f"{request.method} {request.url} {request.failure}")
+            if request.failure != "net::ERR_ABORTED" else None)
     page.on("response", lambda response: failed.append(f"{response.status} {response.url}")
             if response.status >= 400 else None)
     return failed
