@@ -20,6 +20,7 @@ from adnet.core import metrics
 from adnet.db.outage import DatabaseLink, is_outage
 
 log = logging.getLogger(__name__)
+TASK_PREFIX = "job-"  # each job's loop runs in a task named after it: job-fill-counts
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Scheduler:
     def start(self) -> None:
         """Start the loop of every job not run on demand, on the running event loop."""
         if not self._tasks:
-            self._tasks = [asyncio.create_task(self._loop(job, self.database), name=f"job-{job.name}")
+            self._tasks = [asyncio.create_task(self._loop(job, self.database), name=f"{TASK_PREFIX}{job.name}")
                            for job in self.jobs.values() if job.name not in self.on_demand]
 
     async def stop(self) -> None:
