@@ -85,13 +85,12 @@ async def test_the_campaign_report_shows_conversion_rate_value_and_roas(client, 
 
 async def test_the_webhook_carries_the_goal_value_and_site_reports_need(client, clock):
     _, site, campaign, goals = await converted(client, clock)
-    events = await WebhookEvent.filter(type=WebhookEventType.CONVERSION_RECORDED).order_by("id").values_list(
-        "payload", flat=True)
-    assert [(event["orderId"], event["campaignId"], event["goalId"], event["siteId"], event["attributed"],
-             event["cost"], event["value"]) for event in events] == [
-        ("paid", campaign.id, goals[0].id, site.id, True, "5", "20"),
+    events = await WebhookEvent.filter(type=WebhookEventType.CONVERSION_RECORDED).values_list("payload", flat=True)
+    assert sorted((event["orderId"], event["campaignId"], event["goalId"], event["siteId"], event["attributed"],
+                   event["cost"], event["value"]) for event in events) == [
+        ("forged", campaign.id, goals[0].id, None, False, "0", "1000"),
         ("free", campaign.id, goals[1].id, site.id, True, "0", None),
-        ("forged", campaign.id, goals[0].id, None, False, "0", "1000")]
+        ("paid", campaign.id, goals[0].id, site.id, True, "5", "20")]
 
 
 async def test_breakdowns_show_conversions_per_goal_placement_site_day_and_campaign(client, clock):

@@ -20,7 +20,7 @@ from adnet.campaigns import review
 from adnet.campaigns.models import CampaignStatus
 from adnet.webhooks import delivery
 from adnet.webhooks.endpoints import MAX_ENDPOINTS, PAUSED_RETENTION, NewWebhookEndpoint, add_endpoint
-from adnet.webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEventType
+from adnet.webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent, WebhookEventType
 from tests.auth_helpers import bearer, sign_in
 from tests.factories import EPOCH, make_advertiser, make_campaign
 from tests.site_server import Answer
@@ -111,7 +111,7 @@ async def test_an_endpoint_has_one_attempt_in_flight_and_gets_its_deliveries_in_
         clock.advance(seconds=1)
     assert await services.jobs.run("webhooks") == 5
     sent = [json.loads(posted.body)["id"] for posted in site_server.posted]
-    assert sent == sorted(sent)  # event ids sort by their time: oldest first, one after the other
+    assert sent == [event.id for event in await WebhookEvent.all().order_by("created_at")]  # oldest first
     assert (await WebhookEndpoint.get()).held_until is None  # released when nothing was left
 
 

@@ -32,7 +32,8 @@ async def listen(wallet: str) -> None:
 
 
 async def events() -> list[tuple[str, dict]]:
-    return [(event.type.value, event.payload) for event in await WebhookEvent.all().order_by("id")]
+    """The recorded events in the order of their time (ids sort by the wall clock's millisecond only)."""
+    return [(event.type.value, event.payload) for event in await WebhookEvent.all().order_by("created_at", "id")]
 
 
 async def test_a_credited_top_up_is_told_to_the_sites_owner(client, chain):
@@ -58,7 +59,9 @@ async def test_campaign_reviews_and_ends_are_told_to_the_advertiser(app, clock):
     rejected = await make_campaign(advertiser, status=CampaignStatus.REVIEW)
     dated = await make_campaign(advertiser, ends_at=clock.now() + timedelta(hours=1))
     await review.approve_campaign("0xoperator", approved.id, clock.now())
+    clock.advance(seconds=1)
     await review.reject_campaign("0xoperator", rejected.id, Rejection(reason="Blurry banner"), clock.now())
+    clock.advance(seconds=1)
     await lifecycle.end(advertiser.wallet, approved.id, clock.now())
     clock.advance(hours=2)
     await lifecycle.settle_due(clock.now())
@@ -94,6 +97,7 @@ async def test_a_sites_domain_taken_and_lost_is_told_to_its_owner(app, clock):
     site = await make_site(publisher, verified=False)
     await listen(publisher.wallet)
     await mark_verified(site, ProofMethod.META_TAG, clock.now())
+    clock.advance(seconds=1)
     await release_domain(site, clock.now())
     assert await events() == [
         ("site.verified", {"siteId": site.id, "domain": site.domain, "method": "meta_tag"}),
