@@ -47,9 +47,9 @@ def redis_server() -> Iterator[PrivateRedis]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, redis_server: PrivateRedis) -> Iterator[AdnetServer]:
-    """Two workers on the private Redis (not started), the default sign-in limit of 30 a minute, in New York."""
+    """Two workers on the private Redis (not started), a sign-in limit of 30 an hour, in New York."""
     with running_server(tmp_path_factory.mktemp("adnet-redis-outage"), "redis_outage",
-                        extra_env={"ADNET_REDIS_URL": redis_server.url, "ADNET_RATE_LIMIT_AUTH": "30/60",
+                        extra_env={"ADNET_REDIS_URL": redis_server.url, "ADNET_RATE_LIMIT_AUTH": "30/3600",
                                    "TZ": "America/New_York"}) as started:
         yield started
 

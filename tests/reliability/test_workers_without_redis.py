@@ -1,5 +1,5 @@
 """The limits that guard accounts are exact across the workers of a real ``adnet serve --workers 2`` without Redis:
-the database decides them (``adnet.accounts.limits``), so a 30-per-minute limit admits 30 in all, not 30 per
+the database decides them (``adnet.accounts.limits``), so a limit of 30 an hour admits 30 in all, not 30 per
 worker (kept in each worker's memory, the first 429 came at the 47th of 90 requests). On SQLite, and on PostgreSQL
 under ``ADNET_TEST_DATABASE_URL``. With Redis: ``test_workers.py``."""
 
@@ -18,9 +18,9 @@ REQUESTS = 90
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AdnetServer]:
-    """Two workers, no Redis, sign-in and account limits of 30 a minute."""
-    with running_server(tmp_path_factory.mktemp("adnet-no-redis"), "no_redis",
-                        extra_env={"ADNET_RATE_LIMIT_AUTH": "30/60", "ADNET_RATE_LIMIT_ACCOUNT": "30/60"}) as started:
+    """Two workers, no Redis, sign-in and account limits of 30 an hour."""
+    limits = {"ADNET_RATE_LIMIT_AUTH": "30/3600", "ADNET_RATE_LIMIT_ACCOUNT": "30/3600"}
+    with running_server(tmp_path_factory.mktemp("adnet-no-redis"), "no_redis", extra_env=limits) as started:
         yield started
 
 
