@@ -39,13 +39,13 @@ from tests.reliability.conftest import (
 READINESS = "/readyz"  # what the balancer probes
 DRAIN_SECONDS = 3
 PROBE_SECONDS = 0.25  # well inside the drain, as a balancer's interval times its threshold must be
-PROBE_TIMEOUT = 1.0
+PROBE_TIMEOUT = 3.0  # a balancer's: a busy machine may answer a probe late, not fail it
 UNHEALTHY_THRESHOLD = 2  # failed probes in a row that take a host out of rotation, as a balancer counts them
 STEADY_SECONDS = scaled(ci=3, full=20)  # of load before the restart, and again once the host is back
 USERS = scaled(ci=6, full=16)
 PAUSE_SECONDS = 0.02  # between one user's requests: a steady load, not the machine's most
 BACK_TIMEOUT = 120.0
-SIGNAL_PASSED_SECONDS = 1.0
+SIGNAL_PASSED_SECONDS = 2.0  # an answer is stamped when the busy test loop reads it, maybe late
 
 
 @dataclass
@@ -189,8 +189,8 @@ async def test_a_rolling_restart_of_one_of_two_hosts_under_load_cuts_no_request(
     assert traffic.failures == []
     assert set(statuses) <= {("serve", 200), ("track", 201)}, statuses
     assert stopped_at - sigterm_at >= DRAIN_SECONDS
-    failed = [probe[1:] for probe in b.probes if sigterm_at <= probe[0] < back_at and probe[1] != 200]
-    assert failed[0] == (503, ("draining",)), failed[:3]  # readiness failed first, naming the drain
+    failed = [probe[1:] for probe in b.probes if sigterm_at <= probe[0] < back_at and probe[1] not in (200, None)]
+    assert failed[0] == (503, ("draining",)), failed[:3]  # readiness failed first (not timed out), naming the drain
     during = [(connection, at) for host, _request, _status, connection, at in traffic.answers
               if host == "b" and sigterm_at <= at <= stopped_at]
     assert ("close", ) in {(connection,) for connection, _at in during}  # clients were told to go elsewhere
