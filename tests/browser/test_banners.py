@@ -21,6 +21,8 @@ from adnet.money import ledger
 from tests.browser.conftest import LiveServer, PublisherSite, Visitor, publisher_page
 from tests.conftest import rebuild_index
 
+# Banners seen here are billed, and the billing caps count per client network (every visitor is 127.0.0.1).
+pytestmark = pytest.mark.usefixtures("fresh_billing_windows")
 ARTICLE_SLOT = '<div id="ad" data-adnet-slot data-kind="BANNER" data-size="300x250" data-placement="article"></div>'
 TASKS_SLOT = ('<div id="ad" data-adnet-slot data-kind="BANNER" data-size="300x250" data-placement="article" '
               "data-tasks></div>")
@@ -132,7 +134,7 @@ def test_an_impression_needs_half_the_ad_in_view_for_one_continuous_second(
     let_time_pass(visitor, server, 900)
     scroll_out_of_view(visitor)
     let_time_pass(visitor, server, 5000)
-    time.sleep(0.3)  # a beacon sent by mistake would have arrived by now
+    visitor.page.wait_for_timeout(300)  # a beacon sent by mistake would have arrived by now (and been seen)
 
     assert sent == []
     assert stored_events(server, fingerprint, EventType.IMPRESSION) == []
@@ -143,7 +145,7 @@ def test_an_impression_needs_half_the_ad_in_view_for_one_continuous_second(
     scroll_out_of_view(visitor)
     bring_into_view(visitor)
     let_time_pass(visitor, server, 5000)
-    time.sleep(0.3)
+    visitor.page.wait_for_timeout(300)
 
     assert [event["type"] for event in sent] == ["IMPRESSION"]
     assert sent[0]["adId"] == ad_id and sent[0]["viewportVisible"] is True and sent[0]["rendered"] is True
@@ -188,7 +190,7 @@ def test_a_click_is_tracked_once_and_opens_the_target(
         landings.append((landing.url, landing.evaluate("window.opener === null")))
         landing.close()
     clicks = wait_for_events(server, fingerprint, EventType.CLICK, 1)
-    time.sleep(0.3)
+    visitor.page.wait_for_timeout(300)
 
     (first, opener_gone), second = landings
     assert first.startswith("https://example.com/demo/1?adnet_click=") and opener_gone
@@ -216,7 +218,7 @@ def test_with_its_budget_exhausted_the_banner_shows_but_clicks_are_not_tracked(
         with visitor.context.expect_page() as opened:
             page.locator("#ad a.ad").click()
         opened.value.wait_for_load_state()
-        time.sleep(0.5)
+        visitor.page.wait_for_timeout(500)
 
         assert [event["type"] for event in sent] == ["IMPRESSION"]
         assert opened.value.url == "https://example.com/demo/3"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from playwright.sync_api import Page
 
 from adnet.core.ids import new_id
 from adnet.interactions.models import Interaction
-from tests.browser.conftest import CAP_WINDOW_SECONDS, LiveServer, PublisherSite, Visitor, axe_violations
+from tests.browser.conftest import LiveServer, PublisherSite, Visitor, axe_violations
 
 # The pictures of docs/sdk.md, rewritten only by ``make screenshots``.
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -37,16 +36,11 @@ FOCUSED = """() => {
            outlineWidth: style.outlineWidth, outlineColor: style.outlineColor };
 }"""
 SPACER = '<div style="height: 200vh"></div>'
+# The banners here are in view long enough to be billed, and the billing caps count per client network (every visitor
+# is 127.0.0.1): each test starts in fresh windows and leaves fresh ones.
+pytestmark = pytest.mark.usefixtures("fresh_billing_windows")
 LIGHT = {"background": "rgb(255, 255, 255)", "color": "rgb(28, 33, 40)"}
 DARK = {"background": "rgb(22, 27, 34)", "color": "rgb(230, 237, 243)"}
-
-
-@pytest.fixture(autouse=True)
-def fresh_billing_windows(server: LiveServer) -> Iterator[None]:
-    """The banners here are in view long enough to be billed, and the billing caps count per client network (every
-    visitor is 127.0.0.1): leave the other tests fresh windows, as test_conversions does."""
-    yield
-    server.clock.advance(seconds=CAP_WINDOW_SECONDS)
 
 
 def own_wallet(visitor: Visitor, name: str) -> None:

@@ -139,7 +139,7 @@ def test_the_adnet_bid_wins_renders_and_its_impression_is_billed_once(
         time.sleep(0.1)
     for frame in creative_frames(visitor):
         assert frame.locator("[id=adnet-bid]").get_attribute("data-adnet-ad") == winner["creativeId"]
-    time.sleep(0.3)  # the second report has arrived
+    visitor.page.wait_for_timeout(300)  # the second report has arrived, and its request event been seen
     assert [event["type"] for event in sent] == ["IMPRESSION", "IMPRESSION"]
     assert len({event["trackingToken"] for event in sent}) == 1
     [stored] = wait_for_events(server, viewer, EventType.IMPRESSION, 1)
