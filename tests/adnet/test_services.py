@@ -1,12 +1,12 @@
 """A serving process's parts shared with other processes: a change made in one process reaches every other
-process's serving index within a second with Redis, and within the change log's poll without it, without waiting
-for its periodic rebuild."""
+process's serving index when it is announced, through Redis, or at the change log's next poll without it, without
+waiting for its periodic rebuild (an hour here). How soon, on a quiet machine, is the reliability suite's to show
+(``tests/reliability/test_changes.py``); here a busy machine has ``ARRIVAL_TIMEOUT``."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-import time
 
 import pytest
 from quart.testing.app import LifespanError
@@ -21,9 +21,11 @@ from adnet.jobs.scheduler import Job, Scheduler
 from tests.conftest import empty_database, make_settings
 from tests.factories import make_campaign, make_creative, make_site
 
+ARRIVAL_TIMEOUT = 10.0
 
-async def test_a_change_made_in_one_process_is_served_by_another_within_a_second(database_url, tmp_path, clock,
-                                                                                   redis_url):
+
+async def test_a_change_made_in_one_process_is_served_by_another_when_announced(database_url, tmp_path, clock,
+                                                                                  redis_url):
     settings = make_settings(database_url, tmp_path, ADNET_REDIS_URL=redis_url)
     app = create_app(settings, clock=clock, rng=random.Random(1))
     async with app.test_app():
@@ -52,15 +54,12 @@ async def test_a_change_made_in_one_process_is_served_by_another_within_a_second
 
             changes.listen(running.announce)  # as every request and job of the app does
             await review.approve_campaign("operator", campaign.id, clock.now())
-            approved_at = time.monotonic()
-            async with asyncio.timeout(1.0):
+            async with asyncio.timeout(ARRIVAL_TIMEOUT):
                 await rebuilt.wait()
-            reached_after = time.monotonic() - approved_at
         finally:
             await other_jobs.stop()
             await other_changes.stop()
 
-    assert reached_after < 1.0
     assert campaign.id in other.index.campaigns
     assert other.index.built_at == built_at  # the approved campaign was read, not the whole index
 
@@ -68,7 +67,7 @@ async def test_a_change_made_in_one_process_is_served_by_another_within_a_second
 async def test_without_redis_a_change_made_in_one_process_is_served_by_another_through_the_change_log(
         app, clock):
     """The app's change log writes what it announced (its ``changes`` job, run here as its timer would); another
-    process, whose change log and index jobs run on their timers, reads it within ``POLL_SECONDS`` and reads the
+    process, whose change log and index jobs run on their timers, reads it at its next poll and reads the
     approved campaign alone into its index."""
     running = app.extensions["adnet"]
     other = Server(clock=clock, rng=random.Random(2), tracking_secret=running.settings.tracking_secret)
@@ -93,14 +92,11 @@ async def test_without_redis_a_change_made_in_one_process_is_served_by_another_t
         changes.listen(running.announce)  # as every request and job of the app does
         await review.approve_campaign("operator", campaign.id, clock.now())
         await running.jobs.run("changes")
-        written_at = time.monotonic()
-        async with asyncio.timeout(POLL_SECONDS + 1):
+        async with asyncio.timeout(ARRIVAL_TIMEOUT):
             await refreshed.wait()
-        reached_after = time.monotonic() - written_at
     finally:
         await other_jobs.stop()
 
-    assert reached_after < POLL_SECONDS + 1
     assert campaign.id in other.index.campaigns
     assert other.index.built_at == built_at  # the approved campaign was read, not the whole index
 

@@ -226,7 +226,8 @@ async def test_a_floor_excludes_a_cheaper_campaign_on_the_site_or_placement(clie
 
     status, floors = await call(client, owner, "PUT", "floors", floorCpm="3", placementFloors={"sidebar": "0"})
     assert status == 200 and floors == {"siteId": site.id, "floorCpm": "3", "placementFloors": {"sidebar": "0"}}
-    await asyncio.sleep(0.1)  # the index's job takes the announcement
+    serving = client.app.extensions["adnet"].serving
+    await eventually(lambda: serving.index.sites[site.id].floor == 3 * G, "the site's floor in the serving index")
     assert {(await serve(client, site))["ad"]["id"] for _ in range(40)} == {dear_ad.id}
     # A placement's floor replaces the site's there.
     assert {(await serve(client, site, placement="sidebar"))["ad"]["id"] for _ in range(60)} == {cheap_ad.id,

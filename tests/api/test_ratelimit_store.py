@@ -115,7 +115,7 @@ async def test_a_redis_key_lasts_until_its_limit_has_recovered(redis_url):
         await store.after_serving()
 
     with redis.Redis.from_url(redis_url) as connection:
-        assert 5_900 < connection.pttl(RedisStore.PREFIX + "key") <= 6_000
+        assert 5_000 < connection.pttl(RedisStore.PREFIX + "key") <= 6_000  # 6 s, less the time the test took
 
 
 async def test_while_redis_is_unreachable_the_store_says_so_and_counts_nothing():
