@@ -39,7 +39,8 @@ from adnet.db import config as database
 from adnet.db import migrations
 from adnet.services import Services
 from tests.images import png
-from tests.redis_server import PrivateRedis, free_port
+from tests.ports import free_port
+from tests.redis_server import PrivateRedis
 from tests.site_server import FileNetwork, SiteServer, resolver, serve_site
 
 TEST_SIGNER_KEY = "0x" + "11" * 32

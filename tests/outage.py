@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from tortoise import connections
 
 from adnet.services import Services
-from tests.redis_server import free_port
+from tests.ports import free_port
 
 NOWHERE = "/nonexistent-adnet-outage/adnet.sqlite3"
 

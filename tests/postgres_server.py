@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.redis_server import free_port
+from tests.ports import free_port
 
 BINARIES = Path("/usr/lib/postgresql")
 COMMAND_TIMEOUT = 60

@@ -17,7 +17,8 @@ from adnet.app import create_app
 from tests.api.test_track import billed, event_body, post, serve_ad
 from tests.conftest import empty_database, make_settings, rebuild_index
 from tests.factories import make_campaign, make_creative, make_site
-from tests.redis_server import PrivateRedis, free_port
+from tests.ports import free_port
+from tests.redis_server import PrivateRedis
 
 LINK_LOGGER = "adnet.core.redis_link"
 

@@ -15,9 +15,9 @@ from adnet.chain.transact import TransactionReverted, send_transaction
 from adnet.demo import TRANSFER_TOPIC
 from adnet.tasks.models import Completion, TaskKind
 from tests.api.test_tasks import complete, nothing_recorded
-from tests.chain.conftest import free_port
 from tests.chain.helpers import mine, user
 from tests.factories import G, make_task
+from tests.ports import free_port
 
 APPROVAL_TOPIC = "0x" + AsyncWeb3.keccak(text="Approval(address,address,uint256)").hex().removeprefix("0x")
 

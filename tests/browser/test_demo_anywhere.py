@@ -27,8 +27,9 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, expect
 
 from adnet.core.wallets import dev_accounts
-from tests.browser.conftest import PROVIDER_SCRIPT, free_socket
+from tests.browser.conftest import PROVIDER_SCRIPT
 from tests.browser.conftest import TestWallet as Wallet
+from tests.ports import free_port
 
 HOST = "127.0.0.1"
 COMMAND_TIMEOUT = 300
@@ -46,11 +47,6 @@ class Served:
     outputs: list[str]  # of adnet migrate, demo --json, audit, demo --json, audit
 
 
-def _free_port() -> int:
-    with contextlib.closing(free_socket()) as sock:
-        return int(sock.getsockname()[1])
-
-
 def _adnet(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(Path(sys.executable).with_name("adnet")), *args], env=env, cwd=ROOT,  # noqa: S603
                           capture_output=True, text=True, timeout=COMMAND_TIMEOUT, check=False)
@@ -59,7 +55,7 @@ def _adnet(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     data_dir = tmp_path_factory.mktemp("demo-anywhere")
-    loaded_port, served_port = _free_port(), _free_port()
+    loaded_port, served_port = free_port(), free_port()
     env = {**{name: value for name, value in os.environ.items() if not name.startswith("ADNET_")},
            "ADNET_ENV": "development", "ADNET_DATA_DIR": str(data_dir), "ADNET_HOST": HOST,
            "ADNET_PORT": str(loaded_port)}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import time
 import urllib.request
@@ -30,6 +29,7 @@ from adnet.core.clock import FrozenClock
 from adnet.core.wallets import dev_accounts
 from tests.conftest import TEST_SIGNER_KEY
 from tests.npm import npm_install
+from tests.ports import free_port
 
 ANVIL_DIR = Path(__file__).parent / "anvil"
 ANVIL_BINARY = ANVIL_DIR / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
@@ -51,12 +51,6 @@ def rpc(url: str, method: str, params: list | None = None) -> dict:
     request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})  # noqa: S310
     with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - a local test node
         return json.loads(response.read())
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def running_anvil(*options: str) -> Iterator[str]:

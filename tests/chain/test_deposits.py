@@ -15,9 +15,10 @@ from adnet.money import ledger
 from adnet.money.deposits import credit
 from adnet.money.holders import Holder
 from adnet.money.models import Deposit, DepositStatus, LedgerTransaction
-from tests.chain.conftest import ON_BOTH_CHAINS, free_port
+from tests.chain.conftest import ON_BOTH_CHAINS
 from tests.chain.helpers import G, deposit, mine, user, watcher
 from tests.factories import make_site
+from tests.ports import free_port
 
 pytestmark = ON_BOTH_CHAINS
 

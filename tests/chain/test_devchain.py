@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -31,6 +30,7 @@ from tests.auth_helpers import sign, siwe_message
 from tests.chain.conftest import rpc
 from tests.chain.helpers import G
 from tests.conftest import make_settings
+from tests.ports import free_port
 
 
 def call(chain: DevChain, method: str, *params) -> dict:
@@ -285,12 +285,6 @@ def process_state(pid: int) -> str | None:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except FileNotFoundError:
         return None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def answers(port: int) -> bool:

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from adnet.core.wallets import dev_accounts
-from tests.chain.conftest import free_port, rpc
+from tests.chain.conftest import rpc
 from tests.chain.test_devchain import wait_for
 from tests.conftest import TEST_SIGNER_KEY
+from tests.ports import free_port
 
 WITHOUT_DEVCHAIN = textwrap.dedent("""
     import sys

@@ -22,9 +22,9 @@ from adnet.jobs.health import CHECK_TIMEOUT_SECONDS, HEALTH_SECONDS, Health
 from adnet.tasks.models import TaskKind
 from tests.api.test_tasks import complete
 from tests.auth_helpers import bearer, sign_in, signed_message
-from tests.chain.conftest import free_port
 from tests.chain.helpers import G, user
 from tests.factories import make_publisher, make_site, make_task
+from tests.ports import free_port
 
 BUDGET = 1.0
 # What a loaded test machine may add to a budget before the answer is out.

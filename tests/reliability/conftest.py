@@ -19,7 +19,6 @@ import itertools
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -45,6 +44,7 @@ from adnet.money.holders import account_ref
 from tests.auth_helpers import sign, siwe_message
 from tests.chain.helpers import deposit
 from tests.conftest import migrated_postgres, migrated_sqlite, run_coroutine
+from tests.ports import free_port
 
 HOST = "127.0.0.1"
 FULL = os.environ.get("ADNET_RELIABILITY", "").lower() == "full"
@@ -68,12 +68,6 @@ def scaled(ci: int, full: int) -> int:
 
 def adnet_command(*args: str) -> list[str]:
     return [str(Path(sys.executable).with_name("adnet")), *args]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
 
 
 def database_url_for(data_dir: Path, name: str) -> str:

@@ -19,7 +19,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from tests.redis_server import PrivateRedis, free_port
+from tests.ports import free_port
+from tests.redis_server import PrivateRedis
 from tests.reliability.conftest import (
     AdnetServer,
     browser_headers,

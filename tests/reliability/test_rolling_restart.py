@@ -24,12 +24,12 @@ import httpx
 import pytest
 
 from adnet.delivery.models import TrackingEvent
+from tests.ports import free_port
 from tests.reliability.conftest import (
     STOP_TIMEOUT,
     AdnetServer,
     books,
     browser_headers,
-    free_port,
     http_client,
     impression,
     running_server,

@@ -9,7 +9,8 @@ import signal
 import subprocess
 import sys
 
-from tests.chain.test_devchain import answers, free_port, wait_for
+from tests.chain.test_devchain import answers, wait_for
+from tests.ports import free_port
 
 WARNING = re.compile(r"\b\w*Warning\b")
 

@@ -15,7 +15,7 @@ from tortoise.exceptions import DBConnectionError, IntegrityError, OperationalEr
 
 from adnet.db.outage import DatabaseLink, is_outage
 from adnet.db.writer_process import WriterProcessFailed
-from tests.redis_server import free_port
+from tests.ports import free_port
 
 
 def sqlite_error(path: Path, statement: str, *, mode: str = "rwc") -> sqlite3.Error:
