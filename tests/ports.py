@@ -7,29 +7,29 @@ ports are below that range (Linux's default starts at 32768), each pytest-xdist 
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterator
+from functools import cache
 
 FIRST_PORT = 20_000
 BLOCK = 1_000
 BLOCKS = 12  # 20000-31999
-_candidates: list[Iterator[int]] = []
 
 
+@cache
 def _ports() -> Iterator[int]:
-    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")) % BLOCKS
-    first = FIRST_PORT + worker * BLOCK
+    """This worker's block, round and round: one generator for the process."""
+    from tests.conftest import worker_number  # here, not above: tests.conftest imports this module
+
+    first = FIRST_PORT + worker_number() % BLOCKS * BLOCK
     while True:
         yield from range(first, first + BLOCK)
 
 
 def free_port() -> int:
     """A port of this worker's block on 127.0.0.1 that nothing is bound to now; each call gives the next one."""
-    if not _candidates:
-        _candidates.append(_ports())
     for _ in range(BLOCK):
-        port = next(_candidates[0])
+        port = next(_ports())
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
